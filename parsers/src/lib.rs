@@ -1,0 +1,17 @@
+//! bench-db-parsers: the intermediate model and one module per input format.
+//!
+//! Pure: bytes and lines in, model values out. No files, no SQL, no clocks. Each format
+//! module exposes a sniffer (`sniff`) and a streaming parser (`parse`) and is listed in
+//! [`formats`], which [`detect`] consults.
+
+pub mod error;
+pub mod model;
+pub mod registry;
+pub mod text;
+
+pub use error::ParseError;
+pub use model::*;
+pub use registry::{Format, Head, ParseIter, detect, format_by_name, formats};
+
+#[cfg(test)]
+pub(crate) mod testutil;

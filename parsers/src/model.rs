@@ -1,0 +1,211 @@
+//! The intermediate model every parser produces and every later stage consumes.
+//!
+//! A source file yields [`Block`]s (independent result blocks: one JLBH output, one
+//! "before" table); a block holds [`Run`]s; a run holds [`Series`]. A series is one
+//! metric with a unit and exactly one shape of data ([`Data`]). Nothing here does IO.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A run parameter value: numbers stay numbers so analysis can use them
+/// (e.g. `target_throughput`), everything else is text or a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Param {
+    Bool(bool),
+    Num(f64),
+    Text(String),
+}
+
+impl Param {
+    /// The numeric value, when the parameter is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Param::Num(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+impl From<f64> for Param {
+    fn from(v: f64) -> Self {
+        Param::Num(v)
+    }
+}
+impl From<bool> for Param {
+    fn from(v: bool) -> Self {
+        Param::Bool(v)
+    }
+}
+impl From<&str> for Param {
+    fn from(v: &str) -> Self {
+        Param::Text(v.to_string())
+    }
+}
+impl From<String> for Param {
+    fn from(v: String) -> Self {
+        Param::Text(v)
+    }
+}
+
+/// One independent result block of a source: the runs it holds and the derived
+/// numbers the tool printed about them as a group.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    /// Label from the nearest preceding lead line (see [`crate::text::LabelTracker`]);
+    /// `None` when the source has no such line.
+    pub label: Option<String>,
+    /// 1-based line range of the block in the source (inclusive).
+    pub first_line: u64,
+    pub last_line: u64,
+    pub runs: Vec<Run>,
+    /// Derived numbers printed for the block as a whole (JLBH `% Variation`, `var(log)`).
+    pub printed: Vec<PrintedStat>,
+}
+
+/// A number the tool printed about a group of runs, kept exactly as printed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrintedStat {
+    /// Normalised metric name the number belongs to.
+    pub metric: String,
+    /// Percentile (0–100, worst = 100) for ladder statistics, else `None`.
+    pub percentile: Option<f64>,
+    /// What it is: `variation_pct`, `var_log`, …
+    pub name: String,
+    /// `None` when the tool printed something that is not a finite number (`Infinity`).
+    pub value: Option<f64>,
+}
+
+/// One run of a benchmark.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// 1-based index of the run inside its block.
+    pub index: u32,
+    /// 1-based line range of the run in the source (inclusive).
+    pub first_line: u64,
+    pub last_line: u64,
+    /// Run parameters (target throughput, iterations, warm-up, CO correction, …).
+    pub params: BTreeMap<String, Param>,
+    /// Free-form tags (commit, host); parsers rarely set them, the CLI adds `--tag`.
+    pub tags: BTreeMap<String, String>,
+    pub series: Vec<Series>,
+}
+
+/// One metric of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    /// Normalised name (see [`crate::text::metric_name`]): `end_to_end`, `ts.rt`.
+    pub metric: String,
+    /// The name as the tool printed it.
+    pub display: String,
+    /// Unit as the tool printed it (`us`, `ms`, `ops/s`, `%`, …); empty when the tool printed none.
+    pub unit: String,
+    pub data: Data,
+    /// Summary numbers the tool printed for this series (`mean`, `stddev`, `max`,
+    /// `total_count`, tsar `MAX`/`MEAN`/`MIN`), kept as printed.
+    pub stats: BTreeMap<String, f64>,
+}
+
+/// The shape of a series' data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Data {
+    /// Percentile → value, with the number of samples behind it.
+    Ladder {
+        count: Option<u64>,
+        points: Vec<LadderPoint>,
+    },
+    /// Real HDR histograms (one per interval), plus the ladder derived from their merge.
+    Histogram {
+        intervals: Vec<HistInterval>,
+        count: Option<u64>,
+        points: Vec<LadderPoint>,
+    },
+    /// t (seconds; Unix time when the source gives a date) → value.
+    TimeSeries { points: Vec<TimePoint> },
+    /// A single number (ZooKeeper `latency_avg`, one JGroups row).
+    Value { value: Option<f64> },
+}
+
+/// One percentile of a ladder.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LadderPoint {
+    /// Percentile in 0–100; the worst (max) is 100.
+    pub percentile: f64,
+    /// The most precise value known for this run and percentile (`None` = absent,
+    /// e.g. `Infinity` or `...`). Every analysis uses this one.
+    pub value: Option<f64>,
+    /// A second, less precise printing of the same number when the source has one
+    /// (JLBH's per-run probe line, when the SUMMARY table gave `value`).
+    pub line_value: Option<f64>,
+}
+
+/// One sample of a time series.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TimePoint {
+    pub t: f64,
+    pub value: Option<f64>,
+}
+
+/// One serialized HDR histogram (V2 compressed encoding, as `.hlog` and the runner write it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistInterval {
+    /// Interval start, seconds (absolute when the log gives a base time).
+    pub t: Option<f64>,
+    /// Interval length, seconds.
+    pub duration: Option<f64>,
+    /// `.hlog` tag, when present.
+    pub tag: Option<String>,
+    /// V2-compressed histogram bytes.
+    pub encoded: Vec<u8>,
+}
+
+impl Series {
+    /// A series with no printed stats.
+    pub fn new(
+        metric: impl Into<String>,
+        display: impl Into<String>,
+        unit: impl Into<String>,
+        data: Data,
+    ) -> Self {
+        Series {
+            metric: metric.into(),
+            display: display.into(),
+            unit: unit.into(),
+            data,
+            stats: BTreeMap::new(),
+        }
+    }
+
+    /// A single-value series whose display name is its metric name.
+    pub fn value(metric: &str, unit: &str, value: Option<f64>) -> Self {
+        Series::new(metric, metric, unit, Data::Value { value })
+    }
+
+    /// The ladder points of a ladder or histogram series.
+    pub fn ladder(&self) -> Option<&[LadderPoint]> {
+        match &self.data {
+            Data::Ladder { points, .. } | Data::Histogram { points, .. } => Some(points),
+            _ => None,
+        }
+    }
+
+    /// The short name of the data shape: `ladder`, `histogram`, `timeseries`, `value`.
+    pub fn kind(&self) -> &'static str {
+        match self.data {
+            Data::Ladder { .. } => "ladder",
+            Data::Histogram { .. } => "histogram",
+            Data::TimeSeries { .. } => "timeseries",
+            Data::Value { .. } => "value",
+        }
+    }
+}
+
+/// What a parser hands downstream, in source order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    /// A completed block.
+    Block(Block),
+    /// Something the parser skipped on purpose (e.g. a table of formulas), 1-based line.
+    Warning { line: u64, message: String },
+}

@@ -1,0 +1,222 @@
+//! Line-level helpers shared by every format: a reusable-buffer line reader that strips
+//! `\r` and ANSI escapes, block labels from lead lines, and metric-name normalisation.
+
+use crate::error::ParseError;
+use std::io::BufRead;
+
+/// Reads lines from a `BufRead` into one reused buffer, counting 1-based line numbers.
+///
+/// Lines are decoded lossily (binary junk becomes U+FFFD, never an error), a trailing
+/// `\r` is removed, and ANSI escape sequences are stripped when present.
+pub struct LineReader<R> {
+    inner: R,
+    bytes: Vec<u8>,
+    line: String,
+    number: u64,
+}
+
+impl<R: BufRead> LineReader<R> {
+    pub fn new(inner: R) -> Self {
+        LineReader {
+            inner,
+            bytes: Vec::with_capacity(256),
+            line: String::with_capacity(256),
+            number: 0,
+        }
+    }
+
+    /// The 1-based number of the line last returned (0 before the first).
+    pub fn line_number(&self) -> u64 {
+        self.number
+    }
+
+    /// The next line without its terminator, or `None` at the end of input.
+    pub fn next_line(&mut self) -> Result<Option<&str>, ParseError> {
+        self.bytes.clear();
+        let n = self
+            .inner
+            .read_until(b'\n', &mut self.bytes)
+            .map_err(|e| ParseError::io(self.number + 1, &e))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.number += 1;
+        if self.bytes.last() == Some(&b'\n') {
+            self.bytes.pop();
+        }
+        if self.bytes.last() == Some(&b'\r') {
+            self.bytes.pop();
+        }
+        self.line.clear();
+        match std::str::from_utf8(&self.bytes) {
+            Ok(s) => self.line.push_str(s),
+            Err(_) => self.line.push_str(&String::from_utf8_lossy(&self.bytes)),
+        }
+        if self.line.contains('\x1b') {
+            let cleaned = strip_ansi(&self.line);
+            self.line = cleaned;
+        }
+        Ok(Some(&self.line))
+    }
+}
+
+/// Removes ANSI CSI escape sequences (`ESC [ … final-byte`) and lone ESC characters.
+pub fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            // Parameter and intermediate bytes, then one final byte in '@'..='~'.
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Normalises a printed name into a metric name: lowercased, each run of characters
+/// other than letters and digits turned into `_`, trimmed of `_`.
+/// `End to End:` → `end_to_end`, `server2clientProbe` → `server2clientprobe`.
+pub fn metric_name(display: &str) -> String {
+    let mut out = String::with_capacity(display.len());
+    let mut pending = false;
+    for c in display.chars() {
+        if c.is_alphanumeric() {
+            if pending && !out.is_empty() {
+                out.push('_');
+            }
+            pending = false;
+            out.extend(c.to_lowercase());
+        } else {
+            pending = true;
+        }
+    }
+    out
+}
+
+/// Tracks the lead line that labels the next result block.
+///
+/// A block's label is the nearest preceding prose line that is a heading (`#`), a
+/// line ending in `:` or `：`, or a short line (≤ 80 characters) standing alone between
+/// blank lines; trimmed of `#`, `>`, `*` and the colon. Feed it every line that is not
+/// part of a block ([`observe`](Self::observe)); ask it at a block's start ([`label`](Self::label)).
+#[derive(Debug, Default, Clone)]
+pub struct LabelTracker {
+    label: Option<String>,
+    pending_short: Option<String>,
+    prev_blank: bool,
+    seen_any: bool,
+}
+
+impl LabelTracker {
+    pub fn new() -> Self {
+        LabelTracker {
+            prev_blank: true,
+            ..Default::default()
+        }
+    }
+
+    /// Takes note of one line that is outside any block.
+    pub fn observe(&mut self, line: &str) {
+        let t = line.trim();
+        if t.is_empty() {
+            if let Some(p) = self.pending_short.take() {
+                self.label = Some(p);
+            }
+            self.prev_blank = true;
+            return;
+        }
+        self.pending_short = None;
+        let was_blank = self.prev_blank || !self.seen_any;
+        self.prev_blank = false;
+        self.seen_any = true;
+        let cleaned = clean_label(t);
+        if cleaned.is_empty() || !cleaned.chars().any(char::is_alphanumeric) {
+            return;
+        }
+        let heading = t.starts_with('#');
+        let colon = t.ends_with(':') || t.ends_with('：');
+        if heading || colon {
+            self.label = Some(cleaned);
+        } else if was_blank && t.chars().count() <= 80 {
+            self.pending_short = Some(cleaned);
+        }
+    }
+
+    /// The label for a block starting now. A short line directly before the block
+    /// counts too (the block's first line plays the part of the closing blank line).
+    pub fn label(&self) -> Option<String> {
+        self.label.clone()
+    }
+}
+
+/// Trims a lead line of markup: leading `#`, `>`, `*`, whitespace; trailing colon, `*`.
+pub fn clean_label(line: &str) -> String {
+    let t = line.trim().trim_start_matches(['#', '>', '*', ' ', '\t']);
+    let t = t.trim_end_matches([':', '：', '*', ' ', '\t']);
+    t.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metric_names() {
+        assert_eq!(metric_name("End to End:"), "end_to_end");
+        assert_eq!(metric_name("client2server"), "client2server");
+        assert_eq!(metric_name("server2clientProbe"), "server2clientprobe");
+        assert_eq!(metric_name("OS Jitter"), "os_jitter");
+        assert_eq!(metric_name("  a--b  "), "a_b");
+    }
+
+    #[test]
+    fn labels_from_lead_lines() {
+        let mut t = LabelTracker::new();
+        t.observe("   ### Before this changes:");
+        t.observe("   Use Alibaba/Arthas to get the metrics.");
+        assert_eq!(t.label().as_deref(), Some("Before this changes"));
+        t.observe("the current master with patch version v11jp:");
+        assert_eq!(
+            t.label().as_deref(),
+            Some("the current master with patch version v11jp")
+        );
+        t.observe("");
+        t.observe("TCP");
+        assert_eq!(
+            t.label().as_deref(),
+            Some("the current master with patch version v11jp")
+        );
+        t.observe("");
+        assert_eq!(t.label().as_deref(), Some("TCP"));
+        t.observe("A long paragraph line that goes on and on");
+        t.observe("and continues here");
+        t.observe("");
+        assert_eq!(t.label().as_deref(), Some("TCP"));
+        t.observe("以下是以20,000次迭代/秒的吞吐量運(yùn)行時的結(jié)果：");
+        assert_eq!(
+            t.label().as_deref(),
+            Some("以下是以20,000次迭代/秒的吞吐量運(yùn)行時的結(jié)果")
+        );
+    }
+
+    #[test]
+    fn reader_strips_cr_and_ansi() {
+        let data = b"a\r\n\x1b[1mbold\x1b[0m\n\xff\xfe\nlast";
+        let mut r = LineReader::new(&data[..]);
+        assert_eq!(r.next_line().unwrap(), Some("a"));
+        assert_eq!(r.next_line().unwrap(), Some("bold"));
+        assert_eq!(r.next_line().unwrap(), Some("\u{fffd}\u{fffd}"));
+        assert_eq!(r.next_line().unwrap(), Some("last"));
+        assert_eq!(r.line_number(), 4);
+        assert_eq!(r.next_line().unwrap(), None);
+    }
+}

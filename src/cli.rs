@@ -1,0 +1,269 @@
+//! Command-line arguments (clap derive): one Args struct per subcommand.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Database and regression reporter for latency and throughput benchmarks.
+#[derive(Debug, Parser)]
+#[command(name = "bench-db", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// SQLite database file (default: $BENCH_DB, else bench.db in the current directory).
+    #[arg(long, global = true, env = "BENCH_DB", default_value = "bench.db")]
+    pub db: PathBuf,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Ingest benchmark logs (files or folders, recursively; format auto-detected).
+    Ingest(IngestArgs),
+    /// List stored runs.
+    Runs(RunsArgs),
+    /// Relabel the selected runs.
+    Label(LabelArgs),
+    /// Run-to-run variation per percentile (JLBH's % Variation and a robust spread).
+    Variation(VariationArgs),
+    /// Export every stored point as CSV or JSON.
+    Export(ExportArgs),
+    /// Before/after comparison with confidence intervals and corrected p-values.
+    Compare(CompareArgs),
+    /// Throughput versus latency, with the knee and the highest throughput within an SLO.
+    Curve(CurveArgs),
+    /// CI gate: exit 1 on a percentile regression, 3 when it cannot decide.
+    Gate(GateArgs),
+    /// Write a static HTML report with SVG charts.
+    Report(ReportArgs),
+    /// Run a built-in benchmark and store its results.
+    #[command(subcommand)]
+    Run(RunCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// Files or folders to ingest.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Parse every file as this format instead of detecting it.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Label for every block of this invocation (overrides lead lines).
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Suite name (default: the format's name).
+    #[arg(long)]
+    pub suite: Option<String>,
+    /// Tag every run: KEY=VALUE (repeatable).
+    #[arg(long = "tag", value_parser = parse_key_value)]
+    pub tags: Vec<(String, String)>,
+    /// Print one JSON object describing the outcome per file.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Which runs: terms like `label=X;suite=Y;run=1+2;source=PATH;tag.K=V`.
+    pub selector: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LabelArgs {
+    pub selector: String,
+    pub new_label: String,
+}
+
+#[derive(Debug, Args)]
+pub struct VariationArgs {
+    pub selector: Option<String>,
+    /// Only this metric.
+    #[arg(long)]
+    pub metric: Option<String>,
+    /// Include run 1 (JLBH skips it by default).
+    #[arg(long)]
+    pub include_first: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Csv,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    pub selector: Option<String>,
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: ExportFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[arg(long)]
+    pub baseline: String,
+    #[arg(long)]
+    pub candidate: String,
+    /// Only these metrics (repeatable).
+    #[arg(long)]
+    pub metric: Vec<String>,
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CurveArgs {
+    pub selector: Option<String>,
+    /// Latency metric (default: end_to_end, else latency, else the first ladder metric).
+    #[arg(long)]
+    pub metric: Option<String>,
+    /// Percentiles to show, comma-separated.
+    #[arg(long, default_value = "50,90,99,99.9", value_delimiter = ',')]
+    pub percentiles: Vec<f64>,
+    /// Service-level objective, e.g. "p99<=200us" or "p50<=50us,p99<=1ms".
+    #[arg(long)]
+    pub slo: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GateFormat {
+    Text,
+    Json,
+    Markdown,
+    Junit,
+    Github,
+}
+
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    #[arg(long)]
+    pub baseline: String,
+    #[arg(long)]
+    pub candidate: String,
+    /// Policy file (TOML).
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
+    /// Allowed worsening: `METRIC=+N%`, `METRIC@PERCENTILE=+N%` or `pPERCENTILE=+N%` (repeatable).
+    #[arg(long)]
+    pub max: Vec<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: GateFormat,
+    /// Write the verdict here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    pub selector: Option<String>,
+    /// Output folder.
+    #[arg(long, default_value = "bench-report")]
+    pub out: PathBuf,
+    #[arg(long, requires = "candidate")]
+    pub baseline: Option<String>,
+    #[arg(long, requires = "baseline")]
+    pub candidate: Option<String>,
+    #[arg(long)]
+    pub slo: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RunCommand {
+    /// JLBH-style loopback TCP round trips with coordinated-omission correction.
+    Loopback(LoopbackArgs),
+    /// Thread-count sweep of a loopback service with CPU time and IO wait per request.
+    Threads(ThreadsArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    Block,
+    Spin,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    Auto,
+    On,
+    Off,
+}
+
+#[derive(Debug, Args)]
+pub struct LoopbackArgs {
+    /// Target rate, messages per second.
+    #[arg(long, default_value_t = 20_000)]
+    pub throughput: u64,
+    /// Measured iterations per run.
+    #[arg(long, default_value_t = 50_000)]
+    pub iterations: u64,
+    /// Warm-up iterations (default: = iterations).
+    #[arg(long)]
+    pub warmup: Option<u64>,
+    #[arg(long, default_value_t = 5)]
+    pub runs: u32,
+    /// Message size in bytes (at least 8).
+    #[arg(long, default_value_t = 8)]
+    pub msg_size: usize,
+    /// One set of runs per throughput (replaces --throughput).
+    #[arg(long, value_delimiter = ',')]
+    pub sweep: Vec<u64>,
+    #[arg(long, value_enum, default_value = "block")]
+    pub mode: Mode,
+    #[arg(long)]
+    pub pin_client: Option<usize>,
+    #[arg(long)]
+    pub pin_server: Option<usize>,
+    #[arg(long)]
+    pub label: Option<String>,
+    #[arg(long = "tag", value_parser = parse_key_value)]
+    pub tags: Vec<(String, String)>,
+    /// Do not store the results.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Write HdrHistogram interval logs to this file.
+    #[arg(long)]
+    pub hlog: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub os_jitter: Switch,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ThreadsArgs {
+    /// Worker pool sizes to try, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16")]
+    pub threads: Vec<usize>,
+    /// Busy CPU time per request (e.g. 2ms, 500us).
+    #[arg(long, default_value = "2ms")]
+    pub cpu_time: String,
+    /// Sleep per request (e.g. 8ms).
+    #[arg(long, default_value = "8ms")]
+    pub io_wait: String,
+    /// Measuring time per pool size (e.g. 5s).
+    #[arg(long, default_value = "5s")]
+    pub duration: String,
+    #[arg(long)]
+    pub label: Option<String>,
+    #[arg(long = "tag", value_parser = parse_key_value)]
+    pub tags: Vec<(String, String)>,
+    #[arg(long)]
+    pub no_store: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses `KEY=VALUE`.
+pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected KEY=VALUE, got {s:?}")),
+    }
+}

@@ -1,0 +1,12 @@
+//! One module per subcommand: the only place, with `store`, that does IO.
+
+pub mod compare;
+pub mod curve;
+pub mod export;
+pub mod gate;
+pub mod ingest;
+pub mod label;
+pub mod report;
+pub mod run;
+pub mod runs;
+pub mod variation;

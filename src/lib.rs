@@ -1,0 +1,47 @@
+//! bench-db: ingest benchmark logs into SQLite, analyse them, report and gate.
+//!
+//! Pipeline: `parsers` (bytes → model) → `store` (model ↔ SQLite) → `analysis`
+//! (pure, over stored runs) → `report` and output renderers (Strings) → `cmd` (files,
+//! stdout, exit codes).
+
+pub mod analysis;
+pub mod cli;
+pub mod cmd;
+pub mod dataset;
+pub mod report;
+pub mod runner;
+pub mod selector;
+pub mod stats;
+pub mod store;
+
+use cli::{Cli, Command, RunCommand};
+
+/// Exit codes shared by every command.
+pub mod exit {
+    /// Success; the gate passed.
+    pub const OK: u8 = 0;
+    /// The gate found a regression.
+    pub const REGRESSION: u8 = 1;
+    /// Usage, IO, parse or database error.
+    pub const ERROR: u8 = 2;
+    /// The gate could not decide (no or too little baseline).
+    pub const UNDECIDED: u8 = 3;
+}
+
+/// Runs one command and returns its exit code; errors map to exit code 2 in `main`.
+pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    let db = cli.db.as_path();
+    match cli.command {
+        Command::Ingest(a) => cmd::ingest::run(db, &a),
+        Command::Runs(a) => cmd::runs::run(db, &a),
+        Command::Label(a) => cmd::label::run(db, &a),
+        Command::Variation(a) => cmd::variation::run(db, &a),
+        Command::Export(a) => cmd::export::run(db, &a),
+        Command::Compare(a) => cmd::compare::run(db, &a),
+        Command::Curve(a) => cmd::curve::run(db, &a),
+        Command::Gate(a) => cmd::gate::run(db, &a),
+        Command::Report(a) => cmd::report::run(db, &a),
+        Command::Run(RunCommand::Loopback(a)) => cmd::run::loopback(db, &a),
+        Command::Run(RunCommand::Threads(a)) => cmd::run::threads(db, &a),
+    }
+}

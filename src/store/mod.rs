@@ -1,0 +1,1 @@
+//! The SQLite store: open, migrate, insert, query. SQL never leaves this folder.
