@@ -1,0 +1,199 @@
+//! brownsys/zookeeper-benchmark data files (FORMATS §4.2): `<TEST>.dat` and
+//! `<client>-<TEST>_timings.dat`.
+//!
+//! Both hold one line of two Java `Double.toString` numbers per event (`2.602615462
+//! 342.7321527224524`, `5.12E-4`):
+//! - `<TEST>.dat` (`READ.dat`, `SETSINGLE.dat`, …): `<elapsed_s> <rate>` per timer tick →
+//!   one `TimeSeries` series `ops_per_sec` (unit `ops/s`; t = seconds since the test start).
+//! - `*_timings.dat`: `<submit_s> <complete_s>` per completed request → one `Ladder` series
+//!   `latency` (unit `s`, as the file is in seconds) with percentiles 50, 75, 90, 95, 99,
+//!   99.9, 99.99 and 100 and `count` = number of requests.
+//!
+//! The parser sees no file name, so it tells the two apart by content: a timings file
+//! has `submit ≤ complete` on every line, its complete times never decrease (the client
+//! writes a line when each request completes), and its mean latency is below its mean
+//! submit time; a rate file, whose second column is a rate in the thousands, fails at
+//! least one of these. Each file is one block with one run. Lines that do not start
+//! with a number are ignored; a line that does must be exactly two numbers.
+//! Fixtures: `fixtures/zk-benchmark/READ.dat`, `fixtures/zk-benchmark/0-READ_timings.dat`.
+
+use crate::error::ParseError;
+use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series, TimePoint};
+use crate::registry::{Format, Head, ParseIter};
+use crate::text::LineReader;
+use crate::zookeeper::java_number;
+use std::io::BufRead;
+
+/// The `zk-benchmark` format.
+pub const FORMAT: Format = Format {
+    name: "zk-benchmark",
+    version: "1",
+    sniff,
+    parse,
+};
+
+/// Percentiles of the latency ladder computed from a timings file.
+pub const PERCENTILES: [f64; 8] = [50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99, 100.0];
+
+/// Confidence that `head` is a zookeeper-benchmark `.dat` file: the name must say `.dat`
+/// (two numbers per line is too common a shape to claim on content alone) and the
+/// first lines must all be two numbers.
+pub fn sniff(head: &Head) -> u8 {
+    if !head.file_name.contains(".dat") {
+        return 0;
+    }
+    // Every line must have the data shape; a malformed number still counts, so that the
+    // parser, not detection, reports it with its line.
+    let mut rows = 0;
+    for line in head.text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if pair(line).is_none() {
+            return 0;
+        }
+        rows += 1;
+        if rows == 20 {
+            break;
+        }
+    }
+    match rows {
+        0 => 0,
+        1 | 2 => 50,
+        _ => 90,
+    }
+}
+
+/// One data line's two numbers (`None` = `NaN`/`Infinity`).
+type Row = (Option<f64>, Option<f64>);
+
+/// The two numbers of a data line. `None` when the line is not of the data shape (does
+/// not start with a number); `Some(Err)` when it is but is not exactly two numbers.
+fn pair(t: &str) -> Option<Result<Row, String>> {
+    let first = t.split_whitespace().next()?;
+    let numeric_start = first
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_digit() || b == b'-' || b == b'.')
+        || matches!(first, "NaN" | "Infinity" | "-Infinity");
+    if !numeric_start {
+        return None;
+    }
+    let parts: Vec<&str> = t.split_whitespace().collect();
+    if parts.len() != 2 {
+        return Some(Err(format!(
+            "expected two numbers `<seconds> <value>`, found {} fields in `{t}`",
+            parts.len()
+        )));
+    }
+    let num = |s: &str| java_number(s).map_err(|_| format!("`{s}` is not a number"));
+    Some(num(parts[0]).and_then(|a| Ok((a, num(parts[1])?))))
+}
+
+/// Parses one `.dat` file into one block.
+pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
+    let mut reader = LineReader::new(r);
+    let mut done = false;
+    Box::new(std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        done = true;
+        read_all(&mut reader).transpose()
+    }))
+}
+
+/// Reads every data line, then builds the block (`None` when there were no data lines).
+fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Option<Parsed>, ParseError> {
+    let mut rows: Vec<Row> = Vec::new();
+    let (mut first_line, mut last_line) = (0, 0);
+    loop {
+        // The number the next line will have (the reader counts from 1).
+        let n = reader.line_number() + 1;
+        let Some(l) = reader.next_line()? else { break };
+        match pair(l.trim()) {
+            None => continue,
+            Some(Err(msg)) => return Err(ParseError::new(n, msg)),
+            Some(Ok(p)) => rows.push(p),
+        }
+        if first_line == 0 {
+            first_line = n;
+        }
+        last_line = n;
+    }
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let series = if is_timings(&rows) {
+        latency_ladder(&rows)
+    } else {
+        let points = rows
+            .iter()
+            .filter_map(|&(t, v)| t.map(|t| TimePoint { t, value: v }))
+            .collect();
+        Series::new("ops_per_sec", "rate", "ops/s", Data::TimeSeries { points })
+    };
+    Ok(Some(Parsed::Block(Block {
+        label: None,
+        first_line,
+        last_line,
+        runs: vec![Run {
+            index: 1,
+            first_line,
+            last_line,
+            series: vec![series],
+            ..Default::default()
+        }],
+        printed: Vec::new(),
+    })))
+}
+
+/// Whether the rows are `<submit> <complete>` pairs (see the module doc).
+fn is_timings(rows: &[Row]) -> bool {
+    let mut prev_complete = f64::NEG_INFINITY;
+    let (mut sum_submit, mut sum_latency) = (0.0, 0.0);
+    for &(s, c) in rows {
+        let (Some(s), Some(c)) = (s, c) else {
+            return false;
+        };
+        if s > c || c < prev_complete {
+            return false;
+        }
+        prev_complete = c;
+        sum_submit += s;
+        sum_latency += c - s;
+    }
+    sum_latency < sum_submit
+}
+
+/// The latency ladder of `<submit> <complete>` rows, by the nearest-rank method: the
+/// p-th percentile is the ⌈p/100 · n⌉-th smallest latency (the 1st for tiny p). The
+/// times are nanoTime/1e9, so each latency is rounded to whole nanoseconds to drop the
+/// binary noise of the subtraction.
+fn latency_ladder(rows: &[Row]) -> Series {
+    let mut ns: Vec<i64> = rows
+        .iter()
+        .filter_map(|&(s, c)| Some(((c? - s?) * 1e9).round() as i64))
+        .collect();
+    ns.sort_unstable();
+    let n = ns.len();
+    let points = PERCENTILES
+        .iter()
+        .map(|&p| {
+            // Integer rank arithmetic in basis points of a percent avoids 99.99 % rounding up.
+            let bp = (p * 100.0).round() as u128;
+            let rank = (bp * n as u128).div_ceil(10_000).max(1) as usize;
+            LadderPoint {
+                percentile: p,
+                value: ns.get(rank - 1).map(|&v| v as f64 / 1e9),
+                line_value: None,
+            }
+        })
+        .collect();
+    Series::new(
+        "latency",
+        "latency (complete - submit)",
+        "s",
+        Data::Ladder {
+            count: Some(n as u64),
+            points,
+        },
+    )
+}
