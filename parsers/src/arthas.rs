@@ -606,3 +606,287 @@ impl Iterator for Parser<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{parse_ok, shared};
+    use crate::zookeeper::test_support::{detect_file, fixture, parse_err, value, warnings};
+
+    fn metrics(run: &Run) -> Vec<&str> {
+        run.series.iter().map(|s| s.metric.as_str()).collect()
+    }
+
+    #[test]
+    fn seed_004_before_and_after() {
+        let Some(seeds) = shared("seeds") else {
+            return;
+        };
+        let path = seeds.join("004_b9ec09d331214652.txt");
+        assert_eq!(detect_file(&path), Some("arthas"));
+        let blocks = parse_ok(&FORMAT, &std::fs::read(&path).unwrap());
+        assert_eq!(blocks.len(), 2);
+        let expected = [
+            (
+                "Before this changes",
+                116413386.0,
+                13108831.0,
+                320.0,
+                8.88053145242318,
+            ),
+            (
+                "After these changes",
+                31908309.0,
+                13024907.0,
+                412.0,
+                2.4497916952497243,
+            ),
+        ];
+        for (b, (label, time, count, max, avg)) in blocks.iter().zip(expected) {
+            assert_eq!(b.label.as_deref(), Some(label));
+            assert_eq!(b.runs.len(), 1, "{label}");
+            let run = &b.runs[0];
+            assert_eq!(
+                metrics(run),
+                [
+                    "serverstats.time",
+                    "serverstats.count",
+                    "serverstats.maxlatency",
+                    "latency_avg"
+                ]
+            );
+            assert_eq!(value(run, "serverstats.time"), Some(Some(time)));
+            assert_eq!(value(run, "serverstats.count"), Some(Some(count)));
+            assert_eq!(value(run, "serverstats.maxlatency"), Some(Some(max)));
+            let got = value(run, "latency_avg").unwrap().unwrap();
+            assert!((got - avg).abs() < 1e-9, "{label}: {got}");
+            assert_eq!(format!("{got:.2}"), format!("{avg:.2}"));
+            let derived = run
+                .series
+                .iter()
+                .find(|s| s.metric == "latency_avg")
+                .unwrap();
+            assert_eq!(derived.display, "latency_avg (time/count)");
+            assert_eq!(derived.unit, "ms");
+            assert!(run.series[..3].iter().all(|s| s.unit.is_empty()));
+            assert_eq!(
+                run.series[0].display,
+                "@org.apache.zookeeper.server.ServerStats@time"
+            );
+            assert!(run.params.is_empty());
+        }
+        assert_eq!(format!("{:.2}", 8.88053145242318), "8.88");
+        assert_eq!(format!("{:.2}", 2.4497916952497243), "2.45");
+        // From the first command to the last `@Long[…]` of each session.
+        assert_eq!((blocks[0].first_line, blocks[0].last_line), (55, 74));
+        assert_eq!((blocks[1].first_line, blocks[1].last_line), (80, 99));
+    }
+
+    #[test]
+    fn static_field_random_sample() {
+        let Some(dir) = shared("samples/arthas") else {
+            return;
+        };
+        let path = dir.join("ognl-static-field-random.txt");
+        assert_eq!(detect_file(&path), Some("arthas"));
+        let blocks = parse_ok(&FORMAT, &std::fs::read(&path).unwrap());
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].label, None);
+        assert_eq!(blocks[0].runs.len(), 1);
+        let run = &blocks[0].runs[0];
+        assert_eq!((run.first_line, run.last_line), (1, 17));
+        assert_eq!(
+            metrics(run),
+            [
+                "random.seed",
+                "random.multiplier",
+                "random.addend",
+                "random.mask",
+                "random.double_unit",
+                "random.seeduniquifier",
+                "random.nextnextgaussian",
+                "random.seedoffset"
+            ]
+        );
+        assert_eq!(value(run, "random.seed"), Some(Some(125451474443703.0)));
+        assert_eq!(value(run, "random.multiplier"), Some(Some(25214903917.0)));
+        assert_eq!(value(run, "random.addend"), Some(Some(11.0)));
+        assert_eq!(value(run, "random.mask"), Some(Some(281474976710655.0)));
+        assert_eq!(
+            value(run, "random.double_unit"),
+            Some(Some(1.1102230246251565e-16))
+        );
+        assert_eq!(
+            value(run, "random.seeduniquifier"),
+            Some(Some(-3282039941672302964.0))
+        );
+        assert_eq!(value(run, "random.nextnextgaussian"), Some(Some(0.0)));
+        assert_eq!(value(run, "random.seedoffset"), Some(Some(24.0)));
+        assert_eq!(run.series[0].display, "Random.seed");
+        assert_eq!(run.params.len(), 4);
+        assert_eq!(
+            run.params.get("random.badbound"),
+            Some(&Param::Text("bound must be positive".into()))
+        );
+        assert_eq!(
+            run.params.get("random.havenextnextgaussian"),
+            Some(&Param::Bool(false))
+        );
+    }
+
+    #[test]
+    fn samples_without_numbers_store_nothing() {
+        let Some(dir) = shared("samples/arthas") else {
+            return;
+        };
+        let list = dir.join("ognl-arraylist.txt");
+        assert_eq!(detect_file(&list), Some("arthas"));
+        let bytes = std::fs::read(&list).unwrap();
+        assert!(parse_ok(&FORMAT, &bytes).is_empty());
+        let w = warnings(&FORMAT, &bytes);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].0, 1);
+        assert!(w[0].1.contains("no numbers"), "{}", w[0].1);
+
+        let null = dir.join("ognl-null.txt");
+        assert_eq!(detect_file(&null), Some("arthas"));
+        let bytes = std::fs::read(&null).unwrap();
+        assert!((FORMAT.parse)(Box::new(&bytes[..])).next().is_none());
+    }
+
+    #[test]
+    fn session_fixture_blocks_runs_and_nesting() {
+        let blocks = parse_ok(&FORMAT, &fixture("arthas/serverstats-session.txt"));
+        assert_eq!(blocks.len(), 2);
+        let b = &blocks[0];
+        assert_eq!(b.label.as_deref(), Some("Sampled twice under load"));
+        // The repeated `time` starts a second sample of the same block.
+        assert_eq!(b.runs.len(), 2);
+        let (r1, r2) = (&b.runs[0], &b.runs[1]);
+        assert_eq!((r1.index, r2.index), (1, 2));
+        assert_eq!((r1.first_line, r1.last_line), (2, 13));
+        assert_eq!((r2.first_line, r2.last_line), (14, 17));
+        assert_eq!(value(r1, "serverstats.time"), Some(Some(5000.0)));
+        assert_eq!(value(r1, "serverstats.count"), Some(Some(2000.0)));
+        assert_eq!(value(r1, "serverstats.maxlatency"), Some(Some(97.0)));
+        assert_eq!(value(r1, "latency_avg"), Some(Some(2.5)));
+        assert_eq!(value(r2, "serverstats.time"), Some(Some(9000.0)));
+        assert_eq!(value(r2, "latency_avg"), Some(Some(3.0)));
+        assert_eq!(value(r2, "serverstats.maxlatency"), None);
+
+        let b = &blocks[1];
+        assert_eq!(b.label.as_deref(), Some("Connection pool"));
+        assert_eq!(b.runs.len(), 1);
+        // The trailing `null` value belongs to the session too.
+        assert_eq!((b.first_line, b.last_line), (20, 37));
+        let run = &b.runs[0];
+        assert_eq!(
+            metrics(run),
+            [
+                "pool.instance.ratio",
+                "pool.instance.sizes.0",
+                "pool.instance.sizes.1",
+                "pool.instance.limits.max"
+            ]
+        );
+        assert_eq!(value(run, "pool.instance.ratio"), Some(Some(1.0e-4)));
+        assert_eq!(value(run, "pool.instance.sizes.1"), Some(Some(16.0)));
+        assert_eq!(value(run, "pool.instance.limits.max"), Some(Some(64.0)));
+        assert_eq!(
+            run.params.get("pool.instance.name"),
+            Some(&Param::Text("main".into()))
+        );
+        assert_eq!(
+            run.params.get("pool.instance.enabled"),
+            Some(&Param::Bool(true))
+        );
+        assert_eq!(run.params.len(), 2);
+    }
+
+    #[test]
+    fn atomiclong_cut_off_is_an_error_at_its_line() {
+        let e = parse_err(&FORMAT, &fixture("malformed/arthas-atomiclong-cut.txt"));
+        assert_eq!(e.line, 7);
+        assert!(
+            e.message.contains("`@AtomicLong[` opened at line 3"),
+            "{}",
+            e.message
+        );
+        let e = parse_err(
+            &FORMAT,
+            b"[arthas@1]$ ognl '@a.B@c'\n@AtomicLong[\n    value=@Long[5],\n",
+        );
+        assert_eq!(e.line, 3);
+        assert!(
+            e.message.contains("closing `]` is missing"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn bad_number_is_an_error() {
+        let e = parse_err(&FORMAT, b"[arthas@1]$ ognl '@a.B@c'\n@Long[12x]\n");
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("`12x` is not a number"), "{}", e.message);
+        let e = parse_err(
+            &FORMAT,
+            b"[arthas@1]$ ognl -x 2 '@a.B@c'\n@B[\n    n=@Integer[--]\n]\n",
+        );
+        assert_eq!(e.line, 3);
+    }
+
+    #[test]
+    fn size_limit_keeps_what_was_printed() {
+        let input = b"[arthas@1]$ ognl -x 2 '@a.Pool@p'\n@Pool[\n    size=@Integer[4],\n    ...\n";
+        let blocks = parse_ok(&FORMAT, input);
+        assert_eq!(value(&blocks[0].runs[0], "pool.p.size"), Some(Some(4.0)));
+        let w = warnings(&FORMAT, input);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].0, 4);
+    }
+
+    #[test]
+    fn expression_names() {
+        assert_eq!(
+            expression_name("@org.apache.zookeeper.server.ServerStats@maxLatency").0,
+            "serverstats.maxlatency"
+        );
+        assert_eq!(expression_name("@a.Outer$Inner@FIELD").0, "inner.field");
+        assert_eq!(
+            expression_name("@java.lang.System@getProperty(\"java.home\")").0,
+            "java_lang_system_getproperty_java_home"
+        );
+        assert_eq!(expression("-x 2 '@a.B@c'"), "@a.B@c");
+        assert_eq!(expression("\"@a.B@c\""), "@a.B@c");
+        assert_eq!(expression("-x 2 @a.B@c"), "@a.B@c");
+    }
+
+    #[test]
+    fn deep_nesting_and_junk_never_panic() {
+        let deep = "@A[\n".repeat(10_000);
+        let e = parse_err(&FORMAT, deep.as_bytes());
+        assert_eq!(e.line, MAX_DEPTH as u64 + 1);
+        assert!(parse_ok(&FORMAT, b"").is_empty());
+        let junk: Vec<u8> = (0..20_000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        let _ = (FORMAT.parse)(Box::new(&junk[..])).count();
+    }
+
+    #[test]
+    fn sniffer_confidence() {
+        let head = |file_name, text| Head {
+            file_name,
+            text,
+            complete: true,
+        };
+        assert_eq!(
+            sniff(&head("", "x\n[arthas@9]$ ognl '@a.B@c'\n@Long[1]\n")),
+            95
+        );
+        assert_eq!(sniff(&head("", "@Random[\n    seed=@Long[1],\n]\n")), 70);
+        assert_eq!(sniff(&head("", "text\n@Long[5]\n")), 50);
+        assert_eq!(sniff(&head("ognl-out.txt", "null\n")), 30);
+        assert_eq!(sniff(&head("out.txt", "null\n")), 0);
+        assert_eq!(sniff(&head("", "the @Long[5] rendering\n")), 0);
+    }
+}

@@ -197,3 +197,187 @@ fn latency_ladder(rows: &[Row]) -> Series {
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{parse_ok, shared};
+    use crate::zookeeper::test_support::{detect_file, fixture, parse_err};
+
+    fn only_series(blocks: &[Block]) -> &Series {
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].runs.len(), 1);
+        assert_eq!(blocks[0].runs[0].series.len(), 1);
+        &blocks[0].runs[0].series[0]
+    }
+
+    fn time_points(s: &Series) -> &[TimePoint] {
+        assert_eq!(
+            (s.metric.as_str(), s.unit.as_str()),
+            ("ops_per_sec", "ops/s")
+        );
+        match &s.data {
+            Data::TimeSeries { points } => points,
+            other => panic!("not a time series: {other:?}"),
+        }
+    }
+
+    /// (count, [(percentile, value)]) of a ladder series.
+    fn ladder(s: &Series) -> (Option<u64>, Vec<(f64, Option<f64>)>) {
+        assert_eq!((s.metric.as_str(), s.unit.as_str()), ("latency", "s"));
+        match &s.data {
+            Data::Ladder { count, points } => (
+                *count,
+                points.iter().map(|p| (p.percentile, p.value)).collect(),
+            ),
+            other => panic!("not a ladder: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn rate_samples() {
+        let Some(dir) = shared("samples/zookeeper") else {
+            return;
+        };
+        for (file, n, first, last) in [
+            (
+                "zk-benchmark-READ.dat.txt",
+                20,
+                (2.602615462, 342.7321527224524),
+                (6.40541679, 12606.523749424587),
+            ),
+            (
+                "zk-benchmark-SETSINGLE.dat.txt",
+                23,
+                (2.00339402, 51.41275204565101),
+                (6.408347442, 3175.955330950104),
+            ),
+        ] {
+            let path = dir.join(file);
+            assert_eq!(detect_file(&path), Some("zk-benchmark"), "{file}");
+            let blocks = parse_ok(&FORMAT, &std::fs::read(&path).unwrap());
+            let points = time_points(only_series(&blocks));
+            assert_eq!(points.len(), n, "{file}");
+            assert_eq!((points[0].t, points[0].value), (first.0, Some(first.1)));
+            let l = points[n - 1];
+            assert_eq!((l.t, l.value), (last.0, Some(last.1)));
+            assert_eq!((blocks[0].first_line, blocks[0].last_line), (1, n as u64));
+        }
+    }
+
+    #[test]
+    fn timings_sample_ladder() {
+        let Some(dir) = shared("samples/zookeeper") else {
+            return;
+        };
+        let path = dir.join("zk-benchmark-0-READ_timings.dat.head40.txt");
+        assert_eq!(detect_file(&path), Some("zk-benchmark"));
+        let blocks = parse_ok(&FORMAT, &std::fs::read(&path).unwrap());
+        let (count, points) = ladder(only_series(&blocks));
+        assert_eq!(count, Some(40));
+        // Nearest rank over the 40 latencies (ns): ranks 20, 30, 36, 38, then 40.
+        assert_eq!(
+            points,
+            vec![
+                (50.0, Some(0.007483066)),
+                (75.0, Some(0.008314047)),
+                (90.0, Some(0.009275263)),
+                (95.0, Some(0.009461623)),
+                (99.0, Some(0.00958276)),
+                (99.9, Some(0.00958276)),
+                (99.99, Some(0.00958276)),
+                (100.0, Some(0.00958276)),
+            ]
+        );
+    }
+
+    #[test]
+    fn rate_fixture() {
+        let blocks = parse_ok(&FORMAT, &fixture("zk-benchmark/READ.dat"));
+        let points = time_points(only_series(&blocks));
+        let got: Vec<(f64, Option<f64>)> = points.iter().map(|p| (p.t, p.value)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (0.200118, Some(1250.5)),
+                (0.40021, Some(4800.0)),
+                (0.600345, Some(5012.75)),
+                (0.800401, Some(4998.25)),
+                (1.000512, Some(1.0e7)),
+            ]
+        );
+    }
+
+    /// Latencies (ms) sorted: 0.75 0.9 1.0 1.1 1.25 2.0 2.5 3.0 5.512 12.0; nearest rank
+    /// of 10: p50 → 5th, p75 → 8th, p90 → 9th, p95 and up → 10th.
+    #[test]
+    fn timings_fixture_by_hand() {
+        let blocks = parse_ok(&FORMAT, &fixture("zk-benchmark/0-READ_timings.dat"));
+        let (count, points) = ladder(only_series(&blocks));
+        assert_eq!(count, Some(10));
+        let values: Vec<Option<f64>> = points.iter().map(|p| p.1).collect();
+        assert_eq!(
+            values,
+            [0.00125, 0.003, 0.005512, 0.012, 0.012, 0.012, 0.012, 0.012].map(Some)
+        );
+        let percentiles: Vec<f64> = points.iter().map(|p| p.0).collect();
+        assert_eq!(percentiles, PERCENTILES);
+    }
+
+    #[test]
+    fn nearest_rank_separates_the_high_percentiles() {
+        // 10,000 requests with latencies 1..=10000 µs: p99.99 is the 9,999th.
+        let text: String = (1..=10_000u32)
+            .map(|i| format!("{}.0 {}\n", 100 + i, 100.0 + i as f64 + i as f64 * 1e-6))
+            .collect();
+        let blocks = parse_ok(&FORMAT, text.as_bytes());
+        let (count, points) = ladder(only_series(&blocks));
+        assert_eq!(count, Some(10_000));
+        let us: Vec<f64> = points
+            .iter()
+            .map(|p| (p.1.unwrap() * 1e6).round())
+            .collect();
+        assert_eq!(
+            us,
+            [
+                5000.0, 7500.0, 9000.0, 9500.0, 9900.0, 9990.0, 9999.0, 10000.0
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_number_is_an_error_at_its_line() {
+        let e = parse_err(&FORMAT, &fixture("malformed/zk-benchmark-bad-number.dat"));
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("`48O0.0`"), "{}", e.message);
+        let e = parse_err(&FORMAT, b"0.2 1.0\n0.4 2.0 3.0\n");
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("3 fields"), "{}", e.message);
+    }
+
+    #[test]
+    fn prose_and_empty_input_yield_nothing() {
+        assert!(parse_ok(&FORMAT, b"").is_empty());
+        assert!(parse_ok(&FORMAT, b"no numbers here\n\n").is_empty());
+    }
+
+    #[test]
+    fn sniffer_needs_the_name_and_the_shape() {
+        let text = "2.6 342.7\n2.8 5249.4\n3.0 7495.4\n";
+        let head = |file_name| Head {
+            file_name,
+            text,
+            complete: true,
+        };
+        assert_eq!(sniff(&head("READ.dat")), 90);
+        assert_eq!(sniff(&head("0-READ_timings.dat")), 90);
+        assert_eq!(sniff(&head("READ.txt")), 0);
+        assert_eq!(sniff(&head("")), 0);
+        let prose = Head {
+            file_name: "notes.dat",
+            text: "READ results\n2.6 342.7\n",
+            complete: true,
+        };
+        assert_eq!(sniff(&prose), 0);
+    }
+}
