@@ -847,6 +847,14 @@ mod tests {
     }
 
     #[test]
+    fn fixtures_snapshot() {
+        insta::glob!("../../fixtures/arthas", "*.*", |path| {
+            let blocks = parse_ok(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(blocks);
+        });
+    }
+
+    #[test]
     fn expression_names() {
         assert_eq!(
             expression_name("@org.apache.zookeeper.server.ServerStats@maxLatency").0,

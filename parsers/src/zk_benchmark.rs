@@ -22,7 +22,9 @@ use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series, TimePoint};
 use crate::registry::{Format, Head, ParseIter};
 use crate::text::LineReader;
 use crate::zookeeper::java_number;
+use regex::Regex;
 use std::io::BufRead;
+use std::sync::LazyLock;
 
 /// The `zk-benchmark` format.
 pub const FORMAT: Format = Format {
@@ -35,13 +37,23 @@ pub const FORMAT: Format = Format {
 /// Percentiles of the latency ladder computed from a timings file.
 pub const PERCENTILES: [f64; 8] = [50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99, 100.0];
 
+/// The names the tool gives its files: `READ.dat`, `0-SETSINGLE_timings.dat`, ….
+static ZK_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(^|[-_./])(\d+-)?(READ|SETSINGLE|CREATE|SETMULTI|DELETE)(_timings)?\.dat")
+        .expect("valid regex")
+});
+
 /// Confidence that `head` is a zookeeper-benchmark `.dat` file: the name must say `.dat`
 /// (two numbers per line is too common a shape to claim on content alone) and the
-/// first lines must all be two numbers.
+/// first lines must all be two numbers; a name the tool writes, or one mentioning
+/// ZooKeeper, gives full confidence.
 pub fn sniff(head: &Head) -> u8 {
     if !head.file_name.contains(".dat") {
         return 0;
     }
+    let lower = head.file_name.to_ascii_lowercase();
+    let named =
+        ZK_NAME.is_match(head.file_name) || lower.contains("zk") || lower.contains("zookeeper");
     // Every line must have the data shape; a malformed number still counts, so that the
     // parser, not detection, reports it with its line.
     let mut rows = 0;
@@ -54,9 +66,9 @@ pub fn sniff(head: &Head) -> u8 {
             break;
         }
     }
-    match rows {
-        0 => 0,
-        1 | 2 => 50,
+    match (rows, named) {
+        (0, _) => 0,
+        (1 | 2, _) | (_, false) => 40,
         _ => 90,
     }
 }
@@ -356,6 +368,14 @@ mod tests {
     }
 
     #[test]
+    fn fixtures_snapshot() {
+        insta::glob!("../../fixtures/zk-benchmark", "*.*", |path| {
+            let blocks = parse_ok(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(blocks);
+        });
+    }
+
+    #[test]
     fn prose_and_empty_input_yield_nothing() {
         assert!(parse_ok(&FORMAT, b"").is_empty());
         assert!(parse_ok(&FORMAT, b"no numbers here\n\n").is_empty());
@@ -371,6 +391,8 @@ mod tests {
         };
         assert_eq!(sniff(&head("READ.dat")), 90);
         assert_eq!(sniff(&head("0-READ_timings.dat")), 90);
+        assert_eq!(sniff(&head("zk-benchmark-READ.dat.txt")), 90);
+        assert_eq!(sniff(&head("results.dat")), 40);
         assert_eq!(sniff(&head("READ.txt")), 0);
         assert_eq!(sniff(&head("")), 0);
         let prose = Head {

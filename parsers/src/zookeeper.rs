@@ -411,6 +411,13 @@ impl Parser<'_> {
             };
             m.take(&c[1], &c[3], line);
             self.state = State::Mntr(m);
+        } else if t == "This ZooKeeper instance is not currently serving requests"
+            || t.ends_with("is not executed because it is not in the whitelist.")
+        {
+            self.out.push_back(Ok(Parsed::Warning {
+                line,
+                message: format!("ZooKeeper printed no statistics: {t}"),
+            }));
         } else {
             self.labels.observe(t);
         }
@@ -853,26 +860,38 @@ mod tests {
     }
 
     #[test]
+    fn not_serving_is_a_warning() {
+        let input = b"This ZooKeeper instance is not currently serving requests\n";
+        assert!(parse_ok(&FORMAT, input).is_empty());
+        assert_eq!(warnings(&FORMAT, input)[0].0, 1);
+    }
+
+    #[test]
+    fn fixtures_snapshot() {
+        insta::glob!("../../fixtures/zookeeper", "*.*", |path| {
+            let blocks = parse_ok(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(blocks);
+        });
+    }
+
+    #[test]
     fn junk_and_empty_input_yield_nothing() {
         assert!(parse_ok(&FORMAT, b"").is_empty());
         let junk: Vec<u8> = (0..20_000u32).map(|i| (i * 7919 % 251) as u8).collect();
         assert!((FORMAT.parse)(Box::new(&junk[..])).all(|r| r.is_ok()));
     }
 
-    /// Every seed and sample: the three ZooKeeper-family sniffers claim exactly their own.
-    #[test]
-    fn sniffers_claim_only_their_files() {
-        let formats = [
-            &FORMAT,
-            &crate::zk_benchmark::FORMAT,
-            &crate::arthas::FORMAT,
-        ];
+    const FAMILY: [&Format; 3] = [
+        &FORMAT,
+        &crate::zk_benchmark::FORMAT,
+        &crate::arthas::FORMAT,
+    ];
+
+    /// Every file under `../shared/seeds` and `../shared/samples`; `None` when absent.
+    fn shared_files() -> Option<Vec<std::path::PathBuf>> {
         let mut paths = Vec::new();
         for sub in ["seeds", "samples"] {
-            let Some(dir) = shared(sub) else {
-                return;
-            };
-            let mut stack = vec![dir];
+            let mut stack = vec![shared(sub)?];
             while let Some(d) = stack.pop() {
                 for e in std::fs::read_dir(&d).unwrap() {
                     let p = e.unwrap().path();
@@ -884,6 +903,34 @@ mod tests {
                 }
             }
         }
+        Some(paths)
+    }
+
+    /// Forced onto any other format's file, each parser yields blocks or an error, and
+    /// stops after an error.
+    #[test]
+    fn parsers_never_panic_on_shared_files() {
+        let Some(paths) = shared_files() else {
+            return;
+        };
+        for p in paths {
+            let bytes = std::fs::read(&p).unwrap();
+            for f in FAMILY {
+                let results: Vec<_> = (f.parse)(Box::new(&bytes[..])).collect();
+                if let Some(i) = results.iter().position(Result::is_err) {
+                    assert_eq!(i + 1, results.len(), "{} on {}", f.name, p.display());
+                }
+            }
+        }
+    }
+
+    /// Every seed and sample: the three ZooKeeper-family sniffers claim exactly their own.
+    #[test]
+    fn sniffers_claim_only_their_files() {
+        let formats = FAMILY;
+        let Some(paths) = shared_files() else {
+            return;
+        };
         assert!(paths.len() > 40);
         for p in paths {
             let s = p.to_string_lossy();
