@@ -47,7 +47,11 @@ impl std::fmt::Debug for Format {
 
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
-    &[]
+    &[
+        crate::zookeeper::FORMAT,
+        crate::zk_benchmark::FORMAT,
+        crate::arthas::FORMAT,
+    ]
 }
 
 /// The format named `name`.
