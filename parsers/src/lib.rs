@@ -5,9 +5,11 @@
 //! [`formats`], which [`detect`] consults.
 
 pub mod error;
+pub mod hdr_percentiles;
 pub mod model;
 pub mod registry;
 pub mod text;
+pub mod units;
 
 pub use error::ParseError;
 pub use model::*;
