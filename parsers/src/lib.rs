@@ -10,6 +10,7 @@ pub mod model;
 pub mod registry;
 pub mod text;
 pub mod units;
+pub mod wrk;
 
 pub use error::ParseError;
 pub use model::*;

@@ -47,7 +47,7 @@ impl std::fmt::Debug for Format {
 
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
-    &[crate::hdr_percentiles::FORMAT]
+    &[crate::hdr_percentiles::FORMAT, crate::wrk::FORMAT]
 }
 
 /// The format named `name`.
