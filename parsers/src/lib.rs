@@ -6,6 +6,7 @@
 
 pub mod error;
 pub mod hdr_percentiles;
+pub mod hlog;
 pub mod model;
 pub mod registry;
 pub mod text;

@@ -47,7 +47,11 @@ impl std::fmt::Debug for Format {
 
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
-    &[crate::hdr_percentiles::FORMAT, crate::wrk::FORMAT]
+    &[
+        crate::hdr_percentiles::FORMAT,
+        crate::wrk::FORMAT,
+        crate::hlog::FORMAT,
+    ]
 }
 
 /// The format named `name`.
