@@ -580,4 +580,149 @@ mod tests {
         assert!(parse_ok(&FORMAT, b"").is_empty());
         assert!(parse_ok(&FORMAT, b"hello\n\xff\xfe\x00 world\n").is_empty());
     }
+
+    /// Every file under `dir`, recursively.
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                files(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The HdrHistogram-family format a file must be detected as, from where it lives;
+    /// `None` for every other file, which none of these sniffers may claim.
+    fn expected(path: &std::path::Path) -> Option<&'static str> {
+        let name = path.file_name()?.to_str()?;
+        let dir = path.parent()?.file_name()?.to_str()?;
+        match (dir, name) {
+            ("hdrhistogram", n) if n.starts_with("hlog") => Some("hlog"),
+            ("hdrhistogram" | "hdr-percentiles", _) => Some("hdr-percentiles"),
+            ("hlog", _) => Some("hlog"),
+            ("wrk", _) => Some("wrk"),
+            ("malformed", n) if n.starts_with("hdr-") => Some("hdr-percentiles"),
+            ("malformed", n) if n.starts_with("hlog-") => Some("hlog"),
+            ("malformed", n) if n.starts_with("wrk-") => Some("wrk"),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn hdr_hlog_and_wrk_sniffers_claim_exactly_their_files() {
+        let mut paths = Vec::new();
+        files(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"),
+            &mut paths,
+        );
+        for sub in ["seeds", "samples"] {
+            if let Some(dir) = shared(sub) {
+                files(&dir, &mut paths);
+            }
+        }
+        let ours = [&FORMAT, &crate::hlog::FORMAT, &crate::wrk::FORMAT];
+        let mut checked = 0;
+        for path in paths.iter().filter(|p| !p.ends_with("README.md")) {
+            let bytes = std::fs::read(path).unwrap();
+            let text =
+                String::from_utf8_lossy(&bytes[..bytes.len().min(crate::registry::HEAD_BYTES)]);
+            let head = Head {
+                file_name: path.file_name().unwrap().to_str().unwrap(),
+                text: &text,
+                complete: bytes.len() <= crate::registry::HEAD_BYTES,
+            };
+            match expected(path) {
+                Some(name) => {
+                    let got = crate::detect(&head).map(|f| f.name);
+                    assert_eq!(got, Some(name), "{}", path.display());
+                    checked += 1;
+                }
+                None => {
+                    for f in ours {
+                        assert_eq!((f.sniff)(&head), 0, "{} claims {}", f.name, path.display());
+                    }
+                }
+            }
+        }
+        assert!(checked >= 10, "only {checked} files of these formats found");
+    }
+
+    #[test]
+    fn junk_never_panics() {
+        // xorshift: deterministic junk without a dependency.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let tokens = [
+            "Running",
+            "10s",
+            "test",
+            "@",
+            "http://x",
+            "threads",
+            "and",
+            "connections",
+            "Latency",
+            "Req/Sec",
+            "Distribution",
+            "50%",
+            "1.2ms",
+            "9.8k",
+            "1.1GB",
+            "requests",
+            "in",
+            "read",
+            "Requests/sec:",
+            "Transfer/sec:",
+            "Detailed Percentile spectrum:",
+            "       Value   Percentile   TotalCount 1/(1-Percentile)",
+            "#[Mean",
+            "=",
+            ",",
+            "StdDeviation",
+            "]",
+            "#[Max",
+            "Total count",
+            "#[Buckets",
+            "1.000000",
+            "inf",
+            "0.5",
+            "12",
+            "Tag=A,",
+            "0.1,1.0,2.0,",
+            "HISTFAAAAEV42pNpmSzMwMCgyAAB",
+            "HISTiQ",
+            "#[Histogram log format version 1.2]",
+            "\n",
+            "\n",
+            "\n",
+            "   ",
+            "\u{fffd}",
+        ];
+        let mut text = String::new();
+        for _ in 0..60_000 {
+            text.push_str(tokens[(next() % tokens.len() as u64) as usize]);
+            text.push(if next() % 3 == 0 { '\n' } else { ' ' });
+        }
+        let bytes: Vec<u8> = (0..1_000_000).map(|_| next() as u8).collect();
+        for f in [&FORMAT, &crate::hlog::FORMAT, &crate::wrk::FORMAT] {
+            // Parsers stop at the first error: small chunks reach more states.
+            let chunks = text.as_bytes().chunks(700).chain([&bytes[..]]);
+            for input in chunks {
+                // Errors are fine; panics are not.
+                for item in (f.parse)(Box::new(input)) {
+                    let _ = item;
+                }
+            }
+        }
+    }
 }
