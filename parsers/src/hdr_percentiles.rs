@@ -576,6 +576,14 @@ mod tests {
     }
 
     #[test]
+    fn fixture_snapshots() {
+        insta::glob!("../../fixtures/hdr-percentiles", "*.txt", |path| {
+            let blocks = parse_ok(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(blocks);
+        });
+    }
+
+    #[test]
     fn junk_and_empty_inputs_yield_nothing() {
         assert!(parse_ok(&FORMAT, b"").is_empty());
         assert!(parse_ok(&FORMAT, b"hello\n\xff\xfe\x00 world\n").is_empty());

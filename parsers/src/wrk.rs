@@ -693,6 +693,14 @@ mod tests {
     }
 
     #[test]
+    fn fixture_snapshots() {
+        insta::glob!("../../fixtures/wrk", "*.txt", |path| {
+            let blocks = parse_ok(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(blocks);
+        });
+    }
+
+    #[test]
     fn junk_and_empty_inputs_yield_nothing() {
         assert!(parse_ok(&FORMAT, b"").is_empty());
         assert!(parse_ok(&FORMAT, b"Requests/sec: 12\n\xff\x00junk\n").is_empty());
