@@ -79,7 +79,7 @@ static REQ_PER_SEC: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Requests/sec:\s*
 static TRANSFER: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Transfer/sec:\s*(\S*)\s*$"));
 /// An echoed command line with wrk2's rate option: `wrk2 -t2 -R2000 …`, `wrk --rate=10k …`.
 static COMMAND_RATE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?:^|[\s/$>])wrk2?\s.*?(?:^|\s)(?:-R|--rate)(?:=|\s*)(\d+(?:\.\d+)?[kMG]?)(?:\s|$)")
+    re(r"(?:^|[\s/$>])wrk2?(?:\s+\S+)*?\s+(?:-R|--rate)(?:=|\s*)(\d+(?:\.\d+)?[kMG]?)(?:\s|$)")
 });
 
 /// Confidence that `head` holds wrk output: the `Running … test @ …` line, and the
@@ -670,6 +670,28 @@ mod tests {
         let (points, _) = ladder(run, "latency_uncorrected");
         assert_eq!(points[8].value, Some(7503.0));
         assert_eq!(points[8].line_value, Some(7500.0));
+    }
+
+    #[test]
+    fn target_rate_from_echoed_command_lines() {
+        let rate = |cmd: &str| {
+            let text = format!(
+                "{cmd}\nRunning 1s test @ http://h/\nRequests/sec: 1.00\nTransfer/sec: 1.00KB\n"
+            );
+            let blocks = parse_ok(&FORMAT, text.as_bytes());
+            blocks[0].runs[0]
+                .params
+                .get("target_throughput")
+                .and_then(Param::as_f64)
+        };
+        assert_eq!(
+            rate("$ ./wrk -t2 -c100 -d30s -R2000 --latency http://h/"),
+            Some(2000.0)
+        );
+        assert_eq!(rate("wrk2 --rate 2k http://h/"), Some(2000.0));
+        assert_eq!(rate("> wrk --rate=1.5M http://h/"), Some(1_500_000.0));
+        assert_eq!(rate("wrk -t2 -c100 http://h/"), None);
+        assert_eq!(rate("Results at -R 500 were noisy"), None);
     }
 
     #[test]
