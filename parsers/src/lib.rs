@@ -6,11 +6,15 @@
 
 pub mod arthas;
 pub mod error;
+pub mod hdr_percentiles;
+pub mod hlog;
 pub mod model;
 pub mod registry;
 pub mod text;
 pub mod zk_benchmark;
 pub mod zookeeper;
+pub mod units;
+pub mod wrk;
 
 pub use error::ParseError;
 pub use model::*;

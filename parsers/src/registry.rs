@@ -51,6 +51,9 @@ pub fn formats() -> &'static [Format] {
         crate::zookeeper::FORMAT,
         crate::zk_benchmark::FORMAT,
         crate::arthas::FORMAT,
+        crate::hdr_percentiles::FORMAT,
+        crate::wrk::FORMAT,
+        crate::hlog::FORMAT,
     ]
 }
 
