@@ -6,8 +6,10 @@
 
 pub mod error;
 pub mod model;
+pub mod qps_table;
 pub mod registry;
 pub mod text;
+pub mod tsar;
 
 pub use error::ParseError;
 pub use model::*;
