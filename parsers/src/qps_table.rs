@@ -276,3 +276,224 @@ impl Machine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{parse_ok, shared};
+
+    fn all(bytes: &[u8]) -> Vec<Result<Parsed, ParseError>> {
+        (FORMAT.parse)(Box::new(bytes)).collect()
+    }
+
+    fn warnings(bytes: &[u8]) -> Vec<u64> {
+        all(bytes)
+            .into_iter()
+            .filter_map(|r| match r {
+                Ok(Parsed::Warning { line, .. }) => Some(line),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A run's cells as (metric, value, unit), in column order.
+    fn cells(run: &Run) -> Vec<(&str, f64, &str)> {
+        run.series
+            .iter()
+            .map(|s| match s.data {
+                crate::model::Data::Value { value: Some(v) } => {
+                    (s.metric.as_str(), v, s.unit.as_str())
+                }
+                _ => panic!("{} is not a value", s.metric),
+            })
+            .collect()
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures")
+            .join(name);
+        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    const BEST: &str = "最佳線程數_shù";
+
+    #[test]
+    fn number_cells() {
+        assert_eq!(cell("103"), Some((103.0, "")));
+        assert_eq!(cell("9.7"), Some((9.7, "")));
+        assert_eq!(cell("190%"), Some((190.0, "%")));
+        assert_eq!(cell("25ms"), Some((25.0, "ms")));
+        assert_eq!(cell("1.5k/s"), Some((1.5, "k/s")));
+        assert_eq!(cell("-3"), Some((-3.0, "")));
+        for bad in [
+            "x", "≈", "*", "1000/103", "ms", "1.2.3", "inf", "NaN", "-", "RT", "5%x1",
+        ] {
+            assert_eq!(cell(bad), None, "{bad}");
+        }
+    }
+
+    /// Seed 001: three one-row tables, a formula passage and a three-row summary.
+    #[test]
+    fn seed_001_tables() {
+        let Some(p) = shared("seeds/001_43cbce295054d067.txt") else {
+            return;
+        };
+        let bytes = std::fs::read(p).unwrap();
+        assert_eq!(warnings(&bytes), [196]);
+        let blocks = parse_ok(&FORMAT, &bytes);
+        assert_eq!(blocks.len(), 4);
+
+        let one_row = [
+            (150, "得出結(jié)果如下", [103.0, 125.0, 190.0, 13.0]),
+            (
+                179,
+                "進(jìn)行壓測(cè)結(jié)果如下",
+                [65.0, 123.0, 190.0, 8.0],
+            ),
+            (
+                208,
+                "進(jìn)行壓測(cè)結(jié)果如下",
+                [101.0, 244.0, 190.0, 25.0],
+            ),
+        ];
+        for (b, (line, label, [rt, qps, cpu, best])) in blocks.iter().zip(one_row) {
+            assert_eq!(b.label.as_deref(), Some(label));
+            assert_eq!((b.first_line, b.last_line), (line, line + 1));
+            assert_eq!(b.runs.len(), 1);
+            let run = &b.runs[0];
+            assert_eq!((run.index, run.first_line), (1, line + 1));
+            assert!(run.params.is_empty());
+            assert_eq!(
+                cells(run),
+                [
+                    ("rt", rt, ""),
+                    ("qps", qps, ""),
+                    ("cpu", cpu, "%"),
+                    (BEST, best, "")
+                ]
+            );
+            let displays: Vec<_> = run.series.iter().map(|s| s.display.as_str()).collect();
+            assert_eq!(displays, ["RT", "qps", "cpu", "最佳線程數(shù)"]);
+        }
+
+        let summary = &blocks[3];
+        assert_eq!(summary.label.as_deref(), Some("小結(jié)"));
+        assert_eq!((summary.first_line, summary.last_line), (229, 232));
+        let rows = [
+            (100000.0, 80.0, [103.0, 125.0, 190.0, 13.0]),
+            (100000.0, 40.0, [65.0, 123.0, 190.0, 8.0]),
+            (50000.0, 80.0, [101.0, 244.0, 190.0, 25.0]),
+        ];
+        assert_eq!(summary.runs.len(), 3);
+        for (i, (run, (count, sleep, [rt, qps, cpu, best]))) in
+            summary.runs.iter().zip(rows).enumerate()
+        {
+            assert_eq!(run.index, i as u32 + 1);
+            assert_eq!(run.first_line, 230 + i as u64);
+            assert_eq!(run.params["count"], Param::Num(count));
+            assert_eq!(run.params["sleep"], Param::Num(sleep));
+            assert_eq!(run.params["sleep_unit"], Param::from("ms"));
+            assert_eq!(run.params.len(), 3);
+            assert_eq!(
+                cells(run),
+                [
+                    ("rt", rt, ""),
+                    ("qps", qps, ""),
+                    ("cpu", cpu, "%"),
+                    (BEST, best, "")
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn fixture_sweep_with_thread_parameter() {
+        let bytes = fixture("qps-table/sweep.txt");
+        assert_eq!(warnings(&bytes), [10]);
+        let blocks = parse_ok(&FORMAT, &bytes);
+        assert_eq!(blocks.len(), 1);
+        let b = &blocks[0];
+        assert_eq!(b.label.as_deref(), Some("Thread sweep against /api/orders"));
+        assert_eq!((b.first_line, b.last_line), (3, 6));
+        let threads: Vec<_> = b.runs.iter().map(|r| r.params["threads"].clone()).collect();
+        assert_eq!(threads, [8.0, 16.0, 32.0].map(Param::Num));
+        assert_eq!(
+            cells(&b.runs[2]),
+            [
+                ("rt", 21.0, "ms"),
+                ("qps", 1524.0, ""),
+                ("cpu", 97.0, "%"),
+                ("p99", 95.0, "ms")
+            ]
+        );
+        assert_eq!(cells(&b.runs[0])[0], ("rt", 12.5, "ms"));
+    }
+
+    #[test]
+    fn wrong_column_count_is_an_error_at_its_row() {
+        let out = all(&fixture("malformed/qps-table-wrong-columns.txt"));
+        let Some(Err(e)) = out.last() else {
+            panic!("expected an error: {out:?}");
+        };
+        assert_eq!(e.line, 5);
+        assert!(e.message.contains("4 cells"), "{e}");
+        assert!(e.message.contains("names 5 columns"), "{e}");
+        // Nothing of the broken table is yielded before the error.
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn tables_end_at_prose_and_junk_yields_nothing() {
+        let text = "qps rt\n10 5\n20 6\nthat was fast\nqps rt\n30 7\n";
+        let blocks = parse_ok(&FORMAT, text.as_bytes());
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[0].runs.len(), 2);
+        assert_eq!(blocks[1].label, None);
+        assert!(all(b"").is_empty());
+        // A header alone, or followed by a blank line, is prose.
+        assert!(all(b"qps rt\n\nqps rt").is_empty());
+        let junk: Vec<u8> = (0..200_000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        assert!(all(&junk).iter().all(|r| r.is_ok()));
+    }
+
+    /// Files of `dir` (recursively) with `claim` telling which the sniffer may take.
+    fn check_sniffer(root: std::path::PathBuf, claim: &dyn Fn(&str) -> bool) {
+        let mut stack = vec![root];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(d).unwrap() {
+                let p = entry.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+                let head = Head {
+                    file_name: "",
+                    text: &text,
+                    complete: true,
+                };
+                let want = if claim(&p.to_string_lossy()) {
+                    CONFIDENCE
+                } else {
+                    0
+                };
+                assert_eq!(sniff(&head), want, "{}", p.display());
+            }
+        }
+    }
+
+    #[test]
+    fn sniffer_claims_only_qps_tables() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        check_sniffer(fixtures.join("qps-table"), &|_| true);
+        check_sniffer(fixtures.join("tsar"), &|_| false);
+        for dir in ["seeds", "samples"] {
+            if let Some(root) = shared(dir) {
+                check_sniffer(root, &|p| p.contains("001_43cbce295054d067"));
+            }
+        }
+    }
+}

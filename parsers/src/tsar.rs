@@ -1184,6 +1184,14 @@ mod tests {
 
     #[test]
     fn sniffer_claims_only_tsar_files() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        for (dir, mine) in [("tsar", true), ("qps-table", false)] {
+            for entry in std::fs::read_dir(fixtures.join(dir)).unwrap() {
+                let p = entry.unwrap().path();
+                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+                assert_eq!(sniff(&head(&text)) > 0, mine, "{}", p.display());
+            }
+        }
         for dir in ["seeds", "samples"] {
             let Some(root) = shared(dir) else {
                 return;
