@@ -54,12 +54,14 @@ const CONFIDENCE: u8 = 20;
 pub fn sniff(head: &Head) -> u8 {
     let mut prev: Option<usize> = None;
     for line in head.text.lines() {
-        let toks: Vec<&str> = line.split_whitespace().collect();
-        if let Some(width) = prev
-            && toks.len() == width
-            && data_cells(&toks).is_some()
-        {
-            return CONFIDENCE;
+        let toks = tokens(line);
+        if let Some(width) = prev {
+            if toks.len() == width && data_cells(&toks).is_some() {
+                return CONFIDENCE;
+            }
+            if is_rule(&toks) {
+                continue;
+            }
         }
         prev = is_header(&toks).then_some(toks.len());
     }
@@ -111,18 +113,31 @@ fn is_header(toks: &[&str]) -> bool {
             >= 2
 }
 
-/// A number with an optional unit suffix (`103`, `9.7`, `190%`, `80ms`, `1.5k/s`):
+/// Splits a line into cells: on whitespace, and on `|` so Markdown tables read the same.
+fn tokens(line: &str) -> Vec<&str> {
+    line.split(|c: char| c.is_whitespace() || c == '|')
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// A Markdown table rule under a header (`|---|:--:|`): drawing, not data.
+fn is_rule(toks: &[&str]) -> bool {
+    !toks.is_empty()
+        && toks
+            .iter()
+            .all(|t| t.contains('-') && t.chars().all(|c| c == '-' || c == ':'))
+}
+
+/// A number with an optional unit suffix (`103`, `9.7`, `1,221`, `190%`, `80ms`, `1.5k/s`):
 /// `(value, unit)`, or `None` when the token is anything else (`x`, `≈`, `*`, `1000/103`).
 fn cell(tok: &str) -> Option<(f64, &str)> {
     let split = tok
         .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || (i == 0 && (c == '-' || c == '+'))))
+        .find(|&(i, c)| {
+            !(c.is_ascii_digit() || c == '.' || c == ',' || (i == 0 && (c == '-' || c == '+')))
+        })
         .map_or(tok.len(), |(i, _)| i);
     let (number, unit) = tok.split_at(split);
-    // f64::from_str alone would also take `inf`, `NaN` and exponents.
-    if !number.bytes().any(|c| c.is_ascii_digit()) || number.matches('.').count() > 1 {
-        return None;
-    }
     let unit_ok = unit
         .chars()
         .all(|c| c.is_alphabetic() || c == '%' || c == '/')
@@ -131,7 +146,33 @@ fn cell(tok: &str) -> Option<(f64, &str)> {
     if !unit_ok {
         return None;
     }
-    Some((number.parse().ok()?, unit))
+    let digits = number.trim_start_matches(['-', '+']);
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    // Thousands grouping is accepted only in its exact shape (`1,221`, `20,450.5`), so a
+    // comma-separated list (`1,2,3`) is not read as one number.
+    let grouped = int.contains(',');
+    let groups_ok = !grouped || {
+        let mut parts = int.split(',');
+        let lead = parts.next().unwrap_or_default();
+        (1..=3).contains(&lead.len()) && parts.all(|p| p.len() == 3)
+    };
+    // f64::from_str alone would also take `inf`, `NaN` and exponents.
+    let well_formed = groups_ok
+        && !frac.contains(['.', ','])
+        && !(int.is_empty() && frac.is_empty())
+        && int
+            .bytes()
+            .chain(frac.bytes())
+            .all(|c| c.is_ascii_digit() || c == b',');
+    if !well_formed {
+        return None;
+    }
+    let value: f64 = if grouped {
+        number.replace(',', "").parse().ok()?
+    } else {
+        number.parse().ok()?
+    };
+    Some((value, unit))
 }
 
 /// The cells of a data row, or `None` when some token is not a number.
@@ -149,6 +190,8 @@ struct Table {
     first_line: u64,
     last_line: u64,
     header: Vec<String>,
+    /// The header line as read, given back to the label tracker if no table follows.
+    header_line: String,
     runs: Vec<Run>,
     /// Lines under the header that were not data rows (formulas, derivations).
     other_rows: usize,
@@ -199,8 +242,12 @@ impl Machine {
     }
 
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
-        let toks: Vec<&str> = line.split_whitespace().collect();
+        let toks = tokens(line);
         if let Some(table) = &mut self.table {
+            if table.runs.is_empty() && table.other_rows == 0 && is_rule(&toks) {
+                table.last_line = n;
+                return Ok(());
+            }
             if toks.is_empty() {
                 self.end_table();
                 self.labels.observe(line);
@@ -241,6 +288,7 @@ impl Machine {
                 first_line: n,
                 last_line: n,
                 header: toks.iter().map(|s| s.to_string()).collect(),
+                header_line: line.to_string(),
                 runs: Vec::new(),
                 other_rows: 0,
             });
@@ -273,6 +321,9 @@ impl Machine {
                     table.last_line
                 ),
             });
+        } else {
+            // A header-like line with nothing under it was prose after all.
+            self.labels.observe(&table.header_line);
         }
     }
 }
@@ -457,6 +508,23 @@ mod tests {
             .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
             .collect();
         assert!(all(&junk).iter().all(|r| r.is_ok()));
+    }
+
+    #[test]
+    fn markdown_pipe_table() {
+        let text = "## Sweep\n\n| threads | QPS | RT |\n|---:|---|:-:|\n| 4 | 1,200 | 3.3ms |\n";
+        let head = Head {
+            file_name: "",
+            text,
+            complete: true,
+        };
+        assert_eq!(sniff(&head), CONFIDENCE);
+        let blocks = parse_ok(&FORMAT, text.as_bytes());
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].label.as_deref(), Some("Sweep"));
+        let run = &blocks[0].runs[0];
+        assert_eq!(run.params["threads"], Param::Num(4.0));
+        assert_eq!(cells(run), [("qps", 1200.0, ""), ("rt", 3.3, "ms")]);
     }
 
     /// Files of `dir` (recursively) with `claim` telling which the sniffer may take.
