@@ -16,7 +16,7 @@
 use crate::error::ParseError;
 use crate::model::{Block, Param, Parsed, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
-use crate::text::{LabelTracker, LineReader, metric_name};
+use crate::text::{LabelTracker, LineMachine, drive, metric_name};
 use std::collections::VecDeque;
 use std::io::BufRead;
 
@@ -70,35 +70,7 @@ pub fn sniff(head: &Head) -> u8 {
 
 /// Parses QPS–RT tables, yielding one block per table as it completes.
 pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let mut reader = LineReader::new(r);
-    let mut machine = Machine::new();
-    let mut done = false;
-    Box::new(std::iter::from_fn(move || {
-        loop {
-            if let Some(p) = machine.out.pop_front() {
-                return Some(Ok(p));
-            }
-            if done {
-                return None;
-            }
-            // The number the next line will have (the reader counts only after reading).
-            let n = reader.line_number() + 1;
-            let step = match reader.next_line() {
-                Ok(Some(line)) => machine.feed(line, n),
-                Ok(None) => {
-                    done = true;
-                    machine.end_table();
-                    Ok(())
-                }
-                Err(e) => Err(e),
-            };
-            if let Err(e) = step {
-                done = true;
-                machine.out.clear();
-                return Some(Err(e));
-            }
-        }
-    }))
+    drive(r, Machine::new())
 }
 
 /// A header: at least two tokens, none a number, at least two of them exactly a known
@@ -241,6 +213,37 @@ impl Machine {
         }
     }
 
+    fn end_table(&mut self) {
+        let Some(table) = self.table.take() else {
+            return;
+        };
+        if !table.runs.is_empty() {
+            self.out.push_back(Parsed::Block(Block {
+                label: table.label,
+                first_line: table.first_line,
+                last_line: table.last_line,
+                runs: table.runs,
+                printed: Vec::new(),
+            }));
+        } else if table.other_rows > 0 {
+            self.out.push_back(Parsed::Warning {
+                line: table.first_line,
+                message: format!(
+                    "skipped the table under `{}` (lines {}–{}): its rows are not all \
+                     numbers (formulas?)",
+                    table.header.join(" "),
+                    table.first_line,
+                    table.last_line
+                ),
+            });
+        } else {
+            // A header-like line with nothing under it was prose after all.
+            self.labels.observe(&table.header_line);
+        }
+    }
+}
+
+impl LineMachine for Machine {
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
         let toks = tokens(line);
         if let Some(table) = &mut self.table {
@@ -298,33 +301,13 @@ impl Machine {
         Ok(())
     }
 
-    fn end_table(&mut self) {
-        let Some(table) = self.table.take() else {
-            return;
-        };
-        if !table.runs.is_empty() {
-            self.out.push_back(Parsed::Block(Block {
-                label: table.label,
-                first_line: table.first_line,
-                last_line: table.last_line,
-                runs: table.runs,
-                printed: Vec::new(),
-            }));
-        } else if table.other_rows > 0 {
-            self.out.push_back(Parsed::Warning {
-                line: table.first_line,
-                message: format!(
-                    "skipped the table under `{}` (lines {}–{}): its rows are not all \
-                     numbers (formulas?)",
-                    table.header.join(" "),
-                    table.first_line,
-                    table.last_line
-                ),
-            });
-        } else {
-            // A header-like line with nothing under it was prose after all.
-            self.labels.observe(&table.header_line);
-        }
+    fn finish(&mut self, _last: u64) -> Result<(), ParseError> {
+        self.end_table();
+        Ok(())
+    }
+
+    fn pop(&mut self) -> Option<Parsed> {
+        self.out.pop_front()
     }
 }
 

@@ -17,7 +17,7 @@
 use crate::error::ParseError;
 use crate::model::{Block, Data, Parsed, Run, Series, TimePoint};
 use crate::registry::{Format, Head, ParseIter};
-use crate::text::{LabelTracker, LineReader, metric_name};
+use crate::text::{LabelTracker, LineMachine, drive, metric_name};
 use chrono::NaiveDate;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::BufRead;
@@ -68,34 +68,7 @@ pub fn sniff(head: &Head) -> u8 {
 
 /// Parses tsar output, yielding one block per table as it completes.
 pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let mut reader = LineReader::new(r);
-    let mut machine = Machine::default();
-    let mut done = false;
-    Box::new(std::iter::from_fn(move || {
-        loop {
-            if let Some(p) = machine.out.pop_front() {
-                return Some(Ok(p));
-            }
-            if done {
-                return None;
-            }
-            // The number the next line will have (the reader counts only after reading).
-            let n = reader.line_number() + 1;
-            let step = match reader.next_line() {
-                Ok(Some(line)) => machine.feed(line, n),
-                Ok(None) => {
-                    done = true;
-                    machine.finish(reader.line_number())
-                }
-                Err(e) => Err(e),
-            };
-            if let Err(e) = step {
-                done = true;
-                machine.out.clear();
-                return Some(Err(e));
-            }
-        }
-    }))
+    drive(r, Machine::default())
 }
 
 /// `Time` followed by module groups (`---cpu--`, `mmcblk0p`): the first header line.
@@ -421,43 +394,6 @@ impl Default for Machine {
 }
 
 impl Machine {
-    fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
-        let toks: Vec<&str> = line.split_whitespace().collect();
-        if let Some(h) = &mut self.header {
-            if let Some(columns) = h.feed(&toks, n)? {
-                let first = h.first_line;
-                self.header = None;
-                match &mut self.table {
-                    Some(t) => {
-                        t.set_columns(&columns);
-                        t.last_line = n;
-                    }
-                    None => {
-                        let mut t = Table::new(self.labels.label(), first, &columns);
-                        t.last_line = n;
-                        self.table = Some(t);
-                    }
-                }
-            }
-            return Ok(());
-        }
-        if self.row.is_some() {
-            if self.continues_row(&toks) {
-                return self.add_cells(&toks, n);
-            }
-            return Err(self.short_row_error());
-        }
-        if self.table.is_some() && self.table_line(&toks, n)? {
-            return Ok(());
-        }
-        if is_module_line(&toks) {
-            self.header = Some(HeaderDraft::new(n, &toks[1..]));
-        } else if !is_fence(line) {
-            self.labels.observe(line);
-        }
-        Ok(())
-    }
-
     /// Handles a line while a table is open; `false` when the line ends the table.
     fn table_line(&mut self, toks: &[&str], n: u64) -> Result<bool, ParseError> {
         let Some(table) = &mut self.table else {
@@ -562,6 +498,45 @@ impl Machine {
             self.out.push_back(Parsed::Block(table.into_block()));
         }
     }
+}
+
+impl LineMachine for Machine {
+    fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        if let Some(h) = &mut self.header {
+            if let Some(columns) = h.feed(&toks, n)? {
+                let first = h.first_line;
+                self.header = None;
+                match &mut self.table {
+                    Some(t) => {
+                        t.set_columns(&columns);
+                        t.last_line = n;
+                    }
+                    None => {
+                        let mut t = Table::new(self.labels.label(), first, &columns);
+                        t.last_line = n;
+                        self.table = Some(t);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        if self.row.is_some() {
+            if self.continues_row(&toks) {
+                return self.add_cells(&toks, n);
+            }
+            return Err(self.short_row_error());
+        }
+        if self.table.is_some() && self.table_line(&toks, n)? {
+            return Ok(());
+        }
+        if is_module_line(&toks) {
+            self.header = Some(HeaderDraft::new(n, &toks[1..]));
+        } else if !is_fence(line) {
+            self.labels.observe(line);
+        }
+        Ok(())
+    }
 
     /// End of input: close what is open, or report what was cut off.
     fn finish(&mut self, last: u64) -> Result<(), ParseError> {
@@ -579,6 +554,10 @@ impl Machine {
         }
         self.end_table();
         Ok(())
+    }
+
+    fn pop(&mut self) -> Option<Parsed> {
+        self.out.pop_front()
     }
 }
 
