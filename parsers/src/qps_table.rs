@@ -374,7 +374,23 @@ mod tests {
             return;
         };
         let bytes = std::fs::read(p).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let head = Head {
+            file_name: "001_43cbce295054d067.txt",
+            text: &text,
+            complete: true,
+        };
+        assert_eq!(crate::detect(&head).map(|f| f.name), Some("qps-table"));
         assert_eq!(warnings(&bytes), [196]);
+        let messages: Vec<String> = all(&bytes)
+            .into_iter()
+            .filter_map(|r| match r {
+                Ok(Parsed::Warning { message, .. }) => Some(message),
+                _ => None,
+            })
+            .collect();
+        assert!(messages[0].contains("lines 196–198"), "{}", messages[0]);
+        assert!(messages[0].contains("not all numbers"), "{}", messages[0]);
         let blocks = parse_ok(&FORMAT, &bytes);
         assert_eq!(blocks.len(), 4);
 
@@ -544,6 +560,27 @@ mod tests {
         for dir in ["seeds", "samples"] {
             if let Some(root) = shared(dir) {
                 check_sniffer(root, &|p| p.contains("001_43cbce295054d067"));
+            }
+        }
+    }
+
+    /// Every prefix of the inputs, and each with one byte replaced, parses to blocks,
+    /// warnings or an error: never a panic.
+    #[test]
+    fn cut_and_damaged_inputs_never_panic() {
+        let mut inputs = vec![fixture("qps-table/sweep.txt")];
+        if let Some(p) = shared("seeds/001_43cbce295054d067.txt") {
+            inputs.push(std::fs::read(p).unwrap());
+        }
+        for bytes in &inputs {
+            for cut in (0..bytes.len()).step_by(13) {
+                let _ = all(&bytes[..cut]).len();
+            }
+            let junk = [b'x', b'%', b'\n', b' ', b'|', 0xe5].iter().cycle();
+            for (i, j) in (0..bytes.len()).step_by(17).zip(junk) {
+                let mut damaged = bytes.clone();
+                damaged[i] = *j;
+                let _ = all(&damaged).len();
             }
         }
     }

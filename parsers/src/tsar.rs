@@ -673,7 +673,9 @@ mod tests {
             return;
         };
         let bytes = std::fs::read(p).unwrap();
-        assert_eq!(sniff(&head(&String::from_utf8_lossy(&bytes))), 95);
+        let text = String::from_utf8_lossy(&bytes);
+        assert_eq!(sniff(&head(&text)), 95);
+        assert_eq!(crate::detect(&head(&text)).map(|f| f.name), Some("tsar"));
         let blocks = parse_ok(&FORMAT, &bytes);
         assert_eq!(blocks.len(), 2);
         let (before, after) = (&blocks[0], &blocks[1]);
@@ -969,12 +971,10 @@ mod tests {
         let mut seen = 0;
         for e in SAMPLES {
             let bytes = std::fs::read(dir.join(e.file)).unwrap();
-            assert_eq!(
-                sniff(&head(&String::from_utf8_lossy(&bytes))),
-                95,
-                "{}",
-                e.file
-            );
+            let text = String::from_utf8_lossy(&bytes);
+            assert_eq!(sniff(&head(&text)), 95, "{}", e.file);
+            let detected = crate::detect(&head(&text)).map(|f| f.name);
+            assert_eq!(detected, Some("tsar"), "{}", e.file);
             let blocks = parse_ok(&FORMAT, &bytes);
             assert_eq!(blocks.len(), 1, "{}", e.file);
             let b = &blocks[0];
@@ -1188,6 +1188,32 @@ mod tests {
                         || p.to_string_lossy().contains("003_7e118ced5c861960");
                     assert_eq!(sniff(&head(&text)) > 0, mine, "{}", p.display());
                 }
+            }
+        }
+    }
+
+    /// Every prefix of the wrapped seed, and every fixture with one byte replaced, parses
+    /// to blocks or an error: never a panic.
+    #[test]
+    fn cut_and_damaged_inputs_never_panic() {
+        let mut inputs = vec![
+            fixture("tsar/history-tail.txt"),
+            fixture("tsar/header-repeat.txt"),
+        ];
+        if let Some(p) = shared("seeds/003_7e118ced5c861960.txt") {
+            inputs.push(std::fs::read(p).unwrap());
+        }
+        for bytes in &inputs {
+            for cut in (0..bytes.len()).step_by(7) {
+                let _ = (FORMAT.parse)(Box::new(&bytes[..cut])).count();
+            }
+            for (i, junk) in (0..bytes.len())
+                .step_by(11)
+                .zip([b'-', b'K', b'\n', b' ', 0xff].iter().cycle())
+            {
+                let mut damaged = bytes.clone();
+                damaged[i] = *junk;
+                let _ = (FORMAT.parse)(Box::new(&damaged[..])).count();
             }
         }
     }
