@@ -14,7 +14,7 @@
 //! series named by [`metric_name`] with the unit printed in its cell.
 
 use crate::error::ParseError;
-use crate::model::{Block, Param, Parsed, Run, Series};
+use crate::model::{Block, Data, Param, Parsed, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineMachine, drive, metric_name};
 use std::collections::VecDeque;
@@ -28,7 +28,7 @@ pub const FORMAT: Format = Format {
     parse,
 };
 
-/// Column names that mark a QPS–RT header (compared after [`metric_name`]).
+/// Column names that mark a QPS–RT header (whole cells, compared ignoring ASCII case).
 const KNOWN: &[&str] = &[
     "qps",
     "tps",
@@ -42,8 +42,23 @@ const KNOWN: &[&str] = &[
     "concurrency",
 ];
 
-/// Columns that describe the load rather than measure it: run parameters.
+/// Columns that describe the load rather than measure it: run parameters (as metric names).
 const PARAMS: &[&str] = &["count", "sleep", "threads", "thread", "concurrency"];
+
+/// Thread or concurrency counts in Chinese write-ups (simplified and traditional); pages
+/// copied with ruby annotations add `(shù)`, which [`metric_name`] turns into `_shù`.
+/// `最佳線程數` (the best thread count) is a result, not one of these.
+const CJK_PARAMS: &[&str] = &["线程数", "線程數", "并发数", "並發數"];
+
+/// Whether a column (by metric name) is a run parameter.
+fn is_param(metric: &str) -> bool {
+    PARAMS.contains(&metric)
+        || CJK_PARAMS.iter().any(|w| {
+            metric
+                .strip_prefix(w)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('_'))
+        })
+}
 
 /// The sniff confidence: low, because the shape is generic and the specific formats
 /// (tsar, jlbh, wrk, …) must win on their own files.
@@ -162,6 +177,8 @@ struct Table {
     first_line: u64,
     last_line: u64,
     header: Vec<String>,
+    /// The metric name of each column (see [`Table::metrics`]).
+    metrics: Vec<String>,
     /// The header line as read, given back to the label tracker if no table follows.
     header_line: String,
     runs: Vec<Run>,
@@ -170,6 +187,22 @@ struct Table {
 }
 
 impl Table {
+    /// The metric name of each column; a name printed twice gets `_2`, `_3`… from its
+    /// second occurrence on, so every series of a run has its own name.
+    fn metrics(header: &[String]) -> Vec<String> {
+        let bases: Vec<String> = header.iter().map(|h| metric_name(h)).collect();
+        bases
+            .iter()
+            .enumerate()
+            .map(
+                |(i, base)| match bases[..i].iter().filter(|b| *b == base).count() {
+                    0 => base.clone(),
+                    n => format!("{base}_{}", n + 1),
+                },
+            )
+            .collect()
+    }
+
     fn add_row(&mut self, cells: Vec<(f64, &str)>, n: u64) {
         let mut run = Run {
             index: self.runs.len() as u32 + 1,
@@ -177,18 +210,17 @@ impl Table {
             last_line: n,
             ..Default::default()
         };
-        for (name, (value, unit)) in self.header.iter().zip(cells) {
-            let metric = metric_name(name);
-            if PARAMS.contains(&metric.as_str()) {
+        let columns = self.header.iter().zip(&self.metrics);
+        for ((name, metric), (value, unit)) in columns.zip(cells) {
+            if is_param(metric) {
                 if !unit.is_empty() {
                     run.params
                         .insert(format!("{metric}_unit"), Param::from(unit));
                 }
-                run.params.insert(metric, Param::Num(value));
+                run.params.insert(metric.clone(), Param::Num(value));
             } else {
-                let data = crate::model::Data::Value { value: Some(value) };
-                run.series
-                    .push(Series::new(metric, name.as_str(), unit, data));
+                let data = Data::Value { value: Some(value) };
+                run.series.push(Series::new(metric, name, unit, data));
             }
         }
         self.runs.push(run);
@@ -286,11 +318,13 @@ impl LineMachine for Machine {
             }
         }
         if is_header(&toks) {
+            let header: Vec<String> = toks.iter().map(|s| s.to_string()).collect();
             self.table = Some(Table {
                 label: self.labels.label(),
                 first_line: n,
                 last_line: n,
-                header: toks.iter().map(|s| s.to_string()).collect(),
+                metrics: Table::metrics(&header),
+                header,
                 header_line: line.to_string(),
                 runs: Vec::new(),
                 other_rows: 0,
@@ -335,9 +369,7 @@ mod tests {
         run.series
             .iter()
             .map(|s| match s.data {
-                crate::model::Data::Value { value: Some(v) } => {
-                    (s.metric.as_str(), v, s.unit.as_str())
-                }
+                Data::Value { value: Some(v) } => (s.metric.as_str(), v, s.unit.as_str()),
                 _ => panic!("{} is not a value", s.metric),
             })
             .collect()
@@ -524,6 +556,23 @@ mod tests {
         let run = &blocks[0].runs[0];
         assert_eq!(run.params["threads"], Param::Num(4.0));
         assert_eq!(cells(run), [("qps", 1200.0, ""), ("rt", 3.3, "ms")]);
+    }
+
+    #[test]
+    fn chinese_thread_counts_and_repeated_names() {
+        let text = "並發測試：\n線程數(shù) QPS RT QPS\n8 640 12.5 650\n";
+        let blocks = parse_ok(&FORMAT, text.as_bytes());
+        assert_eq!(blocks[0].label.as_deref(), Some("並發測試"));
+        let run = &blocks[0].runs[0];
+        assert_eq!(run.params["線程數_shù"], Param::Num(8.0));
+        assert_eq!(
+            cells(run),
+            [("qps", 640.0, ""), ("rt", 12.5, ""), ("qps_2", 650.0, "")]
+        );
+        let header = ["rt_ms", "RT", "rt", "x"].map(String::from);
+        assert_eq!(Table::metrics(&header), ["rt_ms", "rt", "rt_2", "x"]);
+        assert!(is_param("线程数") && is_param("threads"));
+        assert!(!is_param("最佳線程數_shù") && !is_param("線程數據"));
     }
 
     /// Files of `dir` (recursively) with `claim` telling which the sniffer may take.
