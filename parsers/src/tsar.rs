@@ -1217,4 +1217,22 @@ mod tests {
             }
         }
     }
+
+    /// Every fixture of the folder, parsed whole (warnings included), as a reviewed
+    /// snapshot: a new fixture is a new test.
+    #[test]
+    fn fixture_snapshots() {
+        insta::glob!("../../fixtures/tsar", "*.txt", |path| {
+            let bytes = std::fs::read(path).unwrap();
+            let out: Vec<_> = (FORMAT.parse)(Box::new(&bytes[..]))
+                .map(|r| match r.expect("fixture parses") {
+                    Parsed::Block(b) => serde_json::to_value(b).unwrap(),
+                    Parsed::Warning { line, message } => {
+                        serde_json::json!({ "warning": { "line": line, "message": message } })
+                    }
+                })
+                .collect();
+            insta::assert_json_snapshot!(out);
+        });
+    }
 }
