@@ -5,6 +5,7 @@
 //! [`formats`], which [`detect`] consults.
 
 pub mod error;
+pub mod jgroups;
 pub mod model;
 pub mod registry;
 pub mod text;
