@@ -194,6 +194,7 @@ mod shape {
         LazyLock::new(|| re(r"^(\S.*?): (\S+ reqs/sec .*)$"));
     pub static ADDRESSED: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S.*?): (.*)$"));
     pub static PERF_HEAD: LazyLock<Regex> = LazyLock::new(|| re(r"^-- results:$"));
+    pub static PERF_FROM: LazyLock<Regex> = LazyLock::new(|| re(r"^-- results from (\S.*?):$"));
     pub static PERF_LOCAL_HEAD: LazyLock<Regex> = LazyLock::new(|| re(r"^-- local results:$"));
     pub static PERF_MEMBER: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S.*?)( \(myself\))?:$"));
     pub static PERF_SENDER: LazyLock<Regex> =
@@ -279,9 +280,13 @@ enum UPhase {
 
 struct PerfTest {
     block: Block,
-    /// A receiver's `-- local results:` (no closing line) rather than the final results.
-    local: bool,
+    /// The final `-- results:` of 2006, which only `combined:` closes; a receiver's own
+    /// results (`-- local results:`, `-- results from <addr>:`) may simply stop.
+    strict: bool,
+    /// The `<addr>:` line announcing the next `MemberInfo` line.
     member: Option<String>,
+    /// The receiver of `-- results from <addr>:`, a parameter of its runs.
+    receiver: Option<String>,
 }
 
 /// What a state handler decided about the line it saw.
@@ -402,13 +407,29 @@ impl Machine {
                 phase: UPhase::Members,
             }));
         }
-        let local = shape::PERF_LOCAL_HEAD.is_match(t);
-        if local || shape::PERF_HEAD.is_match(t) {
+        let from = shape::PERF_FROM.captures(t).map(|c| c[1].to_string());
+        let strict = shape::PERF_HEAD.is_match(t);
+        if strict || from.is_some() || shape::PERF_LOCAL_HEAD.is_match(t) {
             return Flow::Stay(State::PerfTest(PerfTest {
                 block: self.open(n),
-                local,
+                strict,
                 member: None,
+                receiver: from,
             }));
+        }
+        if shape::PERF_SENDER.is_match(t) {
+            // A pure receiver prints its senders with no heading (2004–2005).
+            return Flow::Again(State::PerfTest(PerfTest {
+                block: self.open(n),
+                strict: false,
+                member: None,
+                receiver: None,
+            }));
+        }
+        if let Some(rest) = t.strip_prefix("Configuration is:") {
+            // 2004–2005 print the first `key:<tab>value` entry on this line.
+            self.banner_entry(rest);
+            return Flow::Stay(State::Banner);
         }
         if shape::BANNER.is_match(t) {
             return Flow::Stay(State::Banner);
@@ -459,63 +480,47 @@ impl Machine {
 
     fn table(&mut self, mut tb: Table, line: &str, n: u64) -> Result<Flow, ParseError> {
         let t = line.trim();
+        if t.is_empty() && (tb.vertical || tb.block.runs.is_empty()) {
+            return Ok(Flow::Stay(State::Table(tb)));
+        }
         let starts_numeric = t.starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c));
-        if tb.vertical {
-            if t.is_empty() {
-                return Ok(Flow::Stay(State::Table(tb)));
-            }
-            if let Some((run, run_line)) = tb.open_run.take() {
-                let Some(value) = values::count(t) else {
-                    return Err(if starts_numeric {
-                        ParseError::new(
-                            n,
-                            format!("test run {run}: '{t}' is not a number of messages per second"),
-                        )
-                    } else {
-                        ParseError::new(
-                            n,
-                            format!("table cut off: test run {run} (line {run_line}) has no value"),
-                        )
-                    });
-                };
-                push_table_run(&mut tb.block, run, run_line, n, value);
-                return Ok(Flow::Stay(State::Table(tb)));
-            }
-            if t.bytes().all(|b| b.is_ascii_digit()) {
-                let run = run_number(t, n)?;
-                tb.open_run = Some((run, n));
-                return Ok(Flow::Stay(State::Table(tb)));
-            }
-            if starts_numeric {
+        if let Some((run, run_line)) = tb.open_run.take() {
+            if !starts_numeric {
                 return Err(ParseError::new(
                     n,
-                    format!("'{t}' is not a test run number (a whole number such as 1)"),
+                    format!("table cut off: test run {run} (line {run_line}) has no value"),
                 ));
             }
-        } else {
-            if (t.is_empty() && tb.block.runs.is_empty()) || shape::MARKDOWN_RULE.is_match(t) {
-                return Ok(Flow::Stay(State::Table(tb)));
-            }
-            if let Some(c) = shape::TABLE_ROW.captures(t) {
-                let run = run_number(&c[1], n)?;
-                let value = values::count(&c[2]).ok_or_else(|| {
-                    ParseError::new(
-                        n,
-                        format!(
-                            "test run {run}: '{}' is not a number of messages per second",
-                            &c[2]
-                        ),
-                    )
-                })?;
-                push_table_run(&mut tb.block, run, n, n, value);
-                return Ok(Flow::Stay(State::Table(tb)));
-            }
-            if let Some(c) = shape::TABLE_ROW_NO_VALUE.captures(t) {
+            let value = table_value(run, t, n)?;
+            push_table_run(&mut tb.block, run, run_line, n, value);
+            return Ok(Flow::Stay(State::Table(tb)));
+        }
+        // A whole row on one line, also accepted under a heading printed one cell per line.
+        if let Some(c) = shape::TABLE_ROW.captures(t) {
+            let run = run_number(&c[1], n)?;
+            let value = table_value(run, &c[2], n)?;
+            push_table_run(&mut tb.block, run, n, n, value);
+            return Ok(Flow::Stay(State::Table(tb)));
+        }
+        if let Some(c) = shape::TABLE_ROW_NO_VALUE.captures(t) {
+            let run = run_number(&c[1], n)?;
+            if !tb.vertical {
                 return Err(ParseError::new(
                     n,
-                    format!("test run {} has no number of messages per second", &c[1]),
+                    format!("test run {run} has no number of messages per second"),
                 ));
             }
+            tb.open_run = Some((run, n));
+            return Ok(Flow::Stay(State::Table(tb)));
+        }
+        if !tb.vertical && shape::MARKDOWN_RULE.is_match(t) {
+            return Ok(Flow::Stay(State::Table(tb)));
+        }
+        if tb.vertical && starts_numeric {
+            return Err(ParseError::new(
+                n,
+                format!("'{t}' is not a test run number (a whole number such as 1)"),
+            ));
         }
         if tb.block.runs.is_empty() {
             return Err(ParseError::new(
@@ -676,28 +681,33 @@ impl Machine {
     fn perf_test(&mut self, mut p: PerfTest, line: &str, n: u64) -> Result<Flow, ParseError> {
         let t = line.trim();
         let err = |e: String| ParseError::new(n, e);
-        if p.local {
-            if let Some(c) = shape::PERF_SENDER.captures(t) {
-                let fields = records::member_info(&c[2]).map_err(err)?;
-                let index = p.block.runs.len() as u32 + 1;
-                p.block.runs.push(member_run(index, n, &c[1], &fields));
-                p.block.last_line = n;
-                return Ok(Flow::Stay(State::PerfTest(p)));
-            }
-            if t.is_empty() && p.block.runs.is_empty() {
+        if t.is_empty() {
+            return Ok(Flow::Stay(State::PerfTest(p)));
+        }
+        if let Some(c) = shape::PERF_FROM.captures(t) {
+            if p.block.runs.is_empty() {
+                // 2004: `-- results:` introduces one `-- results from <addr>:` block per receiver.
+                p.receiver = Some(c[1].to_string());
+                p.strict = false;
                 return Ok(Flow::Stay(State::PerfTest(p)));
             }
             self.finish(p.block);
             return Ok(Flow::Again(State::Idle));
         }
-        if t.is_empty() {
-            return Ok(Flow::Stay(State::PerfTest(p)));
-        }
-        if t.starts_with("num_msgs_expected=") {
-            let fields = records::member_info(t).map_err(err)?;
+        let sender = shape::PERF_SENDER.captures(t);
+        if sender.is_some() || t.starts_with("num_msgs_expected=") {
+            let (member, info) = match &sender {
+                Some(c) => (c[1].to_string(), c.get(2).map_or("", |m| m.as_str())),
+                None => (p.member.take().unwrap_or_default(), t),
+            };
+            let fields = records::member_info(info).map_err(err)?;
             let index = p.block.runs.len() as u32 + 1;
-            let member = p.member.take().unwrap_or_default();
-            p.block.runs.push(member_run(index, n, &member, &fields));
+            let mut run = member_run(index, n, &member, &fields);
+            if let Some(r) = &p.receiver {
+                run.params
+                    .insert("receiver".to_string(), Param::Text(r.clone()));
+            }
+            p.block.runs.push(run);
             p.block.last_line = n;
             return Ok(Flow::Stay(State::PerfTest(p)));
         }
@@ -710,32 +720,45 @@ impl Machine {
             self.finish(p.block);
             return Ok(Flow::Stay(State::Idle));
         }
-        if let Some(c) = shape::PERF_MEMBER.captures(t) {
-            p.member = Some(c[1].to_string());
-            return Ok(Flow::Stay(State::PerfTest(p)));
+        if p.strict {
+            if let Some(c) = shape::PERF_MEMBER.captures(t) {
+                p.member = Some(c[1].to_string());
+                return Ok(Flow::Stay(State::PerfTest(p)));
+            }
+            return Err(ParseError::new(
+                n,
+                format!(
+                    "perf.Test results cut off: expected '<addr>:', 'num_msgs_expected=…' or 'combined: …', found '{t}'"
+                ),
+            ));
         }
-        Err(ParseError::new(
-            n,
-            format!(
-                "perf.Test results cut off: expected '<addr>:', 'num_msgs_expected=…' or 'combined: …', found '{t}'"
-            ),
-        ))
+        // A receiver's own results have no closing line: the first other line ends them.
+        self.finish(p.block);
+        Ok(Flow::Again(State::Idle))
     }
 
     fn banner(&mut self, line: &str) -> Flow {
-        let t = line.trim();
-        if let Some(c) = shape::BANNER_ENTRY.captures(t) {
-            let key = metric_name(&c[1]);
-            // Versions stay text: `2.10` is not the number 2.1.
-            let value = if key.contains("version") {
-                Param::Text(c[2].to_string())
-            } else {
-                values::param(&c[2])
-            };
-            self.set_config(vec![(key, value)]);
-            return Flow::Stay(State::Banner);
+        if self.banner_entry(line) {
+            Flow::Stay(State::Banner)
+        } else {
+            Flow::Again(State::Idle)
         }
-        Flow::Again(State::Idle)
+    }
+
+    /// Takes a `key: value` configuration entry; false when `line` is not one.
+    fn banner_entry(&mut self, line: &str) -> bool {
+        let Some(c) = shape::BANNER_ENTRY.captures(line.trim()) else {
+            return false;
+        };
+        let key = metric_name(&c[1]);
+        // Versions stay text: `2.10` is not the number 2.1.
+        let value = if key.contains("version") {
+            Param::Text(c[2].to_string())
+        } else {
+            values::param(&c[2])
+        };
+        self.set_config(vec![(key, value)]);
+        true
     }
 
     /// End of input: a block still open is complete or cut off.
@@ -767,7 +790,7 @@ impl Machine {
             }
             State::UPerf(u) => return cut("UPerf results", u.block.first_line),
             State::PerfTest(p) => {
-                if !p.local {
+                if p.strict {
                     return cut("perf.Test results", p.block.first_line);
                 }
                 self.finish(p.block);
@@ -781,6 +804,16 @@ impl Machine {
 fn run_number(text: &str, n: u64) -> Result<u32, ParseError> {
     text.parse()
         .map_err(|_| ParseError::new(n, format!("test run number '{text}' is too large")))
+}
+
+/// The messages-per-second cell of test run `run`.
+fn table_value(run: u32, text: &str, n: u64) -> Result<f64, ParseError> {
+    values::count(text).ok_or_else(|| {
+        ParseError::new(
+            n,
+            format!("test run {run}: '{text}' is not a number of messages per second"),
+        )
+    })
 }
 
 fn push_table_run(block: &mut Block, index: u32, first: u64, last: u64, value: f64) {

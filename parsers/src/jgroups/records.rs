@@ -136,11 +136,12 @@ pub fn mperf_stats(text: &str) -> Result<Vec<Field>, String> {
 }
 
 /// The old perf.Test `MemberInfo` (2004–2011):
-/// `num_msgs_expected=N, num_msgs_received=N (loss rate=0.0%), received=1GB, time=74152ms, msgs/sec=13485.82, throughput=13.49MB`.
+/// `num_msgs_expected=N, num_msgs_received=N (loss rate=0.0%), received=1GB, time=74152ms, msgs/sec=13485.82, throughput=13.49MB`
+/// (2006; 2004–2005 print `throughput=13.49MB/sec`).
 pub fn member_info(text: &str) -> Result<Vec<Field>, String> {
     static RE: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"^num_msgs_expected=(\S+), num_msgs_received=(\S+) \(loss rate=(\S+?)%\), received=(\S+), time=(\S+?) ?ms, msgs/sec=(\S+), throughput=(\S+)$",
+            r"^num_msgs_expected=(\S+), num_msgs_received=(\S+) \(loss rate=(\S+?)%\), received=(\S+), time=(\S+?) ?ms, msgs/sec=(\S+), throughput=(\S+?)(?:/sec)?$",
         )
     });
     let c = RE.captures(text.trim()).ok_or_else(|| {
@@ -190,16 +191,21 @@ pub fn member_info(text: &str) -> Result<Vec<Field>, String> {
     ])
 }
 
-/// perf.Test's closing line:
-/// `combined: 13402.5 msgs/sec averaged over all receivers (throughput=13.4MB/sec)`.
+/// perf.Test's closing line: `combined: 13402.5 msgs/sec averaged over all receivers
+/// (throughput=13.4MB/sec)` (2006), or `combined: <MemberInfo>` (2004–2005).
 pub fn combined(text: &str) -> Result<Vec<Field>, String> {
     static RE: LazyLock<Regex> = LazyLock::new(|| {
         re(r"^combined: (\S+) msgs/sec averaged over all receivers \(throughput=(\S+?)/sec\)$")
     });
-    let c = RE.captures(text.trim()).ok_or_else(|| {
+    let t = text.trim();
+    if let Some(info) = t.strip_prefix("combined:").map(str::trim)
+        && info.starts_with("num_msgs_expected=")
+    {
+        return member_info(info);
+    }
+    let c = RE.captures(t).ok_or_else(|| {
         format!(
-            "expected 'combined: <x> msgs/sec averaged over all receivers (throughput=<size>/sec)', found '{}'",
-            text.trim()
+            "expected 'combined: <x> msgs/sec averaged over all receivers (throughput=<size>/sec)', found '{t}'"
         )
     })?;
     Ok(vec![
@@ -353,7 +359,7 @@ fn roundtrip_side(
 
 /// UPerf's summary throughput line (2016+):
 /// `Throughput: 23161.55 reqs/sec/node (23.16MB/sec)`, optionally followed by
-/// `<y> reqs/sec/cluster` (related tools). Fields carry stat names `node`/`cluster`.
+/// `<y> reqs/sec/cluster` (related tools). Fields carry stat names `per_node`/`per_cluster`.
 pub fn uperf_throughput(text: &str) -> Result<Vec<Field>, String> {
     static RE: LazyLock<Regex> = LazyLock::new(|| {
         re(r"^Throughput: (\S+) reqs/sec/node \((\S+?) ?/sec\)(?:\s+(\S+) reqs/sec/cluster)?$")

@@ -388,6 +388,43 @@ fn fixture_perf_test_results_and_local_results() {
 }
 
 #[test]
+fn fixture_perf_test_2004_receiver_dumps() {
+    let b = blocks(&fixture("jgroups/perftest-2004.txt"));
+    assert_eq!(b.len(), 3);
+    let senders = ["192.168.0.2:32781", "192.168.0.3:32790"];
+    // The receiver's own dump has no heading; each `-- results from` is a block of its own.
+    assert_eq!((b[0].first_line, b[0].last_line), (14, 17));
+    assert_eq!((b[1].first_line, b[1].last_line), (19, 25));
+    assert_eq!((b[2].first_line, b[2].last_line), (27, 31));
+    for block in &b {
+        assert_eq!(members(block), senders);
+        assert_eq!(values(block, "msgs_received"), [100_000.0, 99_000.0]);
+        assert_eq!(values(block, "received"), [100e6, 99e6]);
+        assert_eq!(values(block, "throughput"), [12_310_000.0, 11_610_000.0]);
+        assert_eq!(values(block, "loss_rate"), [0.0, 1.0]);
+        assert_eq!(stat(block, "msgs_per_sec", "combined"), 23329.43);
+        assert_eq!(stat(block, "msgs_received", "combined"), 199_000.0);
+        assert_eq!(block.printed.len(), 7);
+        let run = &block.runs[0];
+        assert_eq!(param(run, "num_msgs"), Param::Num(100_000.0));
+        assert_eq!(param(run, "sender"), Param::Bool(false));
+        assert_eq!(
+            param(run, "props"),
+            Param::Text("UDP(mcast_addr=228.8.8.8;mcast_port=45566):PING:pbcast.NAKACK".into())
+        );
+    }
+    assert_eq!(b[0].runs[0].params.get("receiver"), None);
+    assert_eq!(
+        param(&b[1].runs[1], "receiver"),
+        Param::Text(senders[0].into())
+    );
+    assert_eq!(
+        param(&b[2].runs[0], "receiver"),
+        Param::Text(senders[1].into())
+    );
+}
+
+#[test]
 fn fixtures_snapshot() {
     insta::glob!("../../../fixtures/jgroups", "*.txt", |path| {
         let bytes = std::fs::read(path).unwrap();
