@@ -1,5 +1,5 @@
 //! JGroups performance-test output: the 2006 result tables, MPerf, UPerf and the old
-//! perf.Test, as described in `FORMATS.md` §3.
+//! perf.Test, as described in `FORMATS.md` §3. Lines of other shapes are ignored.
 //!
 //! Input shapes (one block each; fixtures in `fixtures/jgroups/`, e.g. `table-2006.txt`):
 //! - the 2006 web-report table: `Test Run #` and `Number of messages read per second`, either
@@ -7,31 +7,39 @@
 //!   (`1\t13402`). One run per row, index = the printed run number; metric `msgs_per_sec`.
 //! - MPerf `Results:`: one `<addr>: <n> msgs, <size> received, [time=<t> ms, ]msgs/sec=<x>,
 //!   throughput=<size>` line per member (one run each, parameter `member`), then the
-//!   `Average/node:` / `Average/cluster:` lines (or `Avg/…`, 2013) between lines of `=`,
-//!   kept as printed block statistics `avg_node` / `avg_cluster`.
+//!   `Average/node:` / `Average/cluster:` lines (`Avg/…` in 2013) between lines of `=`,
+//!   kept as printed block statistics `avg_node` / `avg_cluster`. The time-based MPerf's
+//!   view and parameter lines after `Results:` are read too; its optional per-sender list
+//!   after a member's throughput is not kept (the member totals cover it).
 //! - UPerf `==== Results: ====`: one `<addr>: <x> reqs/sec (…)` line per member (metric
 //!   `reqs_per_sec`, counts `gets`/`puts`, round trips `get_rtt`/`put_rtt` in `us`), then the
-//!   `Throughput:` and `Roundtrip:` lines (or the 2011 `Average of …` line) as block statistics.
-//!   A member that answered `null` or an exception is a warning, not a run.
-//! - perf.Test `-- results:` (`<addr>[ (myself)]:` then a `MemberInfo` line per member, closed
-//!   by `combined: …`) and a receiver's `-- local results:` (`sender: <addr>: <MemberInfo>`).
+//!   `Throughput:` and `Roundtrip:` lines (or the 2011 `Average of …` line) as block
+//!   statistics (`per_node`, `per_cluster`, `min`/`avg`/`max`). A member that answered `null`
+//!   or an exception is a warning, not a run.
+//! - perf.Test (2004–2011): the final `-- results:` (`<addr>[ (myself)]:` then a `MemberInfo`
+//!   line per member, closed by `combined: …`), and a receiver's own view of its senders
+//!   (`sender: <addr>: <MemberInfo>` lines, after `-- local results:`, `-- results from
+//!   <addr>:` (parameter `receiver`) or no heading at all, optionally closed by
+//!   `combined: <MemberInfo>`). Its separate gnuplot output file is not this format.
 //!
-//! Sizes are decimal (`137.61MB` = 137 610 000 bytes) and grouping commas are dropped; see
-//! [`values`]. ANSI colours are stripped by the line reader.
+//! Sizes are decimal (`137.61MB` = 137 610 000 bytes), grouping commas are dropped and
+//! `Util.printTime` durations are converted to microseconds (module `values`). ANSI colours
+//! are stripped by the line reader.
 //!
 //! Configuration: a line made only of `key=value` pairs (`num_msgs=1000000 msg_size=1000
 //! num_members=4 num_senders=4`, MPerf's `time=60` parameter lines, the `sync=true, …` pairs of
-//! UPerf's `invoking …` line) and the `key: value` lines under a `---- TEST ----` / `---- MPerf
-//! ----` banner set run parameters. A setting applies to every block after it (later values
-//! replace earlier ones). Blocks printed before any configuration (seed 002 prints its
-//! `config.txt` after the tables) take the configuration the file prints after them: such
-//! blocks are held until the next block starts or the input ends, which costs little since
-//! a block holds one short record per run. A run's own parameters (`member`) win over the
-//! file's.
+//! UPerf's `invoking …` line), MPerf's `-- sending <n> msgs`, and the `key: value` lines after
+//! `Configuration is:` or under a `---- TEST ----` / `---- MPerf ----` banner set run
+//! parameters (numbers as numbers, `true`/`false` as flags, versions as text). A setting
+//! applies to every block after it (later values replace earlier ones). Blocks printed before
+//! any configuration (seed 002 prints its `config.txt` after the tables) take the
+//! configuration the file prints after them: such blocks are held until the next block
+//! starts or the input ends, which costs little since a block holds one short record per run.
+//! A run's own parameters (`member`, `receiver`) win over the file's.
 //!
 //! Per-interval progress lines (`-- received …`, `++ sent …`, `1: … msgs/sec`) are not kept:
-//! the result block summarises them. They and the configuration lines are also not label
-//! candidates, so a block's label comes from the prose around the output.
+//! the result block summarises them. They, the interactive menus and the configuration lines
+//! are also not label candidates, so a block's label comes from the prose around the output.
 
 mod records;
 mod values;
@@ -211,7 +219,7 @@ mod shape {
     /// Progress and status lines of the tools: never labels, never results.
     pub static TOOL_LINE: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"^(?:-- |\+\+ |\*\* |\d+: \S+ (?:msgs|reqs)/sec|done \(in |invoking \d+ RPCs|running (?:test )?for |view: |\.+$)",
+            r"^(?:-- |\+\+ |\*\* |\d+: \S+ (?:msgs|reqs)/sec|done \(in |invoking \d+ RPCs|running (?:test )?for |view: |invoker \S+: gets |avg over all invokers: |\[\w\] |\.+$)",
         )
     });
 }

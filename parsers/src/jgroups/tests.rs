@@ -531,6 +531,34 @@ fn prose_headings_are_not_blocks() {
 }
 
 #[test]
+fn tool_chatter_is_not_a_label() {
+    let text = "\
+UDP, 4 nodes
+
+[1] Start test [2] View [4] Threads (100) [6] Time (60s) [7] Msg size (1KB)
+[x] Exit this [X] Exit all
+
+running for 60 seconds
+
+invoker 1: gets avg = 1.00 us puts avg = 2.00 us
+
+avg over all invokers: gets avg = 1.00 us puts avg = 2.00 us
+
+done (in 60,002 ms)
+
+======================= Results: ===========================
+A: 10.00 reqs/sec (8 gets, 2 puts, get RTT 1.00 us, put RTT 2.00 us)
+
+
+Throughput: 10.00 reqs/sec/node (10KB/sec)
+Roundtrip:  gets avg = 1.00 us, puts avg = 2.00 us
+";
+    let b = blocks(text.as_bytes());
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0].label.as_deref(), Some("UDP, 4 nodes"));
+}
+
+#[test]
 fn mperf_with_no_results_warns() {
     let text = "Results:\n\nview: [A|1] (1) [A] (local address=A)\ntime=60\n\n===============================================================================\n Received no results\n================================================================================\n";
     let out = items(text.as_bytes());
