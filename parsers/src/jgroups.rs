@@ -244,6 +244,8 @@ enum State {
     TableHead {
         text: String,
         line: u64,
+        /// Blank lines came after it (they matter to the label if it is prose).
+        blank_after: bool,
     },
     Table(Table),
     MPerf(MPerf),
@@ -307,7 +309,7 @@ enum Flow {
 
 #[derive(Default)]
 struct Machine {
-    state: Option<State>,
+    state: State,
     labels: LabelTracker,
     config: BTreeMap<String, Param>,
     held: Vec<Block>,
@@ -316,11 +318,15 @@ struct Machine {
 
 impl Machine {
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
-        let mut state = self.state.take().unwrap_or_default();
+        let mut state = std::mem::take(&mut self.state);
         loop {
             let flow = match state {
                 State::Idle => self.idle(line, n),
-                State::TableHead { text, line: at } => self.table_head(text, at, line, n),
+                State::TableHead {
+                    text,
+                    line: at,
+                    blank_after,
+                } => self.table_head(text, at, blank_after, line, n),
                 State::Table(t) => self.table(t, line, n)?,
                 State::MPerf(m) => self.mperf(m, line, n)?,
                 State::UPerf(u) => self.uperf(u, line, n)?,
@@ -329,7 +335,7 @@ impl Machine {
             };
             match flow {
                 Flow::Stay(s) => {
-                    self.state = Some(s);
+                    self.state = s;
                     return Ok(());
                 }
                 Flow::Again(s) => state = s,
@@ -394,6 +400,7 @@ impl Machine {
             return Flow::Stay(State::TableHead {
                 text: t.to_string(),
                 line: n,
+                blank_after: false,
             });
         }
         if shape::TABLE_INLINE_HEAD.is_match(t) {
@@ -465,10 +472,14 @@ impl Machine {
         Flow::Stay(State::Idle)
     }
 
-    fn table_head(&mut self, text: String, at: u64, line: &str, n: u64) -> Flow {
+    fn table_head(&mut self, text: String, at: u64, blank_after: bool, line: &str, n: u64) -> Flow {
         let t = line.trim();
         if t.is_empty() {
-            return Flow::Stay(State::TableHead { text, line: at });
+            return Flow::Stay(State::TableHead {
+                text,
+                line: at,
+                blank_after: true,
+            });
         }
         if shape::TABLE_VALUE_HEAD.is_match(t) {
             return Flow::Stay(State::Table(Table {
@@ -482,7 +493,9 @@ impl Machine {
         }
         // Not a table after all: the heading was prose.
         self.labels.observe(&text);
-        self.labels.observe("");
+        if blank_after {
+            self.labels.observe("");
+        }
         Flow::Again(State::Idle)
     }
 
@@ -602,6 +615,11 @@ impl Machine {
                 }
                 if t == "Received no results" {
                     return Ok(Flow::Stay(State::MPerf(m)));
+                }
+                if m.block.runs.is_empty() && m.block.printed.is_empty() {
+                    // A prose "Results:" heading underlined with '=', not MPerf output.
+                    self.labels.observe("Results:");
+                    return Ok(Flow::Again(State::Idle));
                 }
                 Err(ParseError::new(
                     n,
@@ -777,7 +795,7 @@ impl Machine {
                 format!("input ends inside the {what} that starts at line {first}"),
             ))
         };
-        match self.state.take().unwrap_or_default() {
+        match std::mem::take(&mut self.state) {
             State::Idle | State::Banner | State::TableHead { .. } => {}
             State::Table(tb) => {
                 if let Some((run, run_line)) = tb.open_run {
@@ -792,7 +810,7 @@ impl Machine {
                 self.finish(tb.block);
             }
             State::MPerf(m) => {
-                if m.phase != MPhase::Opening {
+                if !(m.block.runs.is_empty() && m.block.printed.is_empty()) {
                     return cut("MPerf results", m.block.first_line);
                 }
             }

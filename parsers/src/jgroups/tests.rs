@@ -528,6 +528,10 @@ fn prose_headings_are_not_blocks() {
     let text = "Results:\nwere good\n\nTest Run #\tNumber of messages read per second\n1\t5\n";
     let b = blocks(text.as_bytes());
     assert_eq!(b[0].label.as_deref(), Some("Results"));
+    // A Markdown heading underlined with '=' is not MPerf's rule either.
+    let text = "Results:\n================\n\nAll good.\n";
+    assert!(items(text.as_bytes()).is_empty());
+    assert!(items(b"Results:\n================\n").is_empty());
 }
 
 #[test]
