@@ -751,6 +751,10 @@ impl Machine {
                 p.member = Some(c[1].to_string());
                 return Ok(Flow::Stay(State::PerfTest(p)));
             }
+            if p.block.runs.is_empty() && p.member.is_none() {
+                // Nothing of perf.Test's shape followed: not its results after all.
+                return Ok(Flow::Again(State::Idle));
+            }
             return Err(ParseError::new(
                 n,
                 format!(
@@ -816,7 +820,7 @@ impl Machine {
             }
             State::UPerf(u) => return cut("UPerf results", u.block.first_line),
             State::PerfTest(p) => {
-                if p.strict {
+                if p.strict && !(p.block.runs.is_empty() && p.member.is_none()) {
                     return cut("perf.Test results", p.block.first_line);
                 }
                 self.finish(p.block);

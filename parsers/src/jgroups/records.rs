@@ -228,7 +228,7 @@ pub fn combined(text: &str) -> Result<Vec<Field>, String> {
 /// `23121.39 reqs/sec (15813 gets, 4187 puts, get RTT 971.37 us, put RTT 1495.74 us)` (2016,
 /// grouped from 2017, `get RTT 73.06us` with its own unit from 2024) or
 /// `12345.67 reqs/sec (15813 GETs, 4187 PUTs total)` (2011).
-/// Round-trip times are stored in microseconds, the unit UPerf measures and printed
+/// Round-trip times are stored in microseconds, the unit UPerf printed
 /// them in until 2024 (5.4 prints each with its own unit; those are converted).
 pub fn uperf_member(text: &str) -> Result<Vec<Field>, String> {
     static RE: LazyLock<Regex> = LazyLock::new(|| re(r"^(\S+) reqs/sec \((.*)\)$"));

@@ -532,6 +532,8 @@ fn prose_headings_are_not_blocks() {
     let text = "Results:\n================\n\nAll good.\n";
     assert!(items(text.as_bytes()).is_empty());
     assert!(items(b"Results:\n================\n").is_empty());
+    assert!(items(b"-- results:\nwill follow\n").is_empty());
+    assert!(items(b"-- results:\n").is_empty());
 }
 
 #[test]
