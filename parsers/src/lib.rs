@@ -8,6 +8,7 @@ pub mod arthas;
 pub mod error;
 pub mod hdr_percentiles;
 pub mod hlog;
+pub mod jgroups;
 pub mod model;
 pub mod qps_table;
 pub mod registry;

@@ -55,6 +55,7 @@ pub fn formats() -> &'static [Format] {
         crate::wrk::FORMAT,
         crate::hlog::FORMAT,
         crate::tsar::FORMAT,
+        crate::jgroups::FORMAT,
         crate::qps_table::FORMAT,
     ]
 }
