@@ -5,6 +5,7 @@
 //! [`formats`], which [`detect`] consults.
 
 pub mod error;
+pub mod jlbh;
 pub mod model;
 pub mod registry;
 pub mod text;

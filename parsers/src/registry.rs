@@ -47,7 +47,7 @@ impl std::fmt::Debug for Format {
 
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
-    &[]
+    &[crate::jlbh::FORMAT]
 }
 
 /// The format named `name`.
