@@ -274,6 +274,20 @@ impl Machine {
                 self.finish();
                 Ok(s)
             }
+            Err(_)
+                if matches!(
+                    self.state,
+                    State::SummaryHeader {
+                        tentative: true,
+                        ..
+                    }
+                ) =>
+            {
+                // The lone SUMMARY header before this line was prose.
+                self.state = State::Outside;
+                self.block = None;
+                Ok(s)
+            }
             Err(m) => Err(self.err(m)),
         }
     }

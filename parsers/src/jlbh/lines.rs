@@ -12,6 +12,9 @@ use super::numbers::{Decimal, parse_cell, parse_count, parse_number};
 pub const MAX_PROBE_VALUES: usize = 16;
 
 /// One recognised logical line.
+// The probe line is large but lives on the stack for one line: boxing it would cost an
+// allocation per line on the hot path.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Line<'a> {
     /// `Warm up complete (50000 iterations took 2.296s)`; masked `Warm up complete ...`.
@@ -339,7 +342,11 @@ fn probe(s: &str, dec: Decimal) -> Read<'_> {
         let open = from + i;
         from = open + 1;
         // A count is short: bound the search so junk lines cost linear time.
-        let window = &s[open + 1..s.len().min(open + 40)];
+        let mut end = s.len().min(open + 40);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let window = &s[open + 1..end];
         let Some(close) = window.find(')') else {
             continue;
         };
