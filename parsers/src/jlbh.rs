@@ -175,9 +175,21 @@ struct Builder {
     summarised: Vec<String>,
     /// The runs come from table columns (no `BENCHMARK RESULTS` in this output).
     from_tables: bool,
+    /// Probe display name → metric name, computed once per output, not once per run.
+    names: Vec<(String, String)>,
 }
 
 impl Builder {
+    /// The metric name of a printed probe or table name.
+    fn metric(&mut self, display: &str) -> String {
+        if let Some((_, m)) = self.names.iter().find(|(d, _)| d == display) {
+            return m.clone();
+        }
+        let m = metric_name(display);
+        self.names.push((display.to_string(), m.clone()));
+        m
+    }
+
     /// All runs' probes (but OS Jitter, which JLBH never summarises) have their table.
     fn complete(&self) -> bool {
         !self.summarised.is_empty()
@@ -453,9 +465,10 @@ impl Machine {
     fn in_run(&mut self, line: Line<'_>) -> Result<(), ParseError> {
         let n = self.number;
         let b = self.block.get_or_insert_with(Builder::default);
-        let Some(run) = b.runs.last_mut() else {
+        if b.runs.is_empty() {
             return Err(ParseError::new(n, "run line without a run"));
-        };
+        }
+        let run = b.runs.last_mut().expect("checked above");
         match line {
             Line::RunTime { secs, distribution } => {
                 if let Some(secs) = secs {
@@ -482,7 +495,9 @@ impl Machine {
                 if let (Decimal::Unknown, Some(d)) = (b.dec, p.locale) {
                     b.dec = d;
                 }
-                run.series.push(probe_series(&p));
+                let metric = b.metric(p.name);
+                let run = b.runs.last_mut().expect("checked above");
+                run.series.push(probe_series(metric, &p));
             }
             Line::Separator => {
                 run.last_line = n;
@@ -553,8 +568,8 @@ impl Machine {
             runs,
             variation,
             var_log,
-            rows: Vec::new(),
-            cells: Vec::new(),
+            rows: Vec::with_capacity(16),
+            cells: Vec::with_capacity(16 * (runs + 2)),
         });
     }
 
@@ -701,7 +716,7 @@ fn next_rung(p: f64) -> f64 {
 }
 
 /// A probe line as a ladder series; its values are the line's until a table refines them.
-fn probe_series(p: &ProbeLine<'_>) -> Series {
+fn probe_series(metric: String, p: &ProbeLine<'_>) -> Series {
     let points = (0..p.len)
         .map(|i| LadderPoint {
             percentile: p.percentiles[i],
@@ -710,7 +725,7 @@ fn probe_series(p: &ProbeLine<'_>) -> Series {
         })
         .collect();
     Series::new(
-        metric_name(p.name),
+        metric,
         p.name,
         UNIT,
         Data::Ladder {
@@ -722,7 +737,7 @@ fn probe_series(p: &ProbeLine<'_>) -> Series {
 
 /// Writes a summary table's values into the runs and its derived columns into `printed`.
 fn merge_table(b: &mut Builder, t: &Table) {
-    let metric = metric_name(&t.display);
+    let metric = b.metric(&t.display);
     let ladder = mislabelled_ladder(b, t, &metric);
     let w = t.width();
     for (k, &(row_p, has_var_log)) in t.rows.iter().enumerate() {

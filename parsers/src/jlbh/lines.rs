@@ -6,7 +6,7 @@
 //! `Err(message)`; a line of any other shape is [`Line::Other`]. This module knows
 //! nothing about blocks or runs.
 
-use super::numbers::{Decimal, parse_cell, parse_count, parse_number};
+use super::numbers::{Decimal, parse_cell, parse_count, parse_number, plain_decimal};
 
 /// Most percentiles a probe line prints (`50/90 99/99.9 99.99/99.999 99.9999/worst`).
 pub const MAX_PROBE_VALUES: usize = 16;
@@ -77,12 +77,15 @@ pub type Read<'a> = Result<(Line<'a>, &'a str), String>;
 /// Splits off the first whitespace-separated token: `(token, rest)`.
 /// Only ASCII spaces and tabs separate: U+00A0 groups digits (`20 450`).
 pub fn token(s: &str) -> Option<(&str, &str)> {
-    let s = s.trim_start_matches([' ', '\t']);
-    if s.is_empty() {
-        return None;
-    }
-    let end = s.find([' ', '\t']).unwrap_or(s.len());
-    Some((&s[..end], &s[end..]))
+    let b = s.as_bytes();
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    let start = b.iter().position(|&c| !blank(c))?;
+    let end = b[start..]
+        .iter()
+        .position(|&c| blank(c))
+        .map_or(b.len(), |n| start + n);
+    // Both ends sit next to ASCII bytes (or the ends of `s`): valid char boundaries.
+    Some((&s[start..end], &s[end..]))
 }
 
 /// Reads the logical line at the start of `s` (already trimmed). `probes` says whether a
@@ -478,8 +481,8 @@ pub fn row<'a>(
     let percentile = match label {
         "worst" => 100.0,
         _ if !label.is_empty() && label.bytes().all(|b| b.is_ascii_digit() || b == b'.') => {
-            match label.parse::<f64>() {
-                Ok(p) if p <= 100.0 => p,
+            match plain_decimal(label.as_bytes()) {
+                Some(p) if p <= 100.0 => p,
                 _ => return Ok(None),
             }
         }

@@ -70,21 +70,10 @@ pub fn parse_number(tok: &str, dec: Decimal) -> Option<f64> {
         return None;
     }
     // Fast path: plain `123` / `12.34` / `-0.5`, the overwhelmingly common shape.
-    let body = b.strip_prefix(b"-").unwrap_or(b);
-    let mut dots = 0;
-    let mut plain = !body.is_empty();
-    for &c in body {
-        match c {
-            b'0'..=b'9' => {}
-            b'.' => dots += 1,
-            _ => {
-                plain = false;
-                break;
-            }
-        }
-    }
-    if plain && dots <= 1 && dec != Decimal::Comma {
-        return tok.parse().ok();
+    if dec != Decimal::Comma
+        && let Some(v) = plain_decimal(b)
+    {
+        return Some(v);
     }
     let decimal = decimal_char(tok, dec)?;
     // Rebuild `[-]digits[.digits]` on the stack, dropping grouping separators.
@@ -119,6 +108,48 @@ pub fn parse_number(tok: &str, dec: Decimal) -> Option<f64> {
         return None;
     }
     std::str::from_utf8(&buf[..n]).ok()?.parse().ok()
+}
+
+/// Powers of ten that are exact in an `f64`.
+const POW10: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
+/// `[-]digits[.digits]` with at most 15 digits, parsed exactly and fast: the digits form
+/// an integer below 2^53 and 10^k is exact, so one division rounds correctly (Clinger's
+/// fast path) and the result equals `str::parse`. `None` for any other shape.
+pub fn plain_decimal(b: &[u8]) -> Option<f64> {
+    let (negative, b) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
+    };
+    let mut mantissa: u64 = 0;
+    let mut digits = 0;
+    let mut seen = false;
+    let mut point = None;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {
+                // Leading zeros add no significant digit.
+                if mantissa > 0 || c != b'0' {
+                    digits += 1;
+                    if digits > 15 {
+                        return None;
+                    }
+                }
+                mantissa = mantissa * 10 + u64::from(c - b'0');
+                seen = true;
+            }
+            b'.' if point.is_none() => point = Some(i),
+            _ => return None,
+        }
+    }
+    let scale = point.map_or(0, |i| b.len() - i - 1);
+    if !seen || scale >= POW10.len() {
+        return None;
+    }
+    let v = mantissa as f64 / POW10[scale];
+    Some(if negative { -v } else { v })
 }
 
 /// Which character of `tok` is its decimal separator (`None`: an integer).
@@ -171,6 +202,49 @@ mod tests {
         assert_eq!(parse_number("-", Decimal::Unknown), None);
         assert_eq!(parse_number("1e5", Decimal::Unknown), None);
         assert_eq!(parse_number("inf", Decimal::Unknown), None);
+    }
+
+    #[test]
+    fn fast_path_equals_std_parse() {
+        for s in [
+            "0",
+            "1",
+            "2.5",
+            "2949.12",
+            "0.100",
+            "99.9997",
+            "163577.86",
+            "-200.00",
+            "1.",
+            ".5",
+            "123456789012345",
+            "0.000000000000001",
+            "8.07",
+            "20447.23",
+        ] {
+            assert_eq!(plain_decimal(s.as_bytes()), s.parse::<f64>().ok(), "{s}");
+        }
+        for s in [
+            "",
+            "-",
+            ".",
+            "1.2.3",
+            "1e5",
+            "1234567890123456",
+            "+1",
+            "1,5",
+            "0.0000000000000001",
+        ] {
+            assert_eq!(plain_decimal(s.as_bytes()), None, "{s}");
+        }
+        let mut x: u64 = 88172645463325252;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let s = format!("{}.{:02}", x % 1_000_000, (x >> 20) % 100);
+            assert_eq!(plain_decimal(s.as_bytes()), s.parse::<f64>().ok(), "{s}");
+        }
     }
 
     #[test]
