@@ -76,9 +76,9 @@ fn write_output(w: &mut impl Write, n: usize, rng: &mut Rng) -> std::io::Result<
         writeln!(w, "Run time: 3.0 s, distribution: NORMAL")?;
         writeln!(w, "Correcting for co-ordinated:true")?;
         writeln!(w, "Target throughput:1000000/s = 1 message every 1us")?;
-        for (pi, name) in PROBES.iter().enumerate() {
-            let v: Vec<f64> = (0..9).map(|k| rng.latency(k)).collect();
-            table[pi][run] = v.clone().try_into().expect("nine values");
+        for (name, probe) in PROBES.iter().zip(table.iter_mut()) {
+            let v: [f64; 9] = std::array::from_fn(|k| rng.latency(k));
+            probe[run] = v;
             let label = format!("{name} (3,000,000)");
             writeln!(
                 w,
@@ -100,9 +100,9 @@ fn write_output(w: &mut impl Write, n: usize, rng: &mut Rng) -> std::io::Result<
         )?;
         writeln!(w, "{}", "-".repeat(100))?;
     }
-    for (pi, name) in ["end to end", "client2server", "server2clientProbe"]
+    for (name, probe) in ["end to end", "client2server", "server2clientProbe"]
         .iter()
-        .enumerate()
+        .zip(&table)
     {
         writeln!(w, "{}", header(&format!("SUMMARY ({name})")))?;
         writeln!(
@@ -111,8 +111,8 @@ fn write_output(w: &mut impl Write, n: usize, rng: &mut Rng) -> std::io::Result<
         )?;
         for (k, label) in LABELS.iter().enumerate() {
             let mut line = format!("{:<9}", format!("{label}:"));
-            for run in 0..RUNS {
-                line.push_str(&format!("{:12.2} ", table[pi][run][k]));
+            for run in probe {
+                line.push_str(&format!("{:12.2} ", run[k]));
             }
             line.push_str(&format!("{:12.2}", (k as f64) * 1.37));
             writeln!(w, "{line}")?;
@@ -155,8 +155,18 @@ fn vm_hwm() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// Parses `path`: (blocks, runs, wall seconds, CPU seconds).
-fn parse_file(path: &Path) -> Result<(usize, usize, f64, Option<f64>), Box<dyn std::error::Error>> {
+/// What one parse of a file took.
+struct Timed {
+    blocks: usize,
+    runs: usize,
+    /// Wall-clock seconds.
+    wall: f64,
+    /// CPU seconds, where the platform tells.
+    cpu: Option<f64>,
+}
+
+/// Parses `path` with the JLBH parser, timing it.
+fn parse_file(path: &Path) -> Result<Timed, Box<dyn std::error::Error>> {
     let (started, cpu0) = (Instant::now(), cpu_seconds());
     let reader = BufReader::with_capacity(1 << 16, File::open(path)?);
     let (mut blocks, mut runs) = (0usize, 0usize);
@@ -180,7 +190,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // An existing file as the argument: parse only that file (for profiling real logs).
     if let Some(file) = arg.as_deref().map(Path::new).filter(|p| p.is_file()) {
         let mb = std::fs::metadata(file)?.len() as f64 / 1e6;
-        let (blocks, runs, wall, cpu) = parse_file(file)?;
+        let Timed {
+            blocks,
+            runs,
+            wall,
+            cpu,
+        } = parse_file(file)?;
         let cpu = cpu.map_or(String::new(), |c| format!(", {:.0} MB/s CPU time", mb / c));
         println!(
             "{blocks} blocks, {runs} runs: {:.0} MB/s wall clock{cpu}",
@@ -198,7 +213,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         path.display()
     );
 
-    let (blocks, runs, parse_s, parse_cpu) = parse_file(&path)?;
+    let Timed {
+        blocks,
+        runs,
+        wall: parse_s,
+        cpu: parse_cpu,
+    } = parse_file(&path)?;
     let rss = vm_hwm();
     assert_eq!(blocks, outputs, "every generated output must parse");
 

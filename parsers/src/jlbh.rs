@@ -18,15 +18,17 @@
 
 mod lines;
 mod numbers;
+mod reader;
 #[cfg(test)]
 mod tests;
 
 use crate::error::ParseError;
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, PrintedStat, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
-use crate::text::{LabelTracker, LineReader, metric_name};
+use crate::text::{LabelTracker, metric_name};
 use lines::{Line, ProbeLine, Row};
 use numbers::Decimal;
+use reader::Lines;
 use std::collections::VecDeque;
 use std::io::BufRead;
 
@@ -70,7 +72,7 @@ fn has_percentile_header(t: &str) -> bool {
 /// Parses JLBH output, yielding one block per output as it completes.
 pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
     Box::new(Parser {
-        reader: LineReader::new(r),
+        reader: Lines::new(r),
         machine: Machine::default(),
         done: false,
     })
@@ -78,7 +80,7 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
 
 /// Reads lines and feeds the state machine; stops at the first error.
 struct Parser<R> {
-    reader: LineReader<R>,
+    reader: Lines<R>,
     machine: Machine,
     done: bool,
 }
@@ -717,13 +719,13 @@ fn next_rung(p: f64) -> f64 {
 
 /// A probe line as a ladder series; its values are the line's until a table refines them.
 fn probe_series(metric: String, p: &ProbeLine<'_>) -> Series {
-    let points = (0..p.len)
-        .map(|i| LadderPoint {
-            percentile: p.percentiles[i],
-            value: p.values[i],
-            line_value: None,
-        })
-        .collect();
+    // Room for the rows only the summary table prints (99.7, 99.97 …): no regrowth.
+    let mut points = Vec::with_capacity(lines::MAX_PROBE_VALUES);
+    points.extend((0..p.len).map(|i| LadderPoint {
+        percentile: p.percentiles[i],
+        value: p.values[i],
+        line_value: None,
+    }));
     Series::new(
         metric,
         p.name,

@@ -372,6 +372,22 @@ fn probe(s: &str, dec: Decimal) -> Read<'_> {
     Ok((Line::Other, ""))
 }
 
+/// The label forms of probe lines by sample count (< 1M, < 10M, more) and their percentiles.
+const KNOWN_LABELS: [(&str, &[f64]); 3] = [
+    (
+        "50/90 99/99.9 99.99 - worst was ",
+        &[50.0, 90.0, 99.0, 99.9, 99.99, 100.0],
+    ),
+    (
+        "50/90 99/99.9 99.99/99.999 - worst was ",
+        &[50.0, 90.0, 99.0, 99.9, 99.99, 99.999, 100.0],
+    ),
+    (
+        "50/90 99/99.9 99.99/99.999 99.9999/worst was ",
+        &[50.0, 90.0, 99.0, 99.9, 99.99, 99.999, 99.9999, 100.0],
+    ),
+];
+
 /// Reads the labels and values of a probe line after its `(count)`.
 fn probe_values<'a>(name: &'a str, count_text: &str, s: &'a str, dec: Decimal) -> Read<'a> {
     let count_text = count_text.trim();
@@ -398,30 +414,46 @@ fn probe_values<'a>(name: &'a str, count_text: &str, s: &'a str, dec: Decimal) -
         values: [None; MAX_PROBE_VALUES],
     };
     let mut r = s;
-    loop {
-        let (tok, rest) =
-            token(r).ok_or_else(|| format!("probe line of '{name}' ends before 'was'"))?;
-        r = rest;
-        if tok == "was" || tok == "was:" {
+    // The three label forms `Histogram.toMicrosFormat()` prints, matched whole.
+    let mut known = false;
+    for (labels, percentiles) in KNOWN_LABELS {
+        if let Some(rest) = s.strip_prefix(labels) {
+            line.percentiles[..percentiles.len()].copy_from_slice(percentiles);
+            line.len = percentiles.len();
+            r = rest;
+            known = true;
             break;
         }
-        if tok == "-" {
-            continue;
-        }
-        for label in tok.split('/') {
-            let p = match label {
-                "worst" => 100.0,
-                _ => parse_number(label, Decimal::Point)
-                    .filter(|p| (0.0..100.0).contains(p))
-                    .ok_or_else(|| {
-                        format!("percentile label '{label}' of '{name}' is not a percentile")
-                    })?,
-            };
-            if line.len == MAX_PROBE_VALUES {
-                return Err(format!("probe line of '{name}' has too many percentiles"));
+    }
+    if !known {
+        loop {
+            let (tok, rest) =
+                token(r).ok_or_else(|| format!("probe line of '{name}' ends before 'was'"))?;
+            r = rest;
+            if tok == "was" || tok == "was:" {
+                if line.len == 0 {
+                    return Err(format!("probe line of '{name}' has no percentile labels"));
+                }
+                break;
             }
-            line.percentiles[line.len] = p;
-            line.len += 1;
+            if tok == "-" {
+                continue;
+            }
+            for label in tok.split('/') {
+                let p = match label {
+                    "worst" => 100.0,
+                    _ => parse_number(label, Decimal::Point)
+                        .filter(|p| (0.0..100.0).contains(p))
+                        .ok_or_else(|| {
+                            format!("percentile label '{label}' of '{name}' is not a percentile")
+                        })?,
+                };
+                if line.len == MAX_PROBE_VALUES {
+                    return Err(format!("probe line of '{name}' has too many percentiles"));
+                }
+                line.percentiles[line.len] = p;
+                line.len += 1;
+            }
         }
     }
     let mut i = 0;

@@ -55,6 +55,11 @@ pub fn parse_count(s: &str) -> Option<u64> {
 /// A table or probe-line cell: `Ok(Some(v))` for a number, `Ok(None)` for an absent
 /// value (`Infinity`, `-Infinity`, `NaN`, `...`), `Err(())` when it is not a cell.
 pub fn parse_cell(tok: &str, dec: Decimal) -> Result<Option<f64>, ()> {
+    if dec != Decimal::Comma
+        && let Some(v) = plain_decimal(tok.as_bytes())
+    {
+        return Ok(Some(v));
+    }
     match tok {
         "Infinity" | "-Infinity" | "+Infinity" | "NaN" | "∞" | "-∞" => return Ok(None),
         _ if tok.starts_with("...") || tok == "…" => return Ok(None),
