@@ -177,12 +177,13 @@ fn parse_file(path: &Path) -> Result<Timed, Box<dyn std::error::Error>> {
         }
     }
     let wall = started.elapsed().as_secs_f64();
-    Ok((
+    let cpu = cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
+    Ok(Timed {
         blocks,
         runs,
         wall,
-        cpu_seconds().zip(cpu0).map(|(b, a)| b - a),
-    ))
+        cpu,
+    })
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
