@@ -817,3 +817,12 @@ fn never_panics_on_truncated_mutated_or_random_input() {
         let _ = parse_all(&text);
     }
 }
+
+#[test]
+fn fixture_snapshots() {
+    // One snapshot per fixture: a new fixture is a new test.
+    insta::glob!("../../../fixtures/jlbh", "*.txt", |path| {
+        let blocks = parse_ok(&FORMAT, &std::fs::read(path).unwrap());
+        insta::assert_json_snapshot!(blocks);
+    });
+}
