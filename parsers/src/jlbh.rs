@@ -288,16 +288,8 @@ impl Machine {
                 self.finish();
                 Ok(s)
             }
-            Err(_)
-                if matches!(
-                    self.state,
-                    State::SummaryHeader {
-                        tentative: true,
-                        ..
-                    }
-                ) =>
-            {
-                // The lone SUMMARY header before this line was prose.
+            Err(_) if self.tentative() => {
+                // The lone header before this line was prose.
                 self.state = State::Outside;
                 self.block = None;
                 Ok(s)
@@ -341,7 +333,10 @@ impl Machine {
                     self.open_table("end to end", n, runs, variation, var_log);
                 }
                 _ => {
-                    self.labels.observe(s);
+                    // JLBH's warm-up progress (`Complete: 50000`) is no lead line.
+                    if !is_progress(s) {
+                        self.labels.observe(s);
+                    }
                     return Ok("");
                 }
             },
@@ -417,6 +412,12 @@ impl Machine {
                     )));
                 }
             },
+            State::Table(t) if t.rows.is_empty() && self.block().runs.is_empty() => {
+                // A header that opened the output but no row follows: it was prose.
+                drop(t);
+                self.block = None;
+                return Ok(s);
+            }
             State::Table(t) => match line {
                 Line::Separator if !t.rows.is_empty() => {
                     self.close_table(t, true)?;
@@ -523,6 +524,16 @@ impl Machine {
         Ok(())
     }
 
+    /// Whether the output so far is only a header that may turn out to be prose.
+    fn tentative(&self) -> bool {
+        let no_runs = self.block.as_ref().is_none_or(|b| b.runs.is_empty());
+        match &self.state {
+            State::SummaryHeader { tentative, .. } => *tentative,
+            State::Table(t) => t.rows.is_empty() && no_runs,
+            _ => false,
+        }
+    }
+
     /// Starts an output at the current line, labelled by the nearest lead line.
     fn start(&mut self) {
         // The output's first line closes a short lead line as a blank line would.
@@ -587,9 +598,18 @@ impl Machine {
         }
         let has_var_log = t.var_log && row.cells == t.runs + usize::from(t.variation) + 1;
         t.rows.push((p, has_var_log));
-        let w = t.width();
-        t.cells.extend_from_slice(&self.cells);
-        t.cells.resize(t.rows.len() * w, None);
+        // Lay the row out as runs, `% Variation`, `var(log)`, whichever the header has.
+        let (runs, derived) = self.cells.split_at(t.runs.min(self.cells.len()));
+        t.cells.extend_from_slice(runs);
+        t.cells.resize(t.rows.len() * t.width() - 2, None);
+        let (variation, var_log) = match (t.variation, derived) {
+            (true, [v, l, ..]) => (*v, *l),
+            (true, [v]) => (*v, None),
+            (false, [l, ..]) => (None, *l),
+            _ => (None, None),
+        };
+        t.cells.push(variation);
+        t.cells.push(var_log);
         if row.label == "worst" {
             let State::Table(t) = std::mem::take(&mut self.state) else {
                 unreachable!("state checked above")
@@ -675,6 +695,7 @@ impl Machine {
             State::SummaryHeader {
                 tentative: true, ..
             } => Ok(()),
+            State::Table(t) if t.rows.is_empty() && self.block().runs.is_empty() => Ok(()),
             State::AfterTables if self.block().may_end() => {
                 self.finish();
                 Ok(())
@@ -706,6 +727,12 @@ impl Machine {
             State::BetweenRuns | State::AfterTables => Err(self.cut_off()),
         }
     }
+}
+
+/// `Complete: 50000`, printed while the warm-up runs.
+fn is_progress(s: &str) -> bool {
+    s.strip_prefix("Complete: ")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The percentile after `p` in the current ladder (99.9999 → 99.99997 → 99.99999 …).

@@ -315,6 +315,10 @@ fn percentile_header(s: &str) -> Option<(Line<'_>, &str)> {
     if runs == 0 {
         return None;
     }
+    // Every JLBH table has `% Variation`; prose such as `Percentile run1 …` has not.
+    if !r.contains("Variation") {
+        return None;
+    }
     let mut variation = false;
     let mut var_log = false;
     if let Some(("%", rest)) = token(r)

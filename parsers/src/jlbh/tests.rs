@@ -700,6 +700,15 @@ fn foreign_lines_and_prose_are_ignored() {
     assert_eq!(blocks.len(), 1);
     assert_eq!(blocks[0].label.as_deref(), Some("Results"));
     assert_eq!(blocks[0].first_line, 7);
+    // Lone headers in prose open nothing.
+    let prose = "Percentile   run1   run2   % Variation\nis the header; then\n\
+                 ---- SUMMARY (end to end) ----\nPercentile   run1   % Variation\nends it.\n";
+    assert!(parse_ok(&FORMAT, prose.as_bytes()).is_empty());
+    assert!(parse_ok(&FORMAT, b"Percentile   run1   % Variation").is_empty());
+    assert!(parse_ok(&FORMAT, b"Percentile run1 and run2 are columns.\n").is_empty());
+    // Warm-up progress lines are no lead lines.
+    let progress = format!("Complete: 50000\n{SMALL}");
+    assert_eq!(parse_ok(&FORMAT, progress.as_bytes())[0].label, None);
     assert!(parse_ok(&FORMAT, b"").is_empty());
     assert!(parse_ok(&FORMAT, b"hello\nworld\n").is_empty());
 }
