@@ -101,7 +101,7 @@ pub fn read(s: &str, dec: Decimal, probes: bool) -> Read<'_> {
         b'C' if s.starts_with(CO) => return co_correction(s),
         b'T' if s.starts_with(TARGET) => return throughput(s),
         b'P' if s.starts_with("Percentile") => {
-            if let Some(r) = percentile_header(s) {
+            if let Some(r) = percentile_header(s, probes) {
                 return Ok(r);
             }
         }
@@ -301,7 +301,8 @@ fn throughput(s: &str) -> Read<'_> {
 }
 
 /// `Percentile   run1   run2   % Variation   var(log)`; `None` if `run1` does not follow.
-fn percentile_header(s: &str) -> Option<(Line<'_>, &str)> {
+/// Outside an output (`inside` false) the `% Variation` column is required too.
+fn percentile_header(s: &str, inside: bool) -> Option<(Line<'_>, &str)> {
     let (_, mut r) = token(s)?;
     let mut runs = 0;
     while let Some((tok, rest)) = token(r) {
@@ -315,8 +316,9 @@ fn percentile_header(s: &str) -> Option<(Line<'_>, &str)> {
     if runs == 0 {
         return None;
     }
-    // Every JLBH table has `% Variation`; prose such as `Percentile run1 …` has not.
-    if !r.contains("Variation") {
+    // JLBH's own tables have `% Variation` (only hand-edited ones under a SUMMARY header
+    // lack it); prose such as `Percentile run1 …` has not.
+    if !inside && !r.contains("Variation") {
         return None;
     }
     let mut variation = false;

@@ -714,6 +714,21 @@ fn foreign_lines_and_prose_are_ignored() {
 }
 
 #[test]
+fn hand_edited_table_without_variation_column() {
+    let text = "\
+---- SUMMARY (end to end microseconds) ----
+Percentile   run1   run2
+50:          1.50   1.60
+99.7:        2.50   2.60
+worst:       9.00   9.50
+";
+    let b = &parse_ok(&FORMAT, text.as_bytes())[0];
+    assert_eq!(b.runs.len(), 2);
+    assert_eq!(value(b, 2, "end_to_end_microseconds", 99.7), Some(2.6));
+    assert!(b.printed.is_empty());
+}
+
+#[test]
 fn hundred_point_zero_rows_follow_the_ladder() {
     assert_eq!(next_rung(99.9999), 99.99997);
     assert_eq!(next_rung(99.99997), 99.99999);
