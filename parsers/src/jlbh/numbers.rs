@@ -90,7 +90,8 @@ pub fn parse_number(tok: &str, dec: Decimal) -> Option<f64> {
         let out = if let Some(d) = c.to_digit(10) {
             digits += 1;
             b'0' + d as u8
-        } else if c == '-' && i == 0 {
+        } else if (c == '-' || c == '\u{2212}') && i == 0 {
+            // CLDR locales (sv, fi, …) print U+2212 MINUS SIGN.
             b'-'
         } else if Some(c) == decimal {
             if seen_decimal {
@@ -271,6 +272,8 @@ mod tests {
         assert_eq!(parse_number("2,950", Decimal::Comma), Some(2.95));
         assert_eq!(parse_number("20.450,25", Decimal::Comma), Some(20450.25));
         assert_eq!(parse_number("1,5,0", Decimal::Comma), None);
+        assert_eq!(parse_number("\u{2212}200,00", Decimal::Comma), Some(-200.0));
+        assert_eq!(parse_number("5\u{2212}2", Decimal::Unknown), None);
     }
 
     #[test]
