@@ -161,6 +161,26 @@ impl Table {
     }
 }
 
+/// Printed probe or table name → metric name, remembered for the whole input: the same
+/// few names recur in every run of every output.
+#[derive(Debug, Default)]
+struct Names(Vec<(String, String)>);
+
+impl Names {
+    /// The metric name of a printed probe or table name.
+    fn metric(&mut self, display: &str) -> String {
+        if let Some((_, m)) = self.0.iter().find(|(d, _)| d == display) {
+            return m.clone();
+        }
+        let m = metric_name(display);
+        // Bounded so that an input with endless distinct names cannot grow it.
+        if self.0.len() < 64 {
+            self.0.push((display.to_string(), m.clone()));
+        }
+        m
+    }
+}
+
 /// The output being assembled.
 #[derive(Debug, Default)]
 struct Builder {
@@ -177,21 +197,9 @@ struct Builder {
     summarised: Vec<String>,
     /// The runs come from table columns (no `BENCHMARK RESULTS` in this output).
     from_tables: bool,
-    /// Probe display name → metric name, computed once per output, not once per run.
-    names: Vec<(String, String)>,
 }
 
 impl Builder {
-    /// The metric name of a printed probe or table name.
-    fn metric(&mut self, display: &str) -> String {
-        if let Some((_, m)) = self.names.iter().find(|(d, _)| d == display) {
-            return m.clone();
-        }
-        let m = metric_name(display);
-        self.names.push((display.to_string(), m.clone()));
-        m
-    }
-
     /// All runs' probes (but OS Jitter, which JLBH never summarises) have their table.
     fn complete(&self) -> bool {
         !self.summarised.is_empty()
@@ -228,6 +236,7 @@ struct Machine {
     out: VecDeque<Result<Parsed, ParseError>>,
     /// Scratch cells of the summary row being read (reused: no allocation per row).
     cells: Vec<Option<f64>>,
+    names: Names,
 }
 
 impl Machine {
@@ -498,7 +507,7 @@ impl Machine {
                 if let (Decimal::Unknown, Some(d)) = (b.dec, p.locale) {
                     b.dec = d;
                 }
-                let metric = b.metric(p.name);
+                let metric = self.names.metric(p.name);
                 let run = b.runs.last_mut().expect("checked above");
                 run.series.push(probe_series(metric, &p));
             }
@@ -649,7 +658,7 @@ impl Machine {
                 r.last_line = n;
             }
         }
-        merge_table(b, &t);
+        merge_table(b, &t, &mut self.names);
         b.last_line = n;
         if by_dashes && b.complete() && !b.from_tables {
             self.finish();
@@ -765,36 +774,42 @@ fn probe_series(metric: String, p: &ProbeLine<'_>) -> Series {
 }
 
 /// Writes a summary table's values into the runs and its derived columns into `printed`.
-fn merge_table(b: &mut Builder, t: &Table) {
-    let metric = b.metric(&t.display);
+fn merge_table(b: &mut Builder, t: &Table, names: &mut Names) {
+    let metric = names.metric(&t.display);
     let ladder = mislabelled_ladder(b, t, &metric);
     let w = t.width();
-    for (k, &(row_p, has_var_log)) in t.rows.iter().enumerate() {
-        let p = ladder
+    // The percentile each row really holds.
+    let row_p = |k: usize| {
+        ladder
             .as_ref()
             .and_then(|l| l.get(k).copied())
-            .unwrap_or(row_p);
-        let cells = &t.cells[k * w..(k + 1) * w];
-        for (run, &cell) in b.runs.iter_mut().zip(cells) {
-            let series = match run.series.iter().position(|s| s.metric == metric) {
-                Some(i) => &mut run.series[i],
-                None => {
-                    run.series.push(Series::new(
-                        metric.clone(),
-                        t.display.clone(),
-                        UNIT,
-                        Data::Ladder {
-                            count: None,
-                            points: Vec::new(),
-                        },
-                    ));
-                    run.series.last_mut().expect("just pushed")
-                }
-            };
-            if let Data::Ladder { points, .. } = &mut series.data {
-                refine(points, p, cell);
+            .unwrap_or(t.rows[k].0)
+    };
+    for (i, run) in b.runs.iter_mut().enumerate() {
+        let at = match run.series.iter().position(|s| s.metric == metric) {
+            Some(at) => at,
+            None => {
+                run.series.push(Series::new(
+                    metric.clone(),
+                    t.display.clone(),
+                    UNIT,
+                    Data::Ladder {
+                        count: None,
+                        points: Vec::with_capacity(t.rows.len()),
+                    },
+                ));
+                run.series.len() - 1
+            }
+        };
+        if let Data::Ladder { points, .. } = &mut run.series[at].data {
+            for k in 0..t.rows.len() {
+                refine(points, row_p(k), t.cells[k * w + i]);
             }
         }
+    }
+    b.printed.reserve(2 * t.rows.len());
+    for (k, &(_, has_var_log)) in t.rows.iter().enumerate() {
+        let cells = &t.cells[k * w..(k + 1) * w];
         let printed = [
             (t.variation, "variation_pct", cells[t.runs]),
             (has_var_log, "var_log", cells[t.runs + 1]),
@@ -803,7 +818,7 @@ fn merge_table(b: &mut Builder, t: &Table) {
             if present {
                 b.printed.push(PrintedStat {
                     metric: metric.clone(),
-                    percentile: Some(p),
+                    percentile: Some(row_p(k)),
                     name: name.to_string(),
                     value,
                 });

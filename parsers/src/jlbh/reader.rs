@@ -44,10 +44,10 @@ impl<R: BufRead> Lines<R> {
             if buf.is_empty() {
                 return Ok(None);
             }
-            find_newline(buf)
+            scan(buf)
         };
         self.number = number;
-        if let Some(end) = found {
+        if let Some(end) = found.newline {
             self.pending = end + 1;
             // Without a `consume`, `fill_buf` hands back the same bytes (no IO); asking
             // twice keeps the borrow checker content with a conditional return.
@@ -55,10 +55,11 @@ impl<R: BufRead> Lines<R> {
                 .inner
                 .fill_buf()
                 .map_err(|e| ParseError::io(number, &e))?;
-            return Ok(Some(decode(&buf[..end], &mut self.text)));
+            return Ok(Some(decode(&buf[..end], found.escape, &mut self.text)));
         }
         // The line straddles a refill: gather it.
         self.spill.clear();
+        let mut escape = false;
         loop {
             let buf = self
                 .inner
@@ -67,7 +68,9 @@ impl<R: BufRead> Lines<R> {
             if buf.is_empty() {
                 break;
             }
-            match find_newline(buf) {
+            let found = scan(buf);
+            escape |= found.escape;
+            match found.newline {
                 Some(end) => {
                     self.spill.extend_from_slice(&buf[..end]);
                     self.inner.consume(end + 1);
@@ -80,14 +83,14 @@ impl<R: BufRead> Lines<R> {
                 }
             }
         }
-        Ok(Some(decode(&self.spill, &mut self.text)))
+        Ok(Some(decode(&self.spill, escape, &mut self.text)))
     }
 }
 
 /// The line's text: in place when it is clean UTF-8, else rewritten into `text`.
-fn decode<'a>(line: &'a [u8], text: &'a mut String) -> &'a str {
+/// `escapes`: the line may hold ANSI escapes.
+fn decode<'a>(line: &'a [u8], escapes: bool, text: &'a mut String) -> &'a str {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let escapes = line.contains(&0x1b);
     match std::str::from_utf8(line) {
         Ok(s) if !escapes => s,
         Ok(s) => {
@@ -106,29 +109,43 @@ fn decode<'a>(line: &'a [u8], text: &'a mut String) -> &'a str {
     }
 }
 
-/// Position of the first `\n`, eight bytes at a time: std's `memchr` is not public and
-/// a byte loop would cost a cycle per byte.
-fn find_newline(buf: &[u8]) -> Option<usize> {
+/// Where a scan for the end of a line stopped.
+struct Scan {
+    /// Position of the first `\n`, if any.
+    newline: Option<usize>,
+    /// Whether an ESC byte may come before it. A false positive (an ESC just after the
+    /// newline, in the same eight bytes) only costs a needless strip.
+    escape: bool,
+}
+
+/// Finds the first `\n` and notes ESC bytes, eight bytes at a time: std's `memchr` is not
+/// public, a byte loop would cost a cycle per byte, and one pass serves both searches.
+fn scan(buf: &[u8]) -> Scan {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    const NEWLINES: u64 = ONES * b'\n' as u64;
+    // The high bit of each byte of the result marks a zero byte of `x`; the lowest one
+    // is exact (borrows only run upwards).
+    let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let mut escape = false;
     let mut chunks = buf.chunks_exact(8);
     let mut offset = 0;
     for chunk in &mut chunks {
         let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let x = word ^ NEWLINES;
-        // The lowest set high bit marks the first zero byte of `x` exactly.
-        let found = x.wrapping_sub(ONES) & !x & HIGHS;
+        escape |= zeros(word ^ (ONES * 0x1b)) != 0;
+        let found = zeros(word ^ (ONES * u64::from(b'\n')));
         if found != 0 {
-            return Some(offset + (found.trailing_zeros() / 8) as usize);
+            let newline = Some(offset + (found.trailing_zeros() / 8) as usize);
+            return Scan { newline, escape };
         }
         offset += 8;
     }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|i| offset + i)
+    let rest = chunks.remainder();
+    let end = rest.iter().position(|&b| b == b'\n');
+    escape |= rest[..end.unwrap_or(rest.len())].contains(&0x1b);
+    Scan {
+        newline: end.map(|i| offset + i),
+        escape,
+    }
 }
 
 #[cfg(test)]
@@ -164,13 +181,18 @@ mod tests {
     }
 
     #[test]
-    fn newline_search() {
+    fn newline_and_escape_search() {
         for n in 0..40 {
             let mut v = vec![b'a'; 40];
             v[n] = b'\n';
-            assert_eq!(find_newline(&v), Some(n));
+            let s = scan(&v);
+            assert_eq!((s.newline, s.escape), (Some(n), false));
             v[n] = 0x8a;
-            assert_eq!(find_newline(&v), None);
+            assert_eq!(scan(&v).newline, None);
+            v[n] = 0x1b;
+            assert!(scan(&v).escape);
         }
+        // An escape on the next line past the first eight bytes is not seen.
+        assert!(!scan(b"0123456789\n0123456\x1b").escape);
     }
 }
