@@ -332,7 +332,10 @@ fn percentile_header(s: &str, inside: bool) -> Option<(Line<'_>, &str)> {
     let (_, mut r) = token(s)?;
     let mut runs = 0;
     while let Some((tok, rest)) = token(r) {
-        if tok.strip_prefix("run") == Some(&(runs + 1).to_string()) {
+        let number = tok
+            .strip_prefix("run")
+            .and_then(|d| d.parse::<usize>().ok());
+        if number == Some(runs + 1) {
             runs += 1;
             r = rest;
         } else {
