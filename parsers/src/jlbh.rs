@@ -516,7 +516,7 @@ impl Machine {
                 b.last_line = n;
                 self.state = State::BetweenRuns;
             }
-            Line::MaskedProbe | Line::Other => {}
+            Line::Masked | Line::Other => {}
             Line::WarmUp { .. }
             | Line::RunHeader { .. }
             | Line::SummaryHeader { .. }

@@ -42,8 +42,9 @@ pub enum Line<'a> {
     },
     /// `client2server (50,000)   50/90 99/99.9 99.99 - worst was 16 / 26  38 / 72  287 - 336`.
     Probe(ProbeLine<'a>),
-    /// `OS Jitter ...`: a probe line masked by a test.
-    MaskedProbe,
+    /// A line whose numbers a test masked with `...` (`OS Jitter ...`,
+    /// `Target throughput:...`).
+    Masked,
     /// `Percentile   run1   run2   % Variation   var(log)`.
     PercentileHeader {
         runs: usize,
@@ -124,8 +125,12 @@ pub fn read(s: &str, dec: Decimal, probes: bool) -> Read<'_> {
         b'-' => return dashes(s),
         b'W' if s.starts_with("Warm up complete") => return warm_up(s),
         b'R' if s.starts_with("Run time:") => return run_time(s),
-        b'C' if s.starts_with(CO) => return co_correction(s),
-        b'T' if s.starts_with(TARGET) => return throughput(s),
+        b'C' if s.starts_with(CO) => {
+            return masked(&s[CO.len()..], true).unwrap_or_else(|| co_correction(s));
+        }
+        b'T' if s.starts_with(TARGET) => {
+            return masked(&s[TARGET.len()..], false).unwrap_or_else(|| throughput(s));
+        }
         b'P' if s.starts_with("Percentile") => {
             if let Some(r) = percentile_header(s, probes) {
                 return Ok(r);
@@ -140,6 +145,14 @@ pub fn read(s: &str, dec: Decimal, probes: bool) -> Read<'_> {
 }
 
 const CO: &str = "Correcting for co-ordinated:";
+
+/// A masked value (`...`) after a line's prefix: the rest of the line after it when
+/// `one_token`, else nothing (the line's own shape is lost).
+fn masked(r: &str, one_token: bool) -> Option<Read<'_>> {
+    let (tok, rest) = token(r)?;
+    tok.starts_with("...")
+        .then(|| Ok((Line::Masked, if one_token { rest } else { "" })))
+}
 const TARGET: &str = "Target throughput:";
 
 /// The dashes JLBH prints before `BENCHMARK RESULTS` and `SUMMARY` in every era.
@@ -401,7 +414,7 @@ fn probe(s: &str, dec: Decimal) -> Read<'_> {
         if let Some(r) = s.strip_prefix(masked)
             && let Some(r) = r.trim_start().strip_prefix("...")
         {
-            return Ok((Line::MaskedProbe, r));
+            return Ok((Line::Masked, r));
         }
     }
     Ok((Line::Other, ""))
@@ -702,7 +715,12 @@ mod tests {
             panic!()
         };
         assert_eq!((p.name, p.len, p.values[7]), ("x(y)", 8, Some(8.0)));
-        assert_eq!(one("OS Jitter ..."), Line::MaskedProbe);
+        assert_eq!(one("OS Jitter ..."), Line::Masked);
+        assert_eq!(one("Correcting for co-ordinated:..."), Line::Masked);
+        assert_eq!(
+            one("Target throughput:.../s = 1 message every ...us"),
+            Line::Masked
+        );
         assert!(
             read(
                 "A (9,000) 50/90 99/99.9 99.99 - worst was 1 / x  3 / 4  5 - 6",
