@@ -151,7 +151,7 @@ const CO: &str = "Correcting for co-ordinated:";
 fn masked(r: &str, one_token: bool) -> Option<Read<'_>> {
     let (tok, rest) = token(r)?;
     tok.starts_with("...")
-        .then(|| Ok((Line::Masked, if one_token { rest } else { "" })))
+        .then_some(Ok((Line::Masked, if one_token { rest } else { "" })))
 }
 const TARGET: &str = "Target throughput:";
 
