@@ -48,6 +48,7 @@ impl std::fmt::Debug for Format {
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
     &[
+        crate::jlbh::FORMAT,
         crate::zookeeper::FORMAT,
         crate::zk_benchmark::FORMAT,
         crate::arthas::FORMAT,
