@@ -203,9 +203,17 @@ fn header_tail(s: &str) -> Option<(&str, &str)> {
         let p = from + i;
         let mut t = skip_blanks(&s[p + 1..]);
         if !t.starts_with('-') && !t.is_empty() {
-            // An optional unit word (`us`) before the dashes.
-            let w = t.find([' ', '\t', '-']).unwrap_or(t.len());
-            if w <= 12 && t[..w].bytes().all(|b| b.is_ascii_alphabetic()) {
+            // An optional unit word (`us`) before the dashes; a short look only, so that a
+            // line of many `)` costs linear time.
+            let b = t.as_bytes();
+            let w = b
+                .iter()
+                .take(13)
+                .position(|&c| matches!(c, b' ' | b'\t' | b'-'))
+                .or((b.len() <= 12).then_some(b.len()));
+            if let Some(w) = w
+                && b[..w].iter().all(u8::is_ascii_alphabetic)
+            {
                 t = skip_blanks(&t[w..]);
             }
         }
