@@ -40,6 +40,9 @@ pub const FORMAT: Format = Format {
     parse,
 };
 
+/// Room in a ladder for every row JLBH prints (up to 99.9999997 and worst).
+const LADDER_CAPACITY: usize = 16;
+
 /// The unit of every JLBH value (microseconds; headers print `us` since 2022).
 const UNIT: &str = "us";
 
@@ -756,7 +759,7 @@ fn next_rung(p: f64) -> f64 {
 /// A probe line as a ladder series; its values are the line's until a table refines them.
 fn probe_series(metric: String, p: &ProbeLine<'_>) -> Series {
     // Room for the rows only the summary table prints (99.7, 99.97 …): no regrowth.
-    let mut points = Vec::with_capacity(lines::MAX_PROBE_VALUES);
+    let mut points = Vec::with_capacity(LADDER_CAPACITY);
     points.extend((0..p.len).map(|i| LadderPoint {
         percentile: p.percentiles[i],
         value: p.values[i],

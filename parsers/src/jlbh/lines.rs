@@ -9,7 +9,7 @@
 use super::numbers::{Decimal, parse_cell, parse_count, parse_number, plain_decimal};
 
 /// Most percentiles a probe line prints (`50/90 99/99.9 99.99/99.999 99.9999/worst`).
-pub const MAX_PROBE_VALUES: usize = 16;
+pub const MAX_PROBE_VALUES: usize = 8;
 
 /// One recognised logical line.
 // The probe line is large but lives on the stack for one line: boxing it would cost an
