@@ -144,7 +144,10 @@ pub fn read(s: &str, dec: Decimal, probes: bool) -> Read<'_> {
     Ok((Line::Other, ""))
 }
 
+/// Prefix of the co-ordinated omission line.
 const CO: &str = "Correcting for co-ordinated:";
+/// Prefix of the target throughput line.
+const TARGET: &str = "Target throughput:";
 
 /// A masked value (`...`) after a line's prefix: the rest of the line after it when
 /// `one_token`, else nothing (the line's own shape is lost).
@@ -153,7 +156,6 @@ fn masked(r: &str, one_token: bool) -> Option<Read<'_>> {
     tok.starts_with("...")
         .then_some(Ok((Line::Masked, if one_token { rest } else { "" })))
 }
-const TARGET: &str = "Target throughput:";
 
 /// The dashes JLBH prints before `BENCHMARK RESULTS` and `SUMMARY` in every era.
 const HEADER_DASHES: usize = 32;
