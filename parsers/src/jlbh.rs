@@ -13,8 +13,15 @@
 //! Per run, each probe is a percentile ladder in `us`: the summary table's value (two
 //! decimals) is `value`, the probe line's rounder printing is `line_value`. The tables'
 //! `% Variation` and `var(log)` columns become [`PrintedStat`]s, kept as printed.
+//!
+//! What counts as cut off (a [`ParseError`] naming the line): a run without its closing
+//! dash line, a summary table without its `worst` row (its closing dash line is optional:
+//! published tables omit it), an output whose runs lack the table of a probe (every probe
+//! but OS Jitter has one), an output that ends after its warm-up line. A JLBH-shaped line
+//! with unreadable numbers inside an output is an error too; outside one it is prose.
+//!
 //! This module only drives the state machine; line shapes live in `lines`, locale-aware
-//! numbers in `numbers`.
+//! numbers in `numbers`, zero-copy line reading in `reader`.
 
 mod lines;
 mod numbers;
