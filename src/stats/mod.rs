@@ -1,4 +1,10 @@
 //! Pure numbers over slices: run-to-run variation, quantiles, confidence intervals,
 //! two-sample tests and multiple-comparison corrections. No IO, no model types.
 
+pub mod bootstrap;
+pub mod correction;
+pub mod describe;
+pub mod dist;
+pub mod mann_whitney;
 pub mod variation;
+pub mod yuen;
