@@ -1,2 +1,10 @@
 //! Analyses built from `stats` over stored runs: variation tables, before/after deltas,
 //! throughput–latency curves and gate verdicts. Pure: no IO, no SQL.
+
+pub mod compare;
+pub mod littles_law;
+pub mod polarity;
+pub mod samples;
+#[cfg(test)]
+pub(crate) mod testdata;
+pub mod units;

@@ -5,6 +5,7 @@ pub mod bootstrap;
 pub mod correction;
 pub mod describe;
 pub mod dist;
+pub mod histogram;
 pub mod mann_whitney;
 pub mod variation;
 pub mod yuen;
