@@ -10,17 +10,17 @@ pub fn merge<'a>(encoded: impl IntoIterator<Item = &'a Vec<u8>>) -> Option<Histo
     let mut de = Deserializer::new();
     let mut out: Option<Histogram<u64>> = None;
     for bytes in encoded {
-        let Ok(h) = de.deserialize::<u64, _>(&mut bytes.as_slice()) else {
+        let Ok(mut h) = de.deserialize::<u64, _>(&mut bytes.as_slice()) else {
             continue;
         };
+        // Decoded histograms are sized to their own range; let the merge grow.
+        h.auto(true);
         match out.as_mut() {
             None => out = Some(h),
             Some(acc) => {
-                // `add` fails only when the value exceeds a non-resizable range; merged
-                // histograms come from our own decoder and auto-resize.
-                if acc.add(&h).is_err() {
-                    continue;
-                }
+                // With auto-resize on, `add` cannot run out of range; a failure would
+                // only drop that one histogram.
+                let _ = acc.add(&h);
             }
         }
     }
