@@ -130,6 +130,15 @@ pub fn fmt_percentile(p: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A p-value for people: four decimals, or `<0.0001`.
+pub fn fmt_p(p: f64) -> String {
+    if p < 1e-4 {
+        "<0.0001".to_string()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
 /// Compares `candidate` against `baseline` on every cell present on both sides (only the
 /// given `metrics` when not empty). Cells come sorted by metric, then percentile.
 pub fn compare(

@@ -2,6 +2,7 @@
 //! throughput–latency curves and gate verdicts. Pure: no IO, no SQL.
 
 pub mod compare;
+pub mod gate;
 pub mod littles_law;
 pub mod polarity;
 pub mod samples;
