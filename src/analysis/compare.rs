@@ -7,9 +7,12 @@
 //!   merged histogram for histograms; the mean for time-series samples and single values;
 //! - CI: percentile bootstrap of the relative change of that same estimator
 //!   ([`crate::stats::bootstrap`]);
-//! - test: Yuen's 20%-trimmed t-test ([`crate::stats::yuen`]) on log values when all are
-//!   positive (latencies are right-skewed and change multiplicatively; the log makes a
-//!   shift symmetric and trimming discounts an outlier run), on raw values otherwise;
+//! - test: Welch's t-test on log values when all are positive, on raw values otherwise,
+//!   after dropping each side's outliers by the modified z-score
+//!   ([`crate::stats::outliers`]). Latencies are right-skewed and change multiplicatively:
+//!   the log makes a shift symmetric; dropping the rare wild run (a GC pause, a noisy
+//!   neighbour) keeps it from hiding a real shift, where a rank test (Mann-Whitney U)
+//!   gives away power. The gate proof test (`gate_proof.rs`) measures the difference;
 //! - family: Holm's correction across every tested cell of one comparison;
 //! - verdict: `better`/`worse` when the adjusted p is below α and the CI excludes zero,
 //!   `same` otherwise, `insufficient` with fewer than two replicates a side (single values).
@@ -21,7 +24,8 @@ use crate::stats::bootstrap::{Estimator, delta_pct_ci};
 use crate::stats::correction::holm;
 use crate::stats::histogram;
 use crate::stats::variation::robust_cv_pct;
-use crate::stats::yuen::{DEFAULT_TRIM, yuen};
+use crate::stats::outliers::without_outliers;
+use crate::stats::yuen::welch;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -213,7 +217,10 @@ fn cell(key: &CellKey, b: &SideCell, c: &SideCell, opts: &CompareOptions) -> Cel
             v.to_vec()
         }
     };
-    let test = yuen(&tx(&cand_values), &tx(&b.values), DEFAULT_TRIM);
+    let test = welch(
+        &without_outliers(&tx(&cand_values)),
+        &without_outliers(&tx(&b.values)),
+    );
     let pol = opts
         .polarity
         .get(&key.metric)

@@ -7,8 +7,8 @@
 //! 2. the worsening exceeds `noise_multiplier` × the baseline's own noise: the robust CV
 //!    of the baseline replicates (run-to-run spread of a ladder percentile across runs,
 //!    spread of the samples of a time series), so tail percentiles get wider bands;
-//! 3. the one-sided test in the bad direction (Yuen's trimmed t on log values, see
-//!    [`super::compare`]) is significant at `alpha` after Holm's correction across the
+//! 3. the one-sided test in the bad direction (Welch's t on log values after outlier
+//!    rejection, see [`super::compare`]) is significant at `alpha` after Holm's correction across the
 //!    gated cells.
 //!
 //! A worsening past the threshold that fails 2 or 3 is a warning. Outcome: any regression

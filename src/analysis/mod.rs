@@ -3,6 +3,8 @@
 
 pub mod compare;
 pub mod gate;
+#[cfg(test)]
+mod gate_proof;
 pub mod littles_law;
 pub mod polarity;
 pub mod samples;

@@ -1,6 +1,6 @@
 //! Mann-Whitney U (Wilcoxon rank-sum) two-sample test: exact null distribution for small
 //! samples without ties, normal approximation with tie and continuity corrections otherwise.
-//! This is the test benchstat and asv use; the gate's own test is in [`super::yuen`].
+//! This is the test benchstat and asv use; kept as the reference the gate is measured against.
 
 use super::dist::normal_cdf;
 

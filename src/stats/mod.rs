@@ -7,5 +7,6 @@ pub mod describe;
 pub mod dist;
 pub mod histogram;
 pub mod mann_whitney;
+pub mod outliers;
 pub mod variation;
 pub mod yuen;

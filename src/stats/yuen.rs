@@ -8,8 +8,6 @@
 use super::describe::{trim_count, trimmed_mean, winsorized_variance};
 use super::dist::student_t_sf;
 
-/// Trimming used by the analyses: 20% from each end, Wilcox's recommended default.
-pub const DEFAULT_TRIM: f64 = 0.2;
 
 /// Outcome of Yuen's test of `x` against `y`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,6 +22,12 @@ pub struct Yuen {
     /// P-value for "x is smaller than y".
     pub p_less: f64,
     pub p_two_sided: f64,
+}
+
+/// Welch's unequal-variance t-test (Welch 1947, *Biometrika* 34:28–35): Yuen's test
+/// without trimming.
+pub fn welch(x: &[f64], y: &[f64]) -> Option<Yuen> {
+    yuen(x, y, 0.0)
 }
 
 /// Runs the test with trimming `gamma`. For each sample: g = ⌊γn⌋, h = n − 2g,
@@ -84,7 +88,7 @@ mod tests {
     #[test]
     fn without_trimming_it_is_welch() {
         // Welch t-test of [1..5] vs [2,4,6,8,10]: t = −1.8974, df = 5.882 (R t.test), p = 0.1075.
-        let r = yuen(&[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 4.0, 6.0, 8.0, 10.0], 0.0).unwrap();
+        let r = welch(&[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 4.0, 6.0, 8.0, 10.0]).unwrap();
         assert!((r.t + 1.897_367).abs() < 1e-5, "{}", r.t);
         assert!((r.df - 5.882_353).abs() < 1e-5, "{}", r.df);
         assert!((r.p_two_sided - 0.1075).abs() < 5e-4, "{}", r.p_two_sided);
@@ -95,7 +99,7 @@ mod tests {
         let base = [10.0, 10.2, 9.9, 10.1, 10.0, 9.8, 10.1, 10.0, 10.2, 9.9];
         let mut cand = base.map(|v| v * 1.05);
         cand[3] = 500.0;
-        let r = yuen(&cand, &base, DEFAULT_TRIM).unwrap();
+        let r = yuen(&cand, &base, 0.2).unwrap();
         assert!(r.p_greater < 1e-3, "{r:?}");
         assert!(yuen(&[1.0], &[1.0, 2.0], 0.2).is_none());
         assert_eq!(yuen(&[2.0, 2.0], &[2.0, 2.0], 0.2).unwrap().p_two_sided, 1.0);
@@ -108,7 +112,7 @@ mod tests {
             x in prop::collection::vec(0.0f64..100.0, 3..15),
             y in prop::collection::vec(0.0f64..100.0, 3..15),
         ) {
-            if let Some(r) = yuen(&x, &y, DEFAULT_TRIM) {
+            if let Some(r) = yuen(&x, &y, 0.2) {
                 prop_assert!((0.0..=1.0).contains(&r.p_two_sided));
                 if r.t.is_finite() {
                     prop_assert!((r.p_greater + r.p_less - 1.0).abs() < 1e-9);
