@@ -2,6 +2,7 @@
 //! throughput–latency curves and gate verdicts. Pure: no IO, no SQL.
 
 pub mod compare;
+pub mod curve;
 pub mod gate;
 #[cfg(test)]
 mod gate_proof;
