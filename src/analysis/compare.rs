@@ -23,8 +23,8 @@ use crate::dataset::StoredRun;
 use crate::stats::bootstrap::{Estimator, delta_pct_ci};
 use crate::stats::correction::holm;
 use crate::stats::histogram;
-use crate::stats::variation::robust_cv_pct;
 use crate::stats::outliers::without_outliers;
+use crate::stats::variation::robust_cv_pct;
 use crate::stats::yuen::welch;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -339,7 +339,10 @@ mod tests {
         assert!(cpu.p_adjusted.unwrap() < 0.001);
         // Little's law: 92.0K/s × 3.388 ms ≈ 319 requests in flight before the patch.
         let l = find(&cells, "ts.concurrency");
-        assert!(l.baseline.unwrap() > 300.0 && l.baseline.unwrap() < 330.0, "{l:?}");
+        assert!(
+            l.baseline.unwrap() > 300.0 && l.baseline.unwrap() < 330.0,
+            "{l:?}"
+        );
         assert_eq!(l.verdict, Verdict::Better);
         // Every cell of the family is Holm-adjusted.
         assert!(cells.iter().all(|c| c.p_adjusted >= c.p_value));

@@ -23,7 +23,9 @@ pub enum CurveError {
         "SLO term {0:?} is not pPERCENTILE<=VALUE[UNIT] (e.g. \"p99<=200us\"; terms joined by ',')"
     )]
     BadSlo(String),
-    #[error("SLO term {term:?}: unit {unit:?} does not convert to the metric's unit {metric_unit:?}")]
+    #[error(
+        "SLO term {term:?}: unit {unit:?} does not convert to the metric's unit {metric_unit:?}"
+    )]
     SloUnit {
         term: String,
         unit: String,
@@ -300,7 +302,9 @@ fn knee_percentile(points: &[CurvePoint], shown: &[f64]) -> Option<f64> {
         .iter()
         .copied()
         .filter(|&p| p < 100.0 && has(p))
-        .fold(None, |acc: Option<f64>, p| Some(acc.map_or(p, |a| a.max(p))))
+        .fold(None, |acc: Option<f64>, p| {
+            Some(acc.map_or(p, |a| a.max(p)))
+        })
 }
 
 fn series_at(points: &[CurvePoint], p: Option<f64>) -> Vec<(f64, f64)> {
@@ -350,7 +354,8 @@ fn max_within(
         limits.iter().all(|(t, limit)| {
             points.iter().any(|c| {
                 c.throughput == rate
-                    && c.percentile.is_some_and(|p| (p - t.percentile).abs() < 1e-9)
+                    && c.percentile
+                        .is_some_and(|p| (p - t.percentile).abs() < 1e-9)
                     && if t.strict {
                         c.value < *limit
                     } else {
@@ -371,19 +376,31 @@ mod tests {
         let mut runs = rate_runs(
             5000.0,
             "end_to_end",
-            &[(50.0, &[20.0, 21.0, 22.0]), (90.0, &[60.0, 62.46, 64.0]), (99.0, &[90.0, 95.0, 99.0])],
+            &[
+                (50.0, &[20.0, 21.0, 22.0]),
+                (90.0, &[60.0, 62.46, 64.0]),
+                (99.0, &[90.0, 95.0, 99.0]),
+            ],
             1,
         );
         runs.extend(rate_runs(
             10_000.0,
             "end_to_end",
-            &[(50.0, &[22.0, 23.0, 24.0]), (90.0, &[70.0, 75.0, 80.0]), (99.0, &[120.0, 130.0, 150.0])],
+            &[
+                (50.0, &[22.0, 23.0, 24.0]),
+                (90.0, &[70.0, 75.0, 80.0]),
+                (99.0, &[120.0, 130.0, 150.0]),
+            ],
             4,
         ));
         runs.extend(rate_runs(
             20_000.0,
             "end_to_end",
-            &[(50.0, &[35.0, 41.98, 33.79]), (90.0, &[300.0, 450.0, 390.0]), (99.0, &[900.0, 1100.0, 1000.0])],
+            &[
+                (50.0, &[35.0, 41.98, 33.79]),
+                (90.0, &[300.0, 450.0, 390.0]),
+                (99.0, &[900.0, 1100.0, 1000.0]),
+            ],
             7,
         ));
         runs
@@ -399,7 +416,10 @@ mod tests {
             .iter()
             .find(|p| p.throughput == 5000.0 && p.percentile == Some(90.0))
             .unwrap();
-        assert_eq!((p90_5k.value, p90_5k.min, p90_5k.max, p90_5k.runs), (62.46, 60.0, 64.0, 3));
+        assert_eq!(
+            (p90_5k.value, p90_5k.min, p90_5k.max, p90_5k.runs),
+            (62.46, 60.0, 64.0, 3)
+        );
         // Power T/L at p99: 5000/95 = 52.6, 10000/130 = 76.9, 20000/1000 = 20: knee at 10k/s.
         assert_eq!(c.knee, Some(10_000.0));
         assert_eq!(c.knee_percentile, Some(99.0));
@@ -414,7 +434,10 @@ mod tests {
     fn slo_parsing_and_errors() {
         let t = parse_slo("p99<=200us,pmax<1ms").unwrap();
         assert_eq!(t[0].percentile, 99.0);
-        assert_eq!((t[0].limit, t[0].unit.as_str(), t[0].strict), (200.0, "us", false));
+        assert_eq!(
+            (t[0].limit, t[0].unit.as_str(), t[0].strict),
+            (200.0, "us", false)
+        );
         assert_eq!((t[1].percentile, t[1].strict), (100.0, true));
         for bad in ["p99=200us", "q99<=1", "p99<=fast", "p101<=1ms"] {
             assert!(parse_slo(bad).is_err(), "{bad}");
@@ -440,7 +463,12 @@ mod tests {
         assert_eq!(c.points.len(), 2);
         assert_eq!(c.points[0].percentile, None);
         // 91.87K/s × 3.388 ms ≈ 319 requests in flight.
-        let l = c.points.iter().find(|p| (p.value - 3.388).abs() < 1e-9).unwrap().concurrency;
+        let l = c
+            .points
+            .iter()
+            .find(|p| (p.value - 3.388).abs() < 1e-9)
+            .unwrap()
+            .concurrency;
         assert!((l.unwrap() - 318.7).abs() < 1.0, "{l:?}");
         assert!(matches!(
             curve(&seed004_before(), Some("latency_avg"), &[99.0], None),

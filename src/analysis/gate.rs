@@ -87,9 +87,7 @@ pub struct Term {
 }
 
 fn parse_percentile(s: &str) -> Option<f64> {
-    s.parse::<f64>()
-        .ok()
-        .filter(|p| (0.0..=100.0).contains(p))
+    s.parse::<f64>().ok().filter(|p| (0.0..=100.0).contains(p))
 }
 
 /// Parses a TERM (`METRIC`, `METRIC@PERCENTILE`, `pPERCENTILE`).
@@ -528,7 +526,7 @@ fn judge(cell: Cell, threshold: Option<f64>, p_adj: Option<f64>, policy: &Policy
     };
     let noise = policy.noise_multiplier * cell.noise_pct.unwrap_or(0.0);
     let significant = p_adj.is_some_and(|p| p < policy.alpha);
-    let p_txt = p_adj.map_or("n/a".to_string(), |p| fmt_p(p));
+    let p_txt = p_adj.map_or("n/a".to_string(), fmt_p);
     if w > thr && w > noise && significant {
         let reason = format!(
             "worse by {w:+.2}%: beyond the allowed +{thr}% and the baseline noise {noise:.2}%, p_adj {p_txt} < {}",
@@ -594,7 +592,11 @@ mod tests {
         assert_eq!(r.cells[0].cell.metric, "ts.rt");
         assert!(r.summary.contains("ts.rt"), "{}", r.summary);
         // cpu.util is shown but not gated.
-        let cpu = r.cells.iter().find(|c| c.cell.metric == "cpu.util").unwrap();
+        let cpu = r
+            .cells
+            .iter()
+            .find(|c| c.cell.metric == "cpu.util")
+            .unwrap();
         assert_eq!(cpu.status, Status::Info);
     }
 
@@ -632,7 +634,10 @@ mod tests {
     fn default_policy_gates_latency_and_throughput() {
         let r = run(&seed003_master(), &seed003_patch(), &[]).unwrap();
         let gated: Vec<&str> = r.gated().map(|c| c.cell.metric.as_str()).collect();
-        assert!(gated.contains(&"ts.rt") && gated.contains(&"ts.qps"), "{gated:?}");
+        assert!(
+            gated.contains(&"ts.rt") && gated.contains(&"ts.qps"),
+            "{gated:?}"
+        );
         assert!(!gated.contains(&"cpu.util"));
         assert_eq!(r.outcome, Outcome::Pass);
     }
@@ -688,7 +693,12 @@ ignore = ["ts.*"]
             11,
         );
         let r = run(&base, &cand, &["p99.9=+10%"]).unwrap();
-        assert_eq!(r.cells[0].status, Status::Warning, "{:?}", r.cells[0].reason);
+        assert_eq!(
+            r.cells[0].status,
+            Status::Warning,
+            "{:?}",
+            r.cells[0].reason
+        );
         assert_eq!(r.outcome, Outcome::Pass);
     }
 }

@@ -27,7 +27,10 @@ fn is_rate(last: &str) -> bool {
 }
 
 fn is_response_time(last: &str) -> bool {
-    matches!(last, "rt" | "avg_rt" | "rt_ms" | "latency_avg" | "avg_latency")
+    matches!(
+        last,
+        "rt" | "avg_rt" | "rt_ms" | "latency_avg" | "avg_latency"
+    )
 }
 
 /// Seconds per unit of a response-time series (empty unit = milliseconds, see module doc).

@@ -120,11 +120,7 @@ fn replicates(s: &Series) -> Vec<(CellKey, Shape, Vec<f64>)> {
                 .iter()
                 .filter_map(|p| {
                     let v = finite(p.value)?;
-                    Some((
-                        CellKey::new(&s.metric, Some(p.percentile)),
-                        shape,
-                        vec![v],
-                    ))
+                    Some((CellKey::new(&s.metric, Some(p.percentile)), shape, vec![v]))
                 })
                 .collect()
         }

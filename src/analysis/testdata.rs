@@ -187,5 +187,9 @@ pub fn seed002_default() -> Vec<StoredRun> {
 
 /// Seed 002, "Test results using TCP".
 pub fn seed002_tcp() -> Vec<StoredRun> {
-    jgroups(20, "Test results using TCP", [13490.0, 13462.0, 13476.0, 13440.0])
+    jgroups(
+        20,
+        "Test results using TCP",
+        [13490.0, 13462.0, 13476.0, 13440.0],
+    )
 }

@@ -50,7 +50,10 @@ pub fn split_quantity(text: &str) -> Option<(f64, &str)> {
         _ => {
             let end = t.find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))?;
             let (num, unit) = t.split_at(end);
-            num.parse::<f64>().ok().filter(|v| v.is_finite()).map(|v| (v, unit.trim()))
+            num.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .map(|v| (v, unit.trim()))
         }
     }
 }

@@ -73,7 +73,9 @@ mod tests {
     #[test]
     fn separated_samples_exclude_zero_and_are_reproducible() {
         let base = [3.38, 3.37, 3.44, 3.35, 3.33, 3.53, 3.46, 3.37, 3.34, 3.31];
-        let cand = [2.97, 2.98, 2.99, 2.98, 2.93, 2.94, 3.01, 2.93, 2.96, 2.97, 2.92];
+        let cand = [
+            2.97, 2.98, 2.99, 2.98, 2.93, 2.94, 3.01, 2.93, 2.96, 2.97, 2.92,
+        ];
         let a = delta_pct_ci(&base, &cand, Estimator::Mean, 2000, 0.95, 7).unwrap();
         let b = delta_pct_ci(&base, &cand, Estimator::Mean, 2000, 0.95, 7).unwrap();
         assert_eq!(a, b);

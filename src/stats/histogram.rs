@@ -24,7 +24,7 @@ pub fn merge<'a>(encoded: impl IntoIterator<Item = &'a Vec<u8>>) -> Option<Histo
             }
         }
     }
-    out.filter(|h| h.len() > 0)
+    out.filter(|h| !h.is_empty())
 }
 
 /// The value at `percentile` (0–100) of a histogram, HdrHistogram's definition (the

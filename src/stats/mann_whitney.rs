@@ -67,7 +67,11 @@ pub fn mann_whitney(x: &[f64], y: &[f64]) -> Option<MannWhitney> {
             let sd = var.sqrt();
             let z_hi = (u - mu - 0.5) / sd;
             let z_lo = (u - mu + 0.5) / sd;
-            ((1.0 - normal_cdf(z_hi)).min(1.0), normal_cdf(z_lo).min(1.0), false)
+            (
+                (1.0 - normal_cdf(z_hi)).min(1.0),
+                normal_cdf(z_lo).min(1.0),
+                false,
+            )
         }
     };
     Some(MannWhitney {

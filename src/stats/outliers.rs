@@ -34,7 +34,10 @@ mod tests {
     fn drops_the_wild_run_only() {
         let x = [10.0, 10.2, 9.9, 10.1, 30.0, 10.0];
         assert_eq!(without_outliers(&x), vec![10.0, 10.2, 9.9, 10.1, 10.0]);
-        assert_eq!(without_outliers(&[5.0, 5.0, 5.0, 9.0]), vec![5.0, 5.0, 5.0, 9.0]);
+        assert_eq!(
+            without_outliers(&[5.0, 5.0, 5.0, 9.0]),
+            vec![5.0, 5.0, 5.0, 9.0]
+        );
         assert!(without_outliers(&[]).is_empty());
     }
 

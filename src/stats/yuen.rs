@@ -8,7 +8,6 @@
 use super::describe::{trim_count, trimmed_mean, winsorized_variance};
 use super::dist::student_t_sf;
 
-
 /// Outcome of Yuen's test of `x` against `y`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Yuen {
@@ -48,15 +47,25 @@ pub fn yuen(x: &[f64], y: &[f64], gamma: f64) -> Option<Yuen> {
     };
     let (mx, d1, h1) = parts(x)?;
     let (my, d2, h2) = parts(y)?;
-    let diff = mx - my;
-    let se2 = d1 + d2;
+    // Constant samples: compare the values themselves, since summing identical values
+    // can leave rounding noise in the means and variances.
+    let constant = |s: &[f64]| s.iter().all(|v| *v == s[0]);
+    let (diff, se2) = if constant(x) && constant(y) {
+        (x[0] - y[0], 0.0)
+    } else {
+        (mx - my, d1 + d2)
+    };
     if se2 <= 0.0 {
         let (pg, pl) = match diff.partial_cmp(&0.0)? {
             std::cmp::Ordering::Greater => (0.0, 1.0),
             std::cmp::Ordering::Less => (1.0, 0.0),
             std::cmp::Ordering::Equal => (1.0, 1.0),
         };
-        let t = if diff == 0.0 { 0.0 } else { diff.signum() * f64::INFINITY };
+        let t = if diff == 0.0 {
+            0.0
+        } else {
+            diff.signum() * f64::INFINITY
+        };
         return Some(Yuen {
             diff,
             t,
@@ -102,7 +111,12 @@ mod tests {
         let r = yuen(&cand, &base, 0.2).unwrap();
         assert!(r.p_greater < 1e-3, "{r:?}");
         assert!(yuen(&[1.0], &[1.0, 2.0], 0.2).is_none());
-        assert_eq!(yuen(&[2.0, 2.0], &[2.0, 2.0], 0.2).unwrap().p_two_sided, 1.0);
+        assert_eq!(
+            yuen(&[2.0, 2.0], &[2.0, 2.0], 0.2).unwrap().p_two_sided,
+            1.0
+        );
+        let five = [5f64.ln(); 11];
+        assert_eq!(welch(&five[..10], &five).unwrap().p_two_sided, 1.0);
         assert_eq!(yuen(&[3.0, 3.0], &[2.0, 2.0], 0.2).unwrap().p_greater, 0.0);
     }
 
