@@ -47,7 +47,14 @@ impl std::fmt::Debug for Format {
 
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
-    &[]
+    &[
+        crate::zookeeper::FORMAT,
+        crate::zk_benchmark::FORMAT,
+        crate::arthas::FORMAT,
+        crate::hdr_percentiles::FORMAT,
+        crate::wrk::FORMAT,
+        crate::hlog::FORMAT,
+    ]
 }
 
 /// The format named `name`.

@@ -12,3 +12,4 @@ pub mod samples;
 #[cfg(test)]
 pub(crate) mod testdata;
 pub mod units;
+pub mod variation;
