@@ -11,10 +11,10 @@ pub mod hlog;
 pub mod model;
 pub mod registry;
 pub mod text;
-pub mod zk_benchmark;
-pub mod zookeeper;
 pub mod units;
 pub mod wrk;
+pub mod zk_benchmark;
+pub mod zookeeper;
 
 pub use error::ParseError;
 pub use model::*;

@@ -5,8 +5,8 @@
 //! 1. throughput: a token `qps`, `tps`, `rps`, `ops`, `throughput`, `msgs`, `requests`,
 //!    `reqs`, `bps`, `rate`, `bandwidth`, or a `per` + `sec` pair, or a unit ending in
 //!    `/s` or `/sec` → higher is better;
-//! 2. latency: a time unit, a percentile ladder, or a token `latency`, `rt`, `time`,
-//!    `duration`, `end`/`end_to_end`, `lat` → lower is better;
+//! 2. latency: a time unit, a percentile ladder, a token containing `latency`, or a token
+//!    `rt`, `time`, `duration`, `end` (`end_to_end`), `lat` → lower is better;
 //! 3. everything else (cpu, util, memory, errors, counts) is a cost: lower is better.
 
 use serde::{Deserialize, Serialize};
@@ -63,7 +63,11 @@ pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
         || unit.ends_with("/sec")
     {
         Kind::Throughput
-    } else if ladder || super::units::is_time(&unit) || LATENCY.iter().any(|w| has(w)) {
+    } else if ladder
+        || super::units::is_time(&unit)
+        || LATENCY.iter().any(|w| has(w))
+        || t.iter().any(|x| x.contains("latency"))
+    {
         Kind::Latency
     } else {
         Kind::Other
@@ -94,6 +98,7 @@ mod tests {
         assert_eq!(kind("end_to_end", "us", true), Kind::Latency);
         assert_eq!(kind("latency_avg", "ms", false), Kind::Latency);
         assert_eq!(kind("cpu.util", "%", false), Kind::Other);
+        assert_eq!(kind("serverstats.maxlatency", "", false), Kind::Latency);
         assert_eq!(kind("ts.qps", "", false), Kind::Throughput);
     }
 }
