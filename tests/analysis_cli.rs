@@ -51,7 +51,9 @@ impl Db {
 
     /// Ingests a seed; returns the stored runs as `runs --json` lists them.
     fn ingest(&self, path: &Path) -> Vec<Value> {
-        self.cmd(&["ingest", path.to_str().unwrap()]).output().unwrap();
+        self.cmd(&["ingest", path.to_str().unwrap()])
+            .output()
+            .unwrap();
         let (_, out) = self.stdout(&["runs", "--json"]);
         serde_json::from_str::<Value>(&out)
             .ok()
