@@ -54,6 +54,9 @@ pub fn formats() -> &'static [Format] {
         crate::hdr_percentiles::FORMAT,
         crate::wrk::FORMAT,
         crate::hlog::FORMAT,
+        crate::tsar::FORMAT,
+        crate::jgroups::FORMAT,
+        crate::qps_table::FORMAT,
     ]
 }
 
