@@ -394,6 +394,52 @@ mod tests {
     }
 
     #[test]
+    fn histograms_compare_merged_percentiles_not_averages() {
+        use bench_db_parsers::{Data, HistInterval, LadderPoint, Series};
+        use hdrhistogram::Histogram;
+        use hdrhistogram::serialization::{Serializer, V2Serializer};
+        let run = |id: i64, lo: u64| {
+            let mut h = Histogram::<u64>::new(3).unwrap();
+            for v in lo..lo + 100 {
+                h.record(v).unwrap();
+            }
+            let mut encoded = Vec::new();
+            V2Serializer::new().serialize(&h, &mut encoded).unwrap();
+            let point = |p: f64| LadderPoint {
+                percentile: p,
+                value: Some(h.value_at_percentile(p) as f64),
+                line_value: None,
+            };
+            let data = Data::Histogram {
+                intervals: vec![HistInterval {
+                    t: None,
+                    duration: None,
+                    tag: None,
+                    encoded,
+                }],
+                count: Some(100),
+                points: vec![point(50.0), point(100.0)],
+            };
+            stored(
+                id,
+                "hlog",
+                "h",
+                vec![Series::new("latency", "latency", "us", data)],
+            )
+        };
+        let base = vec![run(1, 100), run(2, 1000)];
+        let cand = vec![run(3, 100), run(4, 1000)];
+        let cells = compare(&base, &cand, &[], &CompareOptions::default());
+        let p50 = cells.iter().find(|c| c.percentile == Some(50.0)).unwrap();
+        assert_eq!(p50.shape, Shape::Histogram);
+        // The merged 200 values have their median at 199; the median of the two runs'
+        // own medians would be (149 + 1049) / 2 = 599.
+        assert_eq!(p50.baseline, Some(199.0));
+        assert_eq!(p50.delta_pct, Some(0.0));
+        assert_eq!(p50.verdict, Verdict::Same);
+    }
+
+    #[test]
     fn time_units_convert_before_comparing() {
         let base = ladder_runs("end_to_end", "us", &[(99.0, &[100.0, 110.0, 105.0])], 1);
         let cand = ladder_runs("end_to_end", "ms", &[(99.0, &[0.1, 0.11, 0.105])], 10);

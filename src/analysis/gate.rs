@@ -542,7 +542,13 @@ fn judge(cell: Cell, threshold: Option<f64>, p_adj: Option<f64>, policy: &Policy
         let reason = format!("worse by {w:+.2}% (allowed +{thr}%) but {why}");
         mk(cell, Status::Warning, reason)
     } else {
-        let reason = format!("{w:+.2}% worse, within the allowed +{thr}%");
+        let reason = if w > 0.0 {
+            format!("worse by {w:+.2}%, within the allowed +{thr}%")
+        } else if w < 0.0 {
+            format!("better by {:.2}%", -w)
+        } else {
+            "unchanged".to_string()
+        };
         mk(cell, Status::Pass, reason)
     }
 }
