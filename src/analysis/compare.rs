@@ -183,6 +183,13 @@ fn cell(key: &CellKey, b: &SideCell, c: &SideCell, opts: &CompareOptions) -> Cel
         .iter()
         .filter_map(|&v| super::units::convert(v, &c.unit, &b.unit))
         .collect();
+    // Units that do not convert leave the candidate empty (verdict `insufficient`) and
+    // show both units, so the mismatch is visible rather than silently compared.
+    let unit = if cand_values.is_empty() && !c.values.is_empty() {
+        format!("{}≠{}", b.unit, c.unit)
+    } else {
+        b.unit.clone()
+    };
     let est = match b.shape {
         Shape::Ladder | Shape::Histogram => Estimator::Median,
         Shape::TimeSeries | Shape::Value => Estimator::Mean,
@@ -235,7 +242,7 @@ fn cell(key: &CellKey, b: &SideCell, c: &SideCell, opts: &CompareOptions) -> Cel
             .join("+"),
         metric: key.metric.clone(),
         percentile,
-        unit: b.unit.clone(),
+        unit,
         shape: b.shape,
         kind: kind(
             &key.metric,
@@ -448,5 +455,9 @@ mod tests {
         assert!(cells[0].delta_pct.unwrap().abs() < 1e-9);
         assert_eq!(cells[0].percentile, Some(99.0));
         assert_eq!(cells[0].name(), "end_to_end@99");
+        let pct = ladder_runs("end_to_end", "%", &[(99.0, &[1.0, 2.0])], 20);
+        let cells = compare(&base, &pct, &[], &CompareOptions::default());
+        assert_eq!(cells[0].unit, "us≠%");
+        assert_eq!(cells[0].verdict, Verdict::Insufficient);
     }
 }

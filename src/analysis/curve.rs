@@ -291,19 +291,19 @@ fn mean_seconds(s: &Series) -> Option<f64> {
     Some(m * per)
 }
 
-/// The percentile the knee is read on: p99 when shown, else the highest shown one below
-/// the worst, else whatever the points have.
+/// The percentile the knee is read on: among the shown percentiles below the worst, the
+/// one measured at the most throughputs; on ties p99, then the highest. `None` for a
+/// metric without percentiles (its points have none either).
 fn knee_percentile(points: &[CurvePoint], shown: &[f64]) -> Option<f64> {
-    let has = |p: f64| points.iter().any(|c| c.percentile == Some(p));
-    if shown.contains(&99.0) && has(99.0) {
-        return Some(99.0);
-    }
+    let rates = |p: f64| points.iter().filter(|c| c.percentile == Some(p)).count();
     shown
         .iter()
         .copied()
-        .filter(|&p| p < 100.0 && has(p))
-        .fold(None, |acc: Option<f64>, p| {
-            Some(acc.map_or(p, |a| a.max(p)))
+        .filter(|&p| p < 100.0 && rates(p) > 0)
+        .max_by(|&a, &b| {
+            (rates(a), a == 99.0)
+                .cmp(&(rates(b), b == 99.0))
+                .then(a.total_cmp(&b))
         })
 }
 

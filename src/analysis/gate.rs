@@ -683,6 +683,22 @@ ignore = ["ts.*"]
         assert!(Policy::from_toml("[thresholds]\n\"x\" = \"-3%\"").is_err());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn identical_sides_never_regress(
+            p99 in proptest::collection::vec(1.0f64..1e6, 1..12),
+            threshold in 0.0f64..50.0,
+        ) {
+            let runs = ladder_runs("end_to_end", "us", &[(99.0, &p99)], 1);
+            let policy = Policy::default()
+                .with_max(&[format!("p99=+{threshold}%")])
+                .unwrap();
+            let opts = CompareOptions { resamples: 50, ..CompareOptions::default() };
+            let r = gate(&runs, &runs, &policy, &opts).unwrap();
+            proptest::prop_assert_ne!(r.outcome, Outcome::Regression);
+        }
+    }
+
     #[test]
     fn tail_percentile_within_noise_is_a_warning() {
         // p99.9 moves +20% but its run-to-run spread is wider than that.
