@@ -133,6 +133,30 @@ mod tests {
     }
 
     #[test]
+    fn seed_001_concurrency_is_the_best_thread_count() {
+        // Seed 001's load-test table: qps, RT (ms) and the article's best thread count.
+        for (qps, rt, best) in [
+            (125.0, 103.0, 13.0),
+            (123.0, 65.0, 8.0),
+            (244.0, 101.0, 25.0),
+        ] {
+            let run = stored(
+                1,
+                "qps-table",
+                "m",
+                vec![
+                    Series::value("qps", "", Some(qps)),
+                    Series::value("rt", "", Some(rt)),
+                ],
+            );
+            let Data::Value { value: Some(l) } = concurrency_series(&run)[0].data else {
+                panic!()
+            };
+            assert_eq!(l.round(), best, "{qps} × {rt} ms = {l}");
+        }
+    }
+
+    #[test]
     fn values_convert_time_units() {
         let run = stored(
             1,
