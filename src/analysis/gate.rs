@@ -258,14 +258,12 @@ impl Policy {
             return matches!(c.kind, Kind::Latency | Kind::Throughput)
                 .then_some(DEFAULT_THRESHOLD_PCT);
         }
+        // `max_by_key` returns the last of equal maxima: later terms (`--max`) win.
         self.terms
             .iter()
             .filter(|t| t.target.matches(c))
             .max_by_key(|t| t.target.specificity())
-            .map(|t| {
-                // max_by_key keeps the last maximum, so later terms win among equals.
-                t.max_pct
-            })
+            .map(|t| t.max_pct)
     }
 }
 
@@ -556,6 +554,7 @@ fn judge(cell: Cell, threshold: Option<f64>, p_adj: Option<f64>, policy: &Policy
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::compare::compare;
     use crate::analysis::testdata::*;
 
     fn run(base: &[StoredRun], cand: &[StoredRun], max: &[&str]) -> Result<GateReport, GateError> {
@@ -618,6 +617,29 @@ mod tests {
         // Single values on each side: fewer runs than the minimum → 3.
         let r = run(&seed004_before(), &seed004_before(), &[]).unwrap();
         assert_eq!(r.outcome, Outcome::Undecided);
+    }
+
+    #[test]
+    fn most_specific_then_latest_term_wins() {
+        let policy = Policy::from_toml("[thresholds]\n\"ts.rt\" = 50\n")
+            .unwrap()
+            .with_max(&["ts.rt=+5%".to_string()])
+            .unwrap();
+        let r = gate(
+            &seed003_patch(),
+            &seed003_master(),
+            &policy,
+            &CompareOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(r.cells[0].threshold_pct, Some(5.0));
+        assert_eq!(r.outcome, Outcome::Regression);
+        let runs = ladder_runs("end_to_end", "us", &[(99.0, &[1.0, 2.0, 3.0])], 1);
+        let cells = compare(&runs, &runs, &[], &CompareOptions::default());
+        let policy = Policy::default()
+            .with_max(&["end_to_end@99=+1%".into(), "p99=+20%".into()])
+            .unwrap();
+        assert_eq!(policy.threshold(&cells[0]), Some(1.0));
     }
 
     #[test]
