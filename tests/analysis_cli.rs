@@ -24,7 +24,7 @@ fn seed(prefix: &str) -> Option<PathBuf> {
 }
 
 struct Db {
-    _dir: TempDir,
+    dir: TempDir,
     path: PathBuf,
 }
 
@@ -32,7 +32,7 @@ impl Db {
     fn new() -> Db {
         let dir = TempDir::new().unwrap();
         let path = dir.path().join("bench.db");
-        Db { _dir: dir, path }
+        Db { dir, path }
     }
 
     fn cmd(&self, args: &[&str]) -> Command {
@@ -115,6 +115,22 @@ fn seed_004_single_values_delta_only() {
     // One run a side is below the default minimum: cannot decide, never a regression.
     let (code, _) = db.stdout(&["gate", "--baseline", &before, "--candidate", &before]);
     assert_eq!(code, 3);
+    // --out writes the verdict to a file instead of standard output.
+    let junit = db.dir.path().join("gate.xml");
+    let (code, out) = db.stdout(&[
+        "gate",
+        "--baseline",
+        &before,
+        "--candidate",
+        &after,
+        "--format",
+        "junit",
+        "--out",
+        junit.to_str().unwrap(),
+    ]);
+    assert_eq!((code, out.as_str()), (3, ""));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<testcase classname=\"arthas\" name=\"latency_avg\">"));
     // A threshold naming a metric that does not exist is an error.
     let (code, _) = db.stdout(&[
         "gate",
