@@ -232,6 +232,7 @@ fn seed_002_tcp_against_the_default_transport() {
     assert_eq!(round2(&c["baseline"]), 13252.0);
     assert_eq!(round2(&c["candidate"]), 13467.0);
     assert_eq!(round2(&c["delta_pct"]), 1.62);
+    assert_eq!(c["verdict"], "better");
 }
 
 #[test]

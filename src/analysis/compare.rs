@@ -7,9 +7,10 @@
 //!   merged histogram for histograms; the mean for time-series samples and single values;
 //! - CI: percentile bootstrap of the relative change of that same estimator
 //!   ([`crate::stats::bootstrap`]);
-//! - test: Welch's t-test on log values when all are positive, on raw values otherwise,
-//!   after dropping each side's outliers by the modified z-score
-//!   ([`crate::stats::outliers`]). Latencies are right-skewed and change multiplicatively:
+//! - test: an exact permutation test of the difference of means when the rearrangements
+//!   can be enumerated, Welch's t-test beyond that ([`crate::stats::permutation`]), on log
+//!   values when all are positive (raw values otherwise), after dropping each side's
+//!   outliers by the modified z-score ([`crate::stats::outliers`]). Latencies are right-skewed and change multiplicatively:
 //!   the log makes a shift symmetric; dropping the rare wild run (a GC pause, a noisy
 //!   neighbour) keeps it from hiding a real shift, where a rank test (Mann-Whitney U)
 //!   gives away power. The gate proof test (`gate_proof.rs`) measures the difference;
@@ -24,8 +25,8 @@ use crate::stats::bootstrap::{Estimator, delta_pct_ci};
 use crate::stats::correction::holm;
 use crate::stats::histogram;
 use crate::stats::outliers::without_outliers;
+use crate::stats::permutation::shift_test;
 use crate::stats::variation::robust_cv_pct;
-use crate::stats::yuen::welch;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -103,6 +104,9 @@ pub struct Cell {
     pub p_adjusted: Option<f64>,
     /// One-sided p-value for "the candidate is worse" (the gate's test).
     pub p_worse: Option<f64>,
+    /// The smallest one-sided p-value the test can reach with these replicate counts
+    /// (non-zero for the exact permutation test).
+    pub p_floor: Option<f64>,
     /// Robust CV (%) of the baseline replicates: its own run-to-run (or sample) noise.
     pub noise_pct: Option<f64>,
     pub verdict: Verdict,
@@ -224,7 +228,7 @@ fn cell(key: &CellKey, b: &SideCell, c: &SideCell, opts: &CompareOptions) -> Cel
             v.to_vec()
         }
     };
-    let test = welch(
+    let test = shift_test(
         &without_outliers(&tx(&cand_values)),
         &without_outliers(&tx(&b.values)),
     );
@@ -263,6 +267,7 @@ fn cell(key: &CellKey, b: &SideCell, c: &SideCell, opts: &CompareOptions) -> Cel
             Polarity::Lower => t.p_greater,
             Polarity::Higher => t.p_less,
         }),
+        p_floor: test.map(|t| t.p_floor),
         noise_pct: robust_cv_pct(&b.values),
         verdict: Verdict::Insufficient,
         baseline_values: b.values.clone(),
@@ -386,7 +391,10 @@ mod tests {
         assert_eq!(c.candidate, Some(13467.0));
         assert_eq!(round2(c.delta_pct), 1.62);
         assert_eq!(c.n_baseline, 4);
-        assert!(c.p_value.unwrap() < 0.1, "{c:?}");
+        // Every TCP run beats every default run: exact p = 2/C(8,4) = 2/70.
+        assert!((c.p_value.unwrap() - 2.0 / 70.0).abs() < 1e-12, "{c:?}");
+        assert_eq!(c.p_floor, Some(1.0 / 70.0));
+        assert_eq!(c.verdict, Verdict::Better);
     }
 
     #[test]

@@ -7,11 +7,13 @@
 //! 2. the worsening exceeds `noise_multiplier` × the baseline's own noise: the robust CV
 //!    of the baseline replicates (run-to-run spread of a ladder percentile across runs,
 //!    spread of the samples of a time series), so tail percentiles get wider bands;
-//! 3. the one-sided test in the bad direction (Welch's t on log values after outlier
-//!    rejection, see [`super::compare`]) is significant at `alpha` after Holm's correction across the
+//! 3. the one-sided test in the bad direction (exact permutation test or Welch's t on
+//!    log values after outlier rejection, see [`super::compare`]) is significant at `alpha` after Holm's correction across the
 //!    gated cells.
 //!
-//! A worsening past the threshold that fails 2 or 3 is a warning. Outcome: any regression
+//! A worsening past the threshold that fails 2 or 3 is a warning. A worsening past the
+//! threshold and the noise, with replicate counts that can never reach significance (4 runs
+//! a side: the exact test's smallest p-value is 1/70 > 0.01), is undecided, not passed. Outcome: any regression
 //! → exit 1; else any gated cell with too few replicates (or nothing to gate) → exit 3;
 //! else exit 0. Identical sides have a zero delta and so can never regress.
 
@@ -523,6 +525,21 @@ fn judge(cell: Cell, threshold: Option<f64>, p_adj: Option<f64>, policy: &Policy
         );
     };
     let noise = policy.noise_multiplier * cell.noise_pct.unwrap_or(0.0);
+    // Worse beyond threshold and noise, but too few replicates for the test to ever
+    // reach alpha: say so instead of passing.
+    if w > thr
+        && w > noise
+        && let Some(floor) = cell.p_floor.filter(|f| *f >= policy.alpha)
+    {
+        let reason = format!(
+            "worse by {w:+.2}% (allowed +{thr}%), but {} baseline and {} candidate {unit} cannot reach p < {} (smallest possible p {}); add runs",
+            cell.n_baseline,
+            cell.n_candidate,
+            policy.alpha,
+            fmt_p(floor)
+        );
+        return mk(cell, Status::Undecided, reason);
+    }
     let significant = p_adj.is_some_and(|p| p < policy.alpha);
     let p_txt = p_adj.map_or("n/a".to_string(), fmt_p);
     if w > thr && w > noise && significant {
@@ -640,6 +657,21 @@ mod tests {
             .with_max(&["end_to_end@99=+1%".into(), "p99=+20%".into()])
             .unwrap();
         assert_eq!(policy.threshold(&cells[0]), Some(1.0));
+    }
+
+    #[test]
+    fn too_few_runs_to_reach_alpha_cannot_decide() {
+        // Four runs a side: the exact test's smallest one-sided p is 1/70 > 0.01.
+        let r = run(&seed002_tcp(), &seed002_default(), &["msgs_per_sec=+1%"]).unwrap();
+        assert_eq!(r.outcome, Outcome::Undecided, "{}", r.summary);
+        assert!(
+            r.cells[0].reason.contains("add runs"),
+            "{}",
+            r.cells[0].reason
+        );
+        // The same runs the other way round improve: nothing to decide, a pass.
+        let r = run(&seed002_default(), &seed002_tcp(), &["msgs_per_sec=+1%"]).unwrap();
+        assert_eq!(r.outcome, Outcome::Pass, "{}", r.summary);
     }
 
     #[test]

@@ -72,8 +72,9 @@ pub fn text(cells: &[Cell], color: bool) -> String {
     }
     let mut out = render(rows, color);
     out.push_str(
-        "\nn = replicates baseline/candidate (runs; samples for a time series). p: Welch's t on \
-         log values after outlier rejection, p_adj: Holm across all rows.\n",
+        "\nn = replicates baseline/candidate (runs; samples for a time series). p: exact \
+         permutation test (Welch's t for large samples) on log values after outlier rejection; \
+         p_adj: Holm across all rows.\n",
     );
     if has_concurrency(cells) {
         out.push_str(LITTLE);

@@ -8,5 +8,6 @@ pub mod dist;
 pub mod histogram;
 pub mod mann_whitney;
 pub mod outliers;
+pub mod permutation;
 pub mod variation;
 pub mod yuen;
