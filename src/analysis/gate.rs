@@ -517,6 +517,9 @@ fn judge(cell: Cell, threshold: Option<f64>, p_adj: Option<f64>, policy: &Policy
         );
         return mk(cell, Status::Undecided, reason);
     }
+    if cell.baseline == Some(0.0) && cell.candidate == Some(0.0) {
+        return mk(cell, Status::Pass, "unchanged (0 on both sides)".to_string());
+    }
     let Some(w) = cell.worsening_pct() else {
         return mk(
             cell,
