@@ -3,7 +3,7 @@
 //!
 //! Replicates are: one value per run for a ladder percentile or a single value; every
 //! sample for a time series (tsar minutes). Values convert to the first unit seen for the
-//! metric when both are time units; values in an incompatible unit are left out and counted.
+//! metric when both are time units; values in an incompatible unit are left out.
 //! Histogram series also keep their encoded intervals so percentiles can be read from the
 //! merged histogram.
 
@@ -59,8 +59,6 @@ pub struct SideCell {
     /// For histograms: per run, the encoded intervals and the factor from recorded
     /// integers to `unit`.
     pub histograms: Vec<(f64, Vec<HistInterval>)>,
-    /// Values left out because their unit does not convert to `unit`.
-    pub unit_mismatches: usize,
 }
 
 /// Every cell of one side, including derived Little's-law concurrency.
@@ -81,15 +79,12 @@ pub fn gather(runs: &[StoredRun], metrics: &[String]) -> BTreeMap<CellKey, SideC
                     suites: BTreeSet::new(),
                     run_ids: BTreeSet::new(),
                     histograms: Vec::new(),
-                    unit_mismatches: 0,
                 });
                 let before = cell.values.len();
-                for v in vals {
-                    match convert(v, &s.unit, &cell.unit) {
-                        Some(v) => cell.values.push(v),
-                        None => cell.unit_mismatches += 1,
-                    }
-                }
+                cell.values.extend(
+                    vals.into_iter()
+                        .filter_map(|v| convert(v, &s.unit, &cell.unit)),
+                );
                 if cell.values.len() > before {
                     cell.suites.insert(run.suite.clone());
                     cell.run_ids.insert(run.id);
