@@ -2,21 +2,24 @@
 //! with central values, the relative delta, a bootstrap CI, a p-value corrected across
 //! the whole comparison, and a verdict.
 //!
-//! Methods (issue "Analysis", §1):
+//! Methods:
 //! - central value: median across runs for a ladder percentile; the percentile of the
-//!   merged histogram for histograms; the mean for time-series samples and single values;
+//!   merged histogram for histograms (never an average of percentiles); the mean for
+//!   time-series samples and single values;
 //! - CI: percentile bootstrap of the relative change of that same estimator
-//!   ([`crate::stats::bootstrap`]);
+//!   ([`crate::stats::bootstrap`]); for histograms, of the median of the runs' own values;
 //! - test: an exact permutation test of the difference of means when the rearrangements
 //!   can be enumerated, Welch's t-test beyond that ([`crate::stats::permutation`]), on log
 //!   values when all are positive (raw values otherwise), after dropping each side's
-//!   outliers by the modified z-score ([`crate::stats::outliers`]). Latencies are right-skewed and change multiplicatively:
-//!   the log makes a shift symmetric; dropping the rare wild run (a GC pause, a noisy
-//!   neighbour) keeps it from hiding a real shift, where a rank test (Mann-Whitney U)
-//!   gives away power. The gate proof test (`gate_proof.rs`) measures the difference;
+//!   outliers by the modified z-score ([`crate::stats::outliers`]). Latencies are
+//!   right-skewed and change multiplicatively: the log makes a shift symmetric; dropping
+//!   the rare wild run (a GC pause, a noisy neighbour) keeps it from hiding a real shift,
+//!   where a rank test (Mann-Whitney U) gives away power. The gate proof test
+//!   (`gate_proof.rs`) measures the difference;
 //! - family: Holm's correction across every tested cell of one comparison;
 //! - verdict: `better`/`worse` when the adjusted p is below α and the CI excludes zero,
-//!   `same` otherwise, `insufficient` with fewer than two replicates a side (single values).
+//!   `same` otherwise (and for 0 → 0), `insufficient` with fewer than two replicates a
+//!   side (single values).
 
 use super::polarity::{Kind, Polarity, kind, polarity};
 use super::samples::{CellKey, Shape, SideCell, gather};
