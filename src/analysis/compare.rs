@@ -290,11 +290,12 @@ fn merged_percentile(side: &SideCell, percentile: f64) -> Option<f64> {
 }
 
 fn verdict(c: &Cell, alpha: f64) -> Verdict {
-    if c.n_baseline < 2 || c.n_candidate < 2 {
-        return Verdict::Insufficient;
-    }
+    // 0 → 0 has no relative delta and nothing to test: the same, whatever the counts.
     if c.baseline == Some(0.0) && c.candidate == Some(0.0) {
         return Verdict::Same;
+    }
+    if c.n_baseline < 2 || c.n_candidate < 2 {
+        return Verdict::Insufficient;
     }
     let (Some(p), Some(delta)) = (c.p_adjusted, c.delta_pct) else {
         return Verdict::Insufficient;
@@ -322,6 +323,7 @@ fn verdict(c: &Cell, alpha: f64) -> Verdict {
 mod tests {
     use super::*;
     use crate::analysis::testdata::*;
+    use bench_db_parsers::Series;
 
     fn find<'a>(cells: &'a [Cell], metric: &str) -> &'a Cell {
         cells.iter().find(|c| c.metric == metric).unwrap()
@@ -378,6 +380,19 @@ mod tests {
         assert_eq!(round2(c.delta_pct), -72.41);
         assert_eq!(c.verdict, Verdict::Insufficient);
         assert_eq!(c.p_value, None);
+        let zero = |id| {
+            stored(
+                id,
+                "arthas",
+                "z",
+                vec![Series::value("errors", "", Some(0.0))],
+            )
+        };
+        let cells = compare(&[zero(1)], &[zero(2)], &[], &CompareOptions::default());
+        assert_eq!(
+            (cells[0].delta_pct, cells[0].verdict),
+            (None, Verdict::Same)
+        );
     }
 
     #[test]
