@@ -16,7 +16,11 @@
 //!   the rare wild run (a GC pause, a noisy neighbour) keeps it from hiding a real shift,
 //!   where a rank test (Mann-Whitney U) gives away power. The gate proof test
 //!   (`gate_proof.rs`) measures the difference;
-//! - family: Holm's correction across every tested cell of one comparison;
+//! - family: Benjamini–Hochberg across every tested cell of one comparison. When nothing
+//!   really changed (an A/A comparison) it bounds the chance of any false call at α exactly
+//!   as Holm does (FDR = FWER under the global null; Benjamini & Hochberg 1995, §2), and
+//!   when a change moves a whole ladder it does not divide α by the number of percentiles,
+//!   which with the exact test's p-value floor would make 5 runs a side undecidable;
 //! - verdict: `better`/`worse` when the adjusted p is below α and the CI excludes zero,
 //!   `same` otherwise (and for 0 → 0), `insufficient` with fewer than two replicates a
 //!   side (single values).
@@ -25,7 +29,7 @@ use super::polarity::{Kind, Polarity, kind, polarity};
 use super::samples::{CellKey, Shape, SideCell, gather};
 use crate::dataset::StoredRun;
 use crate::stats::bootstrap::{Estimator, delta_pct_ci};
-use crate::stats::correction::holm;
+use crate::stats::correction::benjamini_hochberg;
 use crate::stats::histogram;
 use crate::stats::outliers::without_outliers;
 use crate::stats::permutation::shift_test;
@@ -102,7 +106,7 @@ pub struct Cell {
     pub delta_pct: Option<f64>,
     pub ci_low_pct: Option<f64>,
     pub ci_high_pct: Option<f64>,
-    /// Two-sided p-value, raw and after Holm's correction.
+    /// Two-sided p-value, raw and after the Benjamini–Hochberg correction.
     pub p_value: Option<f64>,
     pub p_adjusted: Option<f64>,
     /// One-sided p-value for "the candidate is worse" (the gate's test).
@@ -167,7 +171,7 @@ pub fn compare(
     let tested: Vec<usize> = (0..cells.len())
         .filter(|&i| cells[i].p_value.is_some())
         .collect();
-    let adjusted = holm(
+    let adjusted = benjamini_hochberg(
         &tested
             .iter()
             .map(|&i| cells[i].p_value.unwrap_or(1.0))
@@ -361,7 +365,7 @@ mod tests {
             "{l:?}"
         );
         assert_eq!(l.verdict, Verdict::Better);
-        // Every cell of the family is Holm-adjusted.
+        // Every cell of the family is adjusted.
         assert!(cells.iter().all(|c| c.p_adjusted >= c.p_value));
     }
 

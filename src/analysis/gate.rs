@@ -7,21 +7,23 @@
 //! 2. the worsening exceeds `noise_multiplier` × the baseline's own noise: the robust CV
 //!    of the baseline replicates (run-to-run spread of a ladder percentile across runs,
 //!    spread of the samples of a time series), so tail percentiles get wider bands;
-//! 3. the one-sided test in the bad direction (exact permutation test or Welch's t on
-//!    log values after outlier rejection, see [`super::compare`]) is significant at `alpha` after Holm's correction across the
-//!    gated cells.
+//! 3. the one-sided test in the bad direction (exact permutation test or Welch's t on log
+//!    values after outlier rejection, see [`super::compare`]) is significant at `alpha`
+//!    after the Benjamini–Hochberg correction across the gated cells (under the A/A null
+//!    this bounds the chance of any false alarm at `alpha`).
 //!
 //! A worsening past the threshold that fails 2 or 3 is a warning. A worsening past the
-//! threshold and the noise, with replicate counts that can never reach significance (4 runs
-//! a side: the exact test's smallest p-value is 1/70 > 0.01), is undecided, not passed. Outcome: any regression
-//! → exit 1; else any gated cell with too few replicates (or nothing to gate) → exit 3;
-//! else exit 0. Identical sides have a zero delta and so can never regress.
+//! threshold and the noise, with replicate counts that can never reach significance
+//! (4 runs a side: the exact test's smallest p-value is 1/70 > 0.01), is undecided, not
+//! passed. Outcome: any regression → exit 1; else any gated cell with too few replicates
+//! (or nothing to gate) → exit 3; else exit 0. Identical sides have a zero delta and so
+//! can never regress.
 
 use super::compare::{Cell, CompareOptions, compare, fmt_p, fmt_percentile};
 use super::polarity::{Kind, Polarity};
 use super::samples::Shape;
 use crate::dataset::StoredRun;
-use crate::stats::correction::holm;
+use crate::stats::correction::benjamini_hochberg;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
@@ -301,7 +303,7 @@ impl Status {
 pub struct GateCell {
     pub cell: Cell,
     pub threshold_pct: Option<f64>,
-    /// Holm-adjusted one-sided p-value within the gated family.
+    /// Benjamini–Hochberg adjusted one-sided p-value within the gated family.
     pub p_adjusted_worse: Option<f64>,
     pub status: Status,
     pub reason: String,
@@ -389,7 +391,7 @@ pub fn gate(
     let family: Vec<usize> = (0..cells.len())
         .filter(|&i| thresholds[i].is_some() && cells[i].p_worse.is_some())
         .collect();
-    let adj = holm(
+    let adj = benjamini_hochberg(
         &family
             .iter()
             .map(|&i| cells[i].p_worse.unwrap_or(1.0))
@@ -449,10 +451,9 @@ pub fn gate(
         (
             Outcome::Undecided,
             format!(
-                "cannot decide: {} of {} gated cell(s) have fewer than {} replicates a side",
+                "cannot decide: {} of {} gated cell(s) have too few replicates",
                 count(Status::Undecided),
-                gated,
-                policy.min_runs
+                gated
             ),
         )
     } else {
@@ -518,7 +519,11 @@ fn judge(cell: Cell, threshold: Option<f64>, p_adj: Option<f64>, policy: &Policy
         return mk(cell, Status::Undecided, reason);
     }
     if cell.baseline == Some(0.0) && cell.candidate == Some(0.0) {
-        return mk(cell, Status::Pass, "unchanged (0 on both sides)".to_string());
+        return mk(
+            cell,
+            Status::Pass,
+            "unchanged (0 on both sides)".to_string(),
+        );
     }
     let Some(w) = cell.worsening_pct() else {
         return mk(
@@ -675,6 +680,35 @@ mod tests {
         // The same runs the other way round improve: nothing to decide, a pass.
         let r = run(&seed002_default(), &seed002_tcp(), &["msgs_per_sec=+1%"]).unwrap();
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.summary);
+    }
+
+    #[test]
+    fn five_runs_a_side_catch_a_whole_ladder_slowing_down() {
+        // Every percentile of a 5-run ladder doubles: each exact one-sided p is 1/252, and
+        // the family correction must not divide alpha by the number of percentiles.
+        let base: [&[f64]; 5] = [
+            &[10.0, 11.0, 10.5, 9.8, 10.2],
+            &[20.0, 21.0, 19.0, 20.5, 19.5],
+            &[40.0, 44.0, 38.0, 41.0, 39.0],
+            &[80.0, 90.0, 85.0, 70.0, 75.0],
+            &[200.0, 260.0, 180.0, 210.0, 240.0],
+        ];
+        let pcts = [50.0, 90.0, 99.0, 99.9, 100.0];
+        let doubled: Vec<Vec<f64>> = base
+            .iter()
+            .map(|v| v.iter().map(|x| x * 2.0).collect())
+            .collect();
+        let b_ladder: Vec<(f64, &[f64])> = pcts.iter().copied().zip(base).collect();
+        let c_ladder: Vec<(f64, &[f64])> = pcts
+            .iter()
+            .copied()
+            .zip(doubled.iter().map(Vec::as_slice))
+            .collect();
+        let b = ladder_runs("end_to_end", "us", &b_ladder, 1);
+        let c = ladder_runs("end_to_end", "us", &c_ladder, 11);
+        let r = run(&b, &c, &[]).unwrap();
+        assert_eq!(r.outcome, Outcome::Regression, "{}", r.summary);
+        assert_eq!(r.count(Status::Regression), 5);
     }
 
     #[test]

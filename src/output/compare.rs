@@ -74,7 +74,7 @@ pub fn text(cells: &[Cell], color: bool) -> String {
     out.push_str(
         "\nn = replicates baseline/candidate (runs; samples for a time series). p: exact \
          permutation test (Welch's t for large samples) on log values after outlier rejection; \
-         p_adj: Holm across all rows.\n",
+         p_adj: Benjamini–Hochberg across all rows.\n",
     );
     if has_concurrency(cells) {
         out.push_str(LITTLE);
