@@ -12,9 +12,9 @@ const LABELS: [&str; 9] = [
 ];
 
 /// xorshift: reproducible values without a dependency.
-pub struct Rng(pub u64);
+struct Rng(u64);
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
