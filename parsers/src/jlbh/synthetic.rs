@@ -51,7 +51,7 @@ fn p(v: f64) -> String {
 }
 
 /// Writes output number `n`: a lead line, then one complete JLBH output.
-pub fn write_output(w: &mut impl Write, n: usize, rng: &mut Rng) -> std::io::Result<()> {
+fn write_output(w: &mut impl Write, n: usize, rng: &mut Rng) -> std::io::Result<()> {
     writeln!(w, "Benchmark {n}, 1,000,000 msg/s:\n")?;
     writeln!(w, "Warm up complete (500000 iterations took 0.731 s)")?;
     let mut table = vec![[[0.0f64; 9]; RUNS]; PROBES.len()];
