@@ -64,7 +64,7 @@ fn probe_line(display: &str, h: &hdrhistogram::Histogram<u64>) -> String {
         .collect();
     // Values in pairs joined by " / ", pairs separated by two spaces; the worst follows
     // " - ", except in the ≥ 10M form where it pairs with 99.9999.
-    let pairs_all = vals.len() % 2 == 0 && vals.len() == 8;
+    let pairs_all = vals.len() == 8;
     let (head, worst) = if pairs_all {
         (&vals[..], None)
     } else {
