@@ -5,6 +5,8 @@
 
 pub mod clock;
 pub mod jlbh_numbers;
+pub mod loopback;
+pub mod net;
 pub mod record;
 pub mod render;
 pub mod results;
