@@ -4,6 +4,7 @@
 //! building are pure; only `loopback` and `threads` touch sockets and threads.
 
 pub mod clock;
+pub mod hlog;
 pub mod jlbh_numbers;
 pub mod loopback;
 pub mod net;
@@ -11,3 +12,4 @@ pub mod record;
 pub mod render;
 pub mod results;
 pub mod schedule;
+pub mod threads;

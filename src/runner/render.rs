@@ -233,7 +233,7 @@ fn set_json(set: &MeasuredSet, runs: &[Run], variation_pct: Variations) -> SetJs
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::runner::record::{Recorder, RoundTrip};
 
