@@ -45,18 +45,15 @@ const JITTER_THRESHOLD_NS: u64 = 1_000;
 const CPU_SAMPLE_EVERY: u64 = 256;
 
 impl LoopbackConfig {
-    /// Whether the jitter thread runs: `auto` turns it on only when a CPU is left over
-    /// after the threads that busy-wait (the client always, the server in spin mode),
-    /// so it never steals the core the client or server needs.
+    /// Whether the jitter thread runs: `auto` turns it on only when it can have a CPU of
+    /// its own beside the client and the server. The client busy-waits for each send
+    /// time in both modes, so on 2 CPUs a spinning jitter thread would take the core the
+    /// server needs (always in spin mode, at every wake-up in block mode).
     pub fn jitter_on(&self, cpus: usize) -> bool {
-        let busy = match self.mode {
-            Mode::Spin => 2,
-            Mode::Block => 1,
-        };
         match self.os_jitter {
             Switch::On => true,
             Switch::Off => false,
-            Switch::Auto => cpus > busy,
+            Switch::Auto => cpus >= 3,
         }
     }
 
@@ -476,8 +473,8 @@ mod tests {
         assert!(!cfg.jitter_on(2));
         assert!(cfg.jitter_on(3));
         cfg.mode = Mode::Block;
-        assert!(cfg.jitter_on(2));
-        assert!(!cfg.jitter_on(1));
+        assert!(!cfg.jitter_on(2));
+        assert!(cfg.jitter_on(4));
         cfg.os_jitter = Switch::On;
         assert!(cfg.jitter_on(1));
         cfg.os_jitter = Switch::Off;
@@ -489,9 +486,11 @@ mod tests {
         let d = Drive {
             completed: 11,
             first_sent: Some(0),
-            last_sent: Some(1_000_000),
+            last_sent: Some(1_050_000),
             end: 1_100_000,
             capped: true,
+            scheduled_start: 0,
+            interval_ns: 50_000,
         };
         let mut rec = Recorder::new();
         rec.end_to_end.record(200_000).unwrap();

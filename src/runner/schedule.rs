@@ -45,17 +45,20 @@ pub struct Drive {
     pub end: u64,
     /// The wall-clock cap stopped the run early.
     pub capped: bool,
+    /// Intended time of the first message and the schedule's interval (ns).
+    pub scheduled_start: u64,
+    pub interval_ns: u64,
 }
 
 impl Drive {
-    /// Messages per second actually sent: (n − 1) gaps over the span of send times.
-    /// A client that falls behind schedule sends later and so shows a lower rate.
+    /// Messages per second actually sent: n over the time from the schedule's start to
+    /// the last send plus one interval (the time the schedule gives n messages). On
+    /// schedule this is the target; a client that falls behind sends later and shows
+    /// less; it can never show more than the target.
     pub fn achieved_rate(&self) -> Option<f64> {
-        let (a, b) = (self.first_sent?, self.last_sent?);
-        if self.completed < 2 || b <= a {
-            return None;
-        }
-        Some((self.completed - 1) as f64 * 1e9 / (b - a) as f64)
+        let last = self.last_sent?;
+        let span = last.saturating_sub(self.scheduled_start) + self.interval_ns;
+        (self.completed > 0 && span > 0).then(|| self.completed as f64 * 1e9 / span as f64)
     }
 }
 
@@ -76,6 +79,8 @@ pub fn drive<C: Clock, E>(
         last_sent: None,
         end: clock.now_ns(),
         capped: false,
+        scheduled_start: schedule.intended(0),
+        interval_ns: schedule.interval_ns(),
     };
     for i in 0..n {
         let intended = schedule.intended(i);
@@ -188,7 +193,8 @@ mod tests {
             Ok::<_, ()>(clock.now_ns())
         })
         .unwrap();
-        assert_eq!(d.achieved_rate(), Some(10_000.0));
+        // 11 messages sent by 1000 µs, where the schedule needed 550 µs.
+        assert_eq!(d.achieved_rate(), Some(11.0 * 1e9 / 1_050_000.0));
         // The last message was due at 500 µs and answered at 1100 µs.
         assert!(rec.end_to_end.equivalent(rec.end_to_end.max(), 600_000));
     }
