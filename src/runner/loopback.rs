@@ -192,11 +192,17 @@ impl Jitter {
 
 /// The client: connect, warm up, then the measured runs at `rate`.
 fn run_rate(cfg: &LoopbackConfig, rate: u64) -> anyhow::Result<MeasuredSet> {
-    if let Some(c) = cfg.pin_client {
-        pin(c).context("pinning the client")?;
-    }
     let clock = MonotonicClock::new();
+    // The server thread starts before the client pins itself, so it does not inherit
+    // the client's affinity.
     let (server, addr) = start_server(cfg, clock)?;
+    if let Some(c) = cfg.pin_client
+        && let Err(e) = pin(c).context("pinning the client")
+    {
+        server.stop.store(true, Ordering::Relaxed);
+        let _ = server.handle.join();
+        return Err(e);
+    }
     let result = client_session(cfg, rate, clock, addr, &server.cpus);
     // Closing the connection (dropped with the session) ends the server; the flag also
     // covers a server still waiting to accept.
@@ -205,9 +211,9 @@ fn run_rate(cfg: &LoopbackConfig, rate: u64) -> anyhow::Result<MeasuredSet> {
         .handle
         .join()
         .map_err(|_| anyhow::anyhow!("the server thread panicked"))?;
-    let set = result?;
-    served?;
-    Ok(set)
+    // A failed server is the cause of whatever the client then saw.
+    served.context("the loopback server failed")?;
+    result
 }
 
 /// The client end: one connection, one reused message buffer, the CPUs it ran on.
@@ -464,6 +470,31 @@ mod tests {
         let mut cfg = tiny(Mode::Block, vec![1_000]);
         cfg.pin_client = Some(100_000);
         assert!(format!("{:#}", run(&cfg).unwrap_err()).contains("cannot pin"));
+        let mut cfg = tiny(Mode::Block, vec![1_000]);
+        cfg.pin_server = Some(4_000);
+        assert!(format!("{:#}", run(&cfg).unwrap_err()).contains("cannot pin"));
+    }
+
+    /// The server must not inherit the client's pinning.
+    #[test]
+    fn client_and_server_run_where_they_were_pinned() {
+        let allowed = core_affinity::get_core_ids().unwrap_or_default();
+        if allowed.len() < 2 {
+            eprintln!("skipped: needs 2 CPUs");
+            return;
+        }
+        let (c, s) = (allowed[0].id, allowed[1].id);
+        let mut cfg = tiny(Mode::Block, vec![10_000]);
+        cfg.runs = 1;
+        cfg.iterations = 300;
+        cfg.pin_client = Some(c);
+        cfg.pin_server = Some(s);
+        let sets = run(&cfg).unwrap();
+        let r = &sets[0].runs[0];
+        assert_eq!(r.client_cpus, [c]);
+        assert_eq!(r.server_cpus, [s]);
+        let params = sets[0].params(r);
+        assert_eq!(params["pin_server"].as_f64(), Some(s as f64));
     }
 
     #[test]

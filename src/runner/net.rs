@@ -136,28 +136,25 @@ pub fn current_cpu() -> Option<usize> {
 }
 
 /// Pins the calling thread to `cpu`; an error when the CPU does not exist or the OS refuses.
+/// (Not checked against `core_affinity::get_core_ids`, which lists only the CPUs of the
+/// calling thread's current mask, so a thread started by a pinned thread would see one.)
 pub fn pin(cpu: usize) -> anyhow::Result<()> {
-    let ids = core_affinity::get_core_ids().unwrap_or_default();
-    let Some(id) = ids.into_iter().find(|c| c.id == cpu) else {
+    // CPU ids beyond the kernel's cpu_set_t would make `CPU_SET` index out of bounds.
+    let in_set = cpu < libc::CPU_SETSIZE as usize;
+    if !in_set || !core_affinity::set_for_current(core_affinity::CoreId { id: cpu }) {
         anyhow::bail!(
-            "cannot pin to CPU {cpu}: this process may use CPUs {}",
-            usable_cpus()
+            "cannot pin a thread to CPU {cpu}: this machine has CPUs 0 to {}",
+            online_cpus().saturating_sub(1)
         );
-    };
-    if !core_affinity::set_for_current(id) {
-        anyhow::bail!("the OS refused to pin a thread to CPU {cpu}");
     }
     Ok(())
 }
 
-/// The CPUs this process may run on, as `0,1`.
-fn usable_cpus() -> String {
-    core_affinity::get_core_ids()
-        .unwrap_or_default()
-        .iter()
-        .map(|c| c.id.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
+/// CPUs online on the machine, whatever this thread's affinity.
+fn online_cpus() -> usize {
+    // SAFETY: sysconf only reads a system constant.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).unwrap_or(1)
 }
 
 /// How many CPUs this process may use.
