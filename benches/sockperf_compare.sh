@@ -5,13 +5,16 @@
 # back-to-back. Prints our uncorrected p50/p99 round trip divided by sockperf's, and our
 # rate divided by sockperf's (goal: ≤ 1.0 at p50, ≤ 1.10 at p99, rate ≥ 1.0).
 #
-# Usage: benches/sockperf_compare.sh [seconds per test, default 3]
+# Usage: [MODE=spin] benches/sockperf_compare.sh [seconds per test, default 3]
 # Needs: sockperf (Debian package `sockperf`), python3, taskset, 2 CPUs.
 # BENCH_DB=path/to/bench-db to use a given binary (default: target/release/bench-db).
 set -euo pipefail
 
 SECS=${1:-3}
+# MODE=block (blocking reads) or MODE=spin (busy-poll; sockperf gets --nonblocked).
 MODE=${MODE:-block}
+SP_FLAGS=()
+[[ $MODE == spin ]] && SP_FLAGS=(--nonblocked)
 MSG=14 # sockperf's smallest message (its header); ours is sent with the same size
 PORT=${PORT:-$((20000 + RANDOM % 20000))}
 cd "$(dirname "$0")/.."
@@ -28,11 +31,11 @@ trap cleanup EXIT
 # sockperf <client cpu> <server cpu> <mps|max> → "p50 p99 rate"
 run_sockperf() {
     local ccpu=$1 scpu=$2 mps=$3 out
-    taskset -c "$scpu" sockperf server --tcp -i 127.0.0.1 -p "$PORT" >/dev/null 2>&1 &
+    taskset -c "$scpu" sockperf server --tcp -i 127.0.0.1 -p "$PORT" "${SP_FLAGS[@]}" >/dev/null 2>&1 &
     SERVER_PID=$!
     sleep 0.5
     out=$(taskset -c "$ccpu" sockperf ping-pong --tcp -i 127.0.0.1 -p "$PORT" --full-rtt \
-        -m "$MSG" --mps="$mps" -t "$SECS" 2>&1 | sed 's/\x1b\[[0-9;]*m//g')
+        -m "$MSG" --mps="$mps" -t "$SECS" "${SP_FLAGS[@]}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g')
     kill "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=

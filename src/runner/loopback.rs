@@ -57,6 +57,12 @@ impl LoopbackConfig {
         }
     }
 
+    /// Whether client and server must share one CPU: pinned to the same one, or only
+    /// one available. Busy-polling then yields instead of spinning.
+    pub fn shares_core(&self, cpus: usize) -> bool {
+        cpus <= 1 || (self.pin_client.is_some() && self.pin_client == self.pin_server)
+    }
+
     fn validate(&self) -> anyhow::Result<()> {
         anyhow::ensure!(
             self.msg_size >= 8,
@@ -107,6 +113,7 @@ fn start_server(
     let stop = Arc::new(AtomicBool::new(false));
     let cpus = Arc::new(Mutex::new(BTreeSet::new()));
     let (spin, msg_size, pin_cpu) = (cfg.mode == Mode::Spin, cfg.msg_size, cfg.pin_server);
+    let share = cfg.shares_core(cpu_count());
     let (stop2, cpus2) = (stop.clone(), cpus.clone());
     let handle = std::thread::Builder::new()
         .name("loopback-server".into())
@@ -115,7 +122,7 @@ fn start_server(
                 pin(c).context("pinning the server")?;
             }
             let stream = accept_one(&listener, &stop2)?;
-            let mut conn = Conn::new(stream, spin, None, Some(stop2))?;
+            let mut conn = Conn::new(stream, spin, None, Some(stop2))?.yielding(share);
             let mut buf = vec![0u8; msg_size];
             let mut n = 0u64;
             while conn.read_msg(&mut buf).context("server read")? {
@@ -291,7 +298,8 @@ fn client_session(
     let stream = TcpStream::connect_timeout(&addr, REPLY_TIMEOUT)
         .context("connecting to the loopback server")?;
     let mut client = Client {
-        conn: Conn::new(stream, cfg.mode == Mode::Spin, Some(REPLY_TIMEOUT), None)?,
+        conn: Conn::new(stream, cfg.mode == Mode::Spin, Some(REPLY_TIMEOUT), None)?
+            .yielding(cfg.shares_core(cpu_count())),
         buf: vec![0u8; cfg.msg_size],
         n: 0,
         cpus: BTreeSet::new(),
@@ -473,6 +481,31 @@ mod tests {
         let mut cfg = tiny(Mode::Block, vec![1_000]);
         cfg.pin_server = Some(4_000);
         assert!(format!("{:#}", run(&cfg).unwrap_err()).contains("cannot pin"));
+    }
+
+    /// Spin mode with both ends on one CPU must not degrade to one message per
+    /// scheduler time slice.
+    #[test]
+    fn spin_mode_on_one_core_keeps_the_rate() {
+        let Some(cpu) = core_affinity::get_core_ids().and_then(|v| v.first().copied()) else {
+            return;
+        };
+        let mut cfg = tiny(Mode::Spin, vec![20_000]);
+        cfg.runs = 1;
+        cfg.iterations = 2_000;
+        cfg.warmup = 0;
+        cfg.pin_client = Some(cpu.id);
+        cfg.pin_server = Some(cpu.id);
+        assert!(cfg.shares_core(8));
+        let started = Instant::now();
+        let sets = run(&cfg).unwrap();
+        assert_eq!(sets[0].runs[0].recorder.count(), 2_000);
+        // 0.1 s scheduled; spinning without yielding took ~16 s here.
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     /// The server must not inherit the client's pinning.

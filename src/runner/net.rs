@@ -22,6 +22,9 @@ pub struct Conn {
     /// when `stop` is raised instead.
     idle_limit: Option<Duration>,
     stop: Option<std::sync::Arc<AtomicBool>>,
+    /// Busy-poll by yielding the CPU: when both ends share one core, plain spinning
+    /// would keep the peer off it for a whole scheduler time slice.
+    yield_idle: bool,
 }
 
 impl Conn {
@@ -43,7 +46,23 @@ impl Conn {
             spin,
             idle_limit,
             stop,
+            yield_idle: false,
         })
+    }
+
+    /// In busy-poll mode, yield the CPU between polls instead of spinning.
+    pub fn yielding(mut self, yes: bool) -> Self {
+        self.yield_idle = yes;
+        self
+    }
+
+    /// One idle busy-poll step.
+    fn idle(&self) {
+        if self.yield_idle {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
     }
 
     fn stopped(&self) -> bool {
@@ -79,7 +98,7 @@ impl Conn {
                     if self.spin {
                         spins += 1;
                         if spins < SPINS_PER_CHECK {
-                            std::hint::spin_loop();
+                            self.idle();
                             continue;
                         }
                         spins = 0;
@@ -119,7 +138,7 @@ impl Conn {
                             "the peer stopped reading for 5 s",
                         ));
                     }
-                    std::hint::spin_loop();
+                    self.idle();
                 }
                 Err(e) => return Err(e),
             }
@@ -186,6 +205,22 @@ mod tests {
             assert!(s.read_msg(&mut buf).unwrap());
             assert_eq!(buf, [7u8; 16]);
         }
+    }
+
+    #[test]
+    fn yielding_poll_still_delivers() {
+        let (c, s) = pair(true);
+        let (mut c, mut s) = (c.yielding(true), s.yielding(true));
+        let t = std::thread::spawn(move || {
+            let mut buf = [0u8; 8];
+            assert!(s.read_msg(&mut buf).unwrap());
+            s.write_msg(&buf).unwrap();
+        });
+        c.write_msg(&[3u8; 8]).unwrap();
+        let mut buf = [0u8; 8];
+        assert!(c.read_msg(&mut buf).unwrap());
+        assert_eq!(buf, [3u8; 8]);
+        t.join().unwrap();
     }
 
     #[test]
