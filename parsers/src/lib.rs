@@ -4,10 +4,21 @@
 //! module exposes a sniffer (`sniff`) and a streaming parser (`parse`) and is listed in
 //! [`formats`], which [`detect`] consults.
 
+pub mod arthas;
 pub mod error;
+pub mod hdr_percentiles;
+pub mod hlog;
+pub mod jgroups;
+pub mod jlbh;
 pub mod model;
+pub mod qps_table;
 pub mod registry;
 pub mod text;
+pub mod tsar;
+pub mod units;
+pub mod wrk;
+pub mod zk_benchmark;
+pub mod zookeeper;
 
 pub use error::ParseError;
 pub use model::*;

@@ -1,0 +1,5 @@
+//! The one integration-test binary: CLI tests through the real `bench-db` binary.
+
+mod analysis_cli;
+mod common;
+mod ingest;
