@@ -335,7 +335,7 @@ fn client_session(
         warmup_ms = d.end.saturating_sub(start) / 1_000_000;
     }
 
-    let mut runs = Vec::new();
+    let mut runs: Vec<MeasuredRun> = Vec::new();
     for index in 1..=cfg.runs {
         progress(format!(
             "run {index} of {} at {rate}/s ({} iterations)",
@@ -363,8 +363,21 @@ fn client_session(
         );
         let os_jitter = jitter.and_then(Jitter::finish);
         let d = d?;
-        let warnings = run_warnings(&d, &recorder, rate, cfg.iterations);
+        let client_cpus: Vec<usize> = client.cpus.iter().copied().collect();
+        let server_cpus: Vec<usize> = lock(server_cpus).into_iter().collect();
+        let mut warnings = run_warnings(&d, &recorder, rate, cfg.iterations);
         let achieved = d.achieved_rate();
+        if achieved.is_some_and(|a| a < 0.99 * rate as f64)
+            && cfg.mode == Mode::Block
+            && client_cpus != server_cpus
+        {
+            warnings.push(
+                "client and server ran on different CPUs with blocking reads, so every \
+                 message wakes the other CPU; compare with --pin-client N --pin-server N \
+                 or --mode spin"
+                    .to_string(),
+            );
+        }
         progress(format!(
             "run {index} of {}: achieved {} msgs/s (target {rate}/s)",
             cfg.runs,
@@ -377,8 +390,8 @@ fn client_session(
             achieved_rate: achieved,
             recorder,
             os_jitter,
-            client_cpus: client.cpus.iter().copied().collect(),
-            server_cpus: lock(server_cpus).into_iter().collect(),
+            client_cpus,
+            server_cpus,
             warnings,
         });
     }
