@@ -98,6 +98,18 @@ pub fn measured_best(points: &[ThreadsPoint]) -> Option<usize> {
         .map(|p| p.threads)
 }
 
+/// Where the pool saturates, from the measurements alone: the highest qps divided by
+/// the best qps per thread (reached while threads are still the limit). Comparable to
+/// the formula even when the tried pool sizes skip the knee (…, 8, 16, …).
+pub fn saturation_threads(points: &[ThreadsPoint]) -> Option<f64> {
+    let max = points.iter().map(|p| p.qps).fold(0.0, f64::max);
+    let per_thread = points
+        .iter()
+        .map(|p| p.qps / p.threads as f64)
+        .fold(0.0, f64::max);
+    (max > 0.0 && per_thread > 0.0).then(|| max / per_thread)
+}
+
 /// Runs every pool size of `cfg`.
 pub fn run(cfg: &ThreadsConfig) -> anyhow::Result<Vec<ThreadsPoint>> {
     anyhow::ensure!(!cfg.threads.is_empty(), "no pool size to run");
@@ -422,6 +434,7 @@ pub fn to_block(cfg: &ThreadsConfig, points: &[ThreadsPoint], label: &str, cores
         runs,
         printed: vec![
             stat("best_threads", measured_best(points).map(|n| n as f64)),
+            stat("saturation_threads", saturation_threads(points)),
             stat(
                 "formula_best_threads",
                 formula.is_finite().then_some(formula),
@@ -487,6 +500,15 @@ pub fn render(
         ),
         None => "best thread count: measured n/a".to_string(),
     });
+    if let Some(k) = saturation_threads(points) {
+        let per = points
+            .iter()
+            .map(|p| p.qps / p.threads as f64)
+            .fold(0.0, f64::max);
+        lines.push(format!(
+            "best thread count: saturation at {k:.1} threads (highest qps {max:.1} / best qps per thread {per:.1})"
+        ));
+    }
     lines.push(format!(
         "best thread count: formula (io wait / cpu time + 1) × cores = ({} / {} + 1) × {cores} = {}",
         fmt_ms(cfg.io_wait),
@@ -554,6 +576,10 @@ mod tests {
         ];
         assert_eq!(measured_best(&pts), Some(8));
         assert_eq!(measured_best(&[]), None);
+        // 1990 / (237.5 per thread at 8) = 8.38.
+        let k = saturation_threads(&pts).unwrap();
+        assert!((k - 1990.0 / 237.5).abs() < 1e-9, "{k}");
+        assert_eq!(saturation_threads(&[]), None);
     }
 
     #[test]
@@ -583,7 +609,8 @@ mod tests {
         let rt = block.runs[0].series[1].ladder().unwrap();
         assert_eq!(rt.len(), 5);
         assert!(rt.windows(2).all(|w| w[0].value <= w[1].value));
-        assert_eq!(block.printed[1].value, Some(10.0));
+        assert_eq!(block.printed[0].name, "best_threads");
+        assert_eq!(block.printed[2].value, Some(10.0));
         let text = render(&cfg, &pts, &mut block, 2);
         assert!(
             text.contains(
