@@ -314,7 +314,7 @@ fn client_session(
         Mode::Spin => "spin",
         Mode::Block => "block",
     };
-    let lock = |m: &Mutex<BTreeSet<usize>>| {
+    let take_cpus = |m: &Mutex<BTreeSet<usize>>| {
         std::mem::take(&mut *m.lock().unwrap_or_else(|e| e.into_inner()))
     };
 
@@ -335,13 +335,13 @@ fn client_session(
         warmup_ms = d.end.saturating_sub(start) / 1_000_000;
     }
 
-    let mut runs: Vec<MeasuredRun> = Vec::new();
+    let mut runs = Vec::new();
     for index in 1..=cfg.runs {
         progress(format!(
             "run {index} of {} at {rate}/s ({} iterations)",
             cfg.runs, cfg.iterations
         ));
-        lock(server_cpus);
+        take_cpus(server_cpus);
         client.cpus.clear();
         let jitter = if jitter_on {
             Some(start_jitter(clock)?)
@@ -364,7 +364,7 @@ fn client_session(
         let os_jitter = jitter.and_then(Jitter::finish);
         let d = d?;
         let client_cpus: Vec<usize> = client.cpus.iter().copied().collect();
-        let server_cpus: Vec<usize> = lock(server_cpus).into_iter().collect();
+        let server_cpus: Vec<usize> = take_cpus(server_cpus).into_iter().collect();
         let mut warnings = run_warnings(&d, &recorder, rate, cfg.iterations);
         let achieved = d.achieved_rate();
         if achieved.is_some_and(|a| a < 0.99 * rate as f64)
