@@ -3,3 +3,5 @@
 mod analysis_cli;
 mod common;
 mod ingest;
+mod runner_cli;
+mod runner_roundtrip;
