@@ -6,11 +6,14 @@
 
 pub mod axis;
 pub mod chart;
+pub mod curve;
 pub mod delta;
 pub mod fmt;
+pub mod history;
 pub mod series;
 pub mod shift;
 pub mod slo;
 pub mod spectrum;
 pub mod style;
 pub mod timeseries;
+pub mod variation;
