@@ -49,25 +49,38 @@ const THROUGHPUT_PARAMS: [&str; 4] = ["target_throughput", "throughput", "rate",
 
 /// The throughput a run was driven at, when it records one.
 pub fn run_throughput(run: &StoredRun) -> Option<f64> {
-    THROUGHPUT_PARAMS.iter().find_map(|k| run.param_f64(k)).filter(|v| v.is_finite() && *v > 0.0)
+    THROUGHPUT_PARAMS
+        .iter()
+        .find_map(|k| run.param_f64(k))
+        .filter(|v| v.is_finite() && *v > 0.0)
 }
 
 /// The curve of one ladder metric over runs at two or more throughputs: for each
 /// throughput and percentile, the median over runs with min and max. `None` when the
 /// runs do not span two throughputs.
-pub fn from_runs(runs: &[&StoredRun], metric: &str, percentiles: &[f64], slo: &[(f64, f64)]) -> Option<CurveInput> {
+pub fn from_runs(
+    runs: &[&StoredRun],
+    metric: &str,
+    percentiles: &[f64],
+    slo: &[(f64, f64)],
+) -> Option<CurveInput> {
     // (percentile key, throughput key) → values
     let mut cells: BTreeMap<(i64, i64), Vec<f64>> = BTreeMap::new();
     let (mut unit, mut display) = (String::new(), metric.to_string());
     for r in runs {
-        let (Some(tp), Some(s)) = (run_throughput(r), r.series(metric)) else { continue };
+        let (Some(tp), Some(s)) = (run_throughput(r), r.series(metric)) else {
+            continue;
+        };
         let Some(ladder) = s.ladder() else { continue };
         unit.clone_from(&s.unit);
         display.clone_from(&s.display);
         for p in ladder {
             let wanted = percentiles.iter().any(|w| (w - p.percentile).abs() < 1e-9);
             if let (true, Some(v)) = (wanted, p.value) {
-                let key = ((p.percentile * 1e6).round() as i64, (tp * 1e3).round() as i64);
+                let key = (
+                    (p.percentile * 1e6).round() as i64,
+                    (tp * 1e3).round() as i64,
+                );
                 cells.entry(key).or_default().push(v);
             }
         }
@@ -75,18 +88,31 @@ pub fn from_runs(runs: &[&StoredRun], metric: &str, percentiles: &[f64], slo: &[
     let mut lines: BTreeMap<i64, CurveLine> = BTreeMap::new();
     for ((pk, tk), mut v) in cells {
         v.sort_by(f64::total_cmp);
-        let (Some(value), Some(min), Some(max)) =
-            (quantile_sorted(&v, 0.5), v.first().copied(), v.last().copied())
-        else {
+        let (Some(value), Some(min), Some(max)) = (
+            quantile_sorted(&v, 0.5),
+            v.first().copied(),
+            v.last().copied(),
+        ) else {
             continue;
         };
         lines
             .entry(pk)
-            .or_insert_with(|| CurveLine { percentile: pk as f64 / 1e6, points: Vec::new() })
+            .or_insert_with(|| CurveLine {
+                percentile: pk as f64 / 1e6,
+                points: Vec::new(),
+            })
             .points
-            .push(CurvePoint { throughput: tk as f64 / 1e3, value, min, max });
+            .push(CurvePoint {
+                throughput: tk as f64 / 1e3,
+                value,
+                min,
+                max,
+            });
     }
-    let lines: Vec<CurveLine> = lines.into_values().filter(|l| l.points.len() >= 2).collect();
+    let lines: Vec<CurveLine> = lines
+        .into_values()
+        .filter(|l| l.points.len() >= 2)
+        .collect();
     if lines.is_empty() {
         return None;
     }
@@ -111,7 +137,11 @@ pub fn layout(input: &CurveInput) -> LineChart {
     let x = value_axis(
         &format!("Throughput ({})", fmt::unit_display(&input.throughput_unit)),
         "",
-        input.lines.iter().flat_map(|l| l.points.iter().map(|p| p.throughput)).chain(input.knee),
+        input
+            .lines
+            .iter()
+            .flat_map(|l| l.points.iter().map(|p| p.throughput))
+            .chain(input.knee),
         true,
         false,
     );
@@ -134,14 +164,25 @@ pub fn layout(input: &CurveInput) -> LineChart {
         let map = |v: f64, t: f64| y.map(v).map(|yv| (t, yv));
         let line = Line::nth(
             i,
-            format!("p{}", fmt::percentile_name(l.percentile).trim_end_matches('%')),
-            pts.iter().filter_map(|p| map(p.value, p.throughput)).collect(),
+            format!(
+                "p{}",
+                fmt::percentile_name(l.percentile).trim_end_matches('%')
+            ),
+            pts.iter()
+                .filter_map(|p| map(p.value, p.throughput))
+                .collect(),
         );
         if pts.iter().any(|p| p.max > p.min) {
             bands.push(Band {
                 name: String::new(),
-                upper: pts.iter().filter_map(|p| map(p.max, p.throughput)).collect(),
-                lower: pts.iter().filter_map(|p| map(p.min, p.throughput)).collect(),
+                upper: pts
+                    .iter()
+                    .filter_map(|p| map(p.max, p.throughput))
+                    .collect(),
+                lower: pts
+                    .iter()
+                    .filter_map(|p| map(p.min, p.throughput))
+                    .collect(),
                 color: line.color,
                 opacity: 0.15,
             });
@@ -158,7 +199,10 @@ pub fn layout(input: &CurveInput) -> LineChart {
             marker: Marker::None,
             width: 1,
         });
-        notes.push(Note { at: (at, y.hi), text: format!(" {name}") });
+        notes.push(Note {
+            at: (at, y.hi),
+            text: format!(" {name}"),
+        });
     };
     if let Some(k) = input.knee {
         vertical(k, format!("knee {}", fmt::human(k, "")), style::GREY);
@@ -169,7 +213,11 @@ pub fn layout(input: &CurveInput) -> LineChart {
     for (p, v) in &input.slo {
         if let Some(yv) = y.map(*v) {
             lines.push(Line {
-                name: format!("SLO {}≤{}", fmt::percentile_name(*p), fmt::human(*v, &input.unit)),
+                name: format!(
+                    "SLO {}≤{}",
+                    fmt::percentile_name(*p),
+                    fmt::human(*v, &input.unit)
+                ),
                 points: vec![(x.lo, yv), (x.hi, yv)],
                 color: style::SLO,
                 dash: Dash::Dashed(10, 4),
@@ -178,7 +226,14 @@ pub fn layout(input: &CurveInput) -> LineChart {
             });
         }
     }
-    LineChart { title: input.title.clone(), x, y, bands, lines, notes }
+    LineChart {
+        title: input.title.clone(),
+        x,
+        y,
+        bands,
+        lines,
+        notes,
+    }
 }
 
 #[cfg(test)]
@@ -187,7 +242,12 @@ mod tests {
 
     #[test]
     fn marks_knee_and_slo() {
-        let pt = |t: f64, v: f64| CurvePoint { throughput: t, value: v, min: v * 0.9, max: v * 1.1 };
+        let pt = |t: f64, v: f64| CurvePoint {
+            throughput: t,
+            value: v,
+            min: v * 0.9,
+            max: v * 1.1,
+        };
         let input = CurveInput {
             title: "curve".into(),
             throughput_unit: "msg/s".into(),
@@ -202,7 +262,10 @@ mod tests {
         };
         let c = layout(&input);
         let names: Vec<&str> = c.lines.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(names, ["p90", "knee 10K", "max in SLO 10K", "SLO 90%≤200 µs"]);
+        assert_eq!(
+            names,
+            ["p90", "knee 10K", "max in SLO 10K", "SLO 90%≤200 µs"]
+        );
         assert_eq!(c.bands.len(), 1);
         let svg = render(&input).unwrap();
         assert!(svg.contains("knee 10K"));

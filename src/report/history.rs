@@ -2,7 +2,7 @@
 //! at each percentile run after run in ingest order, with a noise band (median ±
 //! 2 robust standard deviations) so a step out of the band stands out.
 
-use super::axis::{nice_ticks, value_axis, Axis, Scale};
+use super::axis::{Axis, Scale, nice_ticks, value_axis};
 use super::chart::{self, Band, Line, LineChart};
 use super::fmt;
 use super::series::{MAX_POINTS, decimate};
@@ -68,20 +68,33 @@ fn value_of(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Option<f6
 pub fn from_runs(runs: &[&StoredRun]) -> Vec<HistoryInput> {
     let mut ordered: Vec<&StoredRun> = runs.to_vec();
     ordered.sort_by(|a, b| {
-        (&a.ingested_at, a.source_id, a.block_index, a.run.index)
-            .cmp(&(&b.ingested_at, b.source_id, b.block_index, b.run.index))
+        (&a.ingested_at, a.source_id, a.block_index, a.run.index).cmp(&(
+            &b.ingested_at,
+            b.source_id,
+            b.block_index,
+            b.run.index,
+        ))
     });
     let mut metrics: Vec<(String, String, String, bool)> = Vec::new();
     for r in &ordered {
         for s in &r.run.series {
             if !metrics.iter().any(|m| m.0 == s.metric) {
-                metrics.push((s.metric.clone(), s.display.clone(), s.unit.clone(), s.ladder().is_some()));
+                metrics.push((
+                    s.metric.clone(),
+                    s.display.clone(),
+                    s.unit.clone(),
+                    s.ladder().is_some(),
+                ));
             }
         }
     }
     let mut out = Vec::new();
     for (metric, display, unit, is_ladder) in metrics {
-        let with: Vec<&StoredRun> = ordered.iter().copied().filter(|r| r.series(&metric).is_some()).collect();
+        let with: Vec<&StoredRun> = ordered
+            .iter()
+            .copied()
+            .filter(|r| r.series(&metric).is_some())
+            .collect();
         let sources: BTreeSet<i64> = with.iter().map(|r| r.source_id).collect();
         if sources.len() < 2 {
             continue;
@@ -94,20 +107,36 @@ pub fn from_runs(runs: &[&StoredRun]) -> Vec<HistoryInput> {
         let lines: Vec<HistoryLine> = wanted
             .into_iter()
             .filter_map(|p| {
-                let values: Vec<Option<f64>> = with.iter().map(|r| value_of(r, &metric, p)).collect();
+                let values: Vec<Option<f64>> =
+                    with.iter().map(|r| value_of(r, &metric, p)).collect();
                 let present: Vec<f64> = values.iter().flatten().copied().collect();
                 if present.len() < 2 {
                     return None;
                 }
-                let name = p.map_or_else(|| display.clone(), |p| {
-                    let n = fmt::percentile_name(p);
-                    if p >= 100.0 { n } else { format!("p{}", n.trim_end_matches('%')) }
-                });
-                Some(HistoryLine { name, band: noise_band(&present), values })
+                let name = p.map_or_else(
+                    || display.clone(),
+                    |p| {
+                        let n = fmt::percentile_name(p);
+                        if p >= 100.0 {
+                            n
+                        } else {
+                            format!("p{}", n.trim_end_matches('%'))
+                        }
+                    },
+                );
+                Some(HistoryLine {
+                    name,
+                    band: noise_band(&present),
+                    values,
+                })
             })
             .collect();
         if !lines.is_empty() {
-            out.push(HistoryInput { title: format!("{display}: history over {} runs", with.len()), unit, lines });
+            out.push(HistoryInput {
+                title: format!("{display}: history over {} runs", with.len()),
+                unit,
+                lines,
+            });
         }
     }
     out
@@ -120,7 +149,13 @@ pub fn render(input: &HistoryInput) -> Result<String> {
 
 /// The chart in axis space.
 pub fn layout(input: &HistoryInput) -> LineChart {
-    let n = input.lines.iter().map(|l| l.values.len()).max().unwrap_or(1).max(2);
+    let n = input
+        .lines
+        .iter()
+        .map(|l| l.values.len())
+        .max()
+        .unwrap_or(1)
+        .max(2);
     let ticks = nice_ticks(1.0, n as f64, 8)
         .into_iter()
         .filter(|t| t.fract() == 0.0)
@@ -141,10 +176,13 @@ pub fn layout(input: &HistoryInput) -> LineChart {
     let y = value_axis(
         &caption,
         &input.unit,
-        input
-            .lines
-            .iter()
-            .flat_map(|l| l.values.iter().flatten().copied().chain(l.band.into_iter().flat_map(|b| [b.0, b.1]))),
+        input.lines.iter().flat_map(|l| {
+            l.values
+                .iter()
+                .flatten()
+                .copied()
+                .chain(l.band.into_iter().flat_map(|b| [b.0, b.1]))
+        }),
         false,
         false,
     );
@@ -160,7 +198,11 @@ pub fn layout(input: &HistoryInput) -> LineChart {
         let line = Line::nth(i, l.name.clone(), decimate(&pts, MAX_POINTS));
         if let Some((lo, hi)) = l.band {
             bands.push(Band {
-                name: if i == 0 { "noise band (median ± 2σ)".to_string() } else { String::new() },
+                name: if i == 0 {
+                    "noise band (median ± 2σ)".to_string()
+                } else {
+                    String::new()
+                },
                 upper: vec![(x.lo, hi), (x.hi, hi)],
                 lower: vec![(x.lo, lo), (x.hi, lo)],
                 color: line.color,
@@ -169,7 +211,14 @@ pub fn layout(input: &HistoryInput) -> LineChart {
         }
         lines.push(line);
     }
-    LineChart { title: input.title.clone(), x, y, bands, lines, notes: Vec::new() }
+    LineChart {
+        title: input.title.clone(),
+        x,
+        y,
+        bands,
+        lines,
+        notes: Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -180,7 +229,10 @@ mod tests {
     fn band_is_robust() {
         let (lo, hi) = noise_band(&[10.0, 11.0, 9.0, 10.0, 500.0]).unwrap();
         // median 10, MAD 1 → 10 ± 2.9652
-        assert!((lo - 7.0348).abs() < 1e-9 && (hi - 12.9652).abs() < 1e-9, "{lo} {hi}");
+        assert!(
+            (lo - 7.0348).abs() < 1e-9 && (hi - 12.9652).abs() < 1e-9,
+            "{lo} {hi}"
+        );
         assert_eq!(noise_band(&[1.0, 2.0]), None);
     }
 
@@ -190,7 +242,11 @@ mod tests {
         let input = HistoryInput {
             title: "h".into(),
             unit: "us".into(),
-            lines: vec![HistoryLine { name: "p99".into(), values, band: Some((1.0, 5.0)) }],
+            lines: vec![HistoryLine {
+                name: "p99".into(),
+                values,
+                band: Some((1.0, 5.0)),
+            }],
         };
         let c = layout(&input);
         assert!(c.lines[0].points.len() <= MAX_POINTS);

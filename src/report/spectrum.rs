@@ -4,7 +4,7 @@
 //! an SLO drawn as a step line.
 
 use super::axis::{PercentileAxis, value_axis};
-use super::chart::{self, Band, Line, LineChart};
+use super::chart::{self, Band, Line, LineChart, Note};
 use super::fmt;
 use super::series::{by_percentile, quantile_sorted};
 use super::style::{self, Dash, Marker, PALETTE};
@@ -140,9 +140,19 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
             lines.push(Line::nth(i, name.clone(), pts));
         }
     }
+    let mut notes = Vec::new();
     if !input.slo.is_empty() {
+        // Each step is labelled where it ends, so the legend needs only "SLO".
+        for (p, v) in &input.slo {
+            if let Some(yv) = y.map(*v) {
+                notes.push(Note {
+                    at: (px.map(*p), yv),
+                    text: slo_term(*p, *v, &input.unit),
+                });
+            }
+        }
         lines.push(Line {
-            name: slo_name(&input.slo, &input.unit),
+            name: "SLO".to_string(),
             points: slo_steps(&input.slo, &px, &y, px.axis.lo),
             color: style::SLO,
             dash: Dash::Dashed(10, 4),
@@ -156,7 +166,7 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
         y,
         bands,
         lines,
-        notes: Vec::new(),
+        notes,
     }
 }
 
@@ -179,12 +189,8 @@ fn slo_steps(
     pts
 }
 
-fn slo_name(slo: &[(f64, f64)], unit: &str) -> String {
-    let terms: Vec<String> = slo
-        .iter()
-        .map(|(p, v)| format!("{}≤{}", fmt::percentile_name(*p), fmt::human(*v, unit)))
-        .collect();
-    format!("SLO {}", terms.join(" "))
+fn slo_term(p: f64, v: f64, unit: &str) -> String {
+    format!("{} ≤ {}", fmt::percentile_name(p), fmt::human(v, unit))
 }
 
 #[cfg(test)]
@@ -218,7 +224,8 @@ mod tests {
         assert_eq!(c.bands[0].upper.len(), 5);
         // 90% sits at x = 1 on the 1/(1-p) axis.
         assert!((c.lines[0].points[1].0 - 1.0).abs() < 1e-12);
-        assert_eq!(c.lines[2].name, "SLO 99%≤500 µs");
+        assert_eq!(c.lines[2].name, "SLO");
+        assert_eq!(c.notes[0].text, "99% ≤ 500 µs");
     }
 
     #[test]

@@ -87,7 +87,10 @@ pub fn layout(input: &TimeSeriesInput) -> LineChart {
             (name.clone(), decimate(&shifted, MAX_POINTS))
         })
         .collect();
-    let x = time_axis(lines.iter().flat_map(|l| l.1.iter().map(|p| p.0)));
+    let mut x = time_axis(lines.iter().flat_map(|l| l.1.iter().map(|p| p.0)));
+    if input.elapsed {
+        x.caption = "Elapsed time".to_string();
+    }
     let caption = if input.unit.is_empty() {
         "Value".to_string()
     } else {
@@ -132,6 +135,6 @@ mod tests {
         assert_eq!(c.lines[1].points[0].0, 0.0);
         assert_eq!(c.lines[0].points[0].0, 0.0);
         assert!(c.lines[0].points.len() <= MAX_POINTS);
-        assert_eq!(c.x.caption, "Time");
+        assert_eq!(c.x.caption, "Elapsed time");
     }
 }

@@ -64,7 +64,10 @@ fn skips_first(format: &str, ladder_len: usize, runs: usize) -> bool {
 pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
     let mut groups: BTreeMap<(String, i64, u32), Vec<&StoredRun>> = BTreeMap::new();
     for r in runs {
-        groups.entry((r.suite.clone(), r.source_id, r.block_index)).or_default().push(r);
+        groups
+            .entry((r.suite.clone(), r.source_id, r.block_index))
+            .or_default()
+            .push(r);
     }
     let mut out = VariationTable::default();
     for mut group in groups.into_values() {
@@ -100,7 +103,12 @@ fn group_table(group: &[&StoredRun]) -> Option<VariationGroup> {
             .iter()
             .filter_map(|r| {
                 let l = r.series(metric)?.ladder()?;
-                Some((r.run.index, l.iter().filter_map(|p| p.value.map(|v| (p.percentile, v))).collect()))
+                Some((
+                    r.run.index,
+                    l.iter()
+                        .filter_map(|p| p.value.map(|v| (p.percentile, v)))
+                        .collect(),
+                ))
             })
             .collect();
         if !ladders.is_empty() {
@@ -142,7 +150,10 @@ fn group_table(group: &[&StoredRun]) -> Option<VariationGroup> {
         return None;
     }
     let mut keys: Vec<Option<i64>> = pct_cols.keys().map(|k| Some(*k)).collect();
-    let mut columns: Vec<String> = pct_cols.values().map(|p| fmt::percentile_name(*p)).collect();
+    let mut columns: Vec<String> = pct_cols
+        .values()
+        .map(|p| fmt::percentile_name(*p))
+        .collect();
     if has_value {
         keys.push(None);
         columns.push("value".to_string());
@@ -168,11 +179,20 @@ fn group_table(group: &[&StoredRun]) -> Option<VariationGroup> {
         })
         .collect();
     let note = if skipped_first {
-        format!("{} runs; run 1 left out of ladder rows, as JLBH does", group.len())
+        format!(
+            "{} runs; run 1 left out of ladder rows, as JLBH does",
+            group.len()
+        )
     } else {
         format!("{} runs", group.len())
     };
-    Some(VariationGroup { title: group_title(first), runs: group.len(), note, columns, rows })
+    Some(VariationGroup {
+        title: group_title(first),
+        runs: group.len(),
+        note,
+        columns,
+        rows,
+    })
 }
 
 /// The CSS class of a cell: `v-low`, `v-mid` or `v-high`.
@@ -217,7 +237,10 @@ pub fn render(table: &VariationTable) -> String {
                         let title = printed
                             .map(|p| format!(" title=\"printed by the tool: {p:.2}\""))
                             .unwrap_or_default();
-                        h.push_str(&format!("<td class=\"{}\"{title}>{v:.2}</td>", cell_class(*v)));
+                        h.push_str(&format!(
+                            "<td class=\"{}\"{title}>{v:.2}</td>",
+                            cell_class(*v)
+                        ));
                     }
                     None => h.push_str("<td class=\"muted\">–</td>"),
                 }

@@ -1,0 +1,420 @@
+//! The pages: `index.html` (what got better, what got worse, one link per suite) and
+//! one self-contained page per suite (CSS and SVG inline, no JavaScript, no network)
+//! holding every chart and table for its runs. Returns file names and contents; the
+//! command writes them.
+
+use super::delta::Delta;
+use super::fmt::{self, escape, human, signed_pct};
+use super::pairing::Comparison;
+use super::slo::{self, SloTerm};
+use super::variation::{self, group_title};
+use super::{curve, history, shift, spectrum, timeseries};
+use crate::dataset::StoredRun;
+use anyhow::Result;
+use bench_db_parsers::Data;
+use std::collections::BTreeMap;
+
+const TEMPLATE: &str = include_str!("../../reports/page.html");
+const CSS: &str = include_str!("../../reports/style.css");
+
+/// Groups drawn per suite page; older groups are listed, not drawn, so a page stays
+/// quick to render and small however many runs a suite holds.
+pub const MAX_GROUPS_DRAWN: usize = 30;
+/// Cells listed in each of the index's better/worse lists.
+pub const SUMMARY_ROWS: usize = 12;
+/// Percentiles drawn on throughput/latency curves.
+pub const CURVE_PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 99.9];
+
+/// What the report shows beyond the runs themselves.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub slo: Vec<SloTerm>,
+}
+
+/// The report's files, `index.html` first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Site {
+    pub files: Vec<(String, String)>,
+}
+
+/// Which way is better for a metric: `Some(true)` when lower is better (latency,
+/// response time, CPU, time), `Some(false)` when higher is (throughput, qps, msgs/s).
+pub fn lower_is_better(metric: &str, unit: &str) -> Option<bool> {
+    let m = metric.to_ascii_lowercase();
+    const HIGHER: [&str; 6] = [
+        "qps",
+        "throughput",
+        "msgs_per_sec",
+        "per_sec",
+        "requests",
+        "ops",
+    ];
+    // Short names must match a whole part of the metric name (`ts.rt`, not `start`).
+    const LOWER_PARTS: [&str; 6] = ["rt", "cpu", "time", "util", "wait", "avg"];
+    if HIGHER.iter().any(|h| m.contains(h)) || unit.ends_with("/s") {
+        return Some(false);
+    }
+    if m.contains("latency")
+        || m.split(['.', '_']).any(|part| LOWER_PARTS.contains(&part))
+        || fmt::time_unit_ns(unit).is_some()
+    {
+        return Some(true);
+    }
+    None
+}
+
+/// Whether a cell got better (`Some(true)`), worse (`Some(false)`) or neither. Tested
+/// verdicts are taken as they are; an untested cell (`n/a`) goes by its direction.
+fn direction(d: &Delta) -> Option<bool> {
+    match d.verdict.as_str() {
+        "better" => Some(true),
+        "worse" => Some(false),
+        "n/a" => {
+            let lower = lower_is_better(&d.metric, &d.unit)?;
+            let pct = d.delta_pct.filter(|p| p.abs() >= 0.005)?;
+            Some((pct < 0.0) == lower)
+        }
+        _ => None,
+    }
+}
+
+fn page(title: &str, body: &str) -> String {
+    TEMPLATE
+        .replace("{{title}}", &escape(title))
+        .replace("{{css}}", CSS)
+        .replacen("{{body}}", body, 1)
+}
+
+fn figure(svg: Result<String>) -> String {
+    match svg {
+        Ok(svg) => format!("<figure>{svg}</figure>\n"),
+        Err(e) => format!(
+            "<p class=\"note\">Chart not drawn: {}</p>\n",
+            escape(&e.to_string())
+        ),
+    }
+}
+
+/// Builds every page.
+pub fn site(runs: &[StoredRun], comparisons: &[Comparison], opts: &Options) -> Result<Site> {
+    let mut suites: BTreeMap<&str, Vec<&StoredRun>> = BTreeMap::new();
+    for r in runs {
+        suites.entry(r.suite.as_str()).or_default().push(r);
+    }
+    let mut names: BTreeMap<&str, String> = BTreeMap::new();
+    let mut used: Vec<String> = Vec::new();
+    for s in suites.keys() {
+        let base = format!("suite-{}", fmt::slug(s));
+        let mut name = format!("{base}.html");
+        let mut k = 2;
+        while used.contains(&name) {
+            name = format!("{base}-{k}.html");
+            k += 1;
+        }
+        used.push(name.clone());
+        names.insert(s, name);
+    }
+    let mut files = vec![(
+        "index.html".to_string(),
+        index(&suites, &names, comparisons),
+    )];
+    for (suite, runs) in &suites {
+        let cmps: Vec<&Comparison> = comparisons.iter().filter(|c| c.suite == *suite).collect();
+        files.push((names[suite].clone(), suite_page(suite, runs, &cmps, opts)));
+    }
+    Ok(Site { files })
+}
+
+fn index(
+    suites: &BTreeMap<&str, Vec<&StoredRun>>,
+    names: &BTreeMap<&str, String>,
+    comparisons: &[Comparison],
+) -> String {
+    let mut h = String::from("<h1>Benchmark report</h1>\n");
+    let total: usize = suites.values().map(Vec::len).sum();
+    h.push_str(&format!(
+        "<p class=\"muted\">{total} runs in {} suites, {} before/after comparisons.</p>\n",
+        suites.len(),
+        comparisons.len()
+    ));
+    let mut better: Vec<(&Comparison, &Delta)> = Vec::new();
+    let mut worse: Vec<(&Comparison, &Delta)> = Vec::new();
+    for c in comparisons {
+        for d in &c.deltas {
+            match direction(d) {
+                Some(true) => better.push((c, d)),
+                Some(false) => worse.push((c, d)),
+                None => {}
+            }
+        }
+    }
+    let by_size = |a: &(&Comparison, &Delta), b: &(&Comparison, &Delta)| {
+        let size = |x: &(&Comparison, &Delta)| x.1.delta_pct.map_or(0.0, f64::abs);
+        size(b).total_cmp(&size(a))
+    };
+    better.sort_by(by_size);
+    worse.sort_by(by_size);
+    let untested = comparisons
+        .iter()
+        .flat_map(|c| &c.deltas)
+        .any(|d| d.verdict == "n/a");
+    h.push_str("<div class=\"summary\">\n");
+    for (title, class, list) in [
+        ("Got better", "better", &better),
+        ("Got worse", "worse", &worse),
+    ] {
+        h.push_str(&format!(
+            "<div><h2 class=\"{class}\">{title} ({})</h2>\n",
+            list.len()
+        ));
+        if list.is_empty() {
+            h.push_str("<p class=\"muted\">Nothing.</p>\n");
+        } else {
+            h.push_str("<table><tr><th>suite</th><th>comparison</th><th>cell</th><th>before</th><th>after</th><th>change</th><th>verdict</th></tr>\n");
+            for (c, d) in list.iter().take(SUMMARY_ROWS) {
+                h.push_str(&format!(
+                    "<tr><th><a href=\"{}\">{}</a></th><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>\n",
+                    escape(names.get(c.suite.as_str()).map_or("index.html", String::as_str)),
+                    escape(&c.suite),
+                    escape(&c.title()),
+                    escape(&d.name()),
+                    d.baseline.map_or("–".into(), |v| human(v, &d.unit)),
+                    d.candidate.map_or("–".into(), |v| human(v, &d.unit)),
+                    d.delta_pct.map_or("–".into(), signed_pct),
+                    escape(&d.verdict),
+                ));
+            }
+            if list.len() > SUMMARY_ROWS {
+                h.push_str(&format!("<tr><td colspan=\"7\" class=\"muted\">… and {} more on the suite pages</td></tr>\n", list.len() - SUMMARY_ROWS));
+            }
+            h.push_str("</table>\n");
+        }
+        h.push_str("</div>\n");
+    }
+    h.push_str("</div>\n");
+    if untested {
+        h.push_str("<p class=\"note\">Cells with verdict n/a were not tested for significance: they are sorted by the direction of the change alone.</p>\n");
+    }
+    h.push_str("<h2>Suites</h2>\n<table><tr><th>suite</th><th>runs</th><th>sources</th><th>formats</th></tr>\n");
+    for (suite, runs) in suites {
+        let mut sources: Vec<i64> = runs.iter().map(|r| r.source_id).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        let mut formats: Vec<&str> = runs.iter().map(|r| r.format.as_str()).collect();
+        formats.sort_unstable();
+        formats.dedup();
+        h.push_str(&format!(
+            "<tr><th><a href=\"{}\">{}</a></th><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            escape(&names[suite]),
+            escape(suite),
+            runs.len(),
+            sources.len(),
+            escape(&formats.join(", "))
+        ));
+    }
+    h.push_str("</table>\n");
+    page("Benchmark report", &h)
+}
+
+/// Every metric of the runs in first-seen order, with its data kind.
+fn metrics_of(runs: &[&StoredRun]) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &'static str)> = Vec::new();
+    for s in runs.iter().flat_map(|r| r.run.series.iter()) {
+        if !out.iter().any(|m| m.0 == s.metric) {
+            out.push((s.metric.clone(), s.kind()));
+        }
+    }
+    out
+}
+
+fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Options) -> String {
+    let mut h = format!("<h1>Suite {}</h1>\n", escape(suite));
+    let mut groups: BTreeMap<(&str, i64, u32), Vec<&StoredRun>> = BTreeMap::new();
+    for r in runs {
+        groups
+            .entry((r.ingested_at.as_str(), r.source_id, r.block_index))
+            .or_default()
+            .push(r);
+    }
+    h.push_str(&format!(
+        "<p class=\"muted\">{} runs in {} groups.</p>\n",
+        runs.len(),
+        groups.len()
+    ));
+
+    if !cmps.is_empty() {
+        h.push_str("<h2>Before and after</h2>\n");
+        for c in cmps {
+            h.push_str(&comparison_section(c));
+        }
+    }
+
+    h.push_str("<h2>Runs</h2>\n");
+    let skipped = groups.len().saturating_sub(MAX_GROUPS_DRAWN);
+    if skipped > 0 {
+        h.push_str(&format!(
+            "<p class=\"note\">{skipped} older groups are not drawn here; the history below covers every run.</p>\n"
+        ));
+    }
+    for mut group in groups.into_values().skip(skipped) {
+        group.sort_by_key(|r| r.run.index);
+        h.push_str(&group_section(&group, opts));
+    }
+
+    h.push_str("<h2>Run-to-run variation</h2>\n");
+    h.push_str(&variation::render(&variation::from_runs(runs)));
+
+    let ladder_metrics: Vec<String> = metrics_of(runs)
+        .into_iter()
+        .filter(|m| m.1 == "ladder" || m.1 == "histogram")
+        .map(|m| m.0)
+        .collect();
+    let curves: Vec<String> = ladder_metrics
+        .iter()
+        .filter_map(|m| {
+            let units: Vec<String> = runs
+                .iter()
+                .filter_map(|r| r.series(m))
+                .map(|s| s.unit.clone())
+                .collect();
+            let slo = slo::in_unit(&opts.slo, units.first().map_or("", String::as_str));
+            curve::from_runs(runs, m, &CURVE_PERCENTILES, &slo).map(|c| figure(curve::render(&c)))
+        })
+        .collect();
+    if !curves.is_empty() {
+        h.push_str("<h2>Throughput and latency</h2>\n");
+        h.extend(curves);
+    }
+
+    let hist = history::from_runs(runs);
+    if !hist.is_empty() {
+        h.push_str("<h2>History</h2>\n");
+        for input in &hist {
+            h.push_str(&figure(history::render(input)));
+        }
+    }
+    page(&format!("Suite {suite}"), &h)
+}
+
+fn group_section(group: &[&StoredRun], opts: &Options) -> String {
+    let Some(first) = group.first() else {
+        return String::new();
+    };
+    let mut h = format!(
+        "<h3>{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
+        escape(&group_title(first)),
+        escape(&first.format),
+        group.len(),
+        if group.len() == 1 { "" } else { "s" }
+    );
+    let params: Vec<String> = first
+        .run
+        .params
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                bench_db_parsers::Param::Num(n) => fmt::sig3(*n),
+                bench_db_parsers::Param::Bool(b) => b.to_string(),
+                bench_db_parsers::Param::Text(t) => t.clone(),
+            };
+            format!("{}={}", escape(k), escape(&v))
+        })
+        .collect();
+    if !params.is_empty() {
+        h.push_str(&format!("<p class=\"muted\">{}</p>\n", params.join(" · ")));
+    }
+    let mut values: Vec<String> = Vec::new();
+    for (metric, kind) in metrics_of(group) {
+        match kind {
+            "ladder" | "histogram" => {
+                let unit = group
+                    .iter()
+                    .find_map(|r| r.series(&metric))
+                    .map_or("", |s| s.unit.as_str());
+                let slo = slo::in_unit(&opts.slo, unit);
+                if let Some(input) = spectrum::from_runs(group, &metric, &slo) {
+                    h.push_str(&figure(spectrum::render(&input)));
+                }
+            }
+            "timeseries" => {
+                if let Some(input) = timeseries::from_runs(group, &metric, false) {
+                    h.push_str(&figure(timeseries::render(&input)));
+                }
+            }
+            _ => values.push(metric),
+        }
+    }
+    if !values.is_empty() {
+        h.push_str("<div class=\"scroll\"><table><tr><th>run</th>");
+        for m in &values {
+            let s = group.iter().find_map(|r| r.series(m));
+            h.push_str(&format!(
+                "<th>{}</th>",
+                escape(s.map_or(m.as_str(), |s| s.display.as_str()))
+            ));
+        }
+        h.push_str("</tr>\n");
+        for r in group {
+            h.push_str(&format!("<tr><th>run {}</th>", r.run.index));
+            for m in &values {
+                let cell = match r.series(m).map(|s| (&s.data, s.unit.as_str())) {
+                    Some((Data::Value { value: Some(v) }, unit)) => human(*v, unit),
+                    _ => "–".to_string(),
+                };
+                h.push_str(&format!("<td>{}</td>", escape(&cell)));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table></div>\n");
+    }
+    h
+}
+
+fn comparison_section(c: &Comparison) -> String {
+    let mut h = format!("<h3>{}</h3>\n", escape(&c.title()));
+    let plot = shift::ShiftInput::from_deltas(format!("Change: {}", c.title()), &c.deltas);
+    if !plot.rows.is_empty() {
+        h.push_str(&figure(shift::render(&plot)));
+    }
+    h.push_str("<div class=\"scroll\"><table><tr><th>cell</th><th>before</th><th>after</th><th>change</th><th>95% CI</th><th>verdict</th></tr>\n");
+    for d in &c.deltas {
+        let class = match direction(d) {
+            Some(true) => " class=\"better\"",
+            Some(false) => " class=\"worse\"",
+            None => "",
+        };
+        let ci = match (d.ci_low, d.ci_high) {
+            (Some(lo), Some(hi)) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
+            _ => "–".to_string(),
+        };
+        h.push_str(&format!(
+            "<tr><th>{}</th><td>{}</td><td>{}</td><td{class}>{}</td><td>{}</td><td>{}</td></tr>\n",
+            escape(&d.name()),
+            d.baseline.map_or("–".into(), |v| human(v, &d.unit)),
+            d.candidate.map_or("–".into(), |v| human(v, &d.unit)),
+            d.delta_pct.map_or("–".into(), signed_pct),
+            ci,
+            escape(&d.verdict)
+        ));
+    }
+    h.push_str("</table></div>\n");
+    for ts in &c.timeseries {
+        h.push_str(&figure(timeseries::render(ts)));
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polarity_of_known_metrics() {
+        assert_eq!(lower_is_better("ts.rt", "ms"), Some(true));
+        assert_eq!(lower_is_better("cpu.util", "%"), Some(true));
+        assert_eq!(lower_is_better("ts.qps", ""), Some(false));
+        assert_eq!(lower_is_better("msgs_per_sec", ""), Some(false));
+        assert_eq!(lower_is_better("end_to_end", "us"), Some(true));
+        assert_eq!(lower_is_better("ts.cons", ""), None);
+    }
+}
