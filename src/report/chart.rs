@@ -150,7 +150,7 @@ pub(super) fn draw_legend(area: &Area, entries: &[LegendEntry]) -> Result<(), St
             match e.dash {
                 Dash::Solid => area.draw(&PathElement::new(vec![(x0, y), (x1, y)], st)),
                 Dash::Dashed(len, gap) => area.draw(&DashedPathElement::new(
-                    vec![(x0, y), (x1, y)].into_iter(),
+                    vec![(x0, y), (x1, y)],
                     len,
                     gap,
                     st,
@@ -302,7 +302,7 @@ fn draw(c: &LineChart, svg: &mut String) -> Result<()> {
                 .map(|_| ()),
             Dash::Dashed(len, gap) => chart
                 .draw_series(std::iter::once(DashedPathElement::new(
-                    line.points.clone().into_iter(),
+                    line.points.clone(),
                     len,
                     gap,
                     st,

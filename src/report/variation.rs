@@ -82,6 +82,10 @@ pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
     out
 }
 
+/// One metric's variation per column (percentile key in millionths, `None` for the
+/// value column): (metric, display, cells, unit).
+type MetricCells = (String, String, BTreeMap<Option<i64>, f64>, String);
+
 fn group_table(group: &[&StoredRun]) -> Option<VariationGroup> {
     let first = group.first()?;
     let mut metrics: Vec<(String, String, String)> = Vec::new();
@@ -94,8 +98,7 @@ fn group_table(group: &[&StoredRun]) -> Option<VariationGroup> {
     }
     let mut pct_cols: BTreeMap<i64, f64> = BTreeMap::new();
     let mut has_value = false;
-    // (metric, column key or None for value) → variation
-    let mut rows: Vec<(String, String, BTreeMap<Option<i64>, f64>, String)> = Vec::new();
+    let mut rows: Vec<MetricCells> = Vec::new();
     let mut skipped_first = false;
     for (metric, display, unit) in &metrics {
         let mut cells = BTreeMap::new();
