@@ -4,10 +4,20 @@
 //! module exposes a sniffer (`sniff`) and a streaming parser (`parse`) and is listed in
 //! [`formats`], which [`detect`] consults.
 
+pub mod arthas;
 pub mod error;
+pub mod hdr_percentiles;
+pub mod hlog;
+pub mod jgroups;
 pub mod model;
+pub mod qps_table;
 pub mod registry;
 pub mod text;
+pub mod zk_benchmark;
+pub mod zookeeper;
+pub mod units;
+pub mod wrk;
+pub mod tsar;
 
 pub use error::ParseError;
 pub use model::*;

@@ -47,7 +47,17 @@ impl std::fmt::Debug for Format {
 
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
-    &[]
+    &[
+        crate::zookeeper::FORMAT,
+        crate::zk_benchmark::FORMAT,
+        crate::arthas::FORMAT,
+        crate::hdr_percentiles::FORMAT,
+        crate::wrk::FORMAT,
+        crate::hlog::FORMAT,
+        crate::tsar::FORMAT,
+        crate::jgroups::FORMAT,
+        crate::qps_table::FORMAT,
+    ]
 }
 
 /// The format named `name`.

@@ -2,6 +2,8 @@
 //! `\r` and ANSI escapes, block labels from lead lines, and metric-name normalisation.
 
 use crate::error::ParseError;
+use crate::model::Parsed;
+use crate::registry::ParseIter;
 use std::io::BufRead;
 
 /// Reads lines from a `BufRead` into one reused buffer, counting 1-based line numbers.
@@ -58,6 +60,49 @@ impl<R: BufRead> LineReader<R> {
         }
         Ok(Some(&self.line))
     }
+}
+
+/// A line-at-a-time parser state, run over an input by [`drive`].
+pub trait LineMachine {
+    /// Takes line `n` (1-based), without its terminator.
+    fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError>;
+    /// End of input after `last` lines: close what is open, or report what was cut off.
+    fn finish(&mut self, last: u64) -> Result<(), ParseError>;
+    /// The next finished block or warning, if any.
+    fn pop(&mut self) -> Option<Parsed>;
+}
+
+/// Runs `machine` over the lines of `r`, yielding its blocks and warnings as they
+/// complete. The first error ends the stream: an input that fails is rejected whole, so
+/// what the machine still held is dropped.
+pub fn drive<'a, M: LineMachine + 'a>(r: Box<dyn BufRead + 'a>, mut machine: M) -> ParseIter<'a> {
+    let mut reader = LineReader::new(r);
+    let mut done = false;
+    Box::new(std::iter::from_fn(move || {
+        loop {
+            if let Some(p) = machine.pop() {
+                return Some(Ok(p));
+            }
+            if done {
+                return None;
+            }
+            // The reader counts a line only once it has read it.
+            let n = reader.line_number() + 1;
+            let step = match reader.next_line() {
+                Ok(Some(line)) => machine.feed(line, n),
+                Ok(None) => {
+                    done = true;
+                    machine.finish(reader.line_number())
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(e) = step {
+                done = true;
+                while machine.pop().is_some() {}
+                return Some(Err(e));
+            }
+        }
+    }))
 }
 
 /// Removes ANSI CSI escape sequences (`ESC [ … final-byte`) and lone ESC characters.

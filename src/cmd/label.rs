@@ -1,8 +1,22 @@
-//! `bench-db label`.
+//! `bench-db label SELECTOR NEW_LABEL`: relabel the selected runs.
 
 use crate::cli::LabelArgs;
+use crate::selector::Selector;
+use crate::store::Store;
+use anyhow::{Result, bail};
 use std::path::Path;
 
-pub fn run(_db: &Path, _args: &LabelArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("'label' is not available in this build")
+pub fn run(db: &Path, args: &LabelArgs) -> Result<u8> {
+    let sel = Selector::parse(&args.selector)?;
+    let mut store = Store::open(db)?;
+    let n = store.relabel(&sel, &args.new_label)?;
+    if n == 0 {
+        bail!("selector {:?} matches no run", args.selector);
+    }
+    println!(
+        "relabelled {n} run{} as {:?}",
+        if n == 1 { "" } else { "s" },
+        args.new_label
+    );
+    Ok(crate::exit::OK)
 }

@@ -1,0 +1,139 @@
+//! Run-to-run variation tables: for each group of runs (same suite, label and source
+//! block), each metric and each percentile, the per-run values, JLBH's `% Variation`,
+//! a robust spread, and the variation the tool printed.
+
+use crate::dataset::StoredRun;
+use crate::stats::variation::{jlbh_variation, robust_cv_pct};
+use bench_db_parsers::Data;
+use serde::Serialize;
+
+/// One row of a variation table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VariationRow {
+    pub suite: String,
+    pub label: String,
+    pub metric: String,
+    /// Percentile (worst = 100) for ladders; `None` for single values.
+    pub percentile: Option<f64>,
+    /// One value per run of the group, in run order (`None` where the run has none).
+    pub values: Vec<Option<f64>>,
+    /// JLBH's `100·(max−min)/(max+min/2)` over the included runs.
+    pub variation_pct: Option<f64>,
+    /// The `% Variation` the source printed for this row, if any.
+    pub printed_variation_pct: Option<f64>,
+    /// Robust CV over the included runs: `100·1.4826·MAD/median`.
+    pub spread: Option<f64>,
+    pub unit: String,
+    /// The metric's printed name.
+    #[serde(skip)]
+    pub display: String,
+    /// Run ids, in the order of `values`.
+    #[serde(skip)]
+    pub run_ids: Vec<i64>,
+    /// Run indexes within the block, in the order of `values`.
+    #[serde(skip)]
+    pub run_indexes: Vec<u32>,
+}
+
+/// Suite, label and block id.
+type GroupKey = (String, String, i64);
+
+/// Builds the variation rows of `runs`, groups in order of their first run.
+///
+/// Run 1 of each block is left out of the variation and the spread unless
+/// `include_first` (JLBH's default skips it: the first run is often still warming up).
+pub fn variation(
+    runs: &[StoredRun],
+    metric: Option<&str>,
+    include_first: bool,
+) -> Vec<VariationRow> {
+    let mut groups: Vec<(GroupKey, Vec<&StoredRun>)> = Vec::new();
+    for r in runs {
+        let key = r.group_key();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(r),
+            None => groups.push((key, vec![r])),
+        }
+    }
+    let mut rows = Vec::new();
+    for ((suite, label, _), mut members) in groups {
+        members.sort_by_key(|r| (r.run.index, r.id));
+        for (name, display, unit) in metrics_of(&members, metric) {
+            for p in percentiles_of(&members, &name) {
+                let values: Vec<Option<f64>> =
+                    members.iter().map(|r| value_at(r, &name, p)).collect();
+                let included: Vec<f64> = members
+                    .iter()
+                    .zip(&values)
+                    .filter(|(r, _)| include_first || r.run.index != 1)
+                    .filter_map(|(_, v)| *v)
+                    .collect();
+                let printed = members[0]
+                    .printed
+                    .iter()
+                    .find(|s| s.name == "variation_pct" && s.metric == name && s.percentile == p)
+                    .and_then(|s| s.value);
+                rows.push(VariationRow {
+                    suite: suite.clone(),
+                    label: label.clone(),
+                    metric: name.clone(),
+                    percentile: p,
+                    values,
+                    variation_pct: jlbh_variation(&included),
+                    printed_variation_pct: printed,
+                    spread: robust_cv_pct(&included),
+                    unit: unit.clone(),
+                    display: display.clone(),
+                    run_ids: members.iter().map(|r| r.id).collect(),
+                    run_indexes: members.iter().map(|r| r.run.index).collect(),
+                });
+            }
+        }
+    }
+    rows
+}
+
+/// Ladder, histogram and single-value metrics of the group, in first-seen order.
+fn metrics_of(members: &[&StoredRun], only: Option<&str>) -> Vec<(String, String, String)> {
+    let mut out: Vec<(String, String, String)> = Vec::new();
+    for r in members {
+        for s in &r.run.series {
+            if matches!(s.data, Data::TimeSeries { .. }) || only.is_some_and(|m| m != s.metric) {
+                continue;
+            }
+            if !out.iter().any(|(m, _, _)| *m == s.metric) {
+                out.push((s.metric.clone(), s.display.clone(), s.unit.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The sorted union of the metric's percentiles over the group (`[None]` for values).
+fn percentiles_of(members: &[&StoredRun], metric: &str) -> Vec<Option<f64>> {
+    let mut ps: Vec<f64> = Vec::new();
+    let mut scalar = false;
+    for r in members {
+        match r.series(metric).map(|s| (s.ladder(), &s.data)) {
+            Some((Some(points), _)) => ps.extend(points.iter().map(|p| p.percentile)),
+            Some((None, Data::Value { .. })) => scalar = true,
+            _ => {}
+        }
+    }
+    ps.sort_by(f64::total_cmp);
+    ps.dedup();
+    let mut out: Vec<Option<f64>> = ps.into_iter().map(Some).collect();
+    if scalar {
+        out.push(None);
+    }
+    out
+}
+
+fn value_at(r: &StoredRun, metric: &str, p: Option<f64>) -> Option<f64> {
+    let s = r.series(metric)?;
+    match (p, &s.data) {
+        (None, Data::Value { value }) => *value,
+        (Some(p), _) => s.ladder()?.iter().find(|x| x.percentile == p)?.value,
+        _ => None,
+    }
+}
