@@ -13,11 +13,11 @@ pub mod model;
 pub mod qps_table;
 pub mod registry;
 pub mod text;
-pub mod zk_benchmark;
-pub mod zookeeper;
+pub mod tsar;
 pub mod units;
 pub mod wrk;
-pub mod tsar;
+pub mod zk_benchmark;
+pub mod zookeeper;
 
 pub use error::ParseError;
 pub use model::*;

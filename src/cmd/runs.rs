@@ -66,9 +66,19 @@ pub fn run(db: &Path, args: &RunsArgs) -> Result<u8> {
         "id", "suite", "label", "run", "source"
     );
     for r in &runs {
-        let metrics: Vec<&str> = r.run.series.iter().map(|s| s.metric.as_str()).take(6).collect();
+        let metrics: Vec<&str> = r
+            .run
+            .series
+            .iter()
+            .map(|s| s.metric.as_str())
+            .take(6)
+            .collect();
         let more = r.run.series.len().saturating_sub(metrics.len());
-        let more = if more > 0 { format!(" (+{more} more)") } else { String::new() };
+        let more = if more > 0 {
+            format!(" (+{more} more)")
+        } else {
+            String::new()
+        };
         println!(
             "{:>6}  {:<12} {:<32} {:>4}  {:<40} {}{more}",
             r.id,

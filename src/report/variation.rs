@@ -3,10 +3,8 @@
 //! cells are coloured by size. Returns HTML text; every name is escaped.
 
 use super::fmt::{self, escape};
-use super::series::by_percentile;
+use crate::analysis::variation as analysis;
 use crate::dataset::StoredRun;
-use crate::stats::variation::jlbh_variation;
-use bench_db_parsers::Data;
 use std::collections::BTreeMap;
 
 /// Variation below this (percent) is shown as low.
@@ -53,149 +51,81 @@ pub fn group_title(run: &StoredRun) -> String {
     }
 }
 
-/// JLBH leaves run 1 out of its `% Variation` when its ladder has more than 3
-/// percentiles (`skipFirst = percentiles.length > 3`, JLBH.printPercentilesSummary),
-/// which is always by default; other tools use every run.
-fn skips_first(format: &str, ladder_len: usize, runs: usize) -> bool {
-    format == "jlbh" && ladder_len > 3 && runs >= 2
-}
-
-/// The table of every group (source block) with two or more runs.
+/// The table of every group (source block) with two or more runs, from the same
+/// computation as `bench-db variation` (run 1 left out, as JLBH does by default).
 pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
-    let mut groups: BTreeMap<(String, i64, u32), Vec<&StoredRun>> = BTreeMap::new();
-    for r in runs {
-        groups
-            .entry((r.suite.clone(), r.source_id, r.block_index))
-            .or_default()
-            .push(r);
-    }
+    let owned: Vec<StoredRun> = runs.iter().map(|r| (*r).clone()).collect();
+    let rows = analysis::variation(&owned, None, false);
     let mut out = VariationTable::default();
-    for mut group in groups.into_values() {
-        if group.len() < 2 {
-            continue;
+    let mut start = 0;
+    while start < rows.len() {
+        // Rows of one group are adjacent and share their run ids.
+        let ids = &rows[start].run_ids;
+        let end = start
+            + rows[start..]
+                .iter()
+                .take_while(|r| &r.run_ids == ids)
+                .count();
+        if ids.len() >= 2 {
+            if let Some(first) = owned.iter().find(|r| Some(&r.id) == ids.first()) {
+                out.groups.push(group_table(first, &rows[start..end]));
+            }
         }
-        group.sort_by_key(|r| r.run.index);
-        if let Some(g) = group_table(&group) {
-            out.groups.push(g);
-        }
+        start = end;
     }
     out
 }
 
-/// One metric's variation per column (percentile key in millionths, `None` for the
-/// value column): (metric, display, cells, unit).
-type MetricCells = (String, String, BTreeMap<Option<i64>, f64>, String);
-
-fn group_table(group: &[&StoredRun]) -> Option<VariationGroup> {
-    let first = group.first()?;
+fn group_table(first: &StoredRun, rows: &[analysis::VariationRow]) -> VariationGroup {
+    let key = |p: Option<f64>| p.map(|p| (p * 1e6).round() as i64);
+    let mut columns: BTreeMap<Option<i64>, String> = BTreeMap::new();
     let mut metrics: Vec<(String, String, String)> = Vec::new();
-    for r in group {
-        for s in &r.run.series {
-            if !metrics.iter().any(|m| m.0 == s.metric) {
-                metrics.push((s.metric.clone(), s.display.clone(), s.unit.clone()));
-            }
+    for r in rows {
+        columns.entry(key(r.percentile)).or_insert_with(|| {
+            r.percentile
+                .map_or("value".to_string(), fmt::percentile_name)
+        });
+        if !metrics.iter().any(|m| m.0 == r.metric) {
+            metrics.push((r.metric.clone(), r.display.clone(), r.unit.clone()));
         }
     }
-    let mut pct_cols: BTreeMap<i64, f64> = BTreeMap::new();
-    let mut has_value = false;
-    let mut rows: Vec<MetricCells> = Vec::new();
-    let mut skipped_first = false;
-    for (metric, display, unit) in &metrics {
-        let mut cells = BTreeMap::new();
-        let ladders: Vec<(u32, Vec<(f64, f64)>)> = group
-            .iter()
-            .filter_map(|r| {
-                let l = r.series(metric)?.ladder()?;
-                Some((
-                    r.run.index,
-                    l.iter()
-                        .filter_map(|p| p.value.map(|v| (p.percentile, v)))
-                        .collect(),
-                ))
-            })
-            .collect();
-        if !ladders.is_empty() {
-            let len = ladders.iter().map(|l| l.1.len()).max().unwrap_or(0);
-            let skip = skips_first(&first.format, len, ladders.len());
-            skipped_first |= skip;
-            let used: Vec<&[(f64, f64)]> = ladders
-                .iter()
-                .filter(|(idx, _)| !(skip && *idx == 1))
-                .map(|l| l.1.as_slice())
-                .collect();
-            for (p, values) in by_percentile(used) {
-                let key = (p * 1e6).round() as i64;
-                pct_cols.insert(key, p);
-                if let Some(v) = jlbh_variation(&values) {
-                    cells.insert(Some(key), v);
-                }
-            }
-        } else {
-            let values: Vec<f64> = group
-                .iter()
-                .filter_map(|r| match r.series(metric).map(|s| &s.data) {
-                    Some(Data::Value { value }) => *value,
-                    _ => None,
-                })
-                .collect();
-            if values.len() >= 2 {
-                has_value = true;
-                if let Some(v) = jlbh_variation(&values) {
-                    cells.insert(None, v);
-                }
-            }
-        }
-        if !cells.is_empty() {
-            rows.push((metric.clone(), display.clone(), cells, unit.clone()));
-        }
-    }
-    if rows.is_empty() {
-        return None;
-    }
-    let mut keys: Vec<Option<i64>> = pct_cols.keys().map(|k| Some(*k)).collect();
-    let mut columns: Vec<String> = pct_cols
-        .values()
-        .map(|p| fmt::percentile_name(*p))
-        .collect();
-    if has_value {
+    // Percentile columns ascending, the value column last.
+    let mut keys: Vec<Option<i64>> = columns.keys().copied().filter(Option::is_some).collect();
+    if columns.contains_key(&None) {
         keys.push(None);
-        columns.push("value".to_string());
     }
-    let printed_for = |metric: &str, key: Option<i64>| {
-        first
-            .printed
-            .iter()
-            .find(|ps| {
-                ps.name == "variation_pct"
-                    && ps.metric == metric
-                    && ps.percentile.map(|p| (p * 1e6).round() as i64) == key
-            })
-            .and_then(|ps| ps.value)
-    };
-    let rows = rows
+    let out_rows = metrics
         .into_iter()
-        .map(|(metric, display, cells, unit)| VariationRow {
-            metric: display,
-            unit,
-            cells: keys.iter().map(|k| cells.get(k).copied()).collect(),
-            printed: keys.iter().map(|k| printed_for(&metric, *k)).collect(),
+        .map(|(metric, display, unit)| {
+            let find = |k: &Option<i64>| {
+                rows.iter()
+                    .find(|r| r.metric == metric && key(r.percentile) == *k)
+            };
+            VariationRow {
+                metric: display,
+                unit,
+                cells: keys
+                    .iter()
+                    .map(|k| find(k).and_then(|r| r.variation_pct))
+                    .collect(),
+                printed: keys
+                    .iter()
+                    .map(|k| find(k).and_then(|r| r.printed_variation_pct))
+                    .collect(),
+            }
         })
         .collect();
-    let note = if skipped_first {
-        format!(
-            "{} runs; run 1 left out of ladder rows, as JLBH does",
-            group.len()
-        )
-    } else {
-        format!("{} runs", group.len())
-    };
-    Some(VariationGroup {
+    let runs = rows.first().map_or(0, |r| r.run_ids.len());
+    VariationGroup {
         title: group_title(first),
-        runs: group.len(),
-        note,
-        columns,
-        rows,
-    })
+        runs,
+        note: format!("{runs} runs; run 1 left out, as JLBH does"),
+        columns: keys
+            .iter()
+            .filter_map(|k| columns.get(k).cloned())
+            .collect(),
+        rows: out_rows,
+    }
 }
 
 /// The CSS class of a cell: `v-low`, `v-mid` or `v-high`.
@@ -264,12 +194,5 @@ mod tests {
         assert_eq!(cell_class(1.0), "v-low");
         assert_eq!(cell_class(13.91), "v-mid");
         assert_eq!(cell_class(20.0), "v-high");
-    }
-
-    #[test]
-    fn jlbh_skips_run_one_only_for_long_ladders() {
-        assert!(skips_first("jlbh", 4, 3));
-        assert!(!skips_first("jlbh", 3, 3));
-        assert!(!skips_first("jgroups", 4, 3));
     }
 }
