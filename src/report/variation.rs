@@ -66,10 +66,9 @@ pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
                 .iter()
                 .take_while(|r| &r.run_ids == ids)
                 .count();
-        if ids.len() >= 2 {
-            if let Some(first) = owned.iter().find(|r| Some(&r.id) == ids.first()) {
-                out.groups.push(group_table(first, &rows[start..end]));
-            }
+        let first = owned.iter().find(|r| Some(&r.id) == ids.first());
+        if let (true, Some(first)) = (ids.len() >= 2, first) {
+            out.groups.push(group_table(first, &rows[start..end]));
         }
         start = end;
     }
