@@ -159,11 +159,7 @@ pub(super) fn draw_legend(area: &Area, entries: &[LegendEntry]) -> Result<(), St
         };
         drawn.map_err(|e| e.to_string())?;
         draw_marker(area, ((x0 + x1) / 2, y), e.marker, e.color)?;
-        let name: String = if e.name.chars().count() > LEGEND_CHARS {
-            e.name.chars().take(LEGEND_CHARS - 1).chain(['…']).collect()
-        } else {
-            e.name.to_string()
-        };
+        let name = super::fmt::ellipsize(e.name, LEGEND_CHARS);
         area.draw(&Text::new(name, (x1 + 6, y - 7), font.clone()))
             .map_err(|e| e.to_string())?;
     }

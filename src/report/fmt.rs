@@ -125,6 +125,21 @@ pub fn signed_pct(v: f64) -> String {
     }
 }
 
+/// `text` cut to at most `max` characters by dropping its middle, so both the start
+/// and the distinctive end (`…ServerStats@time`, `…with patch v11jp`) stay readable.
+pub fn ellipsize(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max || max < 5 {
+        return text.to_string();
+    }
+    let head = (max - 1) / 3;
+    let tail = max - 1 - head;
+    let mut out: String = text.chars().take(head).collect();
+    out.push('…');
+    out.extend(text.chars().skip(n - tail));
+    out
+}
+
 /// A file-name-safe slug: lower-case ASCII letters, digits and `-`.
 pub fn slug(text: &str) -> String {
     let mut out = String::new();
@@ -182,6 +197,15 @@ mod tests {
         assert_eq!(percentile_name(100.0), "max");
         assert_eq!(signed_pct(-12.58), "−12.6%");
         assert_eq!(signed_pct(2.51), "+2.5%");
+    }
+
+    #[test]
+    fn ellipsis_keeps_both_ends() {
+        assert_eq!(
+            ellipsize("@org.apache.zookeeper.server.ServerStats@time", 20),
+            "@org.a…ServerStats@time"
+        );
+        assert_eq!(ellipsize("short", 20), "short");
     }
 
     #[test]

@@ -345,18 +345,19 @@ fn group_section(group: &[&StoredRun], opts: &Options) -> String {
         }
     }
     if !values.is_empty() {
-        h.push_str("<div class=\"scroll\"><table><tr><th>run</th>");
+        // One row per metric, one column per run: names can be long, runs are few.
+        h.push_str("<div class=\"scroll\"><table><tr><th>metric</th>");
+        for r in group {
+            h.push_str(&format!("<th>run {}</th>", r.run.index));
+        }
+        h.push_str("</tr>\n");
         for m in &values {
             let s = group.iter().find_map(|r| r.series(m));
             h.push_str(&format!(
-                "<th>{}</th>",
+                "<tr><th>{}</th>",
                 escape(s.map_or(m.as_str(), |s| s.display.as_str()))
             ));
-        }
-        h.push_str("</tr>\n");
-        for r in group {
-            h.push_str(&format!("<tr><th>run {}</th>", r.run.index));
-            for m in &values {
+            for r in group {
                 let cell = match r.series(m).map(|s| (&s.data, s.unit.as_str())) {
                     Some((Data::Value { value: Some(v) }, unit)) => human(*v, unit),
                     _ => "–".to_string(),

@@ -52,14 +52,6 @@ impl ShiftInput {
     }
 }
 
-fn short(name: &str) -> String {
-    if name.chars().count() > NAME_CHARS {
-        name.chars().take(NAME_CHARS - 1).chain(['…']).collect()
-    } else {
-        name.to_string()
-    }
-}
-
 /// Draws the plot; an empty plot when no row has a delta.
 pub fn render(input: &ShiftInput) -> Result<String> {
     let rows: Vec<&ShiftRow> = input
@@ -82,7 +74,7 @@ pub fn render(input: &ShiftInput) -> Result<String> {
     let ticks = rows
         .iter()
         .enumerate()
-        .map(|(i, r)| ((n - 1 - i) as f64, short(&r.name)))
+        .map(|(i, r)| ((n - 1 - i) as f64, fmt::ellipsize(&r.name, NAME_CHARS)))
         .collect();
     let y = Axis {
         caption: String::new(),
@@ -152,8 +144,7 @@ pub fn render(input: &ShiftInput) -> Result<String> {
                 _ => chart.draw_series([Circle::new(at, 5, st)]).map(|_| ()),
             }
             .map_err(|e| err(e.to_string()))?;
-            let label =
-                EmptyElement::at(at) + Text::new(fmt::signed_pct(d), (8, -16), font.clone());
+            let label = EmptyElement::at(at) + Text::new(fmt::signed_pct(d), (9, -7), font.clone());
             chart.draw_series([label]).map_err(|e| err(e.to_string()))?;
         }
         let mut verdicts: Vec<&str> = rows.iter().map(|r| r.verdict.as_str()).collect();
