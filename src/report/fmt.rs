@@ -203,7 +203,7 @@ mod tests {
     fn ellipsis_keeps_both_ends() {
         assert_eq!(
             ellipsize("@org.apache.zookeeper.server.ServerStats@time", 20),
-            "@org.a…ServerStats@time"
+            "@org.a…verStats@time"
         );
         assert_eq!(ellipsize("short", 20), "short");
     }
