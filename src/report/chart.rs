@@ -5,6 +5,7 @@
 //! about runs or percentiles.
 
 use super::axis::Axis;
+use super::fmt;
 use super::style::{self, Dash, Marker};
 use anyhow::{Result, anyhow};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
@@ -159,7 +160,7 @@ pub(super) fn draw_legend(area: &Area, entries: &[LegendEntry]) -> Result<(), St
         };
         drawn.map_err(|e| e.to_string())?;
         draw_marker(area, ((x0 + x1) / 2, y), e.marker, e.color)?;
-        let name = super::fmt::ellipsize(e.name, LEGEND_CHARS);
+        let name = fmt::ellipsize(e.name, LEGEND_CHARS);
         area.draw(&Text::new(name, (x1 + 6, y - 7), font.clone()))
             .map_err(|e| e.to_string())?;
     }
@@ -261,7 +262,10 @@ fn draw(c: &LineChart, svg: &mut String) -> Result<()> {
         (p, Some(l))
     };
     let mut chart = ChartBuilder::on(&plot_area)
-        .caption(&c.title, (style::FONT, 17))
+        .caption(
+            fmt::ellipsize(&c.title, style::TITLE_CHARS),
+            (style::FONT, 17),
+        )
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(78)

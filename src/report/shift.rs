@@ -91,7 +91,10 @@ pub fn render(input: &ShiftInput) -> Result<String> {
         root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
         let (plot, legend_area) = root.split_horizontally(style::WIDTH - LEGEND_WIDTH);
         let mut chart = ChartBuilder::on(&plot)
-            .caption(&input.title, (style::FONT, 17))
+            .caption(
+                fmt::ellipsize(&input.title, style::TITLE_CHARS),
+                (style::FONT, 17),
+            )
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(190)

@@ -9,6 +9,8 @@ pub const WIDTH: u32 = 900;
 pub const HEIGHT: u32 = 420;
 /// Font family for every label (the SVG names it; the browser picks the face).
 pub const FONT: &str = "sans-serif";
+/// Chart titles longer than this are shortened in the middle (the page heading has them whole).
+pub const TITLE_CHARS: usize = 72;
 
 /// Okabe–Ito colours, without yellow (unreadable on white), ordered so neighbours
 /// differ in lightness as well as hue.
