@@ -47,10 +47,15 @@ pub fn sig3(v: f64) -> String {
         let digits = (-a.log10().floor()) as usize + 2;
         format!("{v:.digits$}")
     };
-    if s.contains('.') {
+    let s = if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         s
+    };
+    // A true minus sign reads better than a hyphen in tables and axes.
+    match s.strip_prefix('-') {
+        Some(rest) => format!("−{rest}"),
+        None => s,
     }
 }
 
@@ -187,6 +192,7 @@ mod tests {
         assert_eq!(human(68.36, "%"), "68.4%");
         assert_eq!(human(1234.0, ""), "1234");
         assert_eq!(human(0.01234, ""), "0.0123");
+        assert_eq!(human(-40.0, "%"), "−40%");
     }
 
     #[test]

@@ -131,7 +131,7 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
                 upper: quant(1.0),
                 lower: quant(0.0),
                 color: style::GREY,
-                opacity: 0.2,
+                opacity: 0.35,
             });
         }
         for (i, (name, ladder)) in input.runs.iter().enumerate() {
