@@ -9,6 +9,7 @@ pub mod error;
 pub mod hdr_percentiles;
 pub mod hlog;
 pub mod jgroups;
+pub mod jlbh;
 pub mod model;
 pub mod qps_table;
 pub mod registry;

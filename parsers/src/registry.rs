@@ -48,6 +48,7 @@ impl std::fmt::Debug for Format {
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
     &[
+        crate::jlbh::FORMAT,
         crate::zookeeper::FORMAT,
         crate::zk_benchmark::FORMAT,
         crate::arthas::FORMAT,
@@ -88,5 +89,90 @@ mod tests {
         let n = names.len();
         names.dedup();
         assert_eq!(n, names.len());
+    }
+
+    /// Runs every sniffer on a file and returns the names of those that claim it.
+    fn claims(path: &std::path::Path) -> Vec<&'static str> {
+        let bytes = std::fs::read(path).unwrap();
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(HEAD_BYTES)]).into_owned();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let head = Head {
+            file_name: &name,
+            text: &text,
+            complete: bytes.len() <= HEAD_BYTES,
+        };
+        formats()
+            .iter()
+            .filter(|f| (f.sniff)(&head) > 0)
+            .map(|f| f.name)
+            .collect()
+    }
+
+    fn files_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn every_fixture_is_claimed_by_its_own_format_only() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let mut checked = 0;
+        for dir in files_in_dirs(&root) {
+            let folder = dir.file_name().unwrap().to_string_lossy().into_owned();
+            if folder == "malformed" || format_by_name(&folder).is_none() {
+                continue;
+            }
+            for file in files_in(&dir) {
+                assert_eq!(claims(&file), vec![folder.as_str()], "{}", file.display());
+                checked += 1;
+            }
+        }
+        assert!(checked > 10, "only {checked} fixtures checked");
+    }
+
+    #[test]
+    fn every_sample_is_claimed_by_exactly_one_format_of_its_folder() {
+        let Some(root) = crate::testutil::shared("samples") else {
+            return;
+        };
+        let allowed = |folder: &str| -> &'static [&'static str] {
+            match folder {
+                "zookeeper" => &["zookeeper", "zk-benchmark"],
+                "hdrhistogram" => &["hdr-percentiles", "hlog"],
+                "jlbh" => &["jlbh"],
+                "tsar" => &["tsar"],
+                "jgroups" => &["jgroups"],
+                "arthas" => &["arthas"],
+                "wrk" => &["wrk"],
+                _ => &[],
+            }
+        };
+        for dir in files_in_dirs(&root) {
+            let folder = dir.file_name().unwrap().to_string_lossy().into_owned();
+            for file in files_in(&dir) {
+                let c = claims(&file);
+                assert_eq!(c.len(), 1, "{}: claimed by {c:?}", file.display());
+                assert!(
+                    allowed(&folder).contains(&c[0]),
+                    "{}: claimed by {c:?}",
+                    file.display()
+                );
+            }
+        }
+    }
+
+    fn files_in_dirs(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir())
+            .collect();
+        v.sort();
+        v
     }
 }

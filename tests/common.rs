@@ -1,0 +1,87 @@
+//! Helpers: a fresh temp dir and database per test, the binary, shared inputs.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// A temp dir holding the test's database; dropped at the end of the test.
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("bench.db")
+    }
+
+    /// `bench-db --db <temp>/bench.db ARGS…`, run in the temp dir.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::cargo_bin("bench-db").expect("binary");
+        c.current_dir(self.dir.path())
+            .env_remove("BENCH_DB")
+            .arg("--db")
+            .arg(self.db())
+            .args(args);
+        c
+    }
+
+    /// Runs a command that must succeed; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args).output().expect("run");
+        assert!(
+            out.status.success(),
+            "bench-db {args:?} failed ({:?}): {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    }
+
+    /// Runs a command that must print JSON; returns it parsed.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        serde_json::from_str(&self.ok(args)).expect("json")
+    }
+
+    /// Writes a file in the temp dir and returns its path as a string.
+    pub fn write(&self, name: &str, content: &[u8]) -> String {
+        let p = self.dir.path().join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&p, content).unwrap();
+        p.display().to_string()
+    }
+}
+
+/// `../shared/<sub>` beside the repository, or `None` (the test then skips).
+pub fn shared(sub: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(sub);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} not found", p.display());
+        None
+    }
+}
+
+/// A fixture of this repository.
+pub fn fixture(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+/// Asserts two floats agree to `tol`.
+#[track_caller]
+pub fn close(a: f64, b: f64, tol: f64) {
+    assert!((a - b).abs() <= tol, "{a} != {b} (± {tol})");
+}

@@ -1,0 +1,231 @@
+//! `ingest`, `runs`, `label`, `variation`, `export` through the binary.
+
+use crate::common::{Env, close, fixture, shared};
+use serde_json::Value;
+
+fn seed000(env: &Env) -> Option<String> {
+    let dir = shared("seeds")?;
+    let src = std::fs::read(dir.join("000_6d13b013910482e6.txt")).ok()?;
+    Some(env.write("seed000.txt", &src))
+}
+
+fn row<'a>(rows: &'a [Value], metric: &str, p: f64) -> &'a Value {
+    rows.iter()
+        .find(|r| r["metric"] == metric && r["percentile"].as_f64() == Some(p))
+        .unwrap_or_else(|| panic!("no variation row for {metric} p{p}"))
+}
+
+#[test]
+fn seed_000_variation_matches_jlbh() {
+    let env = Env::new();
+    let Some(path) = seed000(&env) else { return };
+    let out = env.json(&["ingest", &path, "--json"]);
+    assert_eq!(out["ingested"], 1);
+    assert_eq!(out["files"][0]["format"], "jlbh");
+    assert_eq!(out["files"][0]["runs"], 3);
+    let v = env.json(&["variation", "--json"]);
+    let rows = v.as_array().unwrap();
+    close(
+        row(rows, "end_to_end", 50.0)["variation_pct"]
+            .as_f64()
+            .unwrap(),
+        13.91,
+        0.01,
+    );
+    close(
+        row(rows, "end_to_end", 90.0)["variation_pct"]
+            .as_f64()
+            .unwrap(),
+        75.92,
+        0.01,
+    );
+    close(
+        row(rows, "end_to_end", 99.0)["variation_pct"]
+            .as_f64()
+            .unwrap(),
+        70.53,
+        0.01,
+    );
+    close(
+        row(rows, "client2server", 99.99)["variation_pct"]
+            .as_f64()
+            .unwrap(),
+        55.32,
+        0.01,
+    );
+    close(
+        row(rows, "server2clientprobe", 100.0)["variation_pct"]
+            .as_f64()
+            .unwrap(),
+        0.0,
+        0.005,
+    );
+    let p50 = row(rows, "end_to_end", 50.0);
+    assert_eq!(p50["values"][1].as_f64(), Some(41.98));
+    assert_eq!(p50["printed_variation_pct"].as_f64(), Some(13.91));
+    assert_eq!(p50["values"].as_array().unwrap().len(), 3);
+    // --include-first keeps run 1: 33.79, 41.98, 33.79 → same extremes.
+    let all = env.json(&[
+        "variation",
+        "--json",
+        "--include-first",
+        "--metric",
+        "end_to_end",
+    ]);
+    let all = all.as_array().unwrap();
+    assert!(all.iter().all(|r| r["metric"] == "end_to_end"));
+    close(
+        row(all, "end_to_end", 90.0)["variation_pct"]
+            .as_f64()
+            .unwrap(),
+        100.0 * (2949.12 - 151.55) / (2949.12 + 151.55 / 2.0),
+        0.01,
+    );
+}
+
+#[test]
+fn reingest_is_unchanged_and_adds_nothing() {
+    let env = Env::new();
+    let Some(path) = seed000(&env) else { return };
+    env.ok(&["ingest", &path]);
+    let before = env.ok(&["export", "--format", "csv"]);
+    let again = env.json(&["ingest", &path, "--json"]);
+    assert_eq!(again["unchanged"], 1);
+    assert_eq!(again["files"][0]["status"], "unchanged");
+    assert_eq!(env.ok(&["export", "--format", "csv"]), before);
+    assert_eq!(env.json(&["runs", "--json"]).as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn seeds_folder_ingests_with_exit_0() {
+    let env = Env::new();
+    let Some(dir) = shared("seeds") else { return };
+    let out = env.json(&["ingest", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(out["errors"], 0, "{out:#}");
+    let files = out["files"].as_array().unwrap();
+    let jlbh = files
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().contains("000_"))
+        .unwrap();
+    assert_eq!(jlbh["status"], "ingested");
+    // The README is prose about the seeds, not a benchmark output.
+    let readme = files
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("README.md"))
+        .unwrap();
+    assert_eq!(readme["status"], "skipped");
+}
+
+#[test]
+fn runs_selectors_label_and_export() {
+    let env = Env::new();
+    let Some(path) = seed000(&env) else { return };
+    env.ok(&[
+        "ingest",
+        &path,
+        "--label",
+        "tcp 20k",
+        "--tag",
+        "host=box1",
+        "--suite",
+        "loopback-java",
+    ]);
+    let runs = env.json(&["runs", "label=tcp 20k;tag.host=box1", "--json"]);
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    assert_eq!(runs[0]["suite"], "loopback-java");
+    assert_eq!(runs[0]["format"], "jlbh");
+    assert_eq!(runs[0]["run_index"], 1);
+    assert_eq!(runs[0]["tags"]["host"], "box1");
+    assert_eq!(
+        runs[0]["params"]["target_throughput"].as_f64(),
+        Some(20000.0)
+    );
+    assert!(
+        runs[0]["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m == "end_to_end")
+    );
+    assert_eq!(
+        env.json(&["runs", "tag.host=other", "--json"])
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    let id2 = runs[1]["id"].as_i64().unwrap();
+    env.ok(&["label", &format!("run={id2}"), "second"]);
+    let second = env.json(&["runs", "label=second", "--json"]);
+    assert_eq!(second.as_array().unwrap().len(), 1);
+    // Export: ordered by run, metric, percentile; run 2's end-to-end p50 is 41.98 us.
+    let csv = env.ok(&["export", &format!("run={id2}")]);
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("run_id,suite,label,source,metric,percentile,t,value,unit")
+    );
+    let e2e: Vec<&str> = csv.lines().filter(|l| l.contains(",end_to_end,")).collect();
+    assert!(e2e[0].contains(",end_to_end,50.0,,41.98,us"), "{}", e2e[0]);
+    let json = env.json(&["export", &format!("run={id2}"), "--format", "json"]);
+    let first = &json[0];
+    assert_eq!(first["run_id"].as_i64(), Some(id2));
+    assert!(first["t"].is_null());
+}
+
+#[test]
+fn bad_selector_and_unknown_format_exit_2() {
+    let env = Env::new();
+    env.cmd(&["runs", "colour=red"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("unknown selector key"));
+    let f = env.write("x.txt", b"hello\n");
+    env.cmd(&["ingest", &f, "--format", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("unknown format"));
+    env.cmd(&["label", "label=none", "x"]).assert().code(2);
+}
+
+#[test]
+fn unknown_files_are_skipped_and_empty_files_too() {
+    let env = Env::new();
+    let a = env.write("in/notes.txt", b"just some prose\nnothing to see\n");
+    let _ = env.write("in/empty.log", b"");
+    let out = env.json(&["ingest", a.rsplit_once('/').unwrap().0, "--json"]);
+    assert_eq!(out["skipped"], 2);
+    assert_eq!(out["errors"], 0);
+}
+
+#[test]
+fn malformed_jlbh_fails_with_path_and_line_while_good_files_are_stored() {
+    let env = Env::new();
+    let dir = std::path::Path::new(&fixture("malformed")).to_path_buf();
+    let bad: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("jlbh"))
+        .collect();
+    assert!(!bad.is_empty(), "no fixtures/malformed/jlbh* files");
+    for b in &bad {
+        let good = fixture("jlbh");
+        let out = env
+            .cmd(&["ingest", b.to_str().unwrap(), &good, "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", b.display());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let shown = b.display().to_string();
+        let pos = stderr.find(&shown).unwrap_or_else(|| panic!("{stderr}"));
+        let after = &stderr[pos + shown.len()..];
+        assert!(
+            after.starts_with(':') && after[1..].starts_with(|c: char| c.is_ascii_digit()),
+            "{stderr}"
+        );
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(json["ingested"].as_u64().unwrap() + json["unchanged"].as_u64().unwrap() >= 1);
+    }
+    assert!(!env.json(&["runs", "--json"]).as_array().unwrap().is_empty());
+}

@@ -1,0 +1,4 @@
+//! The one integration-test binary: CLI tests through the real `bench-db` binary.
+
+mod common;
+mod ingest;
