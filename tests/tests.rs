@@ -2,3 +2,6 @@
 
 mod common;
 mod ingest;
+mod report_browser;
+mod report_cli;
+mod report_snapshots;
