@@ -329,3 +329,55 @@ fn draw(c: &LineChart, svg: &mut String) -> Result<()> {
     root.present().map_err(|e| err(e.to_string()))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{curve, history, shift, spectrum, timeseries};
+
+    /// Degenerate inputs draw (possibly empty) charts instead of failing or panicking.
+    #[test]
+    fn degenerate_inputs_draw() {
+        let nan = f64::NAN;
+        let spec = spectrum::SpectrumInput {
+            title: String::new(),
+            unit: "us".into(),
+            runs: vec![
+                ("a".into(), vec![]),
+                (
+                    "b".into(),
+                    vec![(50.0, nan), (100.0, -1.0), (99.0, f64::INFINITY)],
+                ),
+            ],
+            slo: vec![(99.0, 0.0)],
+        };
+        assert!(spectrum::render(&spec).is_ok());
+        let ts = timeseries::TimeSeriesInput {
+            title: "t".into(),
+            unit: String::new(),
+            lines: vec![("x".into(), vec![]), ("y".into(), vec![(5.0, 1.0)])],
+            elapsed: true,
+        };
+        assert!(timeseries::render(&ts).is_ok());
+        let sh = shift::ShiftInput {
+            title: "s".into(),
+            rows: vec![],
+        };
+        assert!(shift::render(&sh).is_ok());
+        let h = history::HistoryInput {
+            title: "h".into(),
+            unit: "ms".into(),
+            lines: vec![],
+        };
+        assert!(history::render(&h).is_ok());
+        let c = curve::CurveInput {
+            title: "c".into(),
+            throughput_unit: String::new(),
+            unit: "us".into(),
+            lines: vec![],
+            knee: Some(nan),
+            slo: vec![],
+            max_within_slo: None,
+        };
+        assert!(curve::render(&c).is_ok());
+    }
+}
