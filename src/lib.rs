@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod cli;
 pub mod cmd;
 pub mod dataset;
+pub mod output;
 pub mod report;
 pub mod runner;
 pub mod selector;

@@ -1,5 +1,6 @@
 //! The one integration-test binary: CLI tests through the real `bench-db` binary.
 
+mod analysis_cli;
 mod common;
 mod ingest;
 mod report_browser;

@@ -13,8 +13,15 @@
 //! Per run, each probe is a percentile ladder in `us`: the summary table's value (two
 //! decimals) is `value`, the probe line's rounder printing is `line_value`. The tables'
 //! `% Variation` and `var(log)` columns become [`PrintedStat`]s, kept as printed.
+//!
+//! What counts as cut off (a [`ParseError`] naming the line): a run without its closing
+//! dash line, a summary table without its `worst` row (its closing dash line is optional:
+//! published tables omit it), an output whose runs lack the table of a probe (every probe
+//! but OS Jitter has one), an output that ends after its warm-up line. A JLBH-shaped line
+//! with unreadable numbers inside an output is an error too; outside one it is prose.
+//!
 //! This module only drives the state machine; line shapes live in `lines`, locale-aware
-//! numbers in `numbers`.
+//! numbers in `numbers`, zero-copy line reading in `reader`.
 
 mod lines;
 mod numbers;
@@ -39,6 +46,9 @@ pub const FORMAT: Format = Format {
     sniff,
     parse,
 };
+
+/// Room in a ladder for every row JLBH prints (up to 99.9999997 and worst).
+const LADDER_CAPACITY: usize = 16;
 
 /// The unit of every JLBH value (microseconds; headers print `us` since 2022).
 const UNIT: &str = "us";
@@ -756,7 +766,7 @@ fn next_rung(p: f64) -> f64 {
 /// A probe line as a ladder series; its values are the line's until a table refines them.
 fn probe_series(metric: String, p: &ProbeLine<'_>) -> Series {
     // Room for the rows only the summary table prints (99.7, 99.97 …): no regrowth.
-    let mut points = Vec::with_capacity(lines::MAX_PROBE_VALUES);
+    let mut points = Vec::with_capacity(LADDER_CAPACITY);
     points.extend((0..p.len).map(|i| LadderPoint {
         percentile: p.percentiles[i],
         value: p.values[i],

@@ -1,8 +1,30 @@
-//! `bench-db curve`.
+//! `bench-db curve`: throughput versus latency of the selected runs.
 
+use crate::analysis::curve::curve;
 use crate::cli::CurveArgs;
+use crate::output;
+use crate::selector::Selector;
+use crate::store::Store;
+use anyhow::{Context, Result};
+use std::io::Write;
 use std::path::Path;
 
-pub fn run(_db: &Path, _args: &CurveArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("'curve' is not available in this build")
+pub fn run(db: &Path, args: &CurveArgs) -> Result<u8> {
+    let store = Store::open(db)?;
+    let runs = store
+        .select(&Selector::parse_opt(args.selector.as_deref())?)
+        .context("selecting runs")?;
+    let c = curve(
+        &runs,
+        args.metric.as_deref(),
+        &args.percentiles,
+        args.slo.as_deref(),
+    )?;
+    let text = if args.json {
+        output::curve::json(&c)
+    } else {
+        output::curve::text(&c)
+    };
+    std::io::stdout().write_all(text.as_bytes())?;
+    Ok(crate::exit::OK)
 }

@@ -9,7 +9,7 @@
 use super::numbers::{Decimal, parse_cell, parse_count, parse_number, plain_decimal};
 
 /// Most percentiles a probe line prints (`50/90 99/99.9 99.99/99.999 99.9999/worst`).
-pub const MAX_PROBE_VALUES: usize = 16;
+pub const MAX_PROBE_VALUES: usize = 8;
 
 /// One recognised logical line.
 // The probe line is large but lives on the stack for one line: boxing it would cost an
@@ -144,7 +144,10 @@ pub fn read(s: &str, dec: Decimal, probes: bool) -> Read<'_> {
     Ok((Line::Other, ""))
 }
 
+/// Prefix of the co-ordinated omission line.
 const CO: &str = "Correcting for co-ordinated:";
+/// Prefix of the target throughput line.
+const TARGET: &str = "Target throughput:";
 
 /// A masked value (`...`) after a line's prefix: the rest of the line after it when
 /// `one_token`, else nothing (the line's own shape is lost).
@@ -153,7 +156,6 @@ fn masked(r: &str, one_token: bool) -> Option<Read<'_>> {
     tok.starts_with("...")
         .then_some(Ok((Line::Masked, if one_token { rest } else { "" })))
 }
-const TARGET: &str = "Target throughput:";
 
 /// The dashes JLBH prints before `BENCHMARK RESULTS` and `SUMMARY` in every era.
 const HEADER_DASHES: usize = 32;
@@ -203,9 +205,17 @@ fn header_tail(s: &str) -> Option<(&str, &str)> {
         let p = from + i;
         let mut t = skip_blanks(&s[p + 1..]);
         if !t.starts_with('-') && !t.is_empty() {
-            // An optional unit word (`us`) before the dashes.
-            let w = t.find([' ', '\t', '-']).unwrap_or(t.len());
-            if w <= 12 && t[..w].bytes().all(|b| b.is_ascii_alphabetic()) {
+            // An optional unit word (`us`) before the dashes; a short look only, so that a
+            // line of many `)` costs linear time.
+            let b = t.as_bytes();
+            let w = b
+                .iter()
+                .take(13)
+                .position(|&c| matches!(c, b' ' | b'\t' | b'-'))
+                .or((b.len() <= 12).then_some(b.len()));
+            if let Some(w) = w
+                && b[..w].iter().all(u8::is_ascii_alphabetic)
+            {
                 t = skip_blanks(&t[w..]);
             }
         }

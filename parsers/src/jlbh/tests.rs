@@ -614,6 +614,16 @@ fn small_output_parses() {
     assert_eq!(blocks.len(), 1);
     assert_eq!((blocks[0].first_line, blocks[0].last_line), (1, 13));
     assert_eq!(value(&blocks[0], 2, "end_to_end", 100.0), Some(6.02));
+    // Three outputs pasted onto one line are three blocks.
+    let joined = SMALL.replace('\n', " ").repeat(3);
+    let blocks = parse_ok(&FORMAT, joined.as_bytes());
+    assert_eq!(blocks.len(), 3);
+    assert!(
+        blocks
+            .iter()
+            .all(|b| b.runs.len() == 2 && b.first_line == 1)
+    );
+    assert_eq!(value(&blocks[2], 1, "end_to_end", 50.0), Some(1.01));
 }
 
 #[test]
@@ -833,6 +843,23 @@ fn never_panics_on_truncated_mutated_or_random_input() {
             }
             let _ = parse_all(&m);
         }
+    }
+    // Long pathological lines must cost linear time (a quadratic scan would hang here).
+    let long = [
+        format!("---- SUMMARY ({}", ")a".repeat(200_000)),
+        format!(
+            "---- BENCHMARK RESULTS (RUN 1) ----\n{}",
+            "(".repeat(400_000)
+        ),
+        format!(
+            "---- BENCHMARK RESULTS (RUN 1) ----\nx {}",
+            "(1) ".repeat(100_000)
+        ),
+        "Percentile run1 % Variation ".repeat(50_000),
+        SMALL.replace('\n', " ").repeat(2_000),
+    ];
+    for text in &long {
+        let _ = parse_all(text.as_bytes());
     }
     for len in [0, 1, 100, 10_000, 200_000] {
         let junk: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();

@@ -1,0 +1,482 @@
+//! Throughput versus latency: for each throughput, the latency at each percentile (median
+//! over the runs at that rate, with min and max), the knee, the highest throughput within
+//! an SLO, and Little's-law concurrency where a mean latency is known.
+//!
+//! A run's throughput is its `target_throughput` parameter (JLBH, the loopback runner,
+//! wrk2 `-R`), else `achieved_throughput`, else the mean of a rate series (`qps`, `tps`,
+//! `rps`, any throughput metric). Runs with none are skipped and counted.
+
+use super::littles_law::concurrency_metric;
+use super::polarity::{Kind, kind};
+use super::units::{convert, seconds_per, split_quantity};
+use crate::dataset::StoredRun;
+use crate::stats::describe::{mean, median};
+use bench_db_parsers::{Data, Series};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// Curve errors (exit code 2).
+#[derive(Debug, Error, PartialEq)]
+pub enum CurveError {
+    #[error(
+        "SLO term {0:?} is not pPERCENTILE<=VALUE[UNIT] (e.g. \"p99<=200us\"; terms joined by ',')"
+    )]
+    BadSlo(String),
+    #[error(
+        "SLO term {term:?}: unit {unit:?} does not convert to the metric's unit {metric_unit:?}"
+    )]
+    SloUnit {
+        term: String,
+        unit: String,
+        metric_unit: String,
+    },
+    #[error("no selected run has a latency metric{0}")]
+    NoMetric(String),
+    #[error(
+        "no selected run with {0} has a throughput (target_throughput, achieved_throughput or a qps series)"
+    )]
+    NoThroughput(String),
+}
+
+/// One SLO term: the percentile must stay at or below the limit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SloTerm {
+    pub text: String,
+    pub percentile: f64,
+    pub limit: f64,
+    /// Unit as written (empty: the metric's unit).
+    pub unit: String,
+    /// `<` rather than `<=`.
+    pub strict: bool,
+}
+
+/// Parses `p99<=200us` terms joined by `,` (`pmax`/`max` is the worst, percentile 100).
+pub fn parse_slo(text: &str) -> Result<Vec<SloTerm>, CurveError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            let bad = || CurveError::BadSlo(t.to_string());
+            let (lhs, rhs, strict) = if let Some((l, r)) = t.split_once("<=") {
+                (l, r, false)
+            } else if let Some((l, r)) = t.split_once('<') {
+                (l, r, true)
+            } else {
+                return Err(bad());
+            };
+            let lhs = lhs.trim().to_ascii_lowercase();
+            let p = match lhs.as_str() {
+                "max" | "pmax" | "worst" => 100.0,
+                l => l
+                    .strip_prefix('p')
+                    .and_then(|p| p.parse::<f64>().ok())
+                    .filter(|p| (0.0..=100.0).contains(p))
+                    .ok_or_else(bad)?,
+            };
+            let (limit, unit) = split_quantity(rhs).ok_or_else(bad)?;
+            Ok(SloTerm {
+                text: t.to_string(),
+                percentile: p,
+                limit,
+                unit: unit.to_string(),
+                strict,
+            })
+        })
+        .collect()
+}
+
+/// One point of the curve.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurvePoint {
+    pub throughput: f64,
+    /// `None` for a metric without percentiles (its mean is used).
+    pub percentile: Option<f64>,
+    /// Median over the runs at this throughput.
+    pub value: f64,
+    pub min: f64,
+    pub max: f64,
+    pub runs: usize,
+    /// Little's law: throughput × mean latency (s), when a mean latency is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<f64>,
+}
+
+/// The whole curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    pub metric: String,
+    pub unit: String,
+    /// Sorted by throughput, then percentile.
+    pub points: Vec<CurvePoint>,
+    /// Throughput at the knee (see [`knee`]); `None` with no knee among the points.
+    pub knee: Option<f64>,
+    /// The percentile the knee was found on.
+    pub knee_percentile: Option<f64>,
+    pub slo: Vec<SloTerm>,
+    /// Highest throughput meeting every SLO term; `None` without an SLO or when none does.
+    pub max_throughput_within_slo: Option<f64>,
+    /// Runs without a throughput or without the metric.
+    pub skipped_runs: usize,
+}
+
+/// Builds the curve of `metric` (default: `end_to_end`, else `latency`, else the first
+/// ladder metric) at `percentiles`, with an optional SLO.
+pub fn curve(
+    runs: &[StoredRun],
+    metric: Option<&str>,
+    percentiles: &[f64],
+    slo: Option<&str>,
+) -> Result<Curve, CurveError> {
+    let slo = slo.map(parse_slo).transpose()?.unwrap_or_default();
+    let metric = match metric {
+        Some(m) => m.to_string(),
+        None => default_metric(runs).ok_or_else(|| CurveError::NoMetric(String::new()))?,
+    };
+    let mut unit: Option<String> = None;
+    let mut wanted: Vec<f64> = percentiles.to_vec();
+    wanted.extend(slo.iter().map(|t| t.percentile));
+    wanted.sort_by(f64::total_cmp);
+    wanted.dedup();
+    // throughput bits → (percentile key → values, mean latencies in seconds)
+    type Cells = BTreeMap<Option<i64>, Vec<f64>>;
+    let mut by_rate: BTreeMap<u64, (f64, Cells, Vec<f64>)> = BTreeMap::new();
+    let mut skipped = 0;
+    let mut seen_metric = false;
+    for run in runs {
+        let Some(s) = run.series(&metric) else {
+            skipped += 1;
+            continue;
+        };
+        seen_metric = true;
+        let Some(rate) = throughput(run) else {
+            skipped += 1;
+            continue;
+        };
+        let u = unit.get_or_insert_with(|| s.unit.clone()).clone();
+        let entry = by_rate
+            .entry(rate.to_bits())
+            .or_insert_with(|| (rate, BTreeMap::new(), Vec::new()));
+        for (p, v) in run_values(s, &wanted) {
+            if let Some(v) = convert(v, &s.unit, &u) {
+                entry.1.entry(p.map(key)).or_default().push(v);
+            }
+        }
+        if let Some(w) = mean_seconds(s) {
+            entry.2.push(w);
+        }
+    }
+    if !seen_metric {
+        return Err(CurveError::NoMetric(format!(" named {metric:?}")));
+    }
+    if by_rate.is_empty() {
+        return Err(CurveError::NoThroughput(metric));
+    }
+    let unit = unit.unwrap_or_default();
+    let mut rates: Vec<&(f64, Cells, Vec<f64>)> = by_rate.values().collect();
+    rates.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut points = Vec::new();
+    for (rate, cells, means) in rates {
+        let concurrency = median(means).map(|w| rate * w);
+        for (p, values) in cells {
+            if values.is_empty() {
+                continue;
+            }
+            points.push(CurvePoint {
+                throughput: *rate,
+                percentile: p.map(unkey),
+                value: median(values).unwrap_or(f64::NAN),
+                min: values.iter().copied().fold(f64::INFINITY, f64::min),
+                max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                runs: values.len(),
+                concurrency,
+            });
+        }
+    }
+    let knee_percentile = knee_percentile(&points, percentiles);
+    let knee = knee(&series_at(&points, knee_percentile));
+    let max_throughput_within_slo = if slo.is_empty() {
+        None
+    } else {
+        max_within(&points, &slo, &unit)?
+    };
+    Ok(Curve {
+        metric,
+        unit,
+        points,
+        knee,
+        knee_percentile,
+        slo,
+        max_throughput_within_slo,
+        skipped_runs: skipped,
+    })
+}
+
+fn key(p: f64) -> i64 {
+    (p * 1e6).round() as i64
+}
+
+fn unkey(k: i64) -> f64 {
+    k as f64 / 1e6
+}
+
+fn default_metric(runs: &[StoredRun]) -> Option<String> {
+    let all = || runs.iter().flat_map(|r| r.run.series.iter());
+    for m in ["end_to_end", "latency"] {
+        if all().any(|s| s.metric == m) {
+            return Some(m.to_string());
+        }
+    }
+    all()
+        .find(|s| s.ladder().is_some())
+        .or_else(|| all().find(|s| kind(&s.metric, &s.unit, false) == Kind::Latency))
+        .map(|s| s.metric.clone())
+}
+
+/// A run's throughput (see the module doc).
+pub fn throughput(run: &StoredRun) -> Option<f64> {
+    if let Some(t) = run
+        .param_f64("target_throughput")
+        .or_else(|| run.param_f64("achieved_throughput"))
+    {
+        return Some(t);
+    }
+    run.run
+        .series
+        .iter()
+        .filter(|s| !s.metric.ends_with(&concurrency_metric("")))
+        .find(|s| s.ladder().is_none() && kind(&s.metric, &s.unit, false) == Kind::Throughput)
+        .and_then(series_mean)
+}
+
+fn series_mean(s: &Series) -> Option<f64> {
+    match &s.data {
+        Data::TimeSeries { points } => {
+            mean(&points.iter().filter_map(|p| p.value).collect::<Vec<_>>())
+        }
+        Data::Value { value } => *value,
+        _ => None,
+    }
+}
+
+/// (percentile or None, value) pairs of one run's series.
+fn run_values(s: &Series, wanted: &[f64]) -> Vec<(Option<f64>, f64)> {
+    match s.ladder() {
+        Some(points) => wanted
+            .iter()
+            .filter_map(|&p| {
+                let v = points
+                    .iter()
+                    .find(|lp| (lp.percentile - p).abs() < 1e-9)?
+                    .value?;
+                v.is_finite().then_some((Some(p), v))
+            })
+            .collect(),
+        None => series_mean(s).map(|v| vec![(None, v)]).unwrap_or_default(),
+    }
+}
+
+/// The run's mean latency in seconds: the printed `mean` of a ladder, the mean of a
+/// response-time series (an `rt` without unit is in ms, as in Little's-law derivation).
+fn mean_seconds(s: &Series) -> Option<f64> {
+    let per = if s.unit.trim().is_empty() && s.metric.rsplit('.').next() == Some("rt") {
+        Some(1e-3)
+    } else {
+        seconds_per(&s.unit)
+    }?;
+    let m = match s.ladder() {
+        Some(_) => s.stats.get("mean").copied(),
+        None => series_mean(s),
+    }?;
+    Some(m * per)
+}
+
+/// The percentile the knee is read on: among the shown percentiles below the worst, the
+/// one measured at the most throughputs; on ties p99, then the highest. `None` for a
+/// metric without percentiles (its points have none either).
+fn knee_percentile(points: &[CurvePoint], shown: &[f64]) -> Option<f64> {
+    let rates = |p: f64| points.iter().filter(|c| c.percentile == Some(p)).count();
+    shown
+        .iter()
+        .copied()
+        .filter(|&p| p < 100.0 && rates(p) > 0)
+        .max_by(|&a, &b| {
+            (rates(a), a == 99.0)
+                .cmp(&(rates(b), b == 99.0))
+                .then(a.total_cmp(&b))
+        })
+}
+
+fn series_at(points: &[CurvePoint], p: Option<f64>) -> Vec<(f64, f64)> {
+    points
+        .iter()
+        .filter(|c| c.percentile == p)
+        .map(|c| (c.throughput, c.value))
+        .collect()
+}
+
+/// The knee of a (throughput, latency) series sorted by throughput: the point of maximum
+/// *power* throughput/latency (Kleinrock 1979, "Power and deterministic rules of thumb for
+/// probabilistic problems in computer communications", ICC; Jain 1991, *The Art of
+/// Computer Systems Performance Analysis*, §3.3 "knee capacity"). Past it latency grows
+/// faster than throughput (elasticity d ln L / d ln T > 1). `None` when the maximum is the
+/// last point (latency never outgrew throughput), with fewer than two points, or with a
+/// non-positive latency.
+pub fn knee(series: &[(f64, f64)]) -> Option<f64> {
+    if series.len() < 2 || series.iter().any(|&(_, l)| l <= 0.0) {
+        return None;
+    }
+    let (i, _) = series
+        .iter()
+        .enumerate()
+        .max_by(|a, b| (a.1.0 / a.1.1).total_cmp(&(b.1.0 / b.1.1)))?;
+    (i + 1 < series.len()).then_some(series[i].0)
+}
+
+fn max_within(
+    points: &[CurvePoint],
+    slo: &[SloTerm],
+    unit: &str,
+) -> Result<Option<f64>, CurveError> {
+    let mut limits = Vec::new();
+    for t in slo {
+        let from = if t.unit.is_empty() { unit } else { &t.unit };
+        let limit = convert(t.limit, from, unit).ok_or_else(|| CurveError::SloUnit {
+            term: t.text.clone(),
+            unit: t.unit.clone(),
+            metric_unit: unit.to_string(),
+        })?;
+        limits.push((t, limit));
+    }
+    let mut rates: Vec<f64> = points.iter().map(|c| c.throughput).collect();
+    rates.dedup();
+    Ok(rates.into_iter().rev().find(|&rate| {
+        limits.iter().all(|(t, limit)| {
+            points.iter().any(|c| {
+                c.throughput == rate
+                    && c.percentile
+                        .is_some_and(|p| (p - t.percentile).abs() < 1e-9)
+                    && if t.strict {
+                        c.value < *limit
+                    } else {
+                        c.value <= *limit
+                    }
+            })
+        })
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testdata::*;
+
+    /// Three rates; p90 bends hard at 20k/s as in the seed 000 article (62 µs at 5k/s).
+    fn sweep() -> Vec<StoredRun> {
+        let mut runs = rate_runs(
+            5000.0,
+            "end_to_end",
+            &[
+                (50.0, &[20.0, 21.0, 22.0]),
+                (90.0, &[60.0, 62.46, 64.0]),
+                (99.0, &[90.0, 95.0, 99.0]),
+            ],
+            1,
+        );
+        runs.extend(rate_runs(
+            10_000.0,
+            "end_to_end",
+            &[
+                (50.0, &[22.0, 23.0, 24.0]),
+                (90.0, &[70.0, 75.0, 80.0]),
+                (99.0, &[120.0, 130.0, 150.0]),
+            ],
+            4,
+        ));
+        runs.extend(rate_runs(
+            20_000.0,
+            "end_to_end",
+            &[
+                (50.0, &[35.0, 41.98, 33.79]),
+                (90.0, &[300.0, 450.0, 390.0]),
+                (99.0, &[900.0, 1100.0, 1000.0]),
+            ],
+            7,
+        ));
+        runs
+    }
+
+    #[test]
+    fn medians_knee_and_slo() {
+        let c = curve(&sweep(), None, &[50.0, 90.0, 99.0], Some("p99<=200us")).unwrap();
+        assert_eq!(c.metric, "end_to_end");
+        assert_eq!(c.points.len(), 9);
+        let p90_5k = c
+            .points
+            .iter()
+            .find(|p| p.throughput == 5000.0 && p.percentile == Some(90.0))
+            .unwrap();
+        assert_eq!(
+            (p90_5k.value, p90_5k.min, p90_5k.max, p90_5k.runs),
+            (62.46, 60.0, 64.0, 3)
+        );
+        // Power T/L at p99: 5000/95 = 52.6, 10000/130 = 76.9, 20000/1000 = 20: knee at 10k/s.
+        assert_eq!(c.knee, Some(10_000.0));
+        assert_eq!(c.knee_percentile, Some(99.0));
+        assert_eq!(c.max_throughput_within_slo, Some(10_000.0));
+        let c = curve(&sweep(), None, &[50.0], Some("p99<=0.1ms, p50<25")).unwrap();
+        assert_eq!(c.max_throughput_within_slo, Some(5000.0));
+        // p99 is added to the points because the SLO names it.
+        assert!(c.points.iter().any(|p| p.percentile == Some(99.0)));
+    }
+
+    #[test]
+    fn slo_parsing_and_errors() {
+        let t = parse_slo("p99<=200us,pmax<1ms").unwrap();
+        assert_eq!(t[0].percentile, 99.0);
+        assert_eq!(
+            (t[0].limit, t[0].unit.as_str(), t[0].strict),
+            (200.0, "us", false)
+        );
+        assert_eq!((t[1].percentile, t[1].strict), (100.0, true));
+        for bad in ["p99=200us", "q99<=1", "p99<=fast", "p101<=1ms"] {
+            assert!(parse_slo(bad).is_err(), "{bad}");
+        }
+        assert!(matches!(
+            curve(&sweep(), None, &[99.0], Some("p99<=5%")),
+            Err(CurveError::SloUnit { .. })
+        ));
+    }
+
+    #[test]
+    fn knee_rules() {
+        assert_eq!(knee(&[(1.0, 10.0), (2.0, 10.0), (3.0, 10.0)]), None);
+        assert_eq!(knee(&[(1.0, 10.0), (2.0, 10.0), (3.0, 40.0)]), Some(2.0));
+        assert_eq!(knee(&[(1.0, 10.0)]), None);
+    }
+
+    #[test]
+    fn throughput_from_a_qps_series_and_concurrency() {
+        let mut runs = seed003_master();
+        runs.extend(seed003_patch());
+        let c = curve(&runs, Some("ts.rt"), &[99.0], None).unwrap();
+        assert_eq!(c.points.len(), 2);
+        assert_eq!(c.points[0].percentile, None);
+        // 91.87K/s × 3.388 ms ≈ 319 requests in flight.
+        let l = c
+            .points
+            .iter()
+            .find(|p| (p.value - 3.388).abs() < 1e-9)
+            .unwrap()
+            .concurrency;
+        assert!((l.unwrap() - 318.7).abs() < 1.0, "{l:?}");
+        assert!(matches!(
+            curve(&seed004_before(), Some("latency_avg"), &[99.0], None),
+            Err(CurveError::NoThroughput(_))
+        ));
+        assert!(matches!(
+            curve(&runs, Some("nope"), &[99.0], None),
+            Err(CurveError::NoMetric(_))
+        ));
+    }
+}

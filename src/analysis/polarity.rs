@@ -1,0 +1,104 @@
+//! Which direction is better for a metric, and what kind of metric it is, from its
+//! normalised name and unit. The policy file can override the polarity per metric.
+//!
+//! Rules, first match wins, on the name's tokens (split at `.`, `_`, `-`, lower-cased):
+//! 1. throughput: a token `qps`, `tps`, `rps`, `ops`, `throughput`, `msgs`, `requests`,
+//!    `reqs`, `bps`, `rate`, `bandwidth`, or a `per` + `sec` pair, or a unit ending in
+//!    `/s` or `/sec` → higher is better;
+//! 2. latency: a time unit, a percentile ladder, a token containing `latency`, or a token
+//!    `rt`, `time`, `duration`, `end` (`end_to_end`), `lat` → lower is better;
+//! 3. everything else (cpu, util, memory, errors, counts) is a cost: lower is better.
+
+use serde::{Deserialize, Serialize};
+
+/// The better direction of a metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Polarity {
+    /// Lower is better (latency, time, cpu).
+    Lower,
+    /// Higher is better (throughput).
+    Higher,
+}
+
+/// What a metric measures, for the default gate policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Latency,
+    Throughput,
+    Other,
+}
+
+fn tokens(metric: &str) -> Vec<String> {
+    metric
+        .split(['.', '_', '-', ' ', '/'])
+        .filter(|t| !t.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// The kind of a metric (rules in the module doc); `ladder` says its data is a percentile ladder.
+pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
+    const THROUGHPUT: &[&str] = &[
+        "qps",
+        "tps",
+        "rps",
+        "ops",
+        "throughput",
+        "msgs",
+        "requests",
+        "reqs",
+        "bps",
+        "rate",
+        "bandwidth",
+    ];
+    const LATENCY: &[&str] = &["latency", "rt", "time", "duration", "end", "lat"];
+    let t = tokens(metric);
+    let has = |w: &str| t.iter().any(|x| x == w);
+    let unit = unit.trim().to_ascii_lowercase();
+    if THROUGHPUT.iter().any(|w| has(w))
+        || (has("per") && (has("sec") || has("second")))
+        || unit.ends_with("/s")
+        || unit.ends_with("/sec")
+    {
+        Kind::Throughput
+    } else if ladder
+        || super::units::is_time(&unit)
+        || LATENCY.iter().any(|w| has(w))
+        || t.iter().any(|x| x.contains("latency"))
+    {
+        Kind::Latency
+    } else {
+        Kind::Other
+    }
+}
+
+/// Default polarity: higher is better for throughput, lower for everything else.
+pub fn polarity(metric: &str, unit: &str) -> Polarity {
+    match kind(metric, unit, false) {
+        Kind::Throughput => Polarity::Higher,
+        _ => Polarity::Lower,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_names() {
+        assert_eq!(polarity("ts.rt", ""), Polarity::Lower);
+        assert_eq!(polarity("cpu.util", "%"), Polarity::Lower);
+        assert_eq!(polarity("ts.qps", ""), Polarity::Higher);
+        assert_eq!(polarity("msgs_per_sec", ""), Polarity::Higher);
+        assert_eq!(polarity("requests", ""), Polarity::Higher);
+        assert_eq!(polarity("transfer", "MB/s"), Polarity::Higher);
+        assert_eq!(polarity("latency_avg", "ms"), Polarity::Lower);
+        assert_eq!(kind("end_to_end", "us", true), Kind::Latency);
+        assert_eq!(kind("latency_avg", "ms", false), Kind::Latency);
+        assert_eq!(kind("cpu.util", "%", false), Kind::Other);
+        assert_eq!(kind("serverstats.maxlatency", "", false), Kind::Latency);
+        assert_eq!(kind("ts.qps", "", false), Kind::Throughput);
+    }
+}

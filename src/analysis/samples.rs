@@ -1,0 +1,160 @@
+//! Gathers, for one side of a comparison, the replicates of every cell (metric, and
+//! percentile for ladders) out of stored runs.
+//!
+//! Replicates are: one value per run for a ladder percentile or a single value; every
+//! sample for a time series (tsar minutes). Values convert to the first unit seen for the
+//! metric when both are time units; values in an incompatible unit are left out.
+//! Histogram series also keep their encoded intervals so percentiles can be read from the
+//! merged histogram.
+
+use super::littles_law::concurrency_series;
+use super::units::convert;
+use crate::dataset::StoredRun;
+use bench_db_parsers::{Data, HistInterval, Series};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The data shape behind a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Shape {
+    Ladder,
+    Histogram,
+    TimeSeries,
+    Value,
+}
+
+/// A cell's identity: the metric and, for ladders, the percentile in millionths
+/// (an exact, ordered key).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CellKey {
+    pub metric: String,
+    pub percentile_micro: Option<i64>,
+}
+
+impl CellKey {
+    /// Builds a key from a percentile in 0–100.
+    pub fn new(metric: &str, percentile: Option<f64>) -> Self {
+        CellKey {
+            metric: metric.to_string(),
+            percentile_micro: percentile.map(|p| (p * 1e6).round() as i64),
+        }
+    }
+
+    /// The percentile in 0–100.
+    pub fn percentile(&self) -> Option<f64> {
+        self.percentile_micro.map(|p| p as f64 / 1e6)
+    }
+}
+
+/// One side's replicates of one cell.
+#[derive(Debug, Clone)]
+pub struct SideCell {
+    pub shape: Shape,
+    pub unit: String,
+    /// Replicates in `unit` (see the module doc).
+    pub values: Vec<f64>,
+    /// Suites and run ids contributing.
+    pub suites: BTreeSet<String>,
+    pub run_ids: BTreeSet<i64>,
+    /// For histograms: per run, the encoded intervals and the factor from recorded
+    /// integers to `unit`.
+    pub histograms: Vec<(f64, Vec<HistInterval>)>,
+}
+
+/// Every cell of one side, including derived Little's-law concurrency.
+pub fn gather(runs: &[StoredRun], metrics: &[String]) -> BTreeMap<CellKey, SideCell> {
+    let mut cells: BTreeMap<CellKey, SideCell> = BTreeMap::new();
+    let wanted = |m: &str| metrics.is_empty() || metrics.iter().any(|w| w == m);
+    for run in runs {
+        let derived = concurrency_series(run);
+        for s in run.run.series.iter().chain(&derived) {
+            if !wanted(&s.metric) {
+                continue;
+            }
+            for (key, shape, vals) in replicates(s) {
+                let cell = cells.entry(key).or_insert_with(|| SideCell {
+                    shape,
+                    unit: s.unit.clone(),
+                    values: Vec::new(),
+                    suites: BTreeSet::new(),
+                    run_ids: BTreeSet::new(),
+                    histograms: Vec::new(),
+                });
+                let before = cell.values.len();
+                cell.values.extend(
+                    vals.into_iter()
+                        .filter_map(|v| convert(v, &s.unit, &cell.unit)),
+                );
+                if cell.values.len() > before {
+                    cell.suites.insert(run.suite.clone());
+                    cell.run_ids.insert(run.id);
+                }
+            }
+            if let Data::Histogram {
+                intervals, points, ..
+            } = &s.data
+            {
+                add_histograms(&mut cells, s, intervals, points);
+            }
+        }
+    }
+    cells
+}
+
+/// (key, shape, replicate values) contributed by one series of one run.
+fn replicates(s: &Series) -> Vec<(CellKey, Shape, Vec<f64>)> {
+    let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
+    match &s.data {
+        Data::Ladder { points, .. } | Data::Histogram { points, .. } => {
+            let shape = if matches!(s.data, Data::Ladder { .. }) {
+                Shape::Ladder
+            } else {
+                Shape::Histogram
+            };
+            points
+                .iter()
+                .filter_map(|p| {
+                    let v = finite(p.value)?;
+                    Some((CellKey::new(&s.metric, Some(p.percentile)), shape, vec![v]))
+                })
+                .collect()
+        }
+        Data::TimeSeries { points } => {
+            let v: Vec<f64> = points.iter().filter_map(|p| finite(p.value)).collect();
+            if v.is_empty() {
+                return Vec::new();
+            }
+            vec![(CellKey::new(&s.metric, None), Shape::TimeSeries, v)]
+        }
+        Data::Value { value } => finite(*value)
+            .map(|v| vec![(CellKey::new(&s.metric, None), Shape::Value, vec![v])])
+            .unwrap_or_default(),
+    }
+}
+
+/// Attaches a run's encoded histograms to each of its percentile cells. The factor from
+/// recorded integers to the series unit is the run's printed worst value over the
+/// decoded maximum (the derived ladder is read from the same merge).
+fn add_histograms(
+    cells: &mut BTreeMap<CellKey, SideCell>,
+    s: &Series,
+    intervals: &[HistInterval],
+    points: &[bench_db_parsers::LadderPoint],
+) {
+    let Some(merged) = crate::stats::histogram::merge(intervals.iter().map(|i| &i.encoded)) else {
+        return;
+    };
+    let worst = points
+        .iter()
+        .find(|p| p.percentile >= 100.0)
+        .and_then(|p| p.value);
+    let scale = match worst {
+        Some(w) if merged.max() > 0 => w / merged.max() as f64,
+        _ => 1.0,
+    };
+    for p in points {
+        if let Some(cell) = cells.get_mut(&CellKey::new(&s.metric, Some(p.percentile))) {
+            cell.histograms.push((scale, intervals.to_vec()));
+        }
+    }
+}

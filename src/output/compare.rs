@@ -1,0 +1,241 @@
+//! Renders a comparison: aligned text (verdicts coloured on a terminal), JSON, Markdown.
+
+use super::table::{Cell as T, render};
+use super::{json_num, md_cell, num, p, pct, percentile};
+use crate::analysis::compare::{Cell, Verdict};
+use serde::Serialize;
+
+fn verdict_color(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Better => "32",
+        Verdict::Worse => "31",
+        Verdict::Same => "",
+        Verdict::Insufficient => "33",
+    }
+}
+
+fn ci(c: &Cell) -> String {
+    match (c.ci_low_pct, c.ci_high_pct) {
+        (Some(lo), Some(hi)) => format!("[{}, {}]", pct(Some(lo)), pct(Some(hi))),
+        _ => "-".to_string(),
+    }
+}
+
+fn has_concurrency(cells: &[Cell]) -> bool {
+    cells.iter().any(|c| c.metric.ends_with("concurrency"))
+}
+
+const LITTLE: &str = "concurrency = qps × rt (Little's law: requests in flight)";
+
+/// Aligned text table, one row per cell.
+pub fn text(cells: &[Cell], color: bool) -> String {
+    if cells.is_empty() {
+        return "no metric is present on both sides\n".to_string();
+    }
+    let mut rows: Vec<Vec<T>> = vec![
+        [
+            "suite",
+            "metric",
+            "pct",
+            "unit",
+            "n",
+            "baseline",
+            "candidate",
+            "delta",
+            "95% CI",
+            "p",
+            "p_adj",
+            "verdict",
+        ]
+        .into_iter()
+        .map(T::from)
+        .collect(),
+    ];
+    for c in cells {
+        rows.push(vec![
+            c.suite.as_str().into(),
+            c.metric.as_str().into(),
+            percentile(c.percentile).into(),
+            c.unit.as_str().into(),
+            format!("{}/{}", c.n_baseline, c.n_candidate).into(),
+            num(c.baseline).into(),
+            num(c.candidate).into(),
+            pct(c.delta_pct).into(),
+            ci(c).into(),
+            p(c.p_value).into(),
+            p(c.p_adjusted).into(),
+            T {
+                text: c.verdict.as_str().to_string(),
+                color: verdict_color(c.verdict),
+            },
+        ]);
+    }
+    let mut out = render(rows, color);
+    out.push_str(
+        "\nn = replicates baseline/candidate (runs; samples for a time series). p: exact \
+         permutation test (Welch's t for large samples) on log values after outlier rejection; \
+         p_adj: Benjamini–Hochberg across all rows.\n",
+    );
+    if has_concurrency(cells) {
+        out.push_str(LITTLE);
+        out.push('\n');
+    }
+    out
+}
+
+/// One element of the `--json` array (exactly these keys, in this order).
+#[derive(Serialize)]
+struct JsonCell<'a> {
+    suite: &'a str,
+    metric: &'a str,
+    percentile: Option<f64>,
+    baseline: Option<f64>,
+    candidate: Option<f64>,
+    delta_pct: Option<f64>,
+    ci_low_pct: Option<f64>,
+    ci_high_pct: Option<f64>,
+    p_value: Option<f64>,
+    p_adjusted: Option<f64>,
+    verdict: Verdict,
+}
+
+/// Top-level JSON array of cells.
+pub fn json(cells: &[Cell]) -> String {
+    let rows: Vec<JsonCell> = cells
+        .iter()
+        .map(|c| JsonCell {
+            suite: &c.suite,
+            metric: &c.metric,
+            percentile: c.percentile,
+            baseline: json_num(c.baseline),
+            candidate: json_num(c.candidate),
+            delta_pct: json_num(c.delta_pct),
+            ci_low_pct: json_num(c.ci_low_pct),
+            ci_high_pct: json_num(c.ci_high_pct),
+            p_value: c.p_value,
+            p_adjusted: c.p_adjusted,
+            verdict: c.verdict,
+        })
+        .collect();
+    let mut s = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".to_string());
+    s.push('\n');
+    s
+}
+
+/// A Markdown table for a pull-request comment.
+pub fn markdown(cells: &[Cell]) -> String {
+    let mut out = String::from(
+        "| suite | metric | pct | baseline | candidate | delta | 95% CI | p (adj) | verdict |\n\
+         |---|---|---:|---:|---:|---:|---|---:|---|\n",
+    );
+    for c in cells {
+        let verdict = match c.verdict {
+            Verdict::Better | Verdict::Worse => format!("**{}**", c.verdict.as_str()),
+            v => v.as_str().to_string(),
+        };
+        let unit = if c.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", c.unit)
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {}{unit} | {}{unit} | {} | {} | {} | {} |\n",
+            md_cell(&c.suite),
+            md_cell(&c.metric),
+            percentile(c.percentile),
+            num(c.baseline),
+            num(c.candidate),
+            pct(c.delta_pct),
+            ci(c),
+            p(c.p_adjusted),
+            verdict
+        ));
+    }
+    if cells.is_empty() {
+        out.push_str("\n_No metric is present on both sides._\n");
+    }
+    if has_concurrency(cells) {
+        out.push_str(&format!("\n{LITTLE}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::compare::{CompareOptions, compare};
+    use crate::analysis::testdata::*;
+
+    fn seed003() -> Vec<Cell> {
+        compare(
+            &seed003_master(),
+            &seed003_patch(),
+            &[],
+            &CompareOptions::default(),
+        )
+    }
+
+    #[test]
+    fn text_snapshot() {
+        insta::assert_snapshot!(text(&seed003(), false));
+        let coloured = text(&seed003(), true);
+        assert!(coloured.contains("\x1b[32mbetter\x1b[0m"));
+        assert!(coloured.contains("\x1b[31mworse\x1b[0m"));
+    }
+
+    #[test]
+    fn json_snapshot_and_keys() {
+        let s = json(&seed003());
+        insta::assert_snapshot!(s);
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        let first = v.as_array().unwrap()[0].as_object().unwrap();
+        let keys: Vec<&str> = first.keys().map(String::as_str).collect();
+        let mut want = vec![
+            "suite",
+            "metric",
+            "percentile",
+            "baseline",
+            "candidate",
+            "delta_pct",
+            "ci_low_pct",
+            "ci_high_pct",
+            "p_value",
+            "p_adjusted",
+            "verdict",
+        ];
+        want.sort();
+        assert_eq!(keys, want);
+        let rt = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["metric"] == "ts.rt")
+            .unwrap();
+        assert_eq!(rt["baseline"], 3.388);
+        assert_eq!(rt["verdict"], "better");
+        assert!(rt["percentile"].is_null());
+    }
+
+    #[test]
+    fn markdown_snapshot() {
+        insta::assert_snapshot!(markdown(&seed003()));
+    }
+
+    #[test]
+    fn single_values_and_jgroups() {
+        let z = compare(
+            &seed004_before(),
+            &seed004_after(),
+            &[],
+            &CompareOptions::default(),
+        );
+        insta::assert_snapshot!("seed004_text", text(&z, false));
+        let j = compare(
+            &seed002_default(),
+            &seed002_tcp(),
+            &[],
+            &CompareOptions::default(),
+        );
+        insta::assert_snapshot!("seed002_text", text(&j, false));
+    }
+}

@@ -1,0 +1,144 @@
+//! Distribution functions the tests need: the standard normal and Student's t CDFs.
+//!
+//! Hand-written because no maintained dependency of the workspace provides CDFs
+//! (`rand_distr` only samples); the algorithms are the classic ones cited below.
+
+/// Standard normal CDF Φ(z), from `erfc`.
+pub fn normal_cdf(z: f64) -> f64 {
+    0.5 * erfc(-z / std::f64::consts::SQRT_2)
+}
+
+/// Complementary error function with fractional error below 1.2e-7 everywhere:
+/// Numerical Recipes in C, 2nd ed. (1992), §6.2, `erfcc` (Chebyshev fit).
+pub fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let r = t * poly.exp();
+    if x >= 0.0 { r } else { 2.0 - r }
+}
+
+/// ln Γ(x) for x > 0: Lanczos approximation, Numerical Recipes 2nd ed. §6.1 `gammln`.
+pub fn ln_gamma(x: f64) -> f64 {
+    const COF: [f64; 6] = [
+        76.180_091_729_471_46,
+        -86.505_320_329_416_77,
+        24.014_098_240_830_91,
+        -1.231_739_572_450_155,
+        0.120_865_097_386_617_9e-2,
+        -0.539_523_938_495_3e-5,
+    ];
+    let tmp = x + 5.5;
+    let tmp = tmp - (x + 0.5) * tmp.ln();
+    let mut ser = 1.000_000_000_190_015;
+    for (j, c) in COF.iter().enumerate() {
+        ser += c / (x + 1.0 + j as f64);
+    }
+    -tmp + (2.506_628_274_631_000_5 * ser / x).ln()
+}
+
+/// Regularized incomplete beta I_x(a, b): Numerical Recipes 2nd ed. §6.4 `betai`
+/// with the continued fraction `betacf` (modified Lentz).
+pub fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    let bt = (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp();
+    if x < (a + 1.0) / (a + b + 2.0) {
+        bt * beta_cf(a, b, x) / a
+    } else {
+        1.0 - bt * beta_cf(b, a, 1.0 - x) / b
+    }
+}
+
+fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
+    const FPMIN: f64 = 1e-300;
+    let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
+    let mut c = 1.0;
+    let mut d = 1.0 - qab * x / qap;
+    if d.abs() < FPMIN {
+        d = FPMIN;
+    }
+    d = 1.0 / d;
+    let mut h = d;
+    for m in 1..300 {
+        let m = m as f64;
+        let m2 = 2.0 * m;
+        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1.0 + aa * d;
+        if d.abs() < FPMIN {
+            d = FPMIN;
+        }
+        c = 1.0 + aa / c;
+        if c.abs() < FPMIN {
+            c = FPMIN;
+        }
+        d = 1.0 / d;
+        h *= d * c;
+        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1.0 + aa * d;
+        if d.abs() < FPMIN {
+            d = FPMIN;
+        }
+        c = 1.0 + aa / c;
+        if c.abs() < FPMIN {
+            c = FPMIN;
+        }
+        d = 1.0 / d;
+        let del = d * c;
+        h *= del;
+        if (del - 1.0).abs() < 1e-14 {
+            break;
+        }
+    }
+    h
+}
+
+/// Upper tail P(T > t) of Student's t with `df` (real, > 0) degrees of freedom:
+/// P(|T| > |t|) = I_{df/(df+t²)}(df/2, 1/2) (Abramowitz & Stegun 26.7.1 with 26.5.27).
+pub fn student_t_sf(t: f64, df: f64) -> f64 {
+    if t.is_nan() || df.is_nan() || df <= 0.0 {
+        return f64::NAN;
+    }
+    if t.is_infinite() {
+        return if t > 0.0 { 0.0 } else { 1.0 };
+    }
+    let two_sided = incomplete_beta(df / 2.0, 0.5, df / (df + t * t));
+    if t >= 0.0 {
+        two_sided / 2.0
+    } else {
+        1.0 - two_sided / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normal_cdf_matches_tables() {
+        assert!((normal_cdf(0.0) - 0.5).abs() < 1e-7);
+        assert!((normal_cdf(1.959_964) - 0.975).abs() < 1e-6);
+        assert!((normal_cdf(-2.575_829) - 0.005).abs() < 1e-6);
+    }
+
+    #[test]
+    fn student_t_matches_tables() {
+        // t(0.975; 10) = 2.228139, t(0.995; 3) = 5.840909 (Student's t table).
+        assert!((student_t_sf(2.228_139, 10.0) - 0.025).abs() < 1e-6);
+        assert!((student_t_sf(5.840_909, 3.0) - 0.005).abs() < 1e-6);
+        assert!((student_t_sf(-2.228_139, 10.0) - 0.975).abs() < 1e-6);
+        // Large df tends to the normal.
+        assert!((student_t_sf(1.959_964, 1e7) - 0.025).abs() < 1e-5);
+    }
+}

@@ -1,0 +1,241 @@
+//! `compare`, `curve` and `gate` through the binary, on the seed documents in
+//! `../shared/seeds` (skipped when absent).
+
+use crate::common::{Env, shared};
+use serde_json::Value;
+
+/// A fresh database holding the seed whose file name starts with `prefix`.
+fn with_seed(prefix: &str) -> Option<Env> {
+    let dir = shared("seeds")?;
+    let path = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(prefix))
+        })?;
+    let env = Env::new();
+    env.ok(&["ingest", path.to_str().unwrap()]);
+    Some(env)
+}
+
+/// `(exit code, stdout)`.
+fn code_out(env: &Env, args: &[&str]) -> (i32, String) {
+    let out = env.cmd(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn cell<'a>(cells: &'a Value, metric: &str) -> &'a Value {
+    cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == metric)
+        .unwrap_or_else(|| panic!("no {metric} in {cells}"))
+}
+
+fn round2(v: &Value) -> f64 {
+    (v.as_f64().unwrap() * 100.0).round() / 100.0
+}
+
+const BEFORE_004: &str = "label=Before this changes";
+const AFTER_004: &str = "label=After these changes";
+const MASTER_003: &str = "label=the current master";
+const PATCH_003: &str = "label=the current master with patch version v11jp";
+
+#[test]
+fn seed_004_single_values_delta_only() {
+    let Some(env) = with_seed("004") else { return };
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        BEFORE_004,
+        "--candidate",
+        AFTER_004,
+        "--json",
+    ]);
+    let c = cell(&cells, "latency_avg");
+    assert_eq!(round2(&c["baseline"]), 8.88);
+    assert_eq!(round2(&c["candidate"]), 2.45);
+    assert_eq!(round2(&c["delta_pct"]), -72.41);
+    assert_eq!(c["verdict"], "insufficient");
+    assert!(c["percentile"].is_null());
+    // One run a side is below the default minimum: cannot decide, never a regression.
+    assert_eq!(
+        code_out(
+            &env,
+            &["gate", "--baseline", BEFORE_004, "--candidate", BEFORE_004]
+        )
+        .0,
+        3
+    );
+    // --out writes the verdict to a file instead of standard output.
+    let junit = env.dir.path().join("gate.xml");
+    let (code, out) = code_out(
+        &env,
+        &[
+            "gate",
+            "--baseline",
+            BEFORE_004,
+            "--candidate",
+            AFTER_004,
+            "--format",
+            "junit",
+            "--out",
+            junit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!((code, out.as_str()), (3, ""));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("<testcase classname=\"arthas\" name=\"latency_avg\">"),
+        "{xml}"
+    );
+    // A threshold naming a metric that does not exist is an error.
+    let args = [
+        "gate",
+        "--baseline",
+        BEFORE_004,
+        "--candidate",
+        AFTER_004,
+        "--max",
+        "no_such_metric=+5%",
+    ];
+    assert_eq!(code_out(&env, &args).0, 2);
+}
+
+#[test]
+fn seed_003_tsar_before_after_and_gate() {
+    let Some(env) = with_seed("003") else { return };
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        MASTER_003,
+        "--candidate",
+        PATCH_003,
+        "--json",
+    ]);
+    let rt = cell(&cells, "ts.rt");
+    assert_eq!(round2(&rt["delta_pct"]), -12.58);
+    assert_eq!(rt["verdict"], "better");
+    assert!((rt["baseline"].as_f64().unwrap() - 3.388).abs() < 1e-9);
+    assert!((rt["candidate"].as_f64().unwrap() - 2.962).abs() < 5e-4);
+    assert!(rt["p_adjusted"].as_f64().unwrap() < 0.01);
+    let cpu = cell(&cells, "cpu.util");
+    assert_eq!(round2(&cpu["baseline"]), 68.36);
+    assert_eq!(round2(&cpu["candidate"]), 70.08);
+    assert_eq!(round2(&cpu["delta_pct"]), 2.51);
+    assert_eq!(cpu["verdict"], "worse");
+    assert!(cpu["ci_low_pct"].as_f64().unwrap() > 0.0);
+
+    let gate = |base: &str, cand: &str, format: &str| {
+        code_out(
+            &env,
+            &[
+                "gate",
+                "--baseline",
+                base,
+                "--candidate",
+                cand,
+                "--max",
+                "ts.rt=+5%",
+                "--format",
+                format,
+            ],
+        )
+    };
+    assert_eq!(gate(MASTER_003, PATCH_003, "text").0, 0);
+    for format in ["text", "json", "markdown", "junit", "github"] {
+        let (code, out) = gate(PATCH_003, MASTER_003, format);
+        assert_eq!(code, 1, "{format}: {out}");
+        assert!(out.contains("ts.rt"), "{format}: {out}");
+    }
+    assert_eq!(gate(MASTER_003, MASTER_003, "text").0, 0);
+    // Markdown for a PR comment is a table.
+    let md = env.ok(&[
+        "compare",
+        "--baseline",
+        MASTER_003,
+        "--candidate",
+        PATCH_003,
+        "--markdown",
+    ]);
+    assert!(md.contains("| ts.rt"), "{md}");
+}
+
+#[test]
+fn seed_002_tcp_against_the_default_transport() {
+    let Some(env) = with_seed("002") else { return };
+    let args = [
+        "compare",
+        "--baseline",
+        "label=测试结果如下",
+        "--candidate",
+        "label=Test results using TCP",
+        "--metric",
+        "msgs_per_sec",
+        "--json",
+    ];
+    let cells = env.json(&args);
+    let c = cell(&cells, "msgs_per_sec");
+    assert_eq!(round2(&c["baseline"]), 13252.0);
+    assert_eq!(round2(&c["candidate"]), 13467.0);
+    assert_eq!(round2(&c["delta_pct"]), 1.62);
+    assert_eq!(c["verdict"], "better");
+    // The same runs on both sides never regress.
+    let same = [
+        "gate",
+        "--baseline",
+        "label=Test results using TCP",
+        "--candidate",
+        "label=Test results using TCP",
+    ];
+    assert_eq!(code_out(&env, &same).0, 0);
+}
+
+#[test]
+fn seed_000_curve_has_one_throughput() {
+    let Some(env) = with_seed("000") else { return };
+    let curve = env.json(&["curve", "--json", "--percentiles", "50,90"]);
+    let points = curve["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{curve}");
+    assert!(
+        points
+            .iter()
+            .all(|p| p["throughput"].as_f64() == Some(20000.0) && p["runs"] == 3)
+    );
+    let p90 = points
+        .iter()
+        .find(|p| p["percentile"].as_f64() == Some(90.0))
+        .unwrap();
+    // Median over the three runs of 2949.12, 868.35, 151.55.
+    assert_eq!(p90["value"].as_f64(), Some(868.35));
+    assert_eq!(p90["min"].as_f64(), Some(151.55));
+    assert_eq!(p90["max"].as_f64(), Some(2949.12));
+}
+
+#[test]
+fn empty_database_and_bad_slo_are_errors() {
+    let env = Env::new();
+    assert_eq!(
+        code_out(
+            &env,
+            &["compare", "--baseline", "run=1", "--candidate", "run=2"]
+        )
+        .0,
+        2
+    );
+    assert_eq!(code_out(&env, &["curve", "--slo", "p99=fast"]).0, 2);
+    assert_eq!(
+        code_out(
+            &env,
+            &["gate", "--baseline", "run=1", "--candidate", "run=2"]
+        )
+        .0,
+        3
+    );
+}
