@@ -36,13 +36,15 @@ fn spectrum_snapshot() {
 #[test]
 fn curve_snapshot() {
     let runs = demo::runs();
-    let input = curve::from_runs(
-        &suite_runs(&runs, "jlbh"),
-        "end_to_end",
+    let jlbh: Vec<_> = runs.iter().filter(|r| r.suite == "jlbh").cloned().collect();
+    let c = bench_db::analysis::curve::curve(
+        &jlbh,
+        Some("end_to_end"),
         &[50.0, 90.0, 99.0],
-        &[],
+        Some("p99<=800us"),
     )
     .unwrap();
+    let input = curve::from_curve(&c, "End to End", "/s").unwrap();
     // 5k and 20k msg/s; p90 is the median over three runs at each rate.
     assert_eq!(input.lines[1].points[0].throughput, 5000.0);
     assert!((input.lines[1].points[0].value - 62.46 * 1.04).abs() < 1e-9);

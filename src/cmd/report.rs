@@ -26,7 +26,7 @@ pub fn run(db: &Path, args: &ReportArgs) -> Result<u8> {
             if cand.is_empty() {
                 bail!("--candidate {c:?} selects no runs");
             }
-            let comparison = pairing::compare(b, &refs(&base), c, &refs(&cand), None);
+            let comparison = pairing::compare(b, &refs(&base), c, &refs(&cand));
             // The sides' runs are shown on their suite page even when the selector left
             // them out.
             for r in base.into_iter().chain(cand) {

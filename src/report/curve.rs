@@ -5,9 +5,8 @@
 use super::axis::value_axis;
 use super::chart::{self, Band, Line, LineChart, Note};
 use super::fmt;
-use super::series::quantile_sorted;
 use super::style::{self, Dash, Marker};
-use crate::dataset::StoredRun;
+use crate::analysis::curve::Curve;
 use anyhow::Result;
 use std::collections::BTreeMap;
 
@@ -44,69 +43,24 @@ pub struct CurveInput {
     pub max_within_slo: Option<f64>,
 }
 
-/// Run parameters that carry a throughput, most specific first.
-const THROUGHPUT_PARAMS: [&str; 4] = ["target_throughput", "throughput", "rate", "qps"];
-
-/// The throughput a run was driven at, when it records one.
-pub fn run_throughput(run: &StoredRun) -> Option<f64> {
-    THROUGHPUT_PARAMS
-        .iter()
-        .find_map(|k| run.param_f64(k))
-        .filter(|v| v.is_finite() && *v > 0.0)
-}
-
-/// The curve of one ladder metric over runs at two or more throughputs: for each
-/// throughput and percentile, the median over runs with min and max. `None` when the
-/// runs do not span two throughputs.
-pub fn from_runs(
-    runs: &[&StoredRun],
-    metric: &str,
-    percentiles: &[f64],
-    slo: &[(f64, f64)],
-) -> Option<CurveInput> {
-    // (percentile key, throughput key) → values
-    let mut cells: BTreeMap<(i64, i64), Vec<f64>> = BTreeMap::new();
-    let (mut unit, mut display) = (String::new(), metric.to_string());
-    for r in runs {
-        let (Some(tp), Some(s)) = (run_throughput(r), r.series(metric)) else {
-            continue;
-        };
-        let Some(ladder) = s.ladder() else { continue };
-        unit.clone_from(&s.unit);
-        display.clone_from(&s.display);
-        for p in ladder {
-            let wanted = percentiles.iter().any(|w| (w - p.percentile).abs() < 1e-9);
-            if let (true, Some(v)) = (wanted, p.value) {
-                let key = (
-                    (p.percentile * 1e6).round() as i64,
-                    (tp * 1e3).round() as i64,
-                );
-                cells.entry(key).or_default().push(v);
-            }
-        }
-    }
+/// The chart of a curve from the curve analysis, titled with the metric's display name
+/// and the throughput unit; `None` when it spans fewer than two throughputs.
+pub fn from_curve(c: &Curve, display: &str, throughput_unit: &str) -> Option<CurveInput> {
     let mut lines: BTreeMap<i64, CurveLine> = BTreeMap::new();
-    for ((pk, tk), mut v) in cells {
-        v.sort_by(f64::total_cmp);
-        let (Some(value), Some(min), Some(max)) = (
-            quantile_sorted(&v, 0.5),
-            v.first().copied(),
-            v.last().copied(),
-        ) else {
-            continue;
-        };
+    for p in &c.points {
+        let Some(pct) = p.percentile else { continue };
         lines
-            .entry(pk)
+            .entry((pct * 1e6).round() as i64)
             .or_insert_with(|| CurveLine {
-                percentile: pk as f64 / 1e6,
+                percentile: pct,
                 points: Vec::new(),
             })
             .points
             .push(CurvePoint {
-                throughput: tk as f64 / 1e3,
-                value,
-                min,
-                max,
+                throughput: p.throughput,
+                value: p.value,
+                min: p.min,
+                max: p.max,
             });
     }
     let lines: Vec<CurveLine> = lines
@@ -118,12 +72,12 @@ pub fn from_runs(
     }
     Some(CurveInput {
         title: format!("{display}: latency vs throughput"),
-        throughput_unit: "msg/s".to_string(),
-        unit,
+        throughput_unit: throughput_unit.to_string(),
+        unit: c.unit.clone(),
         lines,
-        knee: None,
-        slo: slo.to_vec(),
-        max_within_slo: None,
+        knee: c.knee,
+        slo: super::slo::in_unit(&c.slo, &c.unit),
+        max_within_slo: c.max_throughput_within_slo,
     })
 }
 

@@ -1,13 +1,8 @@
-//! Before/after deltas of two groups of runs, per metric and percentile: the central
-//! value of each side and the change in percent. This is the plain computation used
-//! when no statistical comparison is supplied: no confidence interval and the
-//! verdict `n/a`.
+//! Before/after cells as the report shows them: the compare analysis' cells with the
+//! metric's display name, in a plain struct the shift plot and the tables read.
 
-use super::series::by_percentile;
-use super::timeseries::points_of;
+use crate::analysis::compare::{self, Cell, CompareOptions};
 use crate::dataset::StoredRun;
-use crate::stats::variation::median_in_place;
-use bench_db_parsers::Data;
 
 /// One compared cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,15 +11,15 @@ pub struct Delta {
     /// Display name as printed by the tool.
     pub display: String,
     pub unit: String,
-    /// Percentile for ladder metrics.
+    /// Percentile for ladder cells.
     pub percentile: Option<f64>,
     pub baseline: Option<f64>,
     pub candidate: Option<f64>,
-    /// `100 · (candidate − baseline) / |baseline|`; `None` when undefined.
+    /// `100 · (candidate / baseline − 1)`; `None` when undefined.
     pub delta_pct: Option<f64>,
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
-    /// `better`, `worse`, `same`, `insufficient` or `n/a`.
+    /// `better`, `worse`, `same` or `insufficient`.
     pub verdict: String,
 }
 
@@ -36,81 +31,41 @@ impl Delta {
             None => self.display.clone(),
         }
     }
-}
 
-/// The per-side central values of one metric: per percentile for ladders (median
-/// across runs), else one value (mean of every sample or value of the side).
-fn side(runs: &[&StoredRun], metric: &str) -> Vec<(Option<f64>, f64)> {
-    let mut ladders: Vec<Vec<(f64, f64)>> = Vec::new();
-    let mut samples: Vec<f64> = Vec::new();
-    for r in runs {
-        let Some(s) = r.series(metric) else { continue };
-        match &s.data {
-            Data::Ladder { points, .. } | Data::Histogram { points, .. } => ladders.push(
-                points
-                    .iter()
-                    .filter_map(|p| p.value.map(|v| (p.percentile, v)))
-                    .collect(),
-            ),
-            Data::TimeSeries { .. } => samples.extend(
-                points_of(r, metric)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|p| p.1),
-            ),
-            Data::Value { value } => samples.extend(value.filter(|v| v.is_finite())),
+    /// The report's view of an analysis cell; `runs` supply the display name.
+    pub fn from_cell(cell: &Cell, runs: &[&StoredRun]) -> Self {
+        let display = runs
+            .iter()
+            .find_map(|r| r.series(&cell.metric))
+            .map_or_else(|| cell.metric.clone(), |s| s.display.clone());
+        Delta {
+            metric: cell.metric.clone(),
+            display,
+            unit: cell.unit.clone(),
+            percentile: cell.percentile,
+            baseline: cell.baseline,
+            candidate: cell.candidate,
+            delta_pct: cell.delta_pct,
+            ci_low: cell.ci_low_pct,
+            ci_high: cell.ci_high_pct,
+            verdict: cell.verdict.as_str().to_string(),
         }
     }
-    if !ladders.is_empty() {
-        return by_percentile(ladders.iter().map(Vec::as_slice))
-            .into_iter()
-            .filter_map(|(p, mut v)| median_in_place(&mut v).map(|m| (Some(p), m)))
-            .collect();
-    }
-    if samples.is_empty() {
-        return Vec::new();
-    }
-    vec![(None, samples.iter().sum::<f64>() / samples.len() as f64)]
 }
 
-/// `100 · (c − b) / |b|`, `None` for a zero or missing baseline.
-pub fn delta_pct(b: f64, c: f64) -> Option<f64> {
-    (b != 0.0 && b.is_finite() && c.is_finite()).then(|| 100.0 * (c - b) / b.abs())
-}
-
-/// Every metric present on both sides (in the baseline's order), cell by cell.
-pub fn simple(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> Vec<Delta> {
-    let mut metrics: Vec<(String, String, String)> = Vec::new();
-    for r in baseline {
-        for s in &r.run.series {
-            if !metrics.iter().any(|m| m.0 == s.metric) {
-                metrics.push((s.metric.clone(), s.display.clone(), s.unit.clone()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for (metric, display, unit) in metrics {
-        let b = side(baseline, &metric);
-        let c = side(candidate, &metric);
-        for (p, bv) in &b {
-            let Some((_, cv)) = c.iter().find(|(cp, _)| cp == p) else {
-                continue;
-            };
-            out.push(Delta {
-                metric: metric.clone(),
-                display: display.clone(),
-                unit: unit.clone(),
-                percentile: *p,
-                baseline: Some(*bv),
-                candidate: Some(*cv),
-                delta_pct: delta_pct(*bv, *cv),
-                ci_low: None,
-                ci_high: None,
-                verdict: "n/a".to_string(),
-            });
-        }
-    }
-    out
+/// Every cell present on both sides, compared with the analysis' default options
+/// (fixed bootstrap seed, so the same runs give the same numbers).
+pub fn compare(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> Vec<Delta> {
+    let owned = |runs: &[&StoredRun]| runs.iter().map(|r| (*r).clone()).collect::<Vec<_>>();
+    compare::compare(
+        &owned(baseline),
+        &owned(candidate),
+        &[],
+        &CompareOptions::default(),
+    )
+    .iter()
+    .map(|c| Delta::from_cell(c, baseline))
+    .collect()
 }
 
 /// True when both groups have at least one metric in common.

@@ -19,13 +19,7 @@ pub fn escape(text: &str) -> String {
 
 /// Nanoseconds per unit for the time units tools print; `None` for other units.
 pub fn time_unit_ns(unit: &str) -> Option<f64> {
-    match unit.trim() {
-        "ns" => Some(1.0),
-        "us" | "µs" | "μs" => Some(1e3),
-        "ms" => Some(1e6),
-        "s" | "sec" => Some(1e9),
-        _ => None,
-    }
+    crate::analysis::units::seconds_per(unit).map(|s| s * 1e9)
 }
 
 /// A number with three significant digits at most, without trailing zeros.

@@ -9,6 +9,8 @@ use super::pairing::Comparison;
 use super::slo::{self, SloTerm};
 use super::variation::{self, group_title};
 use super::{curve, history, shift, spectrum, timeseries};
+use crate::analysis::curve as analysis_curve;
+use crate::analysis::polarity::{Polarity, polarity};
 use crate::dataset::StoredRun;
 use anyhow::Result;
 use bench_db_parsers::Data;
@@ -37,42 +39,16 @@ pub struct Site {
     pub files: Vec<(String, String)>,
 }
 
-/// Which way is better for a metric: `Some(true)` when lower is better (latency,
-/// response time, CPU, time), `Some(false)` when higher is (throughput, qps, msgs/s).
-pub fn lower_is_better(metric: &str, unit: &str) -> Option<bool> {
-    let m = metric.to_ascii_lowercase();
-    const HIGHER: [&str; 6] = [
-        "qps",
-        "throughput",
-        "msgs_per_sec",
-        "per_sec",
-        "requests",
-        "ops",
-    ];
-    // Short names must match a whole part of the metric name (`ts.rt`, not `start`).
-    const LOWER_PARTS: [&str; 6] = ["rt", "cpu", "time", "util", "wait", "avg"];
-    if HIGHER.iter().any(|h| m.contains(h)) || unit.ends_with("/s") {
-        return Some(false);
-    }
-    if m.contains("latency")
-        || m.split(['.', '_']).any(|part| LOWER_PARTS.contains(&part))
-        || fmt::time_unit_ns(unit).is_some()
-    {
-        return Some(true);
-    }
-    None
-}
-
 /// Whether a cell got better (`Some(true)`), worse (`Some(false)`) or neither. Tested
-/// verdicts are taken as they are; an untested cell (`n/a`) goes by its direction.
+/// verdicts are taken as they are; a cell with too few replicates for a test
+/// (`insufficient`, e.g. one value per side) goes by the direction of its change.
 fn direction(d: &Delta) -> Option<bool> {
     match d.verdict.as_str() {
         "better" => Some(true),
         "worse" => Some(false),
-        "n/a" => {
-            let lower = lower_is_better(&d.metric, &d.unit)?;
+        "insufficient" => {
             let pct = d.delta_pct.filter(|p| p.abs() >= 0.005)?;
-            Some((pct < 0.0) == lower)
+            Some((pct < 0.0) == (polarity(&d.metric, &d.unit) == Polarity::Lower))
         }
         _ => None,
     }
@@ -154,10 +130,10 @@ fn index(
     };
     better.sort_by(by_size);
     worse.sort_by(by_size);
-    let untested = comparisons
+    let untested = better
         .iter()
-        .flat_map(|c| &c.deltas)
-        .any(|d| d.verdict == "n/a");
+        .chain(&worse)
+        .any(|(_, d)| d.verdict == "insufficient");
     h.push_str("<div class=\"summary\">\n");
     for (title, class, list) in [
         ("Got better", "better", &better),
@@ -193,7 +169,7 @@ fn index(
     }
     h.push_str("</div>\n");
     if untested {
-        h.push_str("<p class=\"note\">Cells with verdict n/a were not tested for significance: they are sorted by the direction of the change alone.</p>\n");
+        h.push_str("<p class=\"note\">Cells marked insufficient have too few replicates for a significance test: they are listed by the direction of their change alone.</p>\n");
     }
     h.push_str("<h2>Suites</h2>\n<table><tr><th>suite</th><th>runs</th><th>sources</th><th>formats</th></tr>\n");
     for (suite, runs) in suites {
@@ -269,18 +245,7 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
         .filter(|m| m.1 == "ladder" || m.1 == "histogram")
         .map(|m| m.0)
         .collect();
-    let curves: Vec<String> = ladder_metrics
-        .iter()
-        .filter_map(|m| {
-            let units: Vec<String> = runs
-                .iter()
-                .filter_map(|r| r.series(m))
-                .map(|s| s.unit.clone())
-                .collect();
-            let slo = slo::in_unit(&opts.slo, units.first().map_or("", String::as_str));
-            curve::from_runs(runs, m, &CURVE_PERCENTILES, &slo).map(|c| figure(curve::render(&c)))
-        })
-        .collect();
+    let curves = curve_figures(runs, &ladder_metrics, opts);
     if !curves.is_empty() {
         h.push_str("<h2>Throughput and latency</h2>\n");
         h.extend(curves);
@@ -294,6 +259,36 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
         }
     }
     page(&format!("Suite {suite}"), &h)
+}
+
+/// Throughput/latency charts of the ladder metrics whose runs span two or more
+/// throughputs. An SLO whose unit does not fit a metric is left off that chart.
+fn curve_figures(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<String> {
+    if runs
+        .iter()
+        .filter_map(|r| analysis_curve::throughput(r))
+        .take(2)
+        .count()
+        < 2
+    {
+        return Vec::new();
+    }
+    let owned: Vec<StoredRun> = runs.iter().map(|r| (*r).clone()).collect();
+    let slo_text: Vec<&str> = opts.slo.iter().map(|t| t.text.as_str()).collect();
+    let slo_text = (!slo_text.is_empty()).then(|| slo_text.join(","));
+    metrics
+        .iter()
+        .filter_map(|m| {
+            let c = analysis_curve::curve(&owned, Some(m), &CURVE_PERCENTILES, slo_text.as_deref())
+                .or_else(|_| analysis_curve::curve(&owned, Some(m), &CURVE_PERCENTILES, None))
+                .ok()?;
+            let display = runs
+                .iter()
+                .find_map(|r| r.series(m))
+                .map_or(m.as_str(), |s| s.display.as_str());
+            curve::from_curve(&c, display, "/s").map(|input| figure(curve::render(&input)))
+        })
+        .collect()
 }
 
 fn group_section(group: &[&StoredRun], opts: &Options) -> String {
@@ -409,13 +404,37 @@ fn comparison_section(c: &Comparison) -> String {
 mod tests {
     use super::*;
 
+    fn cell(metric: &str, unit: &str, delta: f64, verdict: &str) -> Delta {
+        Delta {
+            metric: metric.into(),
+            display: metric.into(),
+            unit: unit.into(),
+            percentile: None,
+            baseline: Some(1.0),
+            candidate: Some(1.0 + delta / 100.0),
+            delta_pct: Some(delta),
+            ci_low: None,
+            ci_high: None,
+            verdict: verdict.into(),
+        }
+    }
+
     #[test]
-    fn polarity_of_known_metrics() {
-        assert_eq!(lower_is_better("ts.rt", "ms"), Some(true));
-        assert_eq!(lower_is_better("cpu.util", "%"), Some(true));
-        assert_eq!(lower_is_better("ts.qps", ""), Some(false));
-        assert_eq!(lower_is_better("msgs_per_sec", ""), Some(false));
-        assert_eq!(lower_is_better("end_to_end", "us"), Some(true));
-        assert_eq!(lower_is_better("ts.cons", ""), None);
+    fn direction_follows_verdicts_then_polarity() {
+        assert_eq!(direction(&cell("ts.rt", "ms", 5.0, "better")), Some(true));
+        assert_eq!(direction(&cell("ts.rt", "ms", -5.0, "same")), None);
+        // Untestable single values go by polarity: lower latency, higher throughput win.
+        assert_eq!(
+            direction(&cell("latency_avg", "ms", -72.4, "insufficient")),
+            Some(true)
+        );
+        assert_eq!(
+            direction(&cell("msgs_per_sec", "", -3.0, "insufficient")),
+            Some(false)
+        );
+        assert_eq!(
+            direction(&cell("latency_avg", "ms", 0.0, "insufficient")),
+            None
+        );
     }
 }

@@ -27,16 +27,15 @@ impl Comparison {
     }
 }
 
-/// A comparison of two groups of runs. `deltas` are the analysis' cells when it has
-/// them; otherwise plain deltas are computed (verdict `n/a`).
+/// A comparison of two groups of runs: the compare analysis' cells and both sides of
+/// every shared time series.
 pub fn compare(
     baseline_name: &str,
     baseline: &[&StoredRun],
     candidate_name: &str,
     candidate: &[&StoredRun],
-    deltas: Option<Vec<Delta>>,
 ) -> Comparison {
-    let deltas = deltas.unwrap_or_else(|| delta::simple(baseline, candidate));
+    let deltas = delta::compare(baseline, candidate);
     let mut timeseries = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for s in baseline.iter().flat_map(|r| r.run.series.iter()) {
@@ -103,7 +102,7 @@ pub fn auto_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
             let (a, b) = (&blocks[i], &blocks[i + 1]);
             if delta::share_metrics(a, b) {
                 let (an, bn) = (side_name(a, "before"), side_name(b, "after"));
-                out.push(compare(&an, a, &bn, b, None));
+                out.push(compare(&an, a, &bn, b));
                 i += 2;
             } else {
                 i += 1;
