@@ -32,7 +32,7 @@ fn report_of_the_seeds() {
     assert!(index.contains("+2.5%"));
 
     let tsar = std::fs::read_to_string(out.join("suite-tsar.html")).unwrap();
-    assert!(tsar.contains("Change: "), "shift plot");
+    assert!(tsar.contains("Change after vs before"), "shift plot");
     assert!(
         tsar.contains("ts rt: before and after"),
         "both sides over time"

@@ -368,7 +368,10 @@ fn group_section(group: &[&StoredRun], opts: &Options) -> String {
 
 fn comparison_section(c: &Comparison) -> String {
     let mut h = format!("<h3>{}</h3>\n", escape(&c.title()));
-    let plot = shift::ShiftInput::from_deltas(format!("Change: {}", c.title()), &c.deltas);
+    let plot = shift::ShiftInput::from_deltas(
+        "Change after vs before, with 95% confidence intervals",
+        &c.deltas,
+    );
     if !plot.rows.is_empty() {
         h.push_str(&figure(shift::render(&plot)));
     }

@@ -147,7 +147,10 @@ pub fn render(input: &ShiftInput) -> Result<String> {
                 _ => chart.draw_series([Circle::new(at, 5, st)]).map(|_| ()),
             }
             .map_err(|e| err(e.to_string()))?;
-            let label = EmptyElement::at(at) + Text::new(fmt::signed_pct(d), (9, -7), font.clone());
+            // The value is written right of the point and its interval, clear of both.
+            let right = r.ci_high.map_or(d, |hi| hi.max(d));
+            let label = EmptyElement::at((right, yv))
+                + Text::new(fmt::signed_pct(d), (9, -7), font.clone());
             chart.draw_series([label]).map_err(|e| err(e.to_string()))?;
         }
         let mut verdicts: Vec<&str> = rows.iter().map(|r| r.verdict.as_str()).collect();
