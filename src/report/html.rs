@@ -124,9 +124,16 @@ fn index(
             }
         }
     }
+    // Tested verdicts first, then the untested; larger changes first within each.
     let by_size = |a: &(&Comparison, &Delta), b: &(&Comparison, &Delta)| {
-        let size = |x: &(&Comparison, &Delta)| x.1.delta_pct.map_or(0.0, f64::abs);
-        size(b).total_cmp(&size(a))
+        let key = |x: &(&Comparison, &Delta)| {
+            (
+                x.1.verdict == "insufficient",
+                -x.1.delta_pct.map_or(0.0, f64::abs),
+            )
+        };
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
     };
     better.sort_by(by_size);
     worse.sort_by(by_size);
@@ -146,7 +153,7 @@ fn index(
         if list.is_empty() {
             h.push_str("<p class=\"muted\">Nothing.</p>\n");
         } else {
-            h.push_str("<table><tr><th>suite</th><th>comparison</th><th>cell</th><th>before</th><th>after</th><th>change</th><th>verdict</th></tr>\n");
+            h.push_str("<table><tr><th>suite</th><th class=\"text\">comparison</th><th class=\"text\">cell</th><th>before</th><th>after</th><th>change</th><th>verdict</th></tr>\n");
             for (c, d) in list.iter().take(SUMMARY_ROWS) {
                 h.push_str(&format!(
                     "<tr><th><a href=\"{}\">{}</a></th><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>\n",
