@@ -241,7 +241,11 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
     }
     for mut group in groups.into_values().skip(skipped) {
         group.sort_by_key(|r| r.run.index);
-        h.push_str(&group_section(&group, opts));
+        // Time series already drawn before and after are not drawn again per group.
+        let charted = group
+            .iter()
+            .all(|r| cmps.iter().any(|c| c.charted_runs.contains(&r.id)));
+        h.push_str(&group_section(&group, opts, charted));
     }
 
     h.push_str("<h2>Run-to-run variation</h2>\n");
@@ -298,7 +302,7 @@ fn curve_figures(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec
         .collect()
 }
 
-fn group_section(group: &[&StoredRun], opts: &Options) -> String {
+fn group_section(group: &[&StoredRun], opts: &Options, timeseries_charted: bool) -> String {
     let Some(first) = group.first() else {
         return String::new();
     };
@@ -325,6 +329,9 @@ fn group_section(group: &[&StoredRun], opts: &Options) -> String {
     if !params.is_empty() {
         h.push_str(&format!("<p class=\"muted\">{}</p>\n", params.join(" · ")));
     }
+    if timeseries_charted && metrics_of(group).iter().any(|m| m.1 == "timeseries") {
+        h.push_str("<p class=\"muted\">Its time series are drawn above, before and after.</p>\n");
+    }
     let mut values: Vec<String> = Vec::new();
     for (metric, kind) in metrics_of(group) {
         match kind {
@@ -338,6 +345,7 @@ fn group_section(group: &[&StoredRun], opts: &Options) -> String {
                     h.push_str(&figure(spectrum::render(&input)));
                 }
             }
+            "timeseries" if timeseries_charted => {}
             "timeseries" => {
                 if let Some(input) = timeseries::from_runs(group, &metric, false) {
                     h.push_str(&figure(timeseries::render(&input)));

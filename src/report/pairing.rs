@@ -18,6 +18,8 @@ pub struct Comparison {
     pub deltas: Vec<Delta>,
     /// Both sides over time, one chart per shared time-series metric.
     pub timeseries: Vec<TimeSeriesInput>,
+    /// Ids of the runs on either side whose time series those charts already show.
+    pub charted_runs: Vec<i64>,
 }
 
 impl Comparison {
@@ -75,6 +77,11 @@ pub fn compare(
         suite,
         baseline: baseline_name.to_string(),
         candidate: candidate_name.to_string(),
+        charted_runs: if timeseries.is_empty() {
+            Vec::new()
+        } else {
+            baseline.iter().chain(candidate).map(|r| r.id).collect()
+        },
         deltas,
         timeseries,
     }
