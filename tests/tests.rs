@@ -3,5 +3,8 @@
 mod analysis_cli;
 mod common;
 mod ingest;
+mod report_browser;
+mod report_cli;
+mod report_snapshots;
 mod runner_cli;
 mod runner_roundtrip;

@@ -1,8 +1,58 @@
-//! `bench-db report`.
+//! `bench-db report`: selects runs, pairs before/after groups, builds the pages with
+//! `report::html` and writes them under `--out`. The only IO of the report.
 
 use crate::cli::ReportArgs;
+use crate::dataset::StoredRun;
+use crate::report::{html, pairing, slo};
+use crate::selector::Selector;
+use crate::store::Store;
+use anyhow::{Context, Result, bail};
 use std::path::Path;
 
-pub fn run(_db: &Path, _args: &ReportArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("'report' is not available in this build")
+pub fn run(db: &Path, args: &ReportArgs) -> Result<u8> {
+    let store = Store::open(db)?;
+    let mut runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
+    let slo = match &args.slo {
+        Some(text) => slo::parse(text).context("--slo")?,
+        None => Vec::new(),
+    };
+    let comparisons = match (&args.baseline, &args.candidate) {
+        (Some(b), Some(c)) => {
+            let base = store.select(&Selector::parse(b)?)?;
+            let cand = store.select(&Selector::parse(c)?)?;
+            if base.is_empty() {
+                bail!("--baseline {b:?} selects no runs");
+            }
+            if cand.is_empty() {
+                bail!("--candidate {c:?} selects no runs");
+            }
+            let comparison = pairing::compare(b, &refs(&base), c, &refs(&cand));
+            // The sides' runs are shown on their suite page even when the selector left
+            // them out.
+            for r in base.into_iter().chain(cand) {
+                if !runs.iter().any(|x| x.id == r.id) {
+                    runs.push(r);
+                }
+            }
+            runs.sort_by_key(|r| r.id);
+            vec![comparison]
+        }
+        _ => pairing::auto_pairs(&runs),
+    };
+    if runs.is_empty() {
+        eprintln!("bench-db report: no runs selected; writing an empty report");
+    }
+    let site = html::site(&runs, &comparisons, &html::Options { slo })?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    for (name, text) in &site.files {
+        let path = args.out.join(name);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    println!("{}", args.out.join("index.html").display());
+    Ok(crate::exit::OK)
+}
+
+fn refs(runs: &[StoredRun]) -> Vec<&StoredRun> {
+    runs.iter().collect()
 }

@@ -1,0 +1,308 @@
+//! Axis ranges and tick marks: value axes (linear or log, ticks on 1-2-5 steps),
+//! the percentile axis on a log 1/(1−p) scale and time axes. Charts draw in the
+//! mapped space these axes define and label ticks with their strings; no drawing here.
+
+use super::fmt;
+
+/// How data values map onto an axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    Linear,
+    /// log10 of the value; non-positive values cannot be drawn.
+    Log10,
+}
+
+impl Scale {
+    /// The position of `v` on the axis, `None` when it cannot be drawn.
+    pub fn map(self, v: f64) -> Option<f64> {
+        if !v.is_finite() {
+            return None;
+        }
+        match self {
+            Scale::Linear => Some(v),
+            Scale::Log10 => (v > 0.0).then(|| v.log10()),
+        }
+    }
+}
+
+/// A drawn axis: caption, range and labelled ticks, all in mapped space.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    pub caption: String,
+    pub lo: f64,
+    pub hi: f64,
+    pub ticks: Vec<(f64, String)>,
+    pub scale: Scale,
+}
+
+impl Axis {
+    /// Tick positions, for the chart's key points.
+    pub fn tick_positions(&self) -> Vec<f64> {
+        self.ticks.iter().map(|t| t.0).collect()
+    }
+
+    /// The label of the tick at `x` (the nearest one; key points are exactly the ticks).
+    pub fn label(&self, x: f64) -> String {
+        self.ticks
+            .iter()
+            .min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()))
+            .map(|t| t.1.clone())
+            .unwrap_or_default()
+    }
+
+    /// Maps a data value with this axis' scale.
+    pub fn map(&self, v: f64) -> Option<f64> {
+        self.scale.map(v)
+    }
+}
+
+/// Ticks on a 1-2-5 grid covering `[lo, hi]`, about `target` of them.
+pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
+        return vec![lo];
+    }
+    let raw = (hi - lo) / target.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|i| i as f64 * step).collect()
+}
+
+/// A value axis over the given data: linear from zero (or the data minimum when
+/// `from_zero` is false), or log10 when `allow_log` and the data span over two decades,
+/// which keeps both the median and a far tail readable.
+pub fn value_axis(
+    caption: &str,
+    unit: &str,
+    values: impl IntoIterator<Item = f64>,
+    from_zero: bool,
+    allow_log: bool,
+) -> Axis {
+    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.into_iter().filter(|v| v.is_finite()) {
+        min = min.min(v);
+        max = max.max(v);
+    }
+    if !min.is_finite() {
+        (min, max) = (0.0, 1.0);
+    }
+    let caption = caption.to_string();
+    if allow_log && min > 0.0 && max / min > 100.0 {
+        let (lo, hi) = (min.log10() - 0.05, max.log10() + 0.05);
+        let mut ticks = Vec::new();
+        for dec in (lo.floor() as i32)..=(hi.ceil() as i32) {
+            for m in [1.0, 2.0, 5.0] {
+                let v = m * 10f64.powi(dec);
+                let x = v.log10();
+                if x >= lo && x <= hi {
+                    ticks.push((x, fmt::human(v, unit)));
+                }
+            }
+        }
+        return Axis {
+            caption,
+            lo,
+            hi,
+            ticks,
+            scale: Scale::Log10,
+        };
+    }
+    let mut lo = if from_zero { min.min(0.0) } else { min };
+    let mut hi = max;
+    if hi <= lo {
+        let pad = if hi == 0.0 { 1.0 } else { hi.abs() * 0.1 };
+        lo -= pad;
+        hi += pad;
+    }
+    let pad = (hi - lo) * 0.05;
+    let hi = hi + pad;
+    let lo = if from_zero && lo >= 0.0 { lo } else { lo - pad };
+    let ticks = nice_ticks(lo, hi, 6)
+        .into_iter()
+        .map(|v| (v, fmt::human(v, unit)))
+        .collect();
+    Axis {
+        caption,
+        lo,
+        hi,
+        ticks,
+        scale: Scale::Linear,
+    }
+}
+
+/// The percentile axis: x = log10(1/(1−p)), so 90% sits at 1, 99% at 2, 99.9% at 3.
+/// The worst value (percentile 100) has no finite position; it is drawn one decade
+/// past the highest finite percentile and labelled `max`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PercentileAxis {
+    pub axis: Axis,
+    worst_x: f64,
+}
+
+impl PercentileAxis {
+    /// An axis covering the given percentiles (0–100).
+    pub fn new(percentiles: impl IntoIterator<Item = f64>) -> Self {
+        let mut max_x: f64 = 1.0;
+        let mut min_x: f64 = 2f64.log10();
+        for p in percentiles
+            .into_iter()
+            .filter(|p| p.is_finite() && *p < 100.0)
+        {
+            let x = finite_x(p);
+            max_x = max_x.max(x);
+            min_x = min_x.min(x);
+        }
+        // The tolerance keeps 99.99% (log10 of 9999.99…) on its own decade.
+        let worst_x = (max_x + 1e-9).floor() + 1.0;
+        let mut ticks = Vec::new();
+        if min_x < 0.2 {
+            ticks.push((0.0, "0%".to_string()));
+        }
+        ticks.push((2f64.log10(), "50%".to_string()));
+        let mut dec = 1;
+        while (dec as f64) < worst_x {
+            ticks.push((
+                dec as f64,
+                fmt::percentile_name(100.0 - 100.0 / 10f64.powi(dec)),
+            ));
+            dec += 1;
+        }
+        ticks.push((worst_x, "max".to_string()));
+        let axis = Axis {
+            caption: "Percentile".to_string(),
+            lo: (min_x - 0.05).max(0.0),
+            hi: worst_x + 0.1,
+            ticks,
+            scale: Scale::Linear,
+        };
+        PercentileAxis { axis, worst_x }
+    }
+
+    /// The position of percentile `p` (0–100).
+    pub fn map(&self, p: f64) -> f64 {
+        if p >= 100.0 {
+            self.worst_x
+        } else {
+            finite_x(p)
+        }
+    }
+}
+
+fn finite_x(p: f64) -> f64 {
+    (100.0 / (100.0 - p.max(0.0))).log10()
+}
+
+/// A time axis over seconds: Unix times get `HH:MM` labels (UTC; with the date when the
+/// span crosses days), relative times get seconds.
+pub fn time_axis(values: impl IntoIterator<Item = f64>) -> Axis {
+    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.into_iter().filter(|v| v.is_finite()) {
+        min = min.min(v);
+        max = max.max(v);
+    }
+    if !min.is_finite() {
+        (min, max) = (0.0, 1.0);
+    }
+    if max <= min {
+        max = min + 60.0;
+    }
+    let unix = min > 1e9;
+    let ticks: Vec<f64> = if unix {
+        const STEPS: [f64; 14] = [
+            1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0,
+            7200.0,
+        ];
+        let span = max - min;
+        let step = STEPS
+            .iter()
+            .copied()
+            .find(|s| span / s <= 8.0)
+            .unwrap_or_else(|| (span / 8.0 / 3600.0).ceil() * 3600.0);
+        let first = (min / step).ceil() as i64;
+        let last = (max / step).floor() as i64;
+        (first..=last).map(|i| i as f64 * step).collect()
+    } else if max - min > 180.0 {
+        nice_ticks(min / 60.0, max / 60.0, 8)
+            .into_iter()
+            .map(|m| m * 60.0)
+            .collect()
+    } else {
+        nice_ticks(min, max, 8)
+    };
+    let minutes = !unix && max - min > 180.0;
+    let multi_day = unix && (max / 86400.0).floor() != (min / 86400.0).floor();
+    let ticks = ticks
+        .into_iter()
+        .map(|t| {
+            let label = if unix {
+                let pattern = if multi_day { "%m-%d %H:%M" } else { "%H:%M" };
+                chrono::DateTime::from_timestamp(t as i64, 0)
+                    .map(|d| d.format(pattern).to_string())
+                    .unwrap_or_default()
+            } else if minutes {
+                format!("{} min", fmt::sig3(t / 60.0))
+            } else {
+                format!("{} s", fmt::sig3(t))
+            };
+            (t, label)
+        })
+        .collect();
+    Axis {
+        caption: if unix {
+            "Time (UTC)".to_string()
+        } else {
+            "Time".to_string()
+        },
+        lo: min,
+        hi: max,
+        ticks,
+        scale: Scale::Linear,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentile_positions() {
+        let ax = PercentileAxis::new([50.0, 90.0, 99.0, 99.9, 99.99, 100.0]);
+        assert!((ax.map(90.0) - 1.0).abs() < 1e-12);
+        assert!((ax.map(99.9) - 3.0).abs() < 1e-9);
+        assert_eq!(ax.map(100.0), 5.0);
+        let labels: Vec<&str> = ax.axis.ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(labels, ["50%", "90%", "99%", "99.9%", "99.99%", "max"]);
+    }
+
+    #[test]
+    fn nice_ticks_are_round() {
+        assert_eq!(
+            nice_ticks(0.0, 100.0, 5),
+            [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+        );
+        assert_eq!(nice_ticks(3.0, 7.0, 4), [3.0, 4.0, 5.0, 6.0, 7.0]);
+    }
+
+    #[test]
+    fn wide_spans_go_log() {
+        let ax = value_axis("Latency", "us", [10.0, 5000.0], true, true);
+        assert_eq!(ax.scale, Scale::Log10);
+        assert!(ax.ticks.iter().any(|t| t.1 == "1 ms"));
+        let ax = value_axis("Latency", "us", [10.0, 500.0], true, true);
+        assert_eq!(ax.scale, Scale::Linear);
+        assert_eq!(ax.lo, 0.0);
+    }
+
+    #[test]
+    fn unix_time_labels() {
+        // 2012-09-14 10:00 UTC .. 10:30
+        let ax = time_axis([1347616800.0, 1347618600.0]);
+        assert_eq!(ax.ticks.first().map(|t| t.1.as_str()), Some("10:00"));
+        assert_eq!(ax.ticks.last().map(|t| t.1.as_str()), Some("10:30"));
+    }
+}

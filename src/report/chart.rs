@@ -1,0 +1,383 @@
+//! The one line-chart renderer behind the spectrum, curve, time-series, before/after
+//! and history charts: axes with labelled ticks, shaded bands, lines with colour, dash
+//! and markers, text notes and a legend, drawn with plotters' SVG backend into a
+//! String. Inputs are already in axis space (see [`super::axis`]); nothing here knows
+//! about runs or percentiles.
+
+use super::axis::Axis;
+use super::fmt;
+use super::style::{self, Dash, Marker};
+use anyhow::{Result, anyhow};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+
+/// Markers are drawn on at most this many points of a line; longer lines get every
+/// n-th point marked so the SVG stays small.
+const MAX_MARKERS: usize = 40;
+
+/// One polyline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// Legend text; empty for no legend entry.
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+    pub color: RGBColor,
+    pub dash: Dash,
+    pub marker: Marker,
+    pub width: u32,
+}
+
+impl Line {
+    /// A line in the `i`-th look of the palette.
+    pub fn nth(i: usize, name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        let (color, dash, marker) = style::line_look(i);
+        Line {
+            name: name.into(),
+            points,
+            color,
+            dash,
+            marker,
+            width: 2,
+        }
+    }
+}
+
+/// A shaded area between two lines that share their x positions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    /// Legend text; empty for no legend entry.
+    pub name: String,
+    pub upper: Vec<(f64, f64)>,
+    pub lower: Vec<(f64, f64)>,
+    pub color: RGBColor,
+    pub opacity: f64,
+}
+
+/// A text note at a point (e.g. the knee).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    pub at: (f64, f64),
+    pub text: String,
+}
+
+/// A complete line chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineChart {
+    pub title: String,
+    pub x: Axis,
+    pub y: Axis,
+    pub bands: Vec<Band>,
+    pub lines: Vec<Line>,
+    pub notes: Vec<Note>,
+}
+
+/// Width of the legend column to the right of the plot, pixels.
+pub(super) const LEGEND_WIDTH: u32 = 210;
+/// Legend names longer than this are cut with an ellipsis (the page lists them whole).
+const LEGEND_CHARS: usize = 28;
+
+pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Ticked, Ticked>>;
+
+/// Draws one marker at a pixel position of a drawing area.
+pub(super) fn draw_marker(
+    area: &Area,
+    at: (i32, i32),
+    marker: Marker,
+    color: RGBColor,
+) -> Result<(), String> {
+    let st = color.filled();
+    let r = match marker {
+        Marker::None => Ok(()),
+        Marker::Circle => area.draw(&Circle::new(at, 3, st)),
+        Marker::Triangle => area.draw(&TriangleMarker::new(at, 4, st)),
+        Marker::Cross => area.draw(&Cross::new(at, 4, color.stroke_width(2))),
+        Marker::Square => area.draw(&Rectangle::new(
+            [(at.0 - 3, at.1 - 3), (at.0 + 3, at.1 + 3)],
+            st,
+        )),
+    };
+    r.map_err(|e| e.to_string())
+}
+
+/// Draws a line's markers in data space, every n-th point when the line is long.
+fn draw_markers(chart: &mut Chart, line: &Line) -> Result<(), String> {
+    let every = line.points.len().div_ceil(MAX_MARKERS).max(1);
+    let pts = line.points.iter().step_by(every).copied();
+    let (st, color) = (line.color.filled(), line.color);
+    let r = match line.marker {
+        Marker::None => return Ok(()),
+        Marker::Circle => chart
+            .draw_series(pts.map(|p| Circle::new(p, 3, st)))
+            .map(|_| ()),
+        Marker::Triangle => chart
+            .draw_series(pts.map(|p| TriangleMarker::new(p, 4, st)))
+            .map(|_| ()),
+        Marker::Cross => chart
+            .draw_series(pts.map(|p| Cross::new(p, 4, color.stroke_width(2))))
+            .map(|_| ()),
+        Marker::Square => chart
+            .draw_series(pts.map(|p| EmptyElement::at(p) + Rectangle::new([(-3, -3), (3, 3)], st)))
+            .map(|_| ()),
+    };
+    r.map_err(|e| e.to_string())
+}
+
+/// One legend entry: a sample of the line (or a swatch for a band) and its name.
+pub(super) struct LegendEntry<'a> {
+    pub(super) name: &'a str,
+    pub(super) color: RGBColor,
+    pub(super) dash: Dash,
+    pub(super) marker: Marker,
+    /// Band swatch opacity; `None` for a line.
+    pub(super) swatch: Option<f64>,
+}
+
+/// Draws the legend column, one entry per row from the top, as far as it fits.
+pub(super) fn draw_legend(area: &Area, entries: &[LegendEntry]) -> Result<(), String> {
+    let font = (style::FONT, 12).into_font().color(&BLACK);
+    let rows = ((style::HEIGHT as i32 - 40) / 18).max(1) as usize;
+    for (i, e) in entries.iter().take(rows).enumerate() {
+        let y = 40 + 18 * i as i32;
+        let (x0, x1) = (8, 34);
+        let st = e.color.stroke_width(2);
+        let drawn = if let Some(opacity) = e.swatch {
+            area.draw(&Rectangle::new(
+                [(x0, y - 5), (x1, y + 5)],
+                e.color.mix(opacity).filled(),
+            ))
+        } else {
+            match e.dash {
+                Dash::Solid => area.draw(&PathElement::new(vec![(x0, y), (x1, y)], st)),
+                Dash::Dashed(len, gap) => area.draw(&DashedPathElement::new(
+                    vec![(x0, y), (x1, y)],
+                    len,
+                    gap,
+                    st,
+                )),
+            }
+        };
+        drawn.map_err(|e| e.to_string())?;
+        draw_marker(area, ((x0 + x1) / 2, y), e.marker, e.color)?;
+        let name = fmt::ellipsize(e.name, LEGEND_CHARS);
+        area.draw(&Text::new(name, (x1 + 6, y - 7), font.clone()))
+            .map_err(|e| e.to_string())?;
+    }
+    if entries.len() > rows {
+        let more = format!("… and {} more", entries.len() - rows);
+        let y = 40 + 18 * rows as i32;
+        area.draw(&Text::new(more, (8, y - 7), font))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// A linear coordinate whose tick marks are exactly the axis' ticks. plotters' own
+/// key-point binding drops the f64 label formatter, so this small `Ranged` stands in.
+#[derive(Debug, Clone)]
+pub struct Ticked {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+}
+
+impl Ticked {
+    /// The coordinate of an axis.
+    pub fn of(axis: &Axis) -> Self {
+        let (lo, hi) = if axis.hi > axis.lo {
+            (axis.lo, axis.hi)
+        } else {
+            (axis.lo, axis.lo + 1.0)
+        };
+        Ticked {
+            lo,
+            hi,
+            ticks: axis.tick_positions(),
+        }
+    }
+}
+
+impl Ranged for Ticked {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let frac = (value - self.lo) / (self.hi - self.lo);
+        let px = limit.0 as f64 + frac * (limit.1 - limit.0) as f64;
+        // Far outliers are pinned just outside the plot instead of overflowing i32.
+        px.clamp(-1e6, 1e6).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            return Vec::new();
+        }
+        self.ticks
+            .iter()
+            .copied()
+            .filter(|t| *t >= self.lo && *t <= self.hi)
+            .collect()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+/// Draws the chart; the SVG as a String.
+pub fn render(c: &LineChart) -> Result<String> {
+    let mut svg = String::new();
+    draw(c, &mut svg)?;
+    Ok(svg)
+}
+
+fn draw(c: &LineChart, svg: &mut String) -> Result<()> {
+    let err = |e: String| anyhow!("drawing chart {:?}: {e}", c.title);
+    let root = SVGBackend::with_string(svg, (style::WIDTH, style::HEIGHT)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let mut legend: Vec<LegendEntry> = Vec::new();
+    for b in c.bands.iter().filter(|b| !b.name.is_empty()) {
+        legend.push(LegendEntry {
+            name: &b.name,
+            color: b.color,
+            dash: Dash::Solid,
+            marker: Marker::None,
+            swatch: Some(b.opacity),
+        });
+    }
+    for l in c.lines.iter().filter(|l| !l.name.is_empty()) {
+        legend.push(LegendEntry {
+            name: &l.name,
+            color: l.color,
+            dash: l.dash,
+            marker: l.marker,
+            swatch: None,
+        });
+    }
+    let (plot_area, legend_area) = if legend.is_empty() {
+        (root.clone(), None)
+    } else {
+        let (p, l) = root.split_horizontally(style::WIDTH - LEGEND_WIDTH);
+        (p, Some(l))
+    };
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption(
+            fmt::ellipsize(&c.title, style::TITLE_CHARS),
+            (style::FONT, 17),
+        )
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(78)
+        .build_cartesian_2d(Ticked::of(&c.x), Ticked::of(&c.y))
+        .map_err(|e| err(e.to_string()))?;
+    let x_label = |v: &f64| c.x.label(*v);
+    let y_label = |v: &f64| c.y.label(*v);
+    chart
+        .configure_mesh()
+        .x_desc(c.x.caption.as_str())
+        .y_desc(c.y.caption.as_str())
+        .x_label_formatter(&x_label)
+        .y_label_formatter(&y_label)
+        .label_style((style::FONT, 12))
+        .axis_desc_style((style::FONT, 13))
+        .bold_line_style(RGBColor(225, 225, 225))
+        .draw()
+        .map_err(|e| err(e.to_string()))?;
+
+    for band in &c.bands {
+        let mut outline = band.upper.clone();
+        outline.extend(band.lower.iter().rev().copied());
+        let fill = band.color.mix(band.opacity).filled();
+        chart
+            .draw_series(std::iter::once(Polygon::new(outline, fill)))
+            .map_err(|e| err(e.to_string()))?;
+    }
+
+    for line in &c.lines {
+        let st = line.color.stroke_width(line.width);
+        match line.dash {
+            Dash::Solid => chart
+                .draw_series(std::iter::once(PathElement::new(line.points.clone(), st)))
+                .map(|_| ()),
+            Dash::Dashed(len, gap) => chart
+                .draw_series(std::iter::once(DashedPathElement::new(
+                    line.points.clone(),
+                    len,
+                    gap,
+                    st,
+                )))
+                .map(|_| ()),
+        }
+        .map_err(|e| err(e.to_string()))?;
+        draw_markers(&mut chart, line).map_err(err)?;
+    }
+
+    for note in &c.notes {
+        let text = Text::new(
+            note.text.clone(),
+            note.at,
+            (style::FONT, 12).into_font().color(&BLACK),
+        );
+        chart
+            .draw_series(std::iter::once(text))
+            .map_err(|e| err(e.to_string()))?;
+    }
+    if let Some(area) = legend_area {
+        draw_legend(&area, &legend).map_err(err)?;
+    }
+    root.present().map_err(|e| err(e.to_string()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{curve, history, shift, spectrum, timeseries};
+
+    /// Degenerate inputs draw (possibly empty) charts instead of failing or panicking.
+    #[test]
+    fn degenerate_inputs_draw() {
+        let nan = f64::NAN;
+        let spec = spectrum::SpectrumInput {
+            title: String::new(),
+            unit: "us".into(),
+            runs: vec![
+                ("a".into(), vec![]),
+                (
+                    "b".into(),
+                    vec![(50.0, nan), (100.0, -1.0), (99.0, f64::INFINITY)],
+                ),
+            ],
+            slo: vec![(99.0, 0.0)],
+        };
+        assert!(spectrum::render(&spec).is_ok());
+        let ts = timeseries::TimeSeriesInput {
+            title: "t".into(),
+            unit: String::new(),
+            lines: vec![("x".into(), vec![]), ("y".into(), vec![(5.0, 1.0)])],
+            elapsed: true,
+        };
+        assert!(timeseries::render(&ts).is_ok());
+        let sh = shift::ShiftInput {
+            title: "s".into(),
+            rows: vec![],
+        };
+        assert!(shift::render(&sh).is_ok());
+        let h = history::HistoryInput {
+            title: "h".into(),
+            unit: "ms".into(),
+            lines: vec![],
+        };
+        assert!(history::render(&h).is_ok());
+        let c = curve::CurveInput {
+            title: "c".into(),
+            throughput_unit: String::new(),
+            unit: "us".into(),
+            lines: vec![],
+            knee: Some(nan),
+            slo: vec![],
+            max_within_slo: None,
+        };
+        assert!(curve::render(&c).is_ok());
+    }
+}

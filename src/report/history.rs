@@ -1,0 +1,255 @@
+//! History: for each suite and metric whose runs come from several ingests, the value
+//! at each percentile run after run in ingest order, with a noise band (median ±
+//! 2 robust standard deviations) so a step out of the band stands out.
+
+use super::axis::{Axis, Scale, nice_ticks, value_axis};
+use super::chart::{self, Band, Line, LineChart};
+use super::fmt;
+use super::series::{MAX_POINTS, decimate};
+use super::timeseries::points_of;
+use crate::dataset::StoredRun;
+use crate::stats::variation::median_in_place;
+use anyhow::Result;
+use bench_db_parsers::Data;
+use std::collections::BTreeSet;
+
+/// Percentiles a history follows, when the ladder has them.
+pub const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 100.0];
+
+/// One followed value (a percentile, or the value itself).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryLine {
+    pub name: String,
+    /// Values in ingest order (`None` where a run lacks it).
+    pub values: Vec<Option<f64>>,
+    /// Noise band (low, high); `None` when it cannot be estimated.
+    pub band: Option<(f64, f64)>,
+}
+
+/// What a history chart draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryInput {
+    pub title: String,
+    pub unit: String,
+    pub lines: Vec<HistoryLine>,
+}
+
+/// The noise band of a value's history: median ± 2 · 1.4826 · MAD (Hampel 1974; the
+/// factor makes MAD estimate σ under normality, and ±2σ holds about 95% of the runs).
+pub fn noise_band(values: &[f64]) -> Option<(f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.len() < 3 {
+        return None;
+    }
+    let med = median_in_place(&mut v)?;
+    let mut dev: Vec<f64> = v.iter().map(|x| (x - med).abs()).collect();
+    let sigma = 1.4826 * median_in_place(&mut dev)?;
+    Some((med - 2.0 * sigma, med + 2.0 * sigma))
+}
+
+fn value_of(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Option<f64> {
+    let s = run.series(metric)?;
+    match (&s.data, percentile) {
+        (Data::Ladder { points, .. } | Data::Histogram { points, .. }, Some(p)) => points
+            .iter()
+            .find(|lp| (lp.percentile - p).abs() < 1e-9)
+            .and_then(|lp| lp.value),
+        (Data::Value { value }, None) => *value,
+        (Data::TimeSeries { .. }, None) => {
+            let pts = points_of(run, metric)?;
+            (!pts.is_empty()).then(|| pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64)
+        }
+        _ => None,
+    }
+}
+
+/// One history per metric of the runs (one suite's), for metrics whose runs come
+/// from at least two sources; runs are ordered by ingest time, then source, block, run.
+pub fn from_runs(runs: &[&StoredRun]) -> Vec<HistoryInput> {
+    let mut ordered: Vec<&StoredRun> = runs.to_vec();
+    ordered.sort_by(|a, b| {
+        (&a.ingested_at, a.source_id, a.block_index, a.run.index).cmp(&(
+            &b.ingested_at,
+            b.source_id,
+            b.block_index,
+            b.run.index,
+        ))
+    });
+    let mut metrics: Vec<(String, String, String, bool)> = Vec::new();
+    for r in &ordered {
+        for s in &r.run.series {
+            if !metrics.iter().any(|m| m.0 == s.metric) {
+                metrics.push((
+                    s.metric.clone(),
+                    s.display.clone(),
+                    s.unit.clone(),
+                    s.ladder().is_some(),
+                ));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (metric, display, unit, is_ladder) in metrics {
+        let with: Vec<&StoredRun> = ordered
+            .iter()
+            .copied()
+            .filter(|r| r.series(&metric).is_some())
+            .collect();
+        let sources: BTreeSet<i64> = with.iter().map(|r| r.source_id).collect();
+        if sources.len() < 2 {
+            continue;
+        }
+        let wanted: Vec<Option<f64>> = if is_ladder {
+            PERCENTILES.iter().map(|p| Some(*p)).collect()
+        } else {
+            vec![None]
+        };
+        let lines: Vec<HistoryLine> = wanted
+            .into_iter()
+            .filter_map(|p| {
+                let values: Vec<Option<f64>> =
+                    with.iter().map(|r| value_of(r, &metric, p)).collect();
+                let present: Vec<f64> = values.iter().flatten().copied().collect();
+                if present.len() < 2 {
+                    return None;
+                }
+                let name = p.map_or_else(
+                    || display.clone(),
+                    |p| {
+                        let n = fmt::percentile_name(p);
+                        if p >= 100.0 {
+                            n
+                        } else {
+                            format!("p{}", n.trim_end_matches('%'))
+                        }
+                    },
+                );
+                Some(HistoryLine {
+                    name,
+                    band: noise_band(&present),
+                    values,
+                })
+            })
+            .collect();
+        if !lines.is_empty() {
+            out.push(HistoryInput {
+                title: format!("{display}: history over {} runs", with.len()),
+                unit,
+                lines,
+            });
+        }
+    }
+    out
+}
+
+/// Draws the chart.
+pub fn render(input: &HistoryInput) -> Result<String> {
+    chart::render(&layout(input))
+}
+
+/// The chart in axis space.
+pub fn layout(input: &HistoryInput) -> LineChart {
+    let n = input
+        .lines
+        .iter()
+        .map(|l| l.values.len())
+        .max()
+        .unwrap_or(1)
+        .max(2);
+    let ticks = nice_ticks(1.0, n as f64, 8)
+        .into_iter()
+        .filter(|t| t.fract() == 0.0)
+        .map(|t| (t, format!("{t}")))
+        .collect();
+    let x = Axis {
+        caption: "Run, in ingest order".to_string(),
+        lo: 0.5,
+        hi: n as f64 + 0.5,
+        ticks,
+        scale: Scale::Linear,
+    };
+    let caption = if fmt::time_unit_ns(&input.unit).is_some() || input.unit.is_empty() {
+        "Value".to_string()
+    } else {
+        format!("Value ({})", fmt::unit_display(&input.unit))
+    };
+    let y = value_axis(
+        &caption,
+        &input.unit,
+        input.lines.iter().flat_map(|l| {
+            l.values
+                .iter()
+                .flatten()
+                .copied()
+                .chain(l.band.into_iter().flat_map(|b| [b.0, b.1]))
+        }),
+        false,
+        false,
+    );
+    let mut bands = Vec::new();
+    let mut lines = Vec::new();
+    for (i, l) in input.lines.iter().enumerate() {
+        let pts: Vec<(f64, f64)> = l
+            .values
+            .iter()
+            .enumerate()
+            .filter_map(|(j, v)| v.map(|v| ((j + 1) as f64, v)))
+            .collect();
+        let line = Line::nth(i, l.name.clone(), decimate(&pts, MAX_POINTS));
+        if let Some((lo, hi)) = l.band {
+            bands.push(Band {
+                name: if i == 0 {
+                    "noise band (median ± 2σ)".to_string()
+                } else {
+                    String::new()
+                },
+                upper: vec![(x.lo, hi), (x.hi, hi)],
+                lower: vec![(x.lo, lo), (x.hi, lo)],
+                color: line.color,
+                opacity: 0.12,
+            });
+        }
+        lines.push(line);
+    }
+    LineChart {
+        title: input.title.clone(),
+        x,
+        y,
+        bands,
+        lines,
+        notes: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn band_is_robust() {
+        let (lo, hi) = noise_band(&[10.0, 11.0, 9.0, 10.0, 500.0]).unwrap();
+        // median 10, MAD 1 → 10 ± 2.9652
+        assert!(
+            (lo - 7.0348).abs() < 1e-9 && (hi - 12.9652).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        assert_eq!(noise_band(&[1.0, 2.0]), None);
+    }
+
+    #[test]
+    fn long_histories_are_bounded() {
+        let values = (0..10_000).map(|i| Some((i % 7) as f64)).collect();
+        let input = HistoryInput {
+            title: "h".into(),
+            unit: "us".into(),
+            lines: vec![HistoryLine {
+                name: "p99".into(),
+                values,
+                band: Some((1.0, 5.0)),
+            }],
+        };
+        let c = layout(&input);
+        assert!(c.lines[0].points.len() <= MAX_POINTS);
+        assert!(render(&input).unwrap().len() < 1_000_000);
+    }
+}

@@ -1,0 +1,458 @@
+//! The pages: `index.html` (what got better, what got worse, one link per suite) and
+//! one self-contained page per suite (CSS and SVG inline, no JavaScript, no network)
+//! holding every chart and table for its runs. Returns file names and contents; the
+//! command writes them.
+
+use super::delta::Delta;
+use super::fmt::{self, escape, human, signed_pct};
+use super::pairing::Comparison;
+use super::slo::{self, SloTerm};
+use super::variation::{self, group_title};
+use super::{curve, history, shift, spectrum, timeseries};
+use crate::analysis::curve as analysis_curve;
+use crate::analysis::polarity::{Polarity, polarity};
+use crate::dataset::StoredRun;
+use anyhow::Result;
+use bench_db_parsers::Data;
+use std::collections::BTreeMap;
+
+const TEMPLATE: &str = include_str!("../../reports/page.html");
+const CSS: &str = include_str!("../../reports/style.css");
+
+/// Groups drawn per suite page; older groups are listed, not drawn, so a page stays
+/// quick to render and small however many runs a suite holds.
+pub const MAX_GROUPS_DRAWN: usize = 30;
+/// Cells listed in each of the index's better/worse lists.
+pub const SUMMARY_ROWS: usize = 12;
+/// Percentiles drawn on throughput/latency curves.
+pub const CURVE_PERCENTILES: [f64; 4] = [50.0, 90.0, 99.0, 99.9];
+
+/// What the report shows beyond the runs themselves.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub slo: Vec<SloTerm>,
+}
+
+/// The report's files, `index.html` first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Site {
+    pub files: Vec<(String, String)>,
+}
+
+/// Whether a cell got better (`Some(true)`), worse (`Some(false)`) or neither. Tested
+/// verdicts are taken as they are; a cell with too few replicates for a test
+/// (`insufficient`, e.g. one value per side) goes by the direction of its change.
+fn direction(d: &Delta) -> Option<bool> {
+    match d.verdict.as_str() {
+        "better" => Some(true),
+        "worse" => Some(false),
+        "insufficient" => {
+            let pct = d.delta_pct.filter(|p| p.abs() >= 0.005)?;
+            Some((pct < 0.0) == (polarity(&d.metric, &d.unit) == Polarity::Lower))
+        }
+        _ => None,
+    }
+}
+
+fn page(title: &str, body: &str) -> String {
+    TEMPLATE
+        .replace("{{title}}", &escape(title))
+        .replace("{{css}}", CSS)
+        .replacen("{{body}}", body, 1)
+}
+
+fn figure(svg: Result<String>) -> String {
+    match svg {
+        Ok(svg) => format!("<figure>{svg}</figure>\n"),
+        Err(e) => format!(
+            "<p class=\"note\">Chart not drawn: {}</p>\n",
+            escape(&e.to_string())
+        ),
+    }
+}
+
+/// Builds every page.
+pub fn site(runs: &[StoredRun], comparisons: &[Comparison], opts: &Options) -> Result<Site> {
+    let mut suites: BTreeMap<&str, Vec<&StoredRun>> = BTreeMap::new();
+    for r in runs {
+        suites.entry(r.suite.as_str()).or_default().push(r);
+    }
+    let mut names: BTreeMap<&str, String> = BTreeMap::new();
+    let mut used: Vec<String> = Vec::new();
+    for s in suites.keys() {
+        let base = format!("suite-{}", fmt::slug(s));
+        let mut name = format!("{base}.html");
+        let mut k = 2;
+        while used.contains(&name) {
+            name = format!("{base}-{k}.html");
+            k += 1;
+        }
+        used.push(name.clone());
+        names.insert(s, name);
+    }
+    let mut files = vec![(
+        "index.html".to_string(),
+        index(&suites, &names, comparisons),
+    )];
+    for (suite, runs) in &suites {
+        let cmps: Vec<&Comparison> = comparisons.iter().filter(|c| c.suite == *suite).collect();
+        files.push((names[suite].clone(), suite_page(suite, runs, &cmps, opts)));
+    }
+    Ok(Site { files })
+}
+
+fn index(
+    suites: &BTreeMap<&str, Vec<&StoredRun>>,
+    names: &BTreeMap<&str, String>,
+    comparisons: &[Comparison],
+) -> String {
+    let mut h = String::from("<h1>Benchmark report</h1>\n");
+    let total: usize = suites.values().map(Vec::len).sum();
+    h.push_str(&format!(
+        "<p class=\"muted\">{total} runs in {} suites, {} before/after comparisons.</p>\n",
+        suites.len(),
+        comparisons.len()
+    ));
+    let mut better: Vec<(&Comparison, &Delta)> = Vec::new();
+    let mut worse: Vec<(&Comparison, &Delta)> = Vec::new();
+    for c in comparisons {
+        for d in &c.deltas {
+            match direction(d) {
+                Some(true) => better.push((c, d)),
+                Some(false) => worse.push((c, d)),
+                None => {}
+            }
+        }
+    }
+    // Tested verdicts first, then the untested; larger changes first within each.
+    let by_size = |a: &(&Comparison, &Delta), b: &(&Comparison, &Delta)| {
+        let key = |x: &(&Comparison, &Delta)| {
+            (
+                x.1.verdict == "insufficient",
+                -x.1.delta_pct.map_or(0.0, f64::abs),
+            )
+        };
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+    };
+    better.sort_by(by_size);
+    worse.sort_by(by_size);
+    let untested = better
+        .iter()
+        .chain(&worse)
+        .any(|(_, d)| d.verdict == "insufficient");
+    h.push_str("<div class=\"summary\">\n");
+    for (title, class, list) in [
+        ("Got better", "better", &better),
+        ("Got worse", "worse", &worse),
+    ] {
+        h.push_str(&format!(
+            "<div><h2 class=\"{class}\">{title} ({})</h2>\n",
+            list.len()
+        ));
+        if list.is_empty() {
+            h.push_str("<p class=\"muted\">Nothing.</p>\n");
+        } else {
+            h.push_str("<table><tr><th>suite</th><th class=\"text\">comparison</th><th class=\"text\">cell</th><th>before</th><th>after</th><th>change</th><th>verdict</th></tr>\n");
+            for (c, d) in list.iter().take(SUMMARY_ROWS) {
+                h.push_str(&format!(
+                    "<tr><th><a href=\"{}\">{}</a></th><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>\n",
+                    escape(names.get(c.suite.as_str()).map_or("index.html", String::as_str)),
+                    escape(&c.suite),
+                    escape(&c.title()),
+                    escape(&d.name()),
+                    d.baseline.map_or("–".into(), |v| human(v, &d.unit)),
+                    d.candidate.map_or("–".into(), |v| human(v, &d.unit)),
+                    d.delta_pct.map_or("–".into(), signed_pct),
+                    escape(&d.verdict),
+                ));
+            }
+            if list.len() > SUMMARY_ROWS {
+                h.push_str(&format!("<tr><td colspan=\"7\" class=\"muted\">… and {} more on the suite pages</td></tr>\n", list.len() - SUMMARY_ROWS));
+            }
+            h.push_str("</table>\n");
+        }
+        h.push_str("</div>\n");
+    }
+    h.push_str("</div>\n");
+    if untested {
+        h.push_str("<p class=\"note\">Cells marked insufficient have too few replicates for a significance test: they are listed by the direction of their change alone.</p>\n");
+    }
+    h.push_str("<h2>Suites</h2>\n<table><tr><th>suite</th><th>runs</th><th>sources</th><th>formats</th></tr>\n");
+    for (suite, runs) in suites {
+        let mut sources: Vec<i64> = runs.iter().map(|r| r.source_id).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        let mut formats: Vec<&str> = runs.iter().map(|r| r.format.as_str()).collect();
+        formats.sort_unstable();
+        formats.dedup();
+        h.push_str(&format!(
+            "<tr><th><a href=\"{}\">{}</a></th><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            escape(&names[suite]),
+            escape(suite),
+            runs.len(),
+            sources.len(),
+            escape(&formats.join(", "))
+        ));
+    }
+    h.push_str("</table>\n");
+    page("Benchmark report", &h)
+}
+
+/// Every metric of the runs in first-seen order, with its data kind.
+fn metrics_of(runs: &[&StoredRun]) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &'static str)> = Vec::new();
+    for s in runs.iter().flat_map(|r| r.run.series.iter()) {
+        if !out.iter().any(|m| m.0 == s.metric) {
+            out.push((s.metric.clone(), s.kind()));
+        }
+    }
+    out
+}
+
+fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Options) -> String {
+    let mut h = format!("<h1>Suite {}</h1>\n", escape(suite));
+    let mut groups: BTreeMap<(&str, i64, u32), Vec<&StoredRun>> = BTreeMap::new();
+    for r in runs {
+        groups
+            .entry((r.ingested_at.as_str(), r.source_id, r.block_index))
+            .or_default()
+            .push(r);
+    }
+    h.push_str(&format!(
+        "<p class=\"muted\">{} runs in {} groups.</p>\n",
+        runs.len(),
+        groups.len()
+    ));
+
+    if !cmps.is_empty() {
+        h.push_str("<h2>Before and after</h2>\n");
+        for c in cmps {
+            h.push_str(&comparison_section(c));
+        }
+    }
+
+    h.push_str("<h2>Runs</h2>\n");
+    let skipped = groups.len().saturating_sub(MAX_GROUPS_DRAWN);
+    if skipped > 0 {
+        h.push_str(&format!(
+            "<p class=\"note\">{skipped} older groups are not drawn here; the history below covers every run.</p>\n"
+        ));
+    }
+    for mut group in groups.into_values().skip(skipped) {
+        group.sort_by_key(|r| r.run.index);
+        // Time series already drawn before and after are not drawn again per group.
+        let charted = group
+            .iter()
+            .all(|r| cmps.iter().any(|c| c.charted_runs.contains(&r.id)));
+        h.push_str(&group_section(&group, opts, charted));
+    }
+
+    h.push_str("<h2>Run-to-run variation</h2>\n");
+    h.push_str(&variation::render(&variation::from_runs(runs)));
+
+    let ladder_metrics: Vec<String> = metrics_of(runs)
+        .into_iter()
+        .filter(|m| m.1 == "ladder" || m.1 == "histogram")
+        .map(|m| m.0)
+        .collect();
+    let curves = curve_figures(runs, &ladder_metrics, opts);
+    if !curves.is_empty() {
+        h.push_str("<h2>Throughput and latency</h2>\n");
+        h.extend(curves);
+    }
+
+    let hist = history::from_runs(runs);
+    if !hist.is_empty() {
+        h.push_str("<h2>History</h2>\n");
+        for input in &hist {
+            h.push_str(&figure(history::render(input)));
+        }
+    }
+    page(&format!("Suite {suite}"), &h)
+}
+
+/// Throughput/latency charts of the ladder metrics whose runs span two or more
+/// throughputs. An SLO whose unit does not fit a metric is left off that chart.
+fn curve_figures(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<String> {
+    if runs
+        .iter()
+        .filter_map(|r| analysis_curve::throughput(r))
+        .take(2)
+        .count()
+        < 2
+    {
+        return Vec::new();
+    }
+    let owned: Vec<StoredRun> = runs.iter().map(|r| (*r).clone()).collect();
+    let slo_text: Vec<&str> = opts.slo.iter().map(|t| t.text.as_str()).collect();
+    let slo_text = (!slo_text.is_empty()).then(|| slo_text.join(","));
+    metrics
+        .iter()
+        .filter_map(|m| {
+            let c = analysis_curve::curve(&owned, Some(m), &CURVE_PERCENTILES, slo_text.as_deref())
+                .or_else(|_| analysis_curve::curve(&owned, Some(m), &CURVE_PERCENTILES, None))
+                .ok()?;
+            let display = runs
+                .iter()
+                .find_map(|r| r.series(m))
+                .map_or(m.as_str(), |s| s.display.as_str());
+            curve::from_curve(&c, display, "/s").map(|input| figure(curve::render(&input)))
+        })
+        .collect()
+}
+
+fn group_section(group: &[&StoredRun], opts: &Options, timeseries_charted: bool) -> String {
+    let Some(first) = group.first() else {
+        return String::new();
+    };
+    let mut h = format!(
+        "<h3>{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
+        escape(&group_title(first)),
+        escape(&first.format),
+        group.len(),
+        if group.len() == 1 { "" } else { "s" }
+    );
+    let params: Vec<String> = first
+        .run
+        .params
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                bench_db_parsers::Param::Num(n) => fmt::sig3(*n),
+                bench_db_parsers::Param::Bool(b) => b.to_string(),
+                bench_db_parsers::Param::Text(t) => t.clone(),
+            };
+            format!("{}={}", escape(k), escape(&v))
+        })
+        .collect();
+    if !params.is_empty() {
+        h.push_str(&format!("<p class=\"muted\">{}</p>\n", params.join(" · ")));
+    }
+    if timeseries_charted && metrics_of(group).iter().any(|m| m.1 == "timeseries") {
+        h.push_str("<p class=\"muted\">Its time series are drawn above, before and after.</p>\n");
+    }
+    let mut values: Vec<String> = Vec::new();
+    for (metric, kind) in metrics_of(group) {
+        match kind {
+            "ladder" | "histogram" => {
+                let unit = group
+                    .iter()
+                    .find_map(|r| r.series(&metric))
+                    .map_or("", |s| s.unit.as_str());
+                let slo = slo::in_unit(&opts.slo, unit);
+                if let Some(input) = spectrum::from_runs(group, &metric, &slo) {
+                    h.push_str(&figure(spectrum::render(&input)));
+                }
+            }
+            "timeseries" if timeseries_charted => {}
+            "timeseries" => {
+                if let Some(input) = timeseries::from_runs(group, &metric, false) {
+                    h.push_str(&figure(timeseries::render(&input)));
+                }
+            }
+            _ => values.push(metric),
+        }
+    }
+    if !values.is_empty() {
+        // One row per metric, one column per run: names can be long, runs are few.
+        h.push_str("<div class=\"scroll\"><table><tr><th>metric</th>");
+        for r in group {
+            h.push_str(&format!("<th>run {}</th>", r.run.index));
+        }
+        h.push_str("</tr>\n");
+        for m in &values {
+            let s = group.iter().find_map(|r| r.series(m));
+            h.push_str(&format!(
+                "<tr><th>{}</th>",
+                escape(s.map_or(m.as_str(), |s| s.display.as_str()))
+            ));
+            for r in group {
+                let cell = match r.series(m).map(|s| (&s.data, s.unit.as_str())) {
+                    Some((Data::Value { value: Some(v) }, unit)) => human(*v, unit),
+                    _ => "–".to_string(),
+                };
+                h.push_str(&format!("<td>{}</td>", escape(&cell)));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table></div>\n");
+    }
+    h
+}
+
+fn comparison_section(c: &Comparison) -> String {
+    let mut h = format!("<h3>{}</h3>\n", escape(&c.title()));
+    let plot = shift::ShiftInput::from_deltas(
+        "Change after vs before, with 95% confidence intervals",
+        &c.deltas,
+    );
+    if !plot.rows.is_empty() {
+        h.push_str(&figure(shift::render(&plot)));
+    }
+    h.push_str("<div class=\"scroll\"><table><tr><th>cell</th><th>before</th><th>after</th><th>change</th><th>95% CI</th><th>verdict</th></tr>\n");
+    for d in &c.deltas {
+        let class = match direction(d) {
+            Some(true) => " class=\"better\"",
+            Some(false) => " class=\"worse\"",
+            None => "",
+        };
+        let ci = match (d.ci_low, d.ci_high) {
+            (Some(lo), Some(hi)) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
+            _ => "–".to_string(),
+        };
+        h.push_str(&format!(
+            "<tr><th>{}</th><td>{}</td><td>{}</td><td{class}>{}</td><td>{}</td><td>{}</td></tr>\n",
+            escape(&d.name()),
+            d.baseline.map_or("–".into(), |v| human(v, &d.unit)),
+            d.candidate.map_or("–".into(), |v| human(v, &d.unit)),
+            d.delta_pct.map_or("–".into(), signed_pct),
+            ci,
+            escape(&d.verdict)
+        ));
+    }
+    h.push_str("</table></div>\n");
+    for ts in &c.timeseries {
+        h.push_str(&figure(timeseries::render(ts)));
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(metric: &str, unit: &str, delta: f64, verdict: &str) -> Delta {
+        Delta {
+            metric: metric.into(),
+            display: metric.into(),
+            unit: unit.into(),
+            percentile: None,
+            baseline: Some(1.0),
+            candidate: Some(1.0 + delta / 100.0),
+            delta_pct: Some(delta),
+            ci_low: None,
+            ci_high: None,
+            verdict: verdict.into(),
+        }
+    }
+
+    #[test]
+    fn direction_follows_verdicts_then_polarity() {
+        assert_eq!(direction(&cell("ts.rt", "ms", 5.0, "better")), Some(true));
+        assert_eq!(direction(&cell("ts.rt", "ms", -5.0, "same")), None);
+        // Untestable single values go by polarity: lower latency, higher throughput win.
+        assert_eq!(
+            direction(&cell("latency_avg", "ms", -72.4, "insufficient")),
+            Some(true)
+        );
+        assert_eq!(
+            direction(&cell("msgs_per_sec", "", -3.0, "insufficient")),
+            Some(false)
+        );
+        assert_eq!(
+            direction(&cell("latency_avg", "ms", 0.0, "insufficient")),
+            None
+        );
+    }
+}

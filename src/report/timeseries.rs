@@ -1,0 +1,140 @@
+//! Time-series charts: one metric's values over time (tsar minutes, benchmark
+//! intervals), several lines per chart (runs, or before and after). Before/after
+//! sides recorded on different days are drawn on elapsed time so they overlap.
+
+use super::axis::{time_axis, value_axis};
+use super::chart::{self, Line, LineChart};
+use super::fmt;
+use super::series::{MAX_POINTS, decimate};
+use crate::dataset::StoredRun;
+use anyhow::Result;
+use bench_db_parsers::Data;
+
+/// What a time-series chart draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeSeriesInput {
+    pub title: String,
+    /// Unit of every value.
+    pub unit: String,
+    /// One (name, points (t seconds, value)) per line.
+    pub lines: Vec<(String, Vec<(f64, f64)>)>,
+    /// Shift every line to start at t = 0 (elapsed time), for overlaying sides.
+    pub elapsed: bool,
+}
+
+/// The (t, value) points of a run's time series `metric`, sorted by t.
+pub fn points_of(run: &StoredRun, metric: &str) -> Option<Vec<(f64, f64)>> {
+    let s = run.series(metric)?;
+    let Data::TimeSeries { points } = &s.data else {
+        return None;
+    };
+    let mut pts: Vec<(f64, f64)> = points
+        .iter()
+        .filter_map(|p| p.value.filter(|v| v.is_finite()).map(|v| (p.t, v)))
+        .filter(|p| p.0.is_finite())
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Some(pts)
+}
+
+/// One chart of `metric` with a line per run (named by label and run index).
+pub fn from_runs(runs: &[&StoredRun], metric: &str, elapsed: bool) -> Option<TimeSeriesInput> {
+    let mut lines = Vec::new();
+    let (mut unit, mut display) = (String::new(), metric.to_string());
+    for r in runs {
+        let Some(pts) = points_of(r, metric) else {
+            continue;
+        };
+        if let Some(s) = r.series(metric) {
+            unit.clone_from(&s.unit);
+            display.clone_from(&s.display);
+        }
+        let name = if r.label.is_empty() {
+            format!("run {}", r.run.index)
+        } else {
+            r.label.clone()
+        };
+        lines.push((name, pts));
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    Some(TimeSeriesInput {
+        title: format!("{display} over time"),
+        unit,
+        lines,
+        elapsed,
+    })
+}
+
+/// Draws the chart.
+pub fn render(input: &TimeSeriesInput) -> Result<String> {
+    chart::render(&layout(input))
+}
+
+/// The chart in axis space.
+pub fn layout(input: &TimeSeriesInput) -> LineChart {
+    let lines: Vec<(String, Vec<(f64, f64)>)> = input
+        .lines
+        .iter()
+        .map(|(name, pts)| {
+            let t0 = if input.elapsed {
+                pts.first().map_or(0.0, |p| p.0)
+            } else {
+                0.0
+            };
+            let shifted: Vec<(f64, f64)> = pts.iter().map(|(t, v)| (t - t0, *v)).collect();
+            (name.clone(), decimate(&shifted, MAX_POINTS))
+        })
+        .collect();
+    let mut x = time_axis(lines.iter().flat_map(|l| l.1.iter().map(|p| p.0)));
+    if input.elapsed {
+        x.caption = "Elapsed time".to_string();
+    }
+    let caption = if input.unit.is_empty() {
+        "Value".to_string()
+    } else {
+        format!("Value ({})", fmt::unit_display(&input.unit))
+    };
+    let y = value_axis(
+        &caption,
+        &input.unit,
+        lines.iter().flat_map(|l| l.1.iter().map(|p| p.1)),
+        false,
+        false,
+    );
+    let lines = lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, pts))| Line::nth(i, name, pts))
+        .collect();
+    LineChart {
+        title: input.title.clone(),
+        x,
+        y,
+        bands: Vec::new(),
+        lines,
+        notes: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elapsed_overlays_sides_and_long_lines_are_bounded() {
+        let before: Vec<(f64, f64)> = (0..5000).map(|i| (1e9 + 60.0 * i as f64, 3.0)).collect();
+        let after: Vec<(f64, f64)> = (0..10).map(|i| (2e9 + 60.0 * i as f64, 2.0)).collect();
+        let c = layout(&TimeSeriesInput {
+            title: "rt".into(),
+            unit: "ms".into(),
+            lines: vec![("before".into(), before), ("after".into(), after)],
+            elapsed: true,
+        });
+        assert_eq!(c.lines[1].points[0].0, 0.0);
+        assert_eq!(c.lines[0].points[0].0, 0.0);
+        assert!(c.lines[0].points.len() <= MAX_POINTS);
+        assert_eq!(c.x.caption, "Elapsed time");
+    }
+}

@@ -1,0 +1,96 @@
+//! `bench-db ingest ../shared/seeds && bench-db report --out r`, end to end: the pages
+//! exist and show the seeds' spectra, variation and before/after numbers. Skipped when
+//! ../shared is absent.
+
+use crate::common::{Env, shared};
+
+#[test]
+fn report_of_the_seeds() {
+    let Some(seeds) = shared("seeds") else { return };
+    let env = Env::new();
+    // Some seed files are prose only; ingest may report them and still store the rest.
+    let _ = env
+        .cmd(&["ingest", &seeds.display().to_string()])
+        .output()
+        .expect("run");
+    let out = env.dir.path().join("r");
+    let printed = env.ok(&[
+        "report",
+        "--slo",
+        "p99<=200us",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(printed.trim_end().ends_with("index.html"), "{printed}");
+
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("Got better") && index.contains("Got worse"));
+    // Seed 004: latency_avg 8.88 ms before, 2.45 ms after.
+    assert!(index.contains("8.88 ms") && index.contains("2.45 ms") && index.contains("−72.4%"));
+    // Seed 003: ts.rt 3.39 → 2.96 ms (−12.6%), cpu util +2.5%.
+    assert!(index.contains("3.39 ms") && index.contains("2.96 ms") && index.contains("−12.6%"));
+    assert!(index.contains("+2.5%"));
+
+    let tsar = std::fs::read_to_string(out.join("suite-tsar.html")).unwrap();
+    assert!(tsar.contains("Change after vs before"), "shift plot");
+    assert!(
+        tsar.contains("ts rt: before and after"),
+        "both sides over time"
+    );
+
+    // Seed 000: a spectrum of the three JLBH runs and the variation table, whose
+    // 50th percentile reproduces the printed 13.91.
+    let jlbh = std::fs::read_to_string(out.join("suite-jlbh.html")).unwrap();
+    assert!(jlbh.contains("End to End: latency by percentile"));
+    assert!(jlbh.contains("run 1") && jlbh.contains("run 2") && jlbh.contains("run 3"));
+    assert!(jlbh.contains("title=\"printed by the tool: 13.91\">13.91</td>"));
+
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(!text.contains("<script"), "no scripts in the report");
+    }
+}
+
+#[test]
+fn explicit_sides_and_bad_input() {
+    let Some(seed) = shared("seeds/004_b9ec09d331214652.txt") else {
+        return;
+    };
+    let env = Env::new();
+    env.ok(&["ingest", &seed.display().to_string()]);
+    let out = env.dir.path().join("r");
+    let out_s = out.display().to_string();
+    env.ok(&[
+        "report",
+        "--baseline",
+        "label=Before this changes",
+        "--candidate",
+        "label=After these changes",
+        "--out",
+        &out_s,
+    ]);
+    let page = std::fs::read_to_string(out.join("suite-arthas.html")).unwrap();
+    assert!(page.contains("label=After these changes vs label=Before this changes"));
+    assert!(page.contains("8.88 ms") && page.contains("2.45 ms"));
+
+    let bad = env
+        .cmd(&["report", "--slo", "p99=fast", "--out", &out_s])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("p99<=200us"));
+    let none = env
+        .cmd(&[
+            "report",
+            "--baseline",
+            "label=nope",
+            "--candidate",
+            "label=x",
+            "--out",
+            &out_s,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("selects no runs"));
+}
