@@ -1,5 +1,6 @@
 //! Renders a generated report in headless Chromium (scripts/screenshot.sh) and fails
-//! on a blank page or a console error. Skipped only when Chromium is not installed.
+//! on a blank page or a console error. Skipped only when Chromium is not installed, and
+//! never in CI (`CI` set), whose script installs it.
 
 use bench_db::report::{demo, html, pairing, slo};
 use std::path::Path;
@@ -15,6 +16,19 @@ fn chromium_present() -> bool {
                 .output()
                 .is_ok_and(|o| o.status.success())
         })
+}
+
+/// Whether the browser check can run; in CI a missing Chromium is a failure.
+fn chromium_ready() -> bool {
+    if chromium_present() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must install chromium (see .ci/run)"
+    );
+    eprintln!("chromium not installed: skipping the browser check");
+    false
 }
 
 /// The number of distinct colours among the PNG's pixels (stops counting at `cap`).
@@ -75,8 +89,7 @@ fn check_page(page: &Path, png: &Path) -> Result<(), String> {
 
 #[test]
 fn report_renders_in_chromium() {
-    if !chromium_present() {
-        eprintln!("chromium not installed: skipping the browser check");
+    if !chromium_ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -106,8 +119,7 @@ fn report_renders_in_chromium() {
 /// The check itself fails on a blank page and on a script error.
 #[test]
 fn browser_check_catches_blank_pages_and_errors() {
-    if !chromium_present() {
-        eprintln!("chromium not installed: skipping the browser check");
+    if !chromium_ready() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

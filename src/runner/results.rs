@@ -173,7 +173,7 @@ impl MeasuredSet {
                     count: Some(p.hist.len()),
                     points: ladder_points(p.hist, rows),
                 };
-                Series::new(p.metric, p.display, "us", data)
+                Series::new(p.metric, p.display.trim_end_matches(':'), "us", data)
             })
             .collect()
     }
