@@ -229,3 +229,87 @@ fn malformed_jlbh_fails_with_path_and_line_while_good_files_are_stored() {
     }
     assert!(!env.json(&["runs", "--json"]).as_array().unwrap().is_empty());
 }
+
+/// Binary junk, an empty file, 50 MB of random text and every malformed fixture in one
+/// call: each is an error naming `path:line` or skipped, nothing panics, and the good
+/// files of the same call are stored.
+#[test]
+fn junk_and_malformed_inputs_never_stop_the_good_files() {
+    let env = Env::new();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let junk: Vec<u8> = (0..64 * 1024).map(|_| next() as u8).collect();
+    env.write("in/junk.bin", &junk);
+    env.write("in/empty.txt", b"");
+    let words = [
+        "qps",
+        "rt",
+        "50/90",
+        "worst",
+        "was",
+        "Percentile",
+        "run1",
+        "12.5",
+        "1,024",
+        "-",
+        "|",
+        "@Long[",
+        "Time",
+    ];
+    let mut text = Vec::with_capacity(50 << 20);
+    while text.len() < 50 << 20 {
+        for _ in 0..(next() % 12) {
+            text.extend_from_slice(words[(next() % words.len() as u64) as usize].as_bytes());
+            text.push(b' ');
+        }
+        text.push(b'\n');
+    }
+    env.write("in/random.txt", &text);
+    let malformed = fixture("malformed");
+    let good = fixture("tsar");
+    let out = env
+        .cmd(&[
+            "ingest",
+            &env.dir.path().join("in").display().to_string(),
+            &malformed,
+            &good,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for f in json["files"].as_array().unwrap() {
+        let path = f["path"].as_str().unwrap();
+        match f["status"].as_str().unwrap() {
+            "error" => {
+                let msg = f["error"].as_str().unwrap();
+                let rest = msg.strip_prefix(path).unwrap_or_else(|| panic!("{msg}"));
+                assert!(
+                    rest.starts_with(':') && rest[1..].starts_with(|c: char| c.is_ascii_digit()),
+                    "{msg}"
+                );
+            }
+            "skipped" => assert!(path.contains("/in/"), "{path} should not be skipped"),
+            "ingested" => assert!(path.contains("/tsar/"), "{path} should not ingest"),
+            s => panic!("{path}: {s}"),
+        }
+        if path.contains("/malformed/") {
+            assert_eq!(f["status"], "error", "{path}");
+        }
+    }
+    assert_eq!(json["skipped"], 3);
+    assert!(json["ingested"].as_u64().unwrap() >= 3);
+    let runs = env.json(&["runs", "suite=tsar", "--json"]);
+    assert_eq!(
+        runs.as_array().unwrap().len(),
+        json["ingested"].as_u64().unwrap() as usize
+    );
+}
