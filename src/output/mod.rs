@@ -35,14 +35,15 @@ pub fn p(v: Option<f64>) -> String {
     v.map_or("-".to_string(), crate::analysis::compare::fmt_p)
 }
 
-/// Rounds to 12 significant digits for JSON, so binary noise (`3.3880000000000003`)
+/// Rounds to 15 significant digits (what an f64 holds exactly) for JSON, so binary
+/// noise (`3.3880000000000003`)
 /// does not leak into machine output.
 pub fn json_num(v: Option<f64>) -> Option<f64> {
     let v = v.filter(|v| v.is_finite())?;
     if v == 0.0 {
         return Some(0.0);
     }
-    format!("{v:.11e}").parse().ok()
+    format!("{v:.14e}").parse().ok()
 }
 
 /// ANSI colour around `text` when `color` is on.
