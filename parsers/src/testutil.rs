@@ -24,3 +24,16 @@ pub fn parse_ok(format: &crate::Format, bytes: &[u8]) -> Vec<crate::Block> {
         })
         .collect()
 }
+
+/// Every item of a parse as JSON (blocks, and warnings as `{"warning": {line, message}}`),
+/// for fixture snapshots; panics on a parse error.
+pub fn items_json(format: &crate::Format, bytes: &[u8]) -> Vec<serde_json::Value> {
+    (format.parse)(Box::new(bytes))
+        .map(|r| match r.expect("fixture parses") {
+            crate::Parsed::Block(b) => serde_json::to_value(b).unwrap(),
+            crate::Parsed::Warning { line, message } => {
+                serde_json::json!({ "warning": { "line": line, "message": message } })
+            }
+        })
+        .collect()
+}

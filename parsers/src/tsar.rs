@@ -1223,15 +1223,7 @@ mod tests {
     #[test]
     fn fixture_snapshots() {
         insta::glob!("../../fixtures/tsar", "*.txt", |path| {
-            let bytes = std::fs::read(path).unwrap();
-            let out: Vec<_> = (FORMAT.parse)(Box::new(&bytes[..]))
-                .map(|r| match r.expect("fixture parses") {
-                    Parsed::Block(b) => serde_json::to_value(b).unwrap(),
-                    Parsed::Warning { line, message } => {
-                        serde_json::json!({ "warning": { "line": line, "message": message } })
-                    }
-                })
-                .collect();
+            let out = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
             insta::assert_json_snapshot!(out);
         });
     }

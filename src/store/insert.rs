@@ -239,32 +239,21 @@ fn insert_series(
     let mut point = tx.prepare_cached(
         "INSERT INTO point (series_id, percentile, t, value, line_value) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    match &s.data {
-        Data::Ladder { points, .. } => {
-            for p in points {
-                point.execute(params![
-                    series_id,
-                    p.percentile,
-                    None::<f64>,
-                    p.value,
-                    p.line_value
-                ])?;
-            }
-            out.points += points.len();
+    if let Some(points) = s.ladder() {
+        for p in points {
+            point.execute(params![
+                series_id,
+                p.percentile,
+                None::<f64>,
+                p.value,
+                p.line_value
+            ])?;
         }
-        Data::Histogram {
-            intervals, points, ..
-        } => {
-            for p in points {
-                point.execute(params![
-                    series_id,
-                    p.percentile,
-                    None::<f64>,
-                    p.value,
-                    p.line_value
-                ])?;
-            }
-            out.points += points.len();
+        out.points += points.len();
+    }
+    match &s.data {
+        Data::Ladder { .. } => {}
+        Data::Histogram { intervals, .. } => {
             let mut hist = tx.prepare_cached(
                 "INSERT INTO histogram (series_id, idx, t, duration, tag, encoded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
