@@ -47,7 +47,7 @@ mod values;
 use crate::error::ParseError;
 use crate::model::{Block, Param, Parsed, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
-use crate::text::{LabelTracker, LineReader, metric_name};
+use crate::text::{LabelTracker, metric_name};
 use records::Field;
 use regex::Regex;
 use std::collections::{BTreeMap, VecDeque};
@@ -132,46 +132,20 @@ pub fn sniff(head: &Head) -> u8 {
 /// Parses JGroups output, yielding blocks as they complete (see the module doc for when
 /// blocks printed before their configuration are held back).
 pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    Box::new(Parser {
-        reader: LineReader::new(r),
-        machine: Machine::default(),
-        done: false,
-    })
+    crate::text::drive(r, Machine::default())
 }
 
-struct Parser<R> {
-    reader: LineReader<R>,
-    machine: Machine,
-    done: bool,
-}
+impl crate::text::LineMachine for Machine {
+    fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
+        Machine::feed(self, line, n)
+    }
 
-impl<R: BufRead> Iterator for Parser<R> {
-    type Item = Result<Parsed, ParseError>;
+    fn finish(&mut self, last: u64) -> Result<(), ParseError> {
+        self.end(last)
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(item) = self.machine.out.pop_front() {
-                return Some(item);
-            }
-            if self.done {
-                return None;
-            }
-            // The reader counts the line it returns; its number is known before the borrow.
-            let n = self.reader.line_number() + 1;
-            let outcome = match self.reader.next_line() {
-                Err(e) => Err(e),
-                Ok(None) => {
-                    self.done = true;
-                    self.machine.end(n - 1)
-                }
-                Ok(Some(line)) => self.machine.feed(line, n),
-            };
-            if let Err(e) = outcome {
-                // Stop at the first error: what follows a broken block cannot be trusted.
-                self.done = true;
-                self.machine.out.push_back(Err(e));
-            }
-        }
+    fn pop(&mut self) -> Option<Parsed> {
+        self.out.pop_front()
     }
 }
 
@@ -313,7 +287,7 @@ struct Machine {
     labels: LabelTracker,
     config: BTreeMap<String, Param>,
     held: Vec<Block>,
-    out: VecDeque<Result<Parsed, ParseError>>,
+    out: VecDeque<Parsed>,
 }
 
 impl Machine {
@@ -383,11 +357,11 @@ impl Machine {
                 run.params.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
-        self.out.push_back(Ok(Parsed::Block(block)));
+        self.out.push_back(Parsed::Block(block));
     }
 
     fn warn(&mut self, line: u64, message: String) {
-        self.out.push_back(Ok(Parsed::Warning { line, message }));
+        self.out.push_back(Parsed::Warning { line, message });
     }
 
     fn set_config(&mut self, pairs: Vec<(String, Param)>) {
