@@ -6,7 +6,7 @@
 //! `Err(message)`; a line of any other shape is [`Line::Other`]. This module knows
 //! nothing about blocks or runs.
 
-use super::numbers::{Decimal, parse_cell, parse_count, parse_number, plain_decimal};
+use super::numbers::{Decimal, parse_cell, parse_count, parse_number, plain_cell, plain_decimal};
 
 /// Most percentiles a probe line prints (`50/90 99/99.9 99.99/99.999 99.9999/worst`).
 pub const MAX_PROBE_VALUES: usize = 8;
@@ -516,6 +516,13 @@ fn probe_values<'a>(name: &'a str, count_text: &str, s: &'a str, dec: Decimal) -
     }
     let mut i = 0;
     while i < line.len {
+        let t = skip_blanks(r);
+        if let Some((v, n)) = plain_cell(t.as_bytes(), dec) {
+            line.values[i] = Some(v);
+            i += 1;
+            r = &t[n..];
+            continue;
+        }
         let (tok, rest) = token(r).ok_or_else(|| {
             format!(
                 "probe line of '{name}' has {i} values, its labels promise {}",
@@ -581,6 +588,12 @@ pub fn row<'a>(
     let mut r = &s[s.find(':').map_or(s.len(), |i| i + 1)..];
     cells.clear();
     while cells.len() < max {
+        let t = skip_blanks(r);
+        if let Some((v, n)) = plain_cell(t.as_bytes(), dec) {
+            cells.push(Some(v));
+            r = &t[n..];
+            continue;
+        }
         match token(r) {
             Some((tok, rest)) => match parse_cell(tok, dec) {
                 Ok(v) => {

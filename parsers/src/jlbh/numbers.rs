@@ -158,6 +158,36 @@ pub fn plain_decimal(b: &[u8]) -> Option<f64> {
     Some(if negative { -v } else { v })
 }
 
+/// The commonest cell, a plain `ddd.dd` at the start of `b` ending at a blank or the end:
+/// its value and length, read in the same pass that finds the end of the token (cells are
+/// half the bytes of an output). `None` for any other shape, which [`parse_cell`] then
+/// reads; where both read a token they agree, as both compute `digits / 10^scale`.
+pub fn plain_cell(b: &[u8], dec: Decimal) -> Option<(f64, usize)> {
+    let mut mantissa: u64 = 0;
+    let mut digits = 0;
+    let mut point = None;
+    let mut n = 0;
+    while let Some(&c) = b.get(n) {
+        match c {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(c - b'0');
+                digits += 1;
+            }
+            // Under a decimal comma a point groups digits: the general path reads it.
+            b'.' if point.is_none() && dec != Decimal::Comma => point = Some(n),
+            b' ' | b'\t' => break,
+            _ => return None,
+        }
+        n += 1;
+    }
+    // Fifteen digits at most: the mantissa is exact in an `f64`.
+    if digits == 0 || digits > 15 {
+        return None;
+    }
+    let scale = point.map_or(0, |i| n - i - 1);
+    Some((mantissa as f64 / POW10[scale], n))
+}
+
 /// Which character of `tok` is its decimal separator (`None`: an integer).
 /// `Err`-free: ambiguous shapes are resolved by the rules of Java's printers, where a
 /// single `,` or `.` followed by exactly three digits after a non-zero integer part is
@@ -251,6 +281,45 @@ mod tests {
             let s = format!("{}.{:02}", x % 1_000_000, (x >> 20) % 100);
             assert_eq!(plain_decimal(s.as_bytes()), s.parse::<f64>().ok(), "{s}");
         }
+    }
+
+    #[test]
+    fn plain_cells_agree_with_parse_cell() {
+        for dec in [Decimal::Unknown, Decimal::Point, Decimal::Comma] {
+            for s in [
+                "0",
+                "1",
+                "2.5",
+                "2949.12",
+                "0.100",
+                "1.",
+                ".5",
+                "123456789012345",
+                "007.50",
+                "20.450",
+                "12.5x",
+                "1,5",
+                "-3",
+                ".",
+                "",
+                "1.2.3",
+                "1234567890123456",
+                "000000000000000.1",
+            ] {
+                let fast = plain_cell(s.as_bytes(), dec);
+                if let Some((v, n)) = fast {
+                    assert_eq!(n, s.len(), "{s}");
+                    assert_eq!(parse_cell(s, dec), Ok(Some(v)), "{s} {dec:?}");
+                }
+                let blank = format!("{s}  next");
+                assert_eq!(plain_cell(blank.as_bytes(), dec), fast, "{s} {dec:?}");
+            }
+        }
+        assert_eq!(plain_cell(b"20.450", Decimal::Comma), None);
+        assert_eq!(
+            plain_cell(b"2949.12\t1", Decimal::Point),
+            Some((2949.12, 7))
+        );
     }
 
     #[test]
