@@ -247,6 +247,11 @@ struct Machine {
     out: VecDeque<Result<Parsed, ParseError>>,
     /// Scratch cells of the summary row being read (reused: no allocation per row).
     cells: Vec<Option<f64>>,
+    /// The row and cell buffers of the last closed table, for the next one.
+    spare: (Vec<(f64, bool)>, Vec<Option<f64>>),
+    /// Runs of the last output: the next one likely has as many, so its vector starts at
+    /// that size instead of growing.
+    last_runs: usize,
     names: Names,
 }
 
@@ -254,7 +259,7 @@ impl Machine {
     /// Feeds one physical line: a JLBH line, a foreign line, or a whole output pasted
     /// onto one line, read logical line after logical line.
     fn line(&mut self, line: &str) -> Result<(), ParseError> {
-        let mut rest = line.trim();
+        let mut rest = trim(line);
         if rest.is_empty() {
             self.blank();
             return Ok(());
@@ -350,7 +355,7 @@ impl Machine {
                     var_log,
                 } => {
                     self.start();
-                    self.open_table("end to end", n, runs, variation, var_log);
+                    self.open_table("end to end".to_string(), n, runs, variation, var_log);
                 }
                 _ => {
                     // JLBH's warm-up progress (`Complete: 50000`) is no lead line.
@@ -386,7 +391,7 @@ impl Machine {
                     runs,
                     variation,
                     var_log,
-                } => self.open_table("end to end", n, runs, variation, var_log),
+                } => self.open_table("end to end".to_string(), n, runs, variation, var_log),
                 Line::Separator | Line::Other => {
                     self.state = State::BetweenRuns;
                     return Ok("");
@@ -411,7 +416,7 @@ impl Machine {
                     runs,
                     variation,
                     var_log,
-                } => self.open_table(&label, at, runs, variation, var_log),
+                } => self.open_table(label, at, runs, variation, var_log),
                 _ if tentative => {
                     // A lone SUMMARY header was prose: forget it and read the line afresh.
                     self.block = None;
@@ -562,6 +567,7 @@ impl Machine {
             label: self.labels.label(),
             first_line: self.number,
             last_line: self.number,
+            runs: Vec::with_capacity(self.last_runs),
             ..Builder::default()
         });
     }
@@ -594,15 +600,19 @@ impl Machine {
         self.state = State::InRun;
     }
 
-    fn open_table(&mut self, label: &str, at: u64, runs: usize, variation: bool, var_log: bool) {
+    fn open_table(&mut self, label: String, at: u64, runs: usize, variation: bool, var_log: bool) {
+        // The buffers of the last table, cleared: no allocation per table.
+        let (mut rows, mut cells) = std::mem::take(&mut self.spare);
+        rows.clear();
+        cells.clear();
         self.state = State::Table(Table {
-            display: label.to_string(),
+            display: label,
             first_line: at,
             runs,
             variation,
             var_log,
-            rows: Vec::with_capacity(16),
-            cells: Vec::with_capacity(16 * (runs + 2)),
+            rows,
+            cells,
         });
     }
 
@@ -671,6 +681,7 @@ impl Machine {
         }
         merge_table(b, &t, &mut self.names);
         b.last_line = n;
+        self.spare = (t.rows, t.cells);
         if by_dashes && b.complete() && !b.from_tables {
             self.finish();
         } else {
@@ -683,6 +694,7 @@ impl Machine {
     fn finish(&mut self) {
         self.state = State::Outside;
         if let Some(b) = self.block.take() {
+            self.last_runs = b.runs.len();
             self.out.push_back(Ok(Parsed::Block(Block {
                 label: b.label,
                 first_line: b.first_line,
@@ -746,6 +758,17 @@ impl Machine {
             ))),
             State::BetweenRuns | State::AfterTables => Err(self.cut_off()),
         }
+    }
+}
+
+/// `s.trim()`, testing two bytes first: nearly every line starts and ends with a printable
+/// ASCII character, where the Unicode-aware trim would find nothing to remove.
+fn trim(s: &str) -> &str {
+    let solid = |b: Option<&u8>| b.is_some_and(|&b| b > b' ' && b.is_ascii());
+    if solid(s.as_bytes().first()) && solid(s.as_bytes().last()) {
+        s
+    } else {
+        s.trim()
     }
 }
 
