@@ -162,6 +162,7 @@ pub fn plain_decimal(b: &[u8]) -> Option<f64> {
 /// its value and length, read in the same pass that finds the end of the token (cells are
 /// half the bytes of an output). `None` for any other shape, which [`parse_cell`] then
 /// reads; where both read a token they agree, as both compute `digits / 10^scale`.
+#[inline]
 pub fn plain_cell(b: &[u8], dec: Decimal) -> Option<(f64, usize)> {
     let mut mantissa: u64 = 0;
     let mut digits = 0;
