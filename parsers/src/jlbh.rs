@@ -836,8 +836,9 @@ fn merge_table(b: &mut Builder, t: &Table, names: &mut Names) {
             }
         };
         if let Data::Ladder { points, .. } = &mut run.series[at].data {
+            let mut from = ascending(points).then_some(0);
             for k in 0..t.rows.len() {
-                refine(points, row_p(k), t.cells[k * w + i]);
+                from = refine(points, from, row_p(k), t.cells[k * w + i]);
             }
         }
     }
@@ -886,30 +887,82 @@ fn mislabelled_ladder(b: &Builder, t: &Table, metric: &str) -> Option<Vec<f64>> 
     same_prefix.then(|| points[..n].iter().map(|q| q.percentile).collect())
 }
 
+/// Two percentiles closer than this are the same row.
+const SAME_PERCENTILE: f64 = 1e-9;
+
 /// Puts a table cell into a ladder: the precise value replaces the line's printing,
 /// which moves to `line_value`; an absent cell leaves the line's value in place.
-fn refine(points: &mut Vec<LadderPoint>, p: f64, cell: Option<f64>) {
-    match points.iter_mut().find(|q| (q.percentile - p).abs() < 1e-9) {
-        Some(q) => {
-            if let Some(v) = cell {
-                if q.line_value.is_none() {
-                    q.line_value = q.value;
-                }
-                q.value = Some(v);
-            }
+///
+/// `from` is `Some` when the ladder ascends (it then stays so: points go in at their
+/// rank), and says where the previous row's point was: rows ascend too, so the search
+/// walks on from there instead of starting over (a table merge is rows × runs searches).
+/// Returns the `from` for the next row.
+fn refine(
+    points: &mut Vec<LadderPoint>,
+    from: Option<usize>,
+    p: f64,
+    cell: Option<f64>,
+) -> Option<usize> {
+    let (at, found) = match from {
+        Some(c) => {
+            // Points before `c` all lie below `p` when the one before `c` does; else
+            // (rows out of order) the walk starts over.
+            let c = if c > 0 && p - points[c - 1].percentile >= SAME_PERCENTILE {
+                c
+            } else {
+                0
+            };
+            walk(points, c, p)
         }
-        None => {
-            let at = points.partition_point(|q| q.percentile < p);
-            points.insert(
-                at,
-                LadderPoint {
-                    percentile: p,
-                    value: cell,
-                    line_value: None,
-                },
-            );
+        None => match points
+            .iter()
+            .position(|q| (q.percentile - p).abs() < SAME_PERCENTILE)
+        {
+            Some(at) => (at, true),
+            None => (points.partition_point(|q| q.percentile < p), false),
+        },
+    };
+    if found {
+        let q = &mut points[at];
+        if let Some(v) = cell {
+            if q.line_value.is_none() {
+                q.line_value = q.value;
+            }
+            q.value = Some(v);
+        }
+    } else {
+        points.insert(
+            at,
+            LadderPoint {
+                percentile: p,
+                value: cell,
+                line_value: None,
+            },
+        );
+    }
+    from.map(|_| at + 1)
+}
+
+/// In an ascending ladder whose points before `c` lie below `p`: the first point that is
+/// `p` (`true`), else where `p` goes in (`false`), as a search from the start would find.
+fn walk(points: &[LadderPoint], c: usize, p: f64) -> (usize, bool) {
+    for (at, q) in points.iter().enumerate().skip(c) {
+        if (q.percentile - p).abs() < SAME_PERCENTILE {
+            return (at, true);
+        }
+        if q.percentile >= p {
+            // Not `p` and above it: so are all that follow.
+            return (at, false);
         }
     }
+    (points.len(), false)
+}
+
+/// Whether the ladder's percentiles never descend.
+fn ascending(points: &[LadderPoint]) -> bool {
+    points
+        .windows(2)
+        .all(|w| w[0].percentile <= w[1].percentile)
 }
 
 /// A line cut to a readable length for a message.
