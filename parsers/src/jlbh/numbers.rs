@@ -164,29 +164,39 @@ pub fn plain_decimal(b: &[u8]) -> Option<f64> {
 /// reads; where both read a token they agree, as both compute `digits / 10^scale`.
 #[inline]
 pub fn plain_cell(b: &[u8], dec: Decimal) -> Option<(f64, usize)> {
-    let mut mantissa: u64 = 0;
-    let mut digits = 0;
-    let mut point = None;
-    let mut n = 0;
-    while let Some(&c) = b.get(n) {
-        match c {
-            b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(c - b'0');
-                digits += 1;
-            }
-            // Under a decimal comma a point groups digits: the general path reads it.
-            b'.' if point.is_none() && dec != Decimal::Comma => point = Some(n),
-            b' ' | b'\t' => break,
-            _ => return None,
-        }
-        n += 1;
+    let mut mantissa = 0;
+    let whole = digits(b, 0, &mut mantissa);
+    let mut n = whole;
+    let mut scale = 0;
+    // Under a decimal comma a point groups digits: the general path reads it.
+    if b.get(n) == Some(&b'.') && dec != Decimal::Comma {
+        scale = digits(b, n + 1, &mut mantissa);
+        n += 1 + scale;
     }
-    // Fifteen digits at most: the mantissa is exact in an `f64`.
-    if digits == 0 || digits > 15 {
+    if !matches!(b.get(n), None | Some(b' ' | b'\t')) {
         return None;
     }
-    let scale = point.map_or(0, |i| n - i - 1);
+    // Fifteen digits at most: the mantissa is exact in an `f64`.
+    if whole + scale == 0 || whole + scale > 15 {
+        return None;
+    }
     Some((mantissa as f64 / POW10[scale], n))
+}
+
+/// Appends the ASCII digits of `b` from `at` to `mantissa`; returns how many there were.
+#[inline]
+fn digits(b: &[u8], at: usize, mantissa: &mut u64) -> usize {
+    let mut n = at;
+    while let Some(d) = b
+        .get(n)
+        .and_then(|c| c.checked_sub(b'0'))
+        .filter(|&d| d < 10)
+    {
+        // Wrapping: a mantissa of more than 15 digits is refused anyway.
+        *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
+        n += 1;
+    }
+    n - at
 }
 
 /// Which character of `tok` is its decimal separator (`None`: an integer).
@@ -306,6 +316,8 @@ mod tests {
                 "1.2.3",
                 "1234567890123456",
                 "000000000000000.1",
+                "123456789012345678901234567890",
+                "9.99999999999999999999",
             ] {
                 let fast = plain_cell(s.as_bytes(), dec);
                 if let Some((v, n)) = fast {
