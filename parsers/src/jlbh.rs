@@ -21,7 +21,7 @@
 //! with unreadable numbers inside an output is an error too; outside one it is prose.
 //!
 //! This module only drives the state machine; line shapes live in `lines`, locale-aware
-//! numbers in `numbers`, zero-copy line reading in `reader`.
+//! numbers in `numbers`, buffer-at-a-time line reading in `reader`.
 
 mod lines;
 mod numbers;
