@@ -958,11 +958,12 @@ fn walk(points: &[LadderPoint], c: usize, p: f64) -> (usize, bool) {
     (points.len(), false)
 }
 
-/// Whether the ladder's percentiles never descend.
+/// Whether the ladder's percentiles never descend (and none is NaN, which no order holds).
 fn ascending(points: &[LadderPoint]) -> bool {
-    points
-        .windows(2)
-        .all(|w| w[0].percentile <= w[1].percentile)
+    points.iter().all(|q| !q.percentile.is_nan())
+        && points
+            .windows(2)
+            .all(|w| w[0].percentile <= w[1].percentile)
 }
 
 /// A line cut to a readable length for a message.
