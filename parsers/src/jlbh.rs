@@ -21,7 +21,7 @@
 //! with unreadable numbers inside an output is an error too; outside one it is prose.
 //!
 //! This module only drives the state machine; line shapes live in `lines`, locale-aware
-//! numbers in `numbers`, zero-copy line reading in `reader`.
+//! numbers in `numbers`, buffer-at-a-time line reading in `reader`.
 
 mod lines;
 mod numbers;
@@ -247,6 +247,11 @@ struct Machine {
     out: VecDeque<Result<Parsed, ParseError>>,
     /// Scratch cells of the summary row being read (reused: no allocation per row).
     cells: Vec<Option<f64>>,
+    /// The row and cell buffers of the last closed table, for the next one.
+    spare: (Vec<(f64, bool)>, Vec<Option<f64>>),
+    /// Runs of the last output: the next one likely has as many, so its vector starts at
+    /// that size instead of growing.
+    last_runs: usize,
     names: Names,
 }
 
@@ -254,7 +259,7 @@ impl Machine {
     /// Feeds one physical line: a JLBH line, a foreign line, or a whole output pasted
     /// onto one line, read logical line after logical line.
     fn line(&mut self, line: &str) -> Result<(), ParseError> {
-        let mut rest = line.trim();
+        let mut rest = trim(line);
         if rest.is_empty() {
             self.blank();
             return Ok(());
@@ -350,7 +355,7 @@ impl Machine {
                     var_log,
                 } => {
                     self.start();
-                    self.open_table("end to end", n, runs, variation, var_log);
+                    self.open_table("end to end".to_string(), n, runs, variation, var_log);
                 }
                 _ => {
                     // JLBH's warm-up progress (`Complete: 50000`) is no lead line.
@@ -386,7 +391,7 @@ impl Machine {
                     runs,
                     variation,
                     var_log,
-                } => self.open_table("end to end", n, runs, variation, var_log),
+                } => self.open_table("end to end".to_string(), n, runs, variation, var_log),
                 Line::Separator | Line::Other => {
                     self.state = State::BetweenRuns;
                     return Ok("");
@@ -411,7 +416,7 @@ impl Machine {
                     runs,
                     variation,
                     var_log,
-                } => self.open_table(&label, at, runs, variation, var_log),
+                } => self.open_table(label, at, runs, variation, var_log),
                 _ if tentative => {
                     // A lone SUMMARY header was prose: forget it and read the line afresh.
                     self.block = None;
@@ -562,6 +567,7 @@ impl Machine {
             label: self.labels.label(),
             first_line: self.number,
             last_line: self.number,
+            runs: Vec::with_capacity(self.last_runs),
             ..Builder::default()
         });
     }
@@ -594,15 +600,19 @@ impl Machine {
         self.state = State::InRun;
     }
 
-    fn open_table(&mut self, label: &str, at: u64, runs: usize, variation: bool, var_log: bool) {
+    fn open_table(&mut self, label: String, at: u64, runs: usize, variation: bool, var_log: bool) {
+        // The buffers of the last table, cleared: no allocation per table.
+        let (mut rows, mut cells) = std::mem::take(&mut self.spare);
+        rows.clear();
+        cells.clear();
         self.state = State::Table(Table {
-            display: label.to_string(),
+            display: label,
             first_line: at,
             runs,
             variation,
             var_log,
-            rows: Vec::with_capacity(16),
-            cells: Vec::with_capacity(16 * (runs + 2)),
+            rows,
+            cells,
         });
     }
 
@@ -671,6 +681,7 @@ impl Machine {
         }
         merge_table(b, &t, &mut self.names);
         b.last_line = n;
+        self.spare = (t.rows, t.cells);
         if by_dashes && b.complete() && !b.from_tables {
             self.finish();
         } else {
@@ -683,6 +694,7 @@ impl Machine {
     fn finish(&mut self) {
         self.state = State::Outside;
         if let Some(b) = self.block.take() {
+            self.last_runs = b.runs.len();
             self.out.push_back(Ok(Parsed::Block(Block {
                 label: b.label,
                 first_line: b.first_line,
@@ -746,6 +758,17 @@ impl Machine {
             ))),
             State::BetweenRuns | State::AfterTables => Err(self.cut_off()),
         }
+    }
+}
+
+/// `s.trim()`, testing two bytes first: nearly every line starts and ends with a printable
+/// ASCII character, where the Unicode-aware trim would find nothing to remove.
+fn trim(s: &str) -> &str {
+    let solid = |b: Option<&u8>| b.is_some_and(|&b| b > b' ' && b.is_ascii());
+    if solid(s.as_bytes().first()) && solid(s.as_bytes().last()) {
+        s
+    } else {
+        s.trim()
     }
 }
 
@@ -813,8 +836,9 @@ fn merge_table(b: &mut Builder, t: &Table, names: &mut Names) {
             }
         };
         if let Data::Ladder { points, .. } = &mut run.series[at].data {
+            let mut from = ascending(points).then_some(0);
             for k in 0..t.rows.len() {
-                refine(points, row_p(k), t.cells[k * w + i]);
+                from = refine(points, from, row_p(k), t.cells[k * w + i]);
             }
         }
     }
@@ -863,30 +887,83 @@ fn mislabelled_ladder(b: &Builder, t: &Table, metric: &str) -> Option<Vec<f64>> 
     same_prefix.then(|| points[..n].iter().map(|q| q.percentile).collect())
 }
 
+/// Two percentiles closer than this are the same row.
+const SAME_PERCENTILE: f64 = 1e-9;
+
 /// Puts a table cell into a ladder: the precise value replaces the line's printing,
 /// which moves to `line_value`; an absent cell leaves the line's value in place.
-fn refine(points: &mut Vec<LadderPoint>, p: f64, cell: Option<f64>) {
-    match points.iter_mut().find(|q| (q.percentile - p).abs() < 1e-9) {
-        Some(q) => {
-            if let Some(v) = cell {
-                if q.line_value.is_none() {
-                    q.line_value = q.value;
-                }
-                q.value = Some(v);
-            }
+///
+/// `from` is `Some` when the ladder ascends (it then stays so: points go in at their
+/// rank), and says where the previous row's point was: rows ascend too, so the search
+/// walks on from there instead of starting over (a table merge is rows × runs searches).
+/// Returns the `from` for the next row.
+fn refine(
+    points: &mut Vec<LadderPoint>,
+    from: Option<usize>,
+    p: f64,
+    cell: Option<f64>,
+) -> Option<usize> {
+    let (at, found) = match from {
+        Some(c) => {
+            // Points before `c` all lie below `p` when the one before `c` does; else
+            // (rows out of order) the walk starts over.
+            let c = if c > 0 && p - points[c - 1].percentile >= SAME_PERCENTILE {
+                c
+            } else {
+                0
+            };
+            walk(points, c, p)
         }
-        None => {
-            let at = points.partition_point(|q| q.percentile < p);
-            points.insert(
-                at,
-                LadderPoint {
-                    percentile: p,
-                    value: cell,
-                    line_value: None,
-                },
-            );
+        None => match points
+            .iter()
+            .position(|q| (q.percentile - p).abs() < SAME_PERCENTILE)
+        {
+            Some(at) => (at, true),
+            None => (points.partition_point(|q| q.percentile < p), false),
+        },
+    };
+    if found {
+        let q = &mut points[at];
+        if let Some(v) = cell {
+            if q.line_value.is_none() {
+                q.line_value = q.value;
+            }
+            q.value = Some(v);
+        }
+    } else {
+        points.insert(
+            at,
+            LadderPoint {
+                percentile: p,
+                value: cell,
+                line_value: None,
+            },
+        );
+    }
+    from.map(|_| at + 1)
+}
+
+/// In an ascending ladder whose points before `c` lie below `p`: the first point that is
+/// `p` (`true`), else where `p` goes in (`false`), as a search from the start would find.
+fn walk(points: &[LadderPoint], c: usize, p: f64) -> (usize, bool) {
+    for (at, q) in points.iter().enumerate().skip(c) {
+        if (q.percentile - p).abs() < SAME_PERCENTILE {
+            return (at, true);
+        }
+        if q.percentile >= p {
+            // Not `p` and above it: so are all that follow.
+            return (at, false);
         }
     }
+    (points.len(), false)
+}
+
+/// Whether the ladder's percentiles never descend (and none is NaN, which no order holds).
+fn ascending(points: &[LadderPoint]) -> bool {
+    points.iter().all(|q| !q.percentile.is_nan())
+        && points
+            .windows(2)
+            .all(|w| w[0].percentile <= w[1].percentile)
 }
 
 /// A line cut to a readable length for a message.

@@ -158,6 +158,47 @@ pub fn plain_decimal(b: &[u8]) -> Option<f64> {
     Some(if negative { -v } else { v })
 }
 
+/// The commonest cell, a plain `ddd.dd` at the start of `b` ending at a blank or the end:
+/// its value and length, read in the same pass that finds the end of the token (cells are
+/// half the bytes of an output). `None` for any other shape, which [`parse_cell`] then
+/// reads; where both read a token they agree, as both compute `digits / 10^scale`.
+#[inline]
+pub fn plain_cell(b: &[u8], dec: Decimal) -> Option<(f64, usize)> {
+    let mut mantissa = 0;
+    let whole = digits(b, 0, &mut mantissa);
+    let mut n = whole;
+    let mut scale = 0;
+    // Under a decimal comma a point groups digits: the general path reads it.
+    if b.get(n) == Some(&b'.') && dec != Decimal::Comma {
+        scale = digits(b, n + 1, &mut mantissa);
+        n += 1 + scale;
+    }
+    if !matches!(b.get(n), None | Some(b' ' | b'\t')) {
+        return None;
+    }
+    // Fifteen digits at most: the mantissa is exact in an `f64`.
+    if whole + scale == 0 || whole + scale > 15 {
+        return None;
+    }
+    Some((mantissa as f64 / POW10[scale], n))
+}
+
+/// Appends the ASCII digits of `b` from `at` to `mantissa`; returns how many there were.
+#[inline]
+fn digits(b: &[u8], at: usize, mantissa: &mut u64) -> usize {
+    let mut n = at;
+    while let Some(d) = b
+        .get(n)
+        .and_then(|c| c.checked_sub(b'0'))
+        .filter(|&d| d < 10)
+    {
+        // Wrapping: a mantissa of more than 15 digits is refused anyway.
+        *mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
+        n += 1;
+    }
+    n - at
+}
+
 /// Which character of `tok` is its decimal separator (`None`: an integer).
 /// `Err`-free: ambiguous shapes are resolved by the rules of Java's printers, where a
 /// single `,` or `.` followed by exactly three digits after a non-zero integer part is
@@ -251,6 +292,47 @@ mod tests {
             let s = format!("{}.{:02}", x % 1_000_000, (x >> 20) % 100);
             assert_eq!(plain_decimal(s.as_bytes()), s.parse::<f64>().ok(), "{s}");
         }
+    }
+
+    #[test]
+    fn plain_cells_agree_with_parse_cell() {
+        for dec in [Decimal::Unknown, Decimal::Point, Decimal::Comma] {
+            for s in [
+                "0",
+                "1",
+                "2.5",
+                "2949.12",
+                "0.100",
+                "1.",
+                ".5",
+                "123456789012345",
+                "007.50",
+                "20.450",
+                "12.5x",
+                "1,5",
+                "-3",
+                ".",
+                "",
+                "1.2.3",
+                "1234567890123456",
+                "000000000000000.1",
+                "123456789012345678901234567890",
+                "9.99999999999999999999",
+            ] {
+                let fast = plain_cell(s.as_bytes(), dec);
+                if let Some((v, n)) = fast {
+                    assert_eq!(n, s.len(), "{s}");
+                    assert_eq!(parse_cell(s, dec), Ok(Some(v)), "{s} {dec:?}");
+                }
+                let blank = format!("{s}  next");
+                assert_eq!(plain_cell(blank.as_bytes(), dec), fast, "{s} {dec:?}");
+            }
+        }
+        assert_eq!(plain_cell(b"20.450", Decimal::Comma), None);
+        assert_eq!(
+            plain_cell(b"2949.12\t1", Decimal::Point),
+            Some((2949.12, 7))
+        );
     }
 
     #[test]

@@ -877,3 +877,60 @@ fn fixture_snapshots() {
         insta::assert_json_snapshot!(blocks);
     });
 }
+
+#[test]
+fn walking_refine_matches_a_search_from_the_start() {
+    /// The ladder a search from the start builds for `rows`.
+    fn searched(mut points: Vec<LadderPoint>, rows: &[(f64, Option<f64>)]) -> Vec<LadderPoint> {
+        for &(p, cell) in rows {
+            refine(&mut points, None, p, cell);
+        }
+        points
+    }
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let grid = [50.0, 90.0, 99.0, 99.7, 99.9, 99.97, 99.99, 99.999, 100.0];
+    for _ in 0..2000 {
+        let mut points = Vec::new();
+        for &p in &grid {
+            if rng.below(3) > 0 {
+                points.push(LadderPoint {
+                    percentile: p,
+                    value: Some(rng.below(100) as f64),
+                    line_value: None,
+                });
+            }
+        }
+        if rng.below(4) == 0 && points.len() > 1 {
+            points.swap(0, 1);
+        }
+        if rng.below(20) == 0 {
+            points.truncate(1);
+            if let Some(q) = points.first_mut() {
+                q.percentile = f64::NAN;
+            }
+        }
+        // Mostly ascending rows, sometimes repeated, near-equal or out of order.
+        let rows: Vec<(f64, Option<f64>)> = (0..rng.below(12))
+            .map(|_| {
+                let p = grid[rng.below(grid.len())] + [0.0, 0.0, 0.0, 5e-10, 0.05][rng.below(5)];
+                (p, (rng.below(5) > 0).then(|| rng.below(1000) as f64))
+            })
+            .collect();
+        let mut sorted_rows = rows.clone();
+        sorted_rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for rows in [rows, sorted_rows] {
+            let mut walked = points.clone();
+            let mut from = ascending(&walked).then_some(0);
+            for &(p, cell) in &rows {
+                from = refine(&mut walked, from, p, cell);
+            }
+            // Compared as text: a NaN percentile equals no number, itself included.
+            let expect = searched(points.clone(), &rows);
+            assert_eq!(
+                format!("{walked:?}"),
+                format!("{expect:?}"),
+                "{points:?} {rows:?}"
+            );
+        }
+    }
+}
