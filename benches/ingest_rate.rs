@@ -16,6 +16,10 @@ use std::io::BufReader;
 use std::path::Path;
 use std::time::Instant;
 
+/// The allocator the `bench-db` binary uses.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> anyhow::Result<()> {
     let mb: u64 = std::env::args()
         .skip(1)

@@ -9,6 +9,11 @@
 //! and prints the MB/s of both, their ratio, and the peak RSS (VmHWM) after the parse.
 
 use bench_db_parsers::jlbh::synthetic::generate;
+
+/// The allocator the `bench-db` binary uses, so the parse is measured as it runs there.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use bench_db_parsers::{Parsed, jlbh};
 use regex::Regex;
 use std::fs::File;
