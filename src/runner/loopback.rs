@@ -107,13 +107,14 @@ struct Server {
 fn start_server(
     cfg: &LoopbackConfig,
     clock: MonotonicClock,
+    cpus_available: usize,
 ) -> anyhow::Result<(Server, SocketAddr)> {
     let listener = TcpListener::bind("127.0.0.1:0").context("binding 127.0.0.1:0")?;
     let addr = listener.local_addr()?;
     let stop = Arc::new(AtomicBool::new(false));
     let cpus = Arc::new(Mutex::new(BTreeSet::new()));
     let (spin, msg_size, pin_cpu) = (cfg.mode == Mode::Spin, cfg.msg_size, cfg.pin_server);
-    let share = cfg.shares_core(cpu_count());
+    let share = cfg.shares_core(cpus_available);
     let (stop2, cpus2) = (stop.clone(), cpus.clone());
     let handle = std::thread::Builder::new()
         .name("loopback-server".into())
@@ -200,9 +201,12 @@ impl Jitter {
 /// The client: connect, warm up, then the measured runs at `rate`.
 fn run_rate(cfg: &LoopbackConfig, rate: u64) -> anyhow::Result<MeasuredSet> {
     let clock = MonotonicClock::new();
+    // Counted before pinning: a pinned thread's affinity mask holds one CPU, which would
+    // make every pinned client look like it shares its core (and yield instead of spin).
+    let cpus_available = cpu_count();
     // The server thread starts before the client pins itself, so it does not inherit
     // the client's affinity.
-    let (server, addr) = start_server(cfg, clock)?;
+    let (server, addr) = start_server(cfg, clock, cpus_available)?;
     if let Some(c) = cfg.pin_client
         && let Err(e) = pin(c).context("pinning the client")
     {
@@ -210,7 +214,7 @@ fn run_rate(cfg: &LoopbackConfig, rate: u64) -> anyhow::Result<MeasuredSet> {
         let _ = server.handle.join();
         return Err(e);
     }
-    let result = client_session(cfg, rate, clock, addr, &server.cpus);
+    let result = client_session(cfg, rate, clock, addr, &server.cpus, cpus_available);
     // Closing the connection (dropped with the session) ends the server; the flag also
     // covers a server still waiting to accept.
     server.stop.store(true, Ordering::Relaxed);
@@ -294,12 +298,13 @@ fn client_session(
     clock: MonotonicClock,
     addr: SocketAddr,
     server_cpus: &Mutex<BTreeSet<usize>>,
+    cpus_available: usize,
 ) -> anyhow::Result<MeasuredSet> {
     let stream = TcpStream::connect_timeout(&addr, REPLY_TIMEOUT)
         .context("connecting to the loopback server")?;
     let mut client = Client {
         conn: Conn::new(stream, cfg.mode == Mode::Spin, Some(REPLY_TIMEOUT), None)?
-            .yielding(cfg.shares_core(cpu_count())),
+            .yielding(cfg.shares_core(cpus_available)),
         buf: vec![0u8; cfg.msg_size],
         n: 0,
         cpus: BTreeSet::new(),
@@ -309,7 +314,7 @@ fn client_session(
             eprintln!("{msg}");
         }
     };
-    let jitter_on = cfg.jitter_on(cpu_count());
+    let jitter_on = cfg.jitter_on(cpus_available);
     let mode = match cfg.mode {
         Mode::Spin => "spin",
         Mode::Block => "block",
