@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 pub trait Clock {
     /// Nanoseconds since the clock's origin.
     fn now_ns(&self) -> u64;
-    /// Returns once `now_ns() >= t_ns` (at once when that time has passed).
-    fn wait_until(&self, t_ns: u64);
+    /// Returns once `now_ns() >= t_ns` (at once when that time has passed), with the
+    /// time it last read: callers use it as "now" instead of reading the clock again.
+    fn wait_until(&self, t_ns: u64) -> u64;
 }
 
 /// The real clock: `Instant` nanoseconds since an origin shared by copies, so the client
@@ -43,11 +44,11 @@ impl Clock for MonotonicClock {
         self.origin.elapsed().as_nanos() as u64
     }
 
-    fn wait_until(&self, t_ns: u64) {
+    fn wait_until(&self, t_ns: u64) -> u64 {
         loop {
             let now = self.now_ns();
             if now >= t_ns {
-                return;
+                return now;
             }
             let left = t_ns - now;
             if left > SLEEP_ABOVE_NS {
@@ -84,10 +85,11 @@ impl Clock for FakeClock {
         self.now.get()
     }
 
-    fn wait_until(&self, t_ns: u64) {
+    fn wait_until(&self, t_ns: u64) -> u64 {
         if t_ns > self.now.get() {
             self.now.set(t_ns);
         }
+        self.now.get()
     }
 }
 
@@ -98,9 +100,9 @@ mod tests {
     #[test]
     fn fake_clock_waits_by_jumping() {
         let c = FakeClock::new(10);
-        c.wait_until(5);
+        assert_eq!(c.wait_until(5), 10);
         assert_eq!(c.now_ns(), 10);
-        c.wait_until(100);
+        assert_eq!(c.wait_until(100), 100);
         assert_eq!(c.now_ns(), 100);
         c.advance(7);
         assert_eq!(c.now_ns(), 107);
@@ -110,7 +112,8 @@ mod tests {
     fn monotonic_clock_waits_at_least_until_target() {
         let c = MonotonicClock::new();
         let t = c.now_ns() + 200_000;
-        c.wait_until(t);
-        assert!(c.now_ns() >= t);
+        let woke = c.wait_until(t);
+        assert!(woke >= t);
+        assert!(c.now_ns() >= woke);
     }
 }

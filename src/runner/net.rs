@@ -56,12 +56,12 @@ impl Conn {
         self
     }
 
-    /// One idle busy-poll step.
+    /// One idle busy-poll step. Plain spinning adds no pause: the non-blocking read
+    /// that comes next is a system call, which paces the loop already, and a pause
+    /// would only delay seeing a reply that has just arrived.
     fn idle(&self) {
         if self.yield_idle {
             std::thread::yield_now();
-        } else {
-            std::hint::spin_loop();
         }
     }
 
