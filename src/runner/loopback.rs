@@ -526,6 +526,42 @@ mod tests {
         );
     }
 
+    /// A pinned spin client on a CPU of its own must spin, not yield: yielding hands the
+    /// CPU to any other runnable thread there for a whole time slice per poll.
+    #[test]
+    fn a_pinned_spin_client_keeps_the_rate_beside_a_busy_thread() {
+        let allowed = core_affinity::get_core_ids().unwrap_or_default();
+        if allowed.len() < 2 {
+            eprintln!("skipped: needs 2 CPUs");
+            return;
+        }
+        let (c, s) = (allowed[0].id, allowed[1].id);
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let hog = std::thread::spawn(move || {
+            pin(c).unwrap();
+            while !stop2.load(Ordering::Relaxed) {
+                std::hint::spin_loop();
+            }
+        });
+        let mut cfg = tiny(Mode::Spin, vec![20_000]);
+        cfg.runs = 1;
+        cfg.warmup = 0;
+        cfg.pin_client = Some(c);
+        cfg.pin_server = Some(s);
+        let started = Instant::now();
+        let sets = run(&cfg);
+        stop.store(true, Ordering::Relaxed);
+        hog.join().unwrap();
+        assert_eq!(sets.unwrap()[0].runs[0].recorder.count(), 2_000);
+        // 0.1 s scheduled; a yielding client managed ~250 round trips/s here.
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
     /// The server must not inherit the client's pinning.
     #[test]
     fn client_and_server_run_where_they_were_pinned() {
