@@ -589,21 +589,6 @@ mod tests {
         assert!(parse_ok(&FORMAT, b"hello\n\xff\xfe\x00 world\n").is_empty());
     }
 
-    /// Every file under `dir`, recursively.
-    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                files(&p, out);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-
     /// The HdrHistogram-family format a file must be detected as, from where it lives;
     /// `None` for every other file, which none of these sniffers may claim.
     fn expected(path: &std::path::Path) -> Option<&'static str> {
@@ -623,16 +608,9 @@ mod tests {
 
     #[test]
     fn hdr_hlog_and_wrk_sniffers_claim_exactly_their_files() {
-        let mut paths = Vec::new();
-        files(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"),
-            &mut paths,
-        );
-        for sub in ["seeds", "samples"] {
-            if let Some(dir) = shared(sub) {
-                files(&dir, &mut paths);
-            }
-        }
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let mut paths = crate::testutil::files_under(&fixtures);
+        paths.extend(crate::testutil::shared_files().unwrap_or_default());
         let ours = [&FORMAT, &crate::hlog::FORMAT, &crate::wrk::FORMAT];
         let mut checked = 0;
         for path in paths.iter().filter(|p| !p.ends_with("README.md")) {

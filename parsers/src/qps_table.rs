@@ -577,27 +577,18 @@ mod tests {
 
     /// Files of `dir` (recursively) with `claim` telling which the sniffer may take.
     fn check_sniffer(root: std::path::PathBuf, claim: &dyn Fn(&str) -> bool) {
-        let mut stack = vec![root];
-        while let Some(d) = stack.pop() {
-            for entry in std::fs::read_dir(d).unwrap() {
-                let p = entry.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                    continue;
-                }
-                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
-                let head = Head {
-                    file_name: "",
-                    text: &text,
-                    complete: true,
-                };
-                let want = if claim(&p.to_string_lossy()) {
-                    CONFIDENCE
-                } else {
-                    0
-                };
-                assert_eq!(sniff(&head), want, "{}", p.display());
-            }
+        for p in crate::testutil::files_under(&root) {
+            let want = if claim(&p.to_string_lossy()) {
+                CONFIDENCE
+            } else {
+                0
+            };
+            assert_eq!(
+                crate::testutil::sniff_file(&FORMAT, &p),
+                want,
+                "{}",
+                p.display()
+            );
         }
     }
 

@@ -1171,24 +1171,15 @@ mod tests {
                 assert_eq!(sniff(&head(&text)) > 0, mine, "{}", p.display());
             }
         }
-        for dir in ["seeds", "samples"] {
-            let Some(root) = shared(dir) else {
-                return;
-            };
-            let mut stack = vec![root];
-            while let Some(d) = stack.pop() {
-                for entry in std::fs::read_dir(d).unwrap() {
-                    let p = entry.unwrap().path();
-                    if p.is_dir() {
-                        stack.push(p);
-                        continue;
-                    }
-                    let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
-                    let mine = p.to_string_lossy().contains("samples/tsar/")
-                        || p.to_string_lossy().contains("003_7e118ced5c861960");
-                    assert_eq!(sniff(&head(&text)) > 0, mine, "{}", p.display());
-                }
-            }
+        for p in crate::testutil::shared_files().unwrap_or_default() {
+            let mine = p.to_string_lossy().contains("samples/tsar/")
+                || p.to_string_lossy().contains("003_7e118ced5c861960");
+            assert_eq!(
+                crate::testutil::sniff_file(&FORMAT, &p) > 0,
+                mine,
+                "{}",
+                p.display()
+            );
         }
     }
 

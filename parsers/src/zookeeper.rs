@@ -887,30 +887,11 @@ mod tests {
         &crate::arthas::FORMAT,
     ];
 
-    /// Every file under `../shared/seeds` and `../shared/samples`; `None` when absent.
-    fn shared_files() -> Option<Vec<std::path::PathBuf>> {
-        let mut paths = Vec::new();
-        for sub in ["seeds", "samples"] {
-            let mut stack = vec![shared(sub)?];
-            while let Some(d) = stack.pop() {
-                for e in std::fs::read_dir(&d).unwrap() {
-                    let p = e.unwrap().path();
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else {
-                        paths.push(p);
-                    }
-                }
-            }
-        }
-        Some(paths)
-    }
-
     /// Forced onto any other format's file, each parser yields blocks or an error, and
     /// stops after an error.
     #[test]
     fn parsers_never_panic_on_shared_files() {
-        let Some(paths) = shared_files() else {
+        let Some(paths) = crate::testutil::shared_files() else {
             return;
         };
         for p in paths {
@@ -928,7 +909,7 @@ mod tests {
     #[test]
     fn sniffers_claim_only_their_files() {
         let formats = FAMILY;
-        let Some(paths) = shared_files() else {
+        let Some(paths) = crate::testutil::shared_files() else {
             return;
         };
         assert!(paths.len() > 40);

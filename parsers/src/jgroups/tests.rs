@@ -651,31 +651,11 @@ fn odd_inputs_never_panic() {
 }
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    crate::testutil::files_under(dir)
 }
 
 fn sniff_file(p: &Path) -> u8 {
-    let bytes = std::fs::read(p).unwrap();
-    let head = &bytes[..bytes.len().min(crate::registry::HEAD_BYTES)];
-    let text = String::from_utf8_lossy(head);
-    sniff(&Head {
-        file_name: p.file_name().and_then(|n| n.to_str()).unwrap_or(""),
-        text: &text,
-        complete: head.len() == bytes.len(),
-    })
+    crate::testutil::sniff_file(&FORMAT, p)
 }
 
 #[test]
