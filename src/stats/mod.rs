@@ -2,6 +2,7 @@
 //! two-sample tests and multiple-comparison corrections. No IO, no model types.
 
 pub mod bootstrap;
+pub mod change_point;
 pub mod correction;
 pub mod describe;
 pub mod dist;
