@@ -5,7 +5,13 @@ use std::path::PathBuf;
 
 /// Database and regression reporter for latency and throughput benchmarks.
 #[derive(Debug, Parser)]
-#[command(name = "bench-db", version, about, max_term_width = 100)]
+#[command(
+    name = "bench-db",
+    version,
+    about,
+    max_term_width = 100,
+    after_help = crate::selector::HELP
+)]
 pub struct Cli {
     /// SQLite database file (default: $BENCH_DB, else bench.db in the current directory).
     #[arg(long, global = true, env = "BENCH_DB", default_value = "bench.db")]
@@ -32,6 +38,9 @@ pub enum Command {
     Curve(CurveArgs),
     /// CI gate: exit 1 on a percentile regression, 3 when it cannot decide.
     Gate(GateArgs),
+    /// Values over commits per suite, metric and percentile, with change points.
+    #[command(after_help = crate::selector::HELP)]
+    History(HistoryArgs),
     /// Write a static HTML report with SVG charts.
     Report(ReportArgs),
     /// Run a built-in benchmark and store its results.
@@ -53,9 +62,16 @@ pub struct IngestArgs {
     /// Suite name (default: the format's name).
     #[arg(long)]
     pub suite: Option<String>,
-    /// Tag every run: KEY=VALUE (repeatable).
+    /// Tag every run: KEY=VALUE (repeatable). `commit`, `branch`, `time`, `host` and
+    /// `dirty` are otherwise taken from CI variables, then from git in this directory.
     #[arg(long = "tag", value_parser = parse_key_value)]
     pub tags: Vec<(String, String)>,
+    /// Run time, RFC 3339 (default: the commit's time, else the file's modification time).
+    #[arg(long, value_parser = crate::metadata::parse_time)]
+    pub time: Option<String>,
+    /// Do not read commit and branch from CI variables or git.
+    #[arg(long)]
+    pub no_git: bool,
     /// Print one JSON object describing the outcome per file.
     #[arg(long)]
     pub json: bool,
@@ -63,7 +79,7 @@ pub struct IngestArgs {
 
 #[derive(Debug, Args)]
 pub struct RunsArgs {
-    /// Which runs: terms like `label=X;suite=Y;run=1+2;source=PATH;tag.K=V`.
+    /// Which runs: terms like `label=X;suite=Y;run=1+2;source=PATH;tag.K=V;latest=N`.
     pub selector: Option<String>,
     #[arg(long)]
     pub json: bool,
@@ -158,6 +174,32 @@ pub struct GateArgs {
     /// Write the verdict here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Which runs, e.g. `tag.branch=main;latest=50` (see below).
+    pub selector: Option<String>,
+    /// Only these metrics (repeatable).
+    #[arg(long)]
+    pub metric: Vec<String>,
+    /// Only these percentiles (repeatable; default: every percentile the runs have).
+    #[arg(long)]
+    pub percentile: Vec<f64>,
+    /// One series per label instead of across labels.
+    #[arg(long, value_parser = ["label"])]
+    pub by: Option<String>,
+    /// Change-point sliding window, in points (Apache Otava's default).
+    #[arg(long, default_value_t = 50)]
+    pub window: usize,
+    /// Significance a change point must reach.
+    #[arg(long, default_value_t = 0.001)]
+    pub p_value: f64,
+    /// Minimum relative change of a change point, as a fraction.
+    #[arg(long, default_value_t = 0.0)]
+    pub magnitude: f64,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -2,6 +2,7 @@
 
 mod analysis_cli;
 mod common;
+mod history;
 mod ingest;
 mod otava;
 mod report_browser;

@@ -6,6 +6,7 @@ pub mod curve;
 pub mod gate;
 #[cfg(test)]
 mod gate_proof;
+pub mod history;
 pub mod littles_law;
 pub mod polarity;
 pub mod samples;

@@ -25,6 +25,9 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
     let base = store
         .select(&Selector::parse(&args.baseline).context("--baseline")?)
         .context("selecting the baseline runs")?;
+    // A baseline over several commits: only its most recent segment (after its last
+    // change point), whose runs then give the baseline noise.
+    let base = crate::analysis::history::last_segment_runs(&base, &Default::default());
     let cand = store
         .select(&Selector::parse(&args.candidate).context("--candidate")?)
         .context("selecting the candidate runs")?;
@@ -37,6 +40,9 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
         GateFormat::Junit => output::gate::junit(&report),
         GateFormat::Github => output::gate::github(&report),
     };
+    if args.format == GateFormat::Github {
+        append_step_summary(&output::gate::markdown(&report))?;
+    }
     match &args.out {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
@@ -45,4 +51,18 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
         None => std::io::stdout().write_all(text.as_bytes())?,
     }
     Ok(report.outcome.exit_code())
+}
+
+/// Appends to the file `$GITHUB_STEP_SUMMARY` names, when it names one.
+fn append_step_summary(markdown: &str) -> Result<()> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("opening $GITHUB_STEP_SUMMARY {}", path.to_string_lossy()))?;
+    f.write_all(markdown.as_bytes())
+        .with_context(|| format!("writing $GITHUB_STEP_SUMMARY {}", path.to_string_lossy()))
 }

@@ -216,7 +216,7 @@ fn try_ingest(
             .unwrap_or_else(|| format.name.to_string()),
         label_override: args.label.clone(),
         fallback_label: file_name.clone(),
-        tags: args.tags.iter().cloned().collect(),
+        tags: crate::metadata::run_tags(&args.tags, args.time.as_deref(), args.no_git, Some(path)),
     };
     match store.ingest(&meta, (format.parse)(Box::new(reader)), &defaults) {
         Ok(done) => {

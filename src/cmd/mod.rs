@@ -4,6 +4,7 @@ pub mod compare;
 pub mod curve;
 pub mod export;
 pub mod gate;
+pub mod history;
 pub mod ingest;
 pub mod label;
 pub mod report;

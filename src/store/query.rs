@@ -72,7 +72,7 @@ impl Store {
                 printed: block_printed,
             });
         }
-        Ok(out)
+        Ok(sel.post_filter(out))
     }
 
     /// Sets the label of the selected runs; returns how many changed.
