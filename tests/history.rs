@@ -414,3 +414,83 @@ fn readme_ci_job_runs_green_against_a_throwaway_repository() {
     let md2 = std::fs::read_to_string(&summary).unwrap();
     assert!(md2.len() > md.len(), "the second verdict is appended");
 }
+
+#[test]
+fn gate_against_history_uses_the_last_segment() {
+    let env = Env::new();
+    let mut z = Noise::new(99);
+    let mut k = 0;
+    let mut ingest = |commit: &str, branch: &str, minute: usize, level: f64, runs: usize| {
+        let mut args: Vec<String> = ["ingest", "--no-git", "--tag"].map(String::from).to_vec();
+        args.push(format!("commit={commit}"));
+        args.extend([
+            "--tag".to_string(),
+            format!("branch={branch}"),
+            "--time".to_string(),
+        ]);
+        args.push(format!(
+            "2024-02-01T{:02}:{:02}:00Z",
+            minute / 60,
+            minute % 60
+        ));
+        for _ in 0..runs {
+            k += 1;
+            let v = printed(level * (1.0 + 0.01 * z.normal()));
+            args.push(env.write(
+                &format!("logs/{k}.log"),
+                hdr_log(v, 2.0 * v, 3.0 * v).as_bytes(),
+            ));
+        }
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        env.ok(&refs);
+    };
+    // Thirty commits of main: a step from 100 to 130 at the twenty-first.
+    for i in 0..30 {
+        ingest(
+            &format!("m{i:02}"),
+            "main",
+            i,
+            if i < 20 { 100.0 } else { 130.0 },
+            3,
+        );
+    }
+    ingest("same", "feature", 40, 131.0, 5);
+    ingest("slower", "feature", 41, 160.0, 5);
+    let gate = |cand: &str| {
+        env.cmd(&[
+            "gate",
+            "--baseline",
+            "tag.branch=main;latest=30",
+            "--candidate",
+            cand,
+        ])
+        .output()
+        .unwrap()
+    };
+    // Against all thirty commits 131 would be +30%; against the segment after the
+    // step it is within noise.
+    let out = gate("tag.commit=same");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = gate("tag.commit=slower");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // The history shows the step where it is.
+    let h = env.json(&["history", "tag.branch=main", "--json", "--percentile", "50"]);
+    let idx: Vec<u64> = h[0]["change_points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(idx, vec![20]);
+    assert_eq!(h[0]["points"][20]["commit"], "m20");
+}
