@@ -62,8 +62,8 @@ pub fn run(db: &Path, args: &RunsArgs) -> Result<u8> {
         return Ok(crate::exit::OK);
     }
     println!(
-        "{:>6}  {:<12} {:<32} {:>4}  {:<40} metrics",
-        "id", "suite", "label", "run", "source"
+        "{:>6}  {:<12} {:<32} {:>4}  {:<9} {:<40} metrics",
+        "id", "suite", "label", "run", "commit", "source"
     );
     for r in &runs {
         let metrics: Vec<&str> = r
@@ -80,11 +80,15 @@ pub fn run(db: &Path, args: &RunsArgs) -> Result<u8> {
             String::new()
         };
         println!(
-            "{:>6}  {:<12} {:<32} {:>4}  {:<40} {}{more}",
+            "{:>6}  {:<12} {:<32} {:>4}  {:<9} {:<40} {}{more}",
             r.id,
             r.suite,
             truncate(&r.label, 32),
             r.run.index,
+            r.run
+                .tags
+                .get("commit")
+                .map_or_else(|| "-".to_string(), |c| c.chars().take(9).collect()),
             truncate(&r.source, 40),
             metrics.join(",")
         );

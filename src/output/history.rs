@@ -63,7 +63,7 @@ pub fn tables(series: &[History]) -> String {
 fn num(v: f64) -> String {
     if v != 0.0 && v.abs() < 0.01 {
         format!("{v:.3e}")
-    } else if v.abs() >= 100.0 {
+    } else if v.abs() >= 100_000.0 {
         format!("{v:.1}")
     } else {
         format!("{v:.3}")

@@ -194,7 +194,7 @@ pub fn layout(s: &History) -> LineChart {
     }
     let bands = band
         .map(|(lo, hi)| Band {
-            name: "last segment noise (median ± 2σ)".to_string(),
+            name: "last segment ± 2σ".to_string(),
             upper: vec![(seg_from as f64 + 0.5, hi), (n as f64 + 0.5, hi)],
             lower: vec![(seg_from as f64 + 0.5, lo), (n as f64 + 0.5, lo)],
             color: style::PALETTE[2],
@@ -276,5 +276,6 @@ mod tests {
         assert_eq!(c.lines.last().unwrap().points, vec![(30.0, 132.0)]);
         let svg = render(&s).unwrap();
         assert!(svg.contains("<svg") && svg.contains("change point"));
+        insta::assert_snapshot!("changes_chart", svg);
     }
 }

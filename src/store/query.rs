@@ -77,7 +77,12 @@ impl Store {
 
     /// Sets the label of the selected runs; returns how many changed.
     pub fn relabel(&mut self, sel: &Selector, label: &str) -> Result<usize> {
-        let ids = self.select_ids(sel)?;
+        // History terms (`latest=N`, …) narrow the runs after the query.
+        let ids = if sel.post.is_empty() {
+            self.select_ids(sel)?
+        } else {
+            self.select(sel)?.iter().map(|r| r.id).collect()
+        };
         let tx = self.conn.transaction()?;
         {
             let mut stmt = tx.prepare("UPDATE run SET label = ?1 WHERE id = ?2")?;
