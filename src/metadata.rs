@@ -9,10 +9,10 @@
 //! touch the store.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::SystemTime;
 
 /// What the CI variables or git say about the checkout being measured.
@@ -177,7 +177,27 @@ impl Sources {
     }
 }
 
-/// Gathers the sources once per process (git is asked once, not once per file).
+/// CI variables and git HEAD, asked once per process (git is not run once per file).
+fn detected() -> &'static (Detected, Option<GitHead>, Option<String>) {
+    static DETECTED: OnceLock<(Detected, Option<GitHead>, Option<String>)> = OnceLock::new();
+    DETECTED.get_or_init(|| (from_ci(&|k| std::env::var(k).ok()), git_head(), host()))
+}
+
+/// Committer times of commits other than HEAD, looked up once each.
+fn commit_time_cached(commit: &str) -> Option<String> {
+    static TIMES: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
+    let times = TIMES.get_or_init(Default::default);
+    if let Some(t) = times.lock().ok().and_then(|m| m.get(commit).cloned()) {
+        return t;
+    }
+    let t = commit_time(commit);
+    if let Ok(mut m) = times.lock() {
+        m.insert(commit.to_string(), t.clone());
+    }
+    t
+}
+
+/// The sources for these explicit tags and `--time`; `no_git` leaves out CI and git.
 pub fn sources(explicit: &[(String, String)], time: Option<&str>, no_git: bool) -> Sources {
     let mut map: BTreeMap<String, String> = explicit.iter().cloned().collect();
     if let Some(t) = time {
@@ -193,36 +213,32 @@ pub fn sources(explicit: &[(String, String)], time: Option<&str>, no_git: bool) 
             ..Sources::default()
         };
     }
-    let ci = from_ci(&|k| std::env::var(k).ok());
-    let git = git_head();
+    let (ci, git, host) = detected().clone();
     let commit = map.get("commit").cloned().or_else(|| ci.commit.clone());
     let other_commit_time = match (&commit, &git) {
-        (Some(c), Some(g)) if *c != g.commit && !map.contains_key("time") => commit_time(c),
+        (Some(c), Some(g)) if *c != g.commit && !map.contains_key("time") => commit_time_cached(c),
         _ => None,
     };
     Sources {
         explicit: map,
         ci,
         git,
-        host: host(),
+        host,
         other_commit_time,
     }
 }
 
-/// The metadata tags of a run read from `file` (or produced now, `None`), with the
-/// sources gathered on the first call and reused after.
+/// The metadata tags of a run read from `file` (or produced now, `None`).
 pub fn run_tags(
     explicit: &[(String, String)],
     time: Option<&str>,
     no_git: bool,
     file: Option<&Path>,
 ) -> BTreeMap<String, String> {
-    static SOURCES: OnceLock<Sources> = OnceLock::new();
-    let s = SOURCES.get_or_init(|| sources(explicit, time, no_git));
     let mtime = file
         .and_then(|f| f.metadata().ok())
         .and_then(|m| m.modified().ok());
-    s.tags(mtime, SystemTime::now())
+    sources(explicit, time, no_git).tags(mtime, SystemTime::now())
 }
 
 #[cfg(test)]

@@ -261,7 +261,7 @@ fn backfilled_history_has_per_commit_medians_and_otavas_change_points() {
     assert!(first["delta_pct"].as_f64().unwrap() > 8.0);
     assert!(first["p_value"].as_f64().unwrap() < 0.001);
     if let Some(python) = otava_python() {
-        let reference: Vec<usize> = otava(&python, &[expected.clone()])[0]
+        let reference: Vec<usize> = otava(&python, &[expected.clone()], &Options::default())[0]
             .iter()
             .map(|c| c.0)
             .collect();

@@ -11,9 +11,11 @@ use std::process::{Command, Stdio};
 const OTAVA: &str = r#"
 import json, sys
 from otava.analysis import compute_change_points
+job = json.load(sys.stdin)
 out = []
-for s in json.load(sys.stdin):
-    cps, _ = compute_change_points(list(s), window_len=50, max_pvalue=0.001, min_magnitude=0.0)
+for s in job["series"]:
+    cps, _ = compute_change_points(list(s), window_len=job["window"], max_pvalue=job["p"],
+                                   min_magnitude=job["magnitude"])
     out.append([[int(c.index), float(c.stats.pvalue)] for c in cps])
 print(json.dumps(out))
 "#;
@@ -33,7 +35,13 @@ pub fn otava_python() -> Option<String> {
 }
 
 /// Otava's change points (index, p-value) for each series.
-pub fn otava(python: &str, series: &[Vec<f64>]) -> Vec<Vec<(usize, f64)>> {
+pub fn otava(python: &str, series: &[Vec<f64>], opts: &Options) -> Vec<Vec<(usize, f64)>> {
+    let job = serde_json::json!({
+        "series": series,
+        "window": opts.window_len,
+        "p": opts.max_pvalue,
+        "magnitude": opts.min_magnitude,
+    });
     let mut child = Command::new(python)
         .args(["-c", OTAVA])
         .stdin(Stdio::piped())
@@ -44,7 +52,7 @@ pub fn otava(python: &str, series: &[Vec<f64>]) -> Vec<Vec<(usize, f64)>> {
         .stdin
         .take()
         .unwrap()
-        .write_all(serde_json::to_string(series).unwrap().as_bytes())
+        .write_all(job.to_string().as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "otava failed");
@@ -165,20 +173,21 @@ pub fn family() -> Vec<Vec<f64>> {
     out
 }
 
-#[test]
-fn change_points_match_apache_otava() {
-    let Some(python) = otava_python() else {
-        return;
-    };
-    let series = family();
-    let reference = otava(&python, &series);
+/// Asserts identical indices and p-values equal to rounding; returns how many points.
+fn assert_same(python: &str, series: &[Vec<f64>], opts: &Options) -> usize {
+    let reference = otava(python, series, opts);
     assert_eq!(reference.len(), series.len());
     let mut found = 0;
     for (k, (s, want)) in series.iter().zip(&reference).enumerate() {
-        let got = compute_change_points(s, &Options::default()).unwrap();
+        let got = compute_change_points(s, opts).unwrap();
         let got_idx: Vec<usize> = got.iter().map(|c| c.index).collect();
         let want_idx: Vec<usize> = want.iter().map(|c| c.0).collect();
-        assert_eq!(got_idx, want_idx, "series {k} (length {})", s.len());
+        assert_eq!(
+            got_idx,
+            want_idx,
+            "series {k} (length {}), {opts:?}",
+            s.len()
+        );
         for (g, w) in got.iter().zip(want) {
             let rel = (g.stats.pvalue - w.1).abs() / w.1.max(1e-300);
             assert!(
@@ -191,6 +200,36 @@ fn change_points_match_apache_otava() {
         }
         found += got.len();
     }
+    found
+}
+
+#[test]
+fn change_points_match_apache_otava() {
+    let Some(python) = otava_python() else {
+        return;
+    };
+    let series = family();
+    let found = assert_same(&python, &series, &Options::default());
     // The family is not degenerate: there are change points to agree on.
     assert!(found >= 15, "only {found} change points in the family");
+    // Other windows, levels and a magnitude floor (the merge's second criterion).
+    for opts in [
+        Options {
+            window_len: 20,
+            max_pvalue: 0.01,
+            min_magnitude: 0.0,
+        },
+        Options {
+            window_len: 50,
+            max_pvalue: 0.001,
+            min_magnitude: 0.05,
+        },
+        Options {
+            window_len: 7,
+            max_pvalue: 0.1,
+            min_magnitude: 0.01,
+        },
+    ] {
+        assert_same(&python, &series, &opts);
+    }
 }
