@@ -241,6 +241,13 @@ fn backfilled_history_has_per_commit_medians_and_otavas_change_points() {
             "unit"
         ]
     );
+    let keys: Vec<&str> = points[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(keys, ["branch", "commit", "runs", "time", "value"]);
 
     let got: Vec<usize> = s["change_points"]
         .as_array()
@@ -256,6 +263,24 @@ fn backfilled_history_has_per_commit_medians_and_otavas_change_points() {
     assert_eq!(got, port);
     assert_eq!(got, vec![30, 55, 80], "the steps of the backfill");
     let first = &s["change_points"][0];
+    let keys: Vec<&str> = first
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "after",
+            "before",
+            "commit",
+            "delta_pct",
+            "index",
+            "p_value",
+            "time"
+        ]
+    );
     assert_eq!(first["commit"], "c030");
     assert_eq!(first["time"], "2024-01-01T00:30:00Z");
     assert!(first["delta_pct"].as_f64().unwrap() > 8.0);
@@ -438,7 +463,7 @@ fn gate_against_history_uses_the_last_segment() {
             let v = printed(level * (1.0 + 0.01 * z.normal()));
             args.push(env.write(
                 &format!("logs/{k}.log"),
-                hdr_log(v, 2.0 * v, 3.0 * v).as_bytes(),
+                hdr_log(v, 2.0 * v, 3.0 * v + k as f64 / 1000.0).as_bytes(),
             ));
         }
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -470,6 +495,12 @@ fn gate_against_history_uses_the_last_segment() {
     // Against all thirty commits 131 would be +30%; against the segment after the
     // step it is within noise.
     let out = gate("tag.commit=same");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("the 30 of 90 runs after its last change point"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         out.status.code(),
         Some(0),

@@ -364,6 +364,15 @@ mod tests {
         assert_eq!(pts, vec![(Some("a"), 1, 7.0), (Some("b"), 2, 25.0)]);
         assert_eq!(h[0].percentile, Some(50.0));
         assert_eq!(h[0].unit, "us");
+        // Split by label: every run here has its own label.
+        let by_label = HistoryOptions {
+            by_label: true,
+            ..HistoryOptions::default()
+        };
+        let h = history(&runs, &by_label).unwrap();
+        assert_eq!(h.len(), 3);
+        assert_eq!(h[0].label.as_deref(), Some("l2"));
+        assert_eq!(h[0].name(), "jlbh / l2 / end_to_end p50");
     }
 
     #[test]

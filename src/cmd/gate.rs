@@ -27,7 +27,14 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
         .context("selecting the baseline runs")?;
     // A baseline over several commits: only its most recent segment (after its last
     // change point), whose runs then give the baseline noise.
+    let selected = base.len();
     let base = crate::analysis::history::last_segment_runs(&base, &Default::default());
+    if base.len() < selected {
+        eprintln!(
+            "bench-db gate: baseline: the {} of {selected} runs after its last change point",
+            base.len()
+        );
+    }
     let cand = store
         .select(&Selector::parse(&args.candidate).context("--candidate")?)
         .context("selecting the candidate runs")?;
