@@ -269,6 +269,9 @@ pub struct LoopbackArgs {
     /// Do not store the results.
     #[arg(long)]
     pub no_store: bool,
+    /// Do not read commit and branch from CI variables or git.
+    #[arg(long)]
+    pub no_git: bool,
     /// Write HdrHistogram interval logs to this file.
     #[arg(long)]
     pub hlog: Option<PathBuf>,
@@ -298,6 +301,9 @@ pub struct ThreadsArgs {
     pub tags: Vec<(String, String)>,
     #[arg(long)]
     pub no_store: bool,
+    /// Do not read commit and branch from CI variables or git.
+    #[arg(long)]
+    pub no_git: bool,
     #[arg(long)]
     pub json: bool,
 }
