@@ -214,7 +214,6 @@ struct Writer<'t> {
     tx: &'t Transaction<'t>,
     defaults: &'t BlockDefaults,
     block: Statement<'t>,
-    stat: Statement<'t>,
     run: Statement<'t>,
     series: Statement<'t>,
     hist: Statement<'t>,
@@ -226,10 +225,7 @@ impl<'t> Writer<'t> {
             tx,
             defaults,
             block: tx.prepare(
-                "INSERT INTO block (source_id, idx, label, first_line, last_line) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?,
-            stat: tx.prepare(
-                "INSERT INTO printed_stat (block_id, metric, percentile, name, value) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO block (source_id, idx, label, first_line, last_line, printed) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
             run: tx.prepare(
                 "INSERT INTO run (block_id, suite, label, run_index, first_line, last_line, params, tags)
@@ -257,13 +253,10 @@ impl<'t> Writer<'t> {
             idx as i64,
             block.label,
             block.first_line as i64,
-            block.last_line as i64
+            block.last_line as i64,
+            super::query::printed_to_json(&block.printed)?
         ])?;
         let block_id = self.tx.last_insert_rowid();
-        for p in &block.printed {
-            self.stat
-                .execute(params![block_id, p.metric, p.percentile, p.name, p.value])?;
-        }
         let label = self
             .defaults
             .label_override

@@ -39,7 +39,7 @@ const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         sql: include_str!("../../migrations/0002_packed_points.sql"),
-        then: Some(pack::pack_v1_points),
+        then: Some(pack::pack_v1_rows),
     },
 ];
 

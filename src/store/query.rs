@@ -63,13 +63,13 @@ impl Store {
             Detail::Heads => "NULL",
         };
         let sql = format!(
-            "SELECT {RUN_COLUMNS}, {points}
+            "SELECT {RUN_COLUMNS}, {points}, b.printed
              FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
              LEFT JOIN series se ON se.run_id = r.id
              {where_sql} ORDER BY r.id, se.id"
         );
         let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(rusqlite::params_from_iter(args))?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
         // The block whose printed numbers were loaded last (runs come grouped by block).
         let mut printed: Option<(i64, Vec<PrintedStat>)> = None;
         let mut current: Option<StoredRun> = None;
@@ -83,7 +83,8 @@ impl Store {
                 }
                 let block_id: i64 = r.get(6)?;
                 if printed.as_ref().is_none_or(|p| p.0 != block_id) {
-                    printed = Some((block_id, self.load_printed(block_id)?));
+                    let json: String = r.get(23)?;
+                    printed = Some((block_id, printed_from_json(&json, block_id)?));
                 }
                 let block_printed = printed.as_ref().map(|p| p.1.clone()).unwrap_or_default();
                 current = Some(run_head(r, block_printed)?);
@@ -117,21 +118,6 @@ impl Store {
         let n = tx.execute(&sql, rusqlite::params_from_iter(all))?;
         tx.commit()?;
         Ok(n)
-    }
-
-    fn load_printed(&self, block_id: i64) -> Result<Vec<PrintedStat>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT metric, percentile, name, value FROM printed_stat WHERE block_id = ?1 ORDER BY rowid",
-        )?;
-        let rows = stmt.query_map([block_id], |r| {
-            Ok(PrintedStat {
-                metric: r.get(0)?,
-                percentile: r.get(1)?,
-                name: r.get(2)?,
-                value: r.get(3)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// The series of one joined row (columns 14..).
@@ -184,6 +170,31 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// The printed numbers of a block, as stored in `block.printed` (see
+/// [`printed_to_json`]).
+fn printed_from_json(json: &str, block_id: i64) -> Result<Vec<PrintedStat>> {
+    let rows: Vec<(String, Option<f64>, String, Option<f64>)> = serde_json::from_str(json)
+        .with_context(|| format!("block {block_id}: bad printed numbers"))?;
+    Ok(rows
+        .into_iter()
+        .map(|(metric, percentile, name, value)| PrintedStat {
+            metric,
+            percentile,
+            name,
+            value,
+        })
+        .collect())
+}
+
+/// `block.printed`: a JSON array of `[metric, percentile, name, value]`, in printed order.
+pub(super) fn printed_to_json(stats: &[PrintedStat]) -> serde_json::Result<String> {
+    let rows: Vec<(&str, Option<f64>, &str, Option<f64>)> = stats
+        .iter()
+        .map(|p| (p.metric.as_str(), p.percentile, p.name.as_str(), p.value))
+        .collect();
+    serde_json::to_string(&rows)
 }
 
 /// The run part of a joined row (columns 0..14), without series yet.
