@@ -19,3 +19,7 @@ ALTER TABLE series ADD COLUMN points BLOB;
 -- `point` into `series.value` and `series.points`, and those of `printed_stat` into
 -- `block.printed`, and drops both tables (SQL has no portable way to pack numbers into
 -- bytes, and SQLite's JSON would round the numbers to 15 digits).
+
+-- Serves ingest's check whether a file has the size of a stored source (then it is hashed
+-- before it is parsed, so an unchanged file is not parsed again).
+CREATE INDEX source_bytes ON source (bytes);

@@ -332,6 +332,43 @@ mod tests {
     }
 
     #[test]
+    fn generated_runs_report_their_own_ids_beside_other_runs() {
+        use bench_db_parsers::{Block, Run};
+        let mut s = Store::open_in_memory().unwrap();
+        let tags = std::collections::BTreeMap::new();
+        let block = |n: u32| Block {
+            runs: (1..=n)
+                .map(|index| Run {
+                    index,
+                    ..Run::default()
+                })
+                .collect(),
+            ..Block::default()
+        };
+        fn g<'a>(
+            text: &'a str,
+            blocks: &'a [Block],
+            tags: &'a std::collections::BTreeMap<String, String>,
+        ) -> Generated<'a> {
+            Generated {
+                origin: "run loopback",
+                format: "loopback",
+                text,
+                blocks,
+                suite: "loopback",
+                label_override: None,
+                tags,
+            }
+        }
+        let (first, second) = ([block(3)], [block(2)]);
+        let ids = |s: &mut Store, text, blocks| s.insert_generated(&g(text, blocks, &tags));
+        assert_eq!(ids(&mut s, "a", &first).unwrap(), vec![1, 2, 3]);
+        assert_eq!(ids(&mut s, "b", &second).unwrap(), vec![4, 5]);
+        // The same output again is stored once.
+        assert!(ids(&mut s, "b", &second).unwrap().is_empty());
+    }
+
+    #[test]
     fn uri_escapes_what_sqlite_would_parse() {
         let uri = immutable_uri(Path::new("/a b/c?d#e%f.db")).unwrap();
         assert_eq!(uri, "file:/a%20b/c%3Fd%23e%25f.db?immutable=1");
