@@ -195,6 +195,15 @@ fn stdin_is_read_once_and_named() {
     let runs = env.json(&["runs", "--json", "source=-"]);
     assert_eq!(runs.as_array().unwrap().len(), RUNS_PER_LOG);
     env.cmd(&["ingest", "-", "-"]).assert().code(2);
+    // A pipe given by name is read like a file.
+    let other = std::fs::read(fixture("jlbh/v1-varlog.txt")).unwrap();
+    let out = env
+        .cmd(&["ingest", "/dev/stdin"])
+        .write_stdin(other)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("ingested  /dev/stdin (jlbh, "), "{text}");
 }
 
 #[test]
@@ -392,4 +401,34 @@ fn msg_size_is_bounded() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("64 MiB"));
     assert!(!env.db().exists());
+}
+
+#[test]
+fn an_over_long_path_is_one_error_and_the_rest_is_stored() {
+    let env = Env::new();
+    small_logs(&env, "logs", 2);
+    // Twenty nested 250-byte names, deeper than PATH_MAX (4096): two chains of ten,
+    // the second moved into the first.
+    let chain: std::path::PathBuf = std::iter::repeat_n("d".repeat(250), 10).collect();
+    let first = env.dir.path().join("logs").join(&chain);
+    let second = env.dir.path().join("more").join(&chain);
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&second).unwrap();
+    std::fs::write(second.join("deep.txt"), b"x\n").unwrap();
+    std::fs::rename(
+        env.dir.path().join("more").join("d".repeat(250)),
+        first.join("e"),
+    )
+    .unwrap();
+    let folder = env.dir.path().join("logs").display().to_string();
+    let out = env.cmd(&["ingest", &folder]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("File name too long"), "{err}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("2 ingested, 0 unchanged"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(counts(&env), (2 * RUNS_PER_LOG, 2));
 }
