@@ -265,6 +265,16 @@ fn a_foreign_sqlite_file_is_refused_byte_identical() {
         );
     }
     assert_eq!(snapshot(env.dir.path()), before);
+    // A file that is not SQLite at all.
+    std::fs::write(env.db(), b"just some notes\n".repeat(100)).unwrap();
+    let before = snapshot(env.dir.path());
+    for args in [&["runs"][..], &["ingest", &log]] {
+        let out = env.cmd(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not a database"), "{err}");
+    }
+    assert_eq!(snapshot(env.dir.path()), before);
 }
 
 #[test]
