@@ -125,6 +125,45 @@ fn ingest_beside_readers_loses_nothing() {
 }
 
 #[test]
+fn a_walk_leaves_out_the_database_itself() {
+    let env = Env::new();
+    small_logs(&env, "logs", 1);
+    let db = env.dir.path().join("logs/runs.db");
+    let ingest = || {
+        let out = Command::cargo_bin("bench-db")
+            .unwrap()
+            .arg("--db")
+            .arg(&db)
+            .args(["ingest", "logs", "--json"])
+            .current_dir(env.dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(ingest()["ingested"], 1);
+    // Kept open by a reader, so that its -wal and -shm files exist during the walk.
+    let reader = rusqlite::Connection::open(&db).unwrap();
+    let _: i64 = reader
+        .query_row("SELECT count(*) FROM run", [], |r| r.get(0))
+        .unwrap();
+    assert!(Path::new(&format!("{}-wal", db.display())).exists());
+    let v = ingest();
+    let paths: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["logs/log00.txt"]);
+    assert_eq!(v["unchanged"], 1);
+}
+
+#[test]
 fn closed_stdout_never_loses_files() {
     let env = Env::new();
     small_logs(&env, "logs", 30);
