@@ -481,3 +481,76 @@ fn an_over_long_path_is_one_error_and_the_rest_is_stored() {
     );
     assert_eq!(counts(&env), (2 * RUNS_PER_LOG, 2));
 }
+
+/// `bench-db ARGS…` as a user who cannot write `dir`: this user when it is not root,
+/// else `nobody` through `setpriv` (`None` when that is not possible: the test skips).
+fn as_unprivileged(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = assert_cmd::cargo::cargo_bin("bench-db");
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut c = if root {
+        let found = std::process::Command::new("setpriv")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !found {
+            eprintln!("skipping: running as root without setpriv");
+            return None;
+        }
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
+        c
+    } else {
+        std::process::Command::new(&bin)
+    };
+    let mut p = dir.to_path_buf();
+    // Every folder up to `dir` must be searchable by that user (temp dirs are 0700).
+    while let Some(parent) = p.parent() {
+        if p.starts_with(std::env::temp_dir()) && p != std::env::temp_dir() {
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).ok()?;
+        }
+        p = parent.to_path_buf();
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).ok()?;
+    let out = c.args(args).env_remove("BENCH_DB").output().ok();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).ok()?;
+    out
+}
+
+#[test]
+fn a_database_in_a_read_only_folder_is_read_and_an_old_one_names_migrate() {
+    let env = Env::new();
+    let dir = env.dir.path().join("ro");
+    std::fs::create_dir(&dir).unwrap();
+    let db = dir.join("b.db");
+    let db_s = db.to_str().unwrap();
+    Command::cargo_bin("bench-db")
+        .unwrap()
+        .args(["--db", db_s, "ingest", &fixture("jlbh/two-outputs.txt")])
+        .assert()
+        .success();
+    let Some(out) = as_unprivileged(&dir, &["--db", db_s, "runs"]) else {
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("6 runs\n"));
+    // A version-1 database there cannot be upgraded: the error names `migrate`.
+    let old = dir.join("v1.db");
+    std::fs::copy(fixture("store/v1.db"), &old).unwrap();
+    let old_s = old.to_str().unwrap();
+    let before = std::fs::read(&old).unwrap();
+    let out = as_unprivileged(&dir, &["--db", old_s, "runs"]).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("has schema version 1") && err.contains("migrate`"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&old).unwrap(), before);
+}
