@@ -46,5 +46,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Report(a) => cmd::report::run(db, &a),
         Command::Run(RunCommand::Loopback(a)) => cmd::run::loopback(db, &a),
         Command::Run(RunCommand::Threads(a)) => cmd::run::threads(db, &a),
+        Command::Migrate => cmd::migrate::run(db),
     }
 }

@@ -131,6 +131,23 @@ impl Selector {
         runs
     }
 
+    /// The plain terms alone (what the store's query answers).
+    pub fn without_post(&self) -> Selector {
+        Selector {
+            terms: self.terms.clone(),
+            post: Vec::new(),
+        }
+    }
+
+    /// Selects exactly these run ids (none when empty).
+    pub fn from_ids(mut ids: Vec<i64>) -> Selector {
+        ids.sort_unstable();
+        Selector {
+            terms: vec![Term::Runs(ids)],
+            post: Vec::new(),
+        }
+    }
+
     /// Parses an optional selector (absent = every run).
     pub fn parse_opt(text: Option<&str>) -> Result<Self, SelectorError> {
         text.map_or(Ok(Selector::all()), Selector::parse)

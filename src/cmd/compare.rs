@@ -10,7 +10,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 pub fn run(db: &Path, args: &CompareArgs) -> Result<u8> {
-    let store = Store::open(db)?;
+    let store = Store::open_read(db)?;
     let base = store
         .select(&Selector::parse(&args.baseline).context("--baseline")?)
         .context("selecting the baseline runs")?;

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::Path;
 
 pub fn run(db: &Path, args: &CurveArgs) -> Result<u8> {
-    let store = Store::open(db)?;
+    let store = Store::open_read(db)?;
     let runs = store
         .select(&Selector::parse_opt(args.selector.as_deref())?)
         .context("selecting runs")?;

@@ -21,7 +21,7 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
         None => Policy::default(),
     };
     let policy = policy.with_max(&args.max)?;
-    let store = Store::open(db)?;
+    let store = Store::open_read(db)?;
     let base = store
         .select(&Selector::parse(&args.baseline).context("--baseline")?)
         .context("selecting the baseline runs")?;

@@ -9,7 +9,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 pub fn run(db: &Path, args: &VariationArgs) -> Result<u8> {
-    let store = Store::open(db)?;
+    let store = Store::open_read(db)?;
     let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
     let rows = variation(&runs, args.metric.as_deref(), args.include_first);
     if args.json {
