@@ -4,6 +4,7 @@
 pub mod calibration;
 pub mod compare;
 pub mod curve;
+pub mod false_alarms;
 pub mod gate;
 #[cfg(test)]
 mod gate_proof;

@@ -12,15 +12,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
-    let policy = match &args.policy {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading the policy {}", path.display()))?;
-            Policy::from_toml(&text).with_context(|| format!("policy {}", path.display()))?
-        }
-        None => Policy::default(),
-    };
-    let policy = policy.with_max(&args.max)?;
+    let policy = load_policy(args.policy.as_deref(), &args.max)?;
     let store = Store::open(db)?;
     let base = store
         .select(&Selector::parse(&args.baseline).context("--baseline")?)
@@ -49,6 +41,19 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
         None => std::io::stdout().write_all(text.as_bytes())?,
     }
     Ok(exit_code(report.outcome))
+}
+
+/// The policy file (if any) with the `--max` terms added.
+pub fn load_policy(path: Option<&Path>, max: &[String]) -> Result<Policy> {
+    let policy = match path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the policy {}", path.display()))?;
+            Policy::from_toml(&text).with_context(|| format!("policy {}", path.display()))?
+        }
+        None => Policy::default(),
+    };
+    Ok(policy.with_max(max)?)
 }
 
 /// The process exit code of a gate outcome (`crate::exit`).
