@@ -572,6 +572,19 @@ mod tests {
     }
 
     #[test]
+    fn observed_statistic_is_yuens_t() {
+        // Against the reference implementation in `stats::yuen` (Wilcox 2012, §5.3).
+        let b: Vec<f64> = (0..12).map(|i| f64::from(i * 7 % 11) + 0.5).collect();
+        let c: Vec<f64> = (0..10).map(|i| f64::from(i * 5 % 9) + 2.0).collect();
+        let f = family_test(&[cell(&b, &c, 1.0)], 12, &Plan::default()).unwrap();
+        let want = crate::stats::yuen::yuen(&c, &b, TRIM).unwrap().t;
+        assert!((f.cells[0].unwrap().t - want).abs() < 1e-12, "{want}");
+        let want = crate::stats::yuen::welch(&c[..5], &b[..5]).unwrap().t;
+        let f = family_test(&[cell(&b[..5], &c[..5], 1.0)], 5, &Plan::default()).unwrap();
+        assert!((f.cells[0].unwrap().t - want).abs() < 1e-12, "{want}");
+    }
+
+    #[test]
     fn interval_is_coherent_with_the_test() {
         let b = [0.0, 0.02, -0.01, 0.03, 0.01, -0.02];
         let c = [0.21, 0.19, 0.23, 0.2, 0.18, 0.22];
