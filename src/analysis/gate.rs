@@ -349,6 +349,7 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
 mod tests {
     use super::*;
     use crate::analysis::compare::compare;
+    use crate::analysis::polarity::Polarity;
     use crate::analysis::testdata::*;
 
     fn run(base: &[StoredRun], cand: &[StoredRun], max: &[&str]) -> Result<GateReport, GateError> {
@@ -535,6 +536,47 @@ mod tests {
     }
 
     #[test]
+    fn unknown_polarity_is_gated_only_when_named() {
+        let side = |first: i64, f: f64, name: &str| -> Vec<StoredRun> {
+            (0..6)
+                .map(|i| {
+                    let v = f * (100.0 + f64::from(i as i32 % 3));
+                    stored(
+                        first + i,
+                        "jgroups",
+                        "x",
+                        vec![bench_db_parsers::Series::value(name, "", Some(v))],
+                    )
+                })
+                .collect()
+        };
+        let r = run(&side(10, 1.0, "widgets"), &side(20, 2.0, "widgets"), &[]).unwrap();
+        assert_eq!(r.cells[0].status, Status::Info);
+        assert!(
+            r.cells[0].reason.contains("unknown polarity"),
+            "{}",
+            r.cells[0].reason
+        );
+        assert_eq!(r.outcome, Outcome::Undecided);
+        let r = run(
+            &side(10, 1.0, "widgets"),
+            &side(20, 2.0, "widgets"),
+            &["widgets=+5%"],
+        )
+        .unwrap();
+        assert_eq!(r.outcome, Outcome::Regression, "{}", r.summary);
+        // More loss is worse even though `rate` is a throughput token.
+        let r = run(
+            &side(10, 1.0, "loss_rate"),
+            &side(20, 2.0, "loss_rate"),
+            &["loss_rate=+5%"],
+        )
+        .unwrap();
+        assert_eq!(r.outcome, Outcome::Regression, "{}", r.summary);
+        assert_eq!(r.cells[0].cell.polarity, Polarity::Lower);
+    }
+
+    #[test]
     fn policy_file() {
         let p = Policy::from_toml(
             r#"
@@ -565,6 +607,8 @@ ignore = ["ts.*"]
         // With "higher is better", more cpu is an improvement: passes.
         assert_eq!(r.outcome, Outcome::Pass);
         assert!(Policy::from_toml("alpha = 2").is_err());
+        assert!(Policy::from_toml("min_runs = 1").is_err());
+        assert_eq!(Policy::from_toml("").unwrap().min_runs, 5);
         assert!(Policy::from_toml("colour = 1").is_err());
         assert!(Policy::from_toml("[thresholds]\n\"x\" = \"-3%\"").is_err());
     }

@@ -189,6 +189,13 @@ impl Policy {
                 "alpha must be in (0, 1), got {alpha}"
             )));
         }
+        let min_runs = f.min_runs.unwrap_or(d.min_runs);
+        if min_runs < 2 {
+            // One run a side has no run-to-run variance: any worsening would pass untested.
+            return Err(GateError::Policy(format!(
+                "min_runs must be at least 2, got {min_runs}"
+            )));
+        }
         let noise_multiplier = f.noise_multiplier.unwrap_or(d.noise_multiplier);
         if !(noise_multiplier >= 0.0 && noise_multiplier.is_finite()) {
             return Err(GateError::Policy(format!(
@@ -210,7 +217,7 @@ impl Policy {
         }
         Ok(Policy {
             alpha,
-            min_runs: f.min_runs.unwrap_or(d.min_runs).max(2),
+            min_runs,
             noise_multiplier,
             ignore: f.ignore,
             polarity: f.polarity,
@@ -257,6 +264,7 @@ impl Policy {
                 .map(|t| t.max_pct)
         };
         match found {
+            None if !c.polarity_known => Threshold::UnknownPolarity,
             None => Threshold::None,
             Some(_) if !c.polarity_known && !named => Threshold::UnknownPolarity,
             Some(p) => Threshold::Pct(p),
@@ -273,7 +281,7 @@ pub enum Threshold {
     None,
     /// Listed in `ignore`.
     Ignored,
-    /// A term applies but the metric's polarity is unknown and the policy does not name it.
+    /// The metric's polarity is unknown and the policy does not name it.
     UnknownPolarity,
 }
 
