@@ -11,7 +11,7 @@
 //! 2. latency: a time unit, a percentile ladder, a token containing `latency`, or a token
 //!    `rt`, `time`, `duration`, `end` (`end_to_end`), `lat` → lower is better;
 //! 3. resources: a token `cpu`, `util`, `mem`, `memory`, `rss`, `heap`, `gc`, `load`,
-//!    `sys`, `user`, `wait` → lower is better;
+//!    `sys`, `user`, `wait`, `concurrency` → lower is better;
 //! 4. anything else has no known polarity: [`known_polarity`] says `None`, the gate does
 //!    not gate it unless the policy names it, and `compare` reads it as lower-is-better.
 
@@ -60,7 +60,19 @@ const COST: &[&str] = &[
 
 /// Resource tokens: lower is better.
 const RESOURCE: &[&str] = &[
-    "cpu", "util", "mem", "memory", "rss", "heap", "gc", "load", "sys", "user", "wait",
+    "cpu",
+    "util",
+    "mem",
+    "memory",
+    "rss",
+    "heap",
+    "gc",
+    "load",
+    "sys",
+    "user",
+    "wait",
+    // Little's-law requests in flight: at a given throughput, more means slower.
+    "concurrency",
 ];
 
 fn is_cost(t: &[String]) -> bool {
