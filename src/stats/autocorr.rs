@@ -144,9 +144,12 @@ pub fn series_test(baseline: &[f64], candidate: &[f64]) -> Option<SeriesTest> {
     };
     let var = sigma2 * (fb + fc);
     let df_pooled = (1.0 / fb + 1.0 / fc - 2.0).max(1.0);
-    let diff = c.mean - b.mean;
     let scale = b.mean.abs().max(c.mean.abs()).max(f64::MIN_POSITIVE);
-    let (t, df) = if diff.abs() <= 1e-12 * scale {
+    // Means that differ only by rounding are equal.
+    let diff = Some(c.mean - b.mean)
+        .filter(|d| d.abs() > 1e-12 * scale)
+        .unwrap_or(0.0);
+    let (t, df) = if diff == 0.0 {
         (0.0, f64::INFINITY)
     } else if var <= 0.0 {
         (diff.signum() * f64::INFINITY, f64::INFINITY)
