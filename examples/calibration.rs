@@ -24,7 +24,7 @@ fn main() {
         let power = rates(*model, true, trials, seed + 1, &plan);
         let pct = |r: f64| {
             format!(
-                "{:.1}% ± {:.1}",
+                "{:.1}% ± {:.2}",
                 100.0 * r,
                 100.0 * binomial_se(r.max(0.5 / trials as f64), trials)
             )
