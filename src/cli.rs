@@ -41,6 +41,9 @@ pub enum Command {
     /// Values over commits per suite, metric and percentile, with change points.
     #[command(after_help = crate::selector::HELP)]
     History(HistoryArgs),
+    /// False-alarm rate of a gate policy on stored runs split at random (A/A), and the
+    /// smallest shift it detects.
+    Calibrate(CalibrateArgs),
     /// Write a static HTML report with SVG charts.
     Report(ReportArgs),
     /// Run a built-in benchmark and store its results.
@@ -140,6 +143,9 @@ pub struct CompareArgs {
     pub json: bool,
     #[arg(long)]
     pub markdown: bool,
+    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
+    #[arg(long)]
+    pub include_first: bool,
 }
 
 #[derive(Debug, Args)]
@@ -184,6 +190,31 @@ pub struct GateArgs {
     /// Write the verdict here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
+    #[arg(long)]
+    pub include_first: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    pub selector: Option<String>,
+    /// Policy file (TOML).
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
+    /// Allowed worsening, as for `gate` (repeatable).
+    #[arg(long)]
+    pub max: Vec<String>,
+    /// Random splits per group.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub trials: u32,
+    /// Seed of the random splits.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
+    #[arg(long)]
+    pub include_first: bool,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -43,6 +43,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Curve(a) => cmd::curve::run(db, &a),
         Command::Gate(a) => cmd::gate::run(db, &a),
         Command::History(a) => cmd::history::run(db, &a),
+        Command::Calibrate(a) => cmd::calibrate::run(db, &a),
         Command::Report(a) => cmd::report::run(db, &a),
         Command::Run(RunCommand::Loopback(a)) => cmd::run::loopback(db, &a),
         Command::Run(RunCommand::Threads(a)) => cmd::run::threads(db, &a),

@@ -10,4 +10,5 @@ mod report_cli;
 mod report_snapshots;
 mod runner_cli;
 mod runner_roundtrip;
+mod stats_cli;
 mod store;

@@ -2,7 +2,7 @@
 //! written; the exit code is the outcome (0 pass, 1 regression, 3 cannot decide; errors 2).
 
 use crate::analysis::compare::CompareOptions;
-use crate::analysis::gate::{Policy, gate};
+use crate::analysis::gate::{Outcome, Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
 use crate::output;
 use crate::selector::Selector;
@@ -12,15 +12,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
-    let policy = match &args.policy {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading the policy {}", path.display()))?;
-            Policy::from_toml(&text).with_context(|| format!("policy {}", path.display()))?
-        }
-        None => Policy::default(),
-    };
-    let policy = policy.with_max(&args.max)?;
+    let policy = load_policy(args.policy.as_deref(), &args.max)?;
     let store = Store::open_read(db)?;
     let base = store
         .select(&Selector::parse(&args.baseline).context("--baseline")?)
@@ -38,7 +30,11 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
     let cand = store
         .select(&Selector::parse(&args.candidate).context("--candidate")?)
         .context("selecting the candidate runs")?;
-    let report = gate(&base, &cand, &policy, &CompareOptions::default())?;
+    let opts = CompareOptions {
+        include_first: args.include_first,
+        ..CompareOptions::default()
+    };
+    let report = gate(&base, &cand, &policy, &opts)?;
     let color = args.out.is_none() && std::io::stdout().is_terminal();
     let text = match args.format {
         GateFormat::Text => output::gate::text(&report, color),
@@ -57,7 +53,29 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
         }
         None => std::io::stdout().write_all(text.as_bytes())?,
     }
-    Ok(report.outcome.exit_code())
+    Ok(exit_code(report.outcome))
+}
+
+/// The policy file (if any) with the `--max` terms added.
+pub fn load_policy(path: Option<&Path>, max: &[String]) -> Result<Policy> {
+    let policy = match path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the policy {}", path.display()))?;
+            Policy::from_toml(&text).with_context(|| format!("policy {}", path.display()))?
+        }
+        None => Policy::default(),
+    };
+    Ok(policy.with_max(max)?)
+}
+
+/// The process exit code of a gate outcome (`crate::exit`).
+pub fn exit_code(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Pass => crate::exit::OK,
+        Outcome::Regression => crate::exit::REGRESSION,
+        Outcome::Undecided => crate::exit::UNDECIDED,
+    }
 }
 
 /// Appends to the file `$GITHUB_STEP_SUMMARY` names, when it names one.

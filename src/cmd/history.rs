@@ -20,7 +20,7 @@ pub fn run(db: &Path, args: &HistoryArgs) -> Result<u8> {
             min_magnitude: args.magnitude,
         },
     };
-    let store = Store::open(db)?;
+    let store = Store::open_read(db)?;
     let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
     let series = history(&runs, &opts).context("change points")?;
     if args.json {

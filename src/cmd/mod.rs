@@ -1,5 +1,6 @@
 //! One module per subcommand: the only place, with `store`, that does IO.
 
+pub mod calibrate;
 pub mod compare;
 pub mod curve;
 pub mod export;
