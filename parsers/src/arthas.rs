@@ -27,10 +27,10 @@
 //! Fixture: `fixtures/arthas/serverstats-session.txt` (seed 004 has the same shape).
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineReader, metric_name};
-use crate::zookeeper::java_number;
+use crate::units::java_number;
 use regex::Regex;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::BufRead;
@@ -610,8 +610,8 @@ impl Iterator for Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::{detect_file, fixture, parse_err, value, warnings};
     use crate::testutil::{parse_ok, shared};
-    use crate::zookeeper::test_support::{detect_file, fixture, parse_err, value, warnings};
 
     fn metrics(run: &Run) -> Vec<&str> {
         run.series.iter().map(|s| s.metric.as_str()).collect()

@@ -26,8 +26,8 @@
 //! printer's output in wrk2's `Detailed Percentile spectrum`.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineReader};
 use crate::units::scaled_decimal;
 use regex::Regex;
@@ -608,19 +608,18 @@ mod tests {
 
     #[test]
     fn hdr_hlog_and_wrk_sniffers_claim_exactly_their_files() {
-        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
-        let mut paths = crate::testutil::files_under(&fixtures);
+        let mut paths = crate::testutil::own_fixtures();
         paths.extend(crate::testutil::shared_files().unwrap_or_default());
         let ours = [&FORMAT, &crate::hlog::FORMAT, &crate::wrk::FORMAT];
         let mut checked = 0;
         for path in paths.iter().filter(|p| !p.ends_with("README.md")) {
             let bytes = std::fs::read(path).unwrap();
             let text =
-                String::from_utf8_lossy(&bytes[..bytes.len().min(crate::registry::HEAD_BYTES)]);
+                String::from_utf8_lossy(&bytes[..bytes.len().min(crate::format::HEAD_BYTES)]);
             let head = Head {
                 file_name: path.file_name().unwrap().to_str().unwrap(),
                 text: &text,
-                complete: bytes.len() <= crate::registry::HEAD_BYTES,
+                complete: bytes.len() <= crate::format::HEAD_BYTES,
             };
             match expected(path) {
                 Some(name) => {

@@ -32,8 +32,8 @@ mod codec;
 pub use codec::{Decoded, decode, decode_base64, encode};
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, HistInterval, LadderPoint, Param, Parsed, Run, Series, TimePoint};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineReader};
 use hdrhistogram::Histogram;
 use regex::Regex;

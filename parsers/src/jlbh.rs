@@ -31,8 +31,8 @@ pub mod synthetic;
 mod tests;
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, PrintedStat, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, metric_name};
 use lines::{Line, ProbeLine, Row};
 use numbers::Decimal;

@@ -14,8 +14,8 @@
 //! series named by [`metric_name`] with the unit printed in its cell.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineMachine, drive, metric_name};
 use std::collections::VecDeque;
 use std::io::BufRead;

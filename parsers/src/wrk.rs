@@ -41,9 +41,9 @@
 //! `Transfer/sec:` line, is an error naming the line.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::hdr_percentiles::{Feed, Table, TableParser, header_layout};
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineReader};
 use crate::units::{bytes, duration_s, metric_count, scaled_decimal, time_us};
 use regex::Regex;

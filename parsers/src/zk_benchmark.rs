@@ -18,10 +18,10 @@
 //! Fixtures: `fixtures/zk-benchmark/READ.dat`, `fixtures/zk-benchmark/0-READ_timings.dat`.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series, TimePoint};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::LineReader;
-use crate::zookeeper::java_number;
+use crate::units::java_number;
 use regex::Regex;
 use std::io::BufRead;
 use std::sync::LazyLock;
@@ -213,8 +213,8 @@ fn latency_ladder(rows: &[Row]) -> Series {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::{detect_file, fixture, parse_err};
     use crate::testutil::{parse_ok, shared};
-    use crate::zookeeper::test_support::{detect_file, fixture, parse_err};
 
     fn only_series(blocks: &[Block]) -> &Series {
         assert_eq!(blocks.len(), 1);

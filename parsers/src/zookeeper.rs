@@ -23,9 +23,10 @@
 //! lines are ignored. Fixtures: `fixtures/zookeeper/srvr-3.9.txt`, `fixtures/zookeeper/mntr-3.4.txt`.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Param, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineReader};
+use crate::units::java_number;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::BufRead;
@@ -42,21 +43,6 @@ pub const FORMAT: Format = Format {
 /// A `mntr` line: key, separator (TAB as printed, spaces when pasted), value.
 static MNTR_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(zk_[A-Za-z0-9_]+)(\t+| +)(.*)$").expect("valid regex"));
-
-/// Parses a number as Java's `Long.toString` / `Double.toString` print it (`12`, `0.5789`,
-/// `1.0E-4`, `NaN`, `Infinity`). `Ok(None)` for the non-finite ones, `Err` for text.
-pub(crate) fn java_number(s: &str) -> Result<Option<f64>, ()> {
-    let s = s.trim();
-    match s {
-        "NaN" | "Infinity" | "-Infinity" => return Ok(None),
-        _ => {}
-    }
-    // Rust also accepts `inf`/`nan` spellings Java never prints: demand a digit.
-    if !s.bytes().any(|b| b.is_ascii_digit()) {
-        return Err(());
-    }
-    s.parse::<f64>().map(Some).map_err(|_| ())
-}
 
 /// Confidence that `head` is a ZooKeeper `srvr`/`stat`/`mntr` output.
 pub fn sniff(head: &Head) -> u8 {
@@ -454,97 +440,10 @@ impl Iterator for Parser<'_> {
     }
 }
 
-/// Test helpers shared by the ZooKeeper-family format tests.
-#[cfg(test)]
-pub(crate) mod test_support {
-    use crate::model::{Data, Param, Parsed, Run};
-    use crate::{Format, Head, ParseError};
-    use std::path::{Path, PathBuf};
-
-    /// `fixtures/<rel>` at the repository root (written by hand, always present).
-    pub fn fixture(rel: &str) -> Vec<u8> {
-        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../fixtures")
-            .join(rel);
-        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-    }
-
-    /// The format detection picks for the file at `path`, as the CLI would see it.
-    pub fn detect_file(path: &Path) -> Option<&'static str> {
-        let bytes = std::fs::read(path).expect("readable file");
-        let n = bytes.len().min(crate::registry::HEAD_BYTES);
-        let text = String::from_utf8_lossy(&bytes[..n]);
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let head = Head {
-            file_name: name,
-            text: &text,
-            complete: n == bytes.len(),
-        };
-        crate::detect(&head).map(|f| f.name)
-    }
-
-    /// Every confidence the given sniffers give the file at `path`.
-    pub fn sniff_file(path: &Path, sniffers: &[&Format]) -> Vec<(&'static str, u8)> {
-        let bytes = std::fs::read(path).expect("readable file");
-        let n = bytes.len().min(crate::registry::HEAD_BYTES);
-        let text = String::from_utf8_lossy(&bytes[..n]);
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let head = Head {
-            file_name: name,
-            text: &text,
-            complete: n == bytes.len(),
-        };
-        sniffers
-            .iter()
-            .map(|f| (f.name, (f.sniff)(&head)))
-            .collect()
-    }
-
-    /// The first error of parsing `bytes`; panics when there is none.
-    pub fn parse_err(format: &Format, bytes: &[u8]) -> ParseError {
-        (format.parse)(Box::new(bytes))
-            .find_map(Result::err)
-            .expect("a parse error")
-    }
-
-    /// Every warning of parsing `bytes` (line, message).
-    pub fn warnings(format: &Format, bytes: &[u8]) -> Vec<(u64, String)> {
-        (format.parse)(Box::new(bytes))
-            .filter_map(|r| match r {
-                Ok(Parsed::Warning { line, message }) => Some((line, message)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The single value of series `metric` in `run`: outer `None` when there is no such
-    /// series, inner `None` when its value is absent.
-    pub fn value(run: &Run, metric: &str) -> Option<Option<f64>> {
-        run.series.iter().find_map(|s| match s.data {
-            Data::Value { value } if s.metric == metric => Some(value),
-            _ => None,
-        })
-    }
-
-    /// The unit of series `metric` in `run`.
-    pub fn unit<'r>(run: &'r Run, metric: &str) -> &'r str {
-        let s = run.series.iter().find(|s| s.metric == metric);
-        &s.unwrap_or_else(|| panic!("no series {metric}")).unit
-    }
-
-    /// The text parameter `key` of `run`.
-    pub fn text<'r>(run: &'r Run, key: &str) -> &'r str {
-        match run.params.get(key) {
-            Some(Param::Text(s)) => s,
-            other => panic!("param {key}: {other:?}"),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::test_support::*;
     use super::*;
+    use crate::testutil::*;
     use crate::testutil::{parse_ok, shared};
 
     /// (file, min, avg, max, received, sent, connections, node count, zxid, mode, clients)
@@ -925,7 +824,7 @@ mod tests {
             } else {
                 None
             };
-            for (format, confidence) in sniff_file(&p, &formats) {
+            for (format, confidence) in sniff_files(&p, &formats) {
                 assert_eq!(
                     confidence > 0,
                     Some(format) == expected,
