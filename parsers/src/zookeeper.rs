@@ -322,7 +322,7 @@ impl Mntr {
                 let n = n.filter(|&x| x != -1.0);
                 self.series.push(Series::value(key, mntr_unit(key), n));
             }
-            Err(()) => {
+            Err(_) => {
                 self.params.insert(key.to_string(), v.into());
             }
         }
