@@ -264,11 +264,10 @@ fn read_object<R: BufRead>(
     loop {
         let open = stack.last().expect("stack is never empty here");
         let (open_ty, open_line) = (open.ty.clone(), open.line);
-        // The number the next line will have (the reader counts from 1).
-        let n = reader.line_number() + 1;
-        let Some(l) = reader.next_line()? else {
+        let last = reader.line_number();
+        let Some((n, l)) = reader.next_numbered()? else {
             return Err(ParseError::new(
-                n - 1,
+                last,
                 format!(
                     "input ends inside `@{open_ty}[` opened at line {open_line}: \
                      its closing `]` is missing"

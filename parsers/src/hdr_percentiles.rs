@@ -389,16 +389,14 @@ impl<R: BufRead> Iterator for Parser<R> {
             return None;
         }
         loop {
-            // The number the next line will get (read before the line borrows the reader).
-            let n = self.reader.line_number() + 1;
-            let line = match self.reader.next_line() {
+            let last = self.reader.line_number();
+            let (n, line) = match self.reader.next_numbered() {
                 Err(e) => {
                     self.done = true;
                     return Some(Err(e));
                 }
                 Ok(None) => {
                     self.done = true;
-                    let last = n - 1;
                     let (t, label, first) = self.open.take()?;
                     return Some(t.finish_at_eof(last).map(|t| block(t, label, first, last)));
                 }

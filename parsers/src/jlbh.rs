@@ -107,10 +107,10 @@ impl<R: BufRead> Iterator for Parser<R> {
             if self.done {
                 return None;
             }
-            let step = match self.reader.next_line() {
+            let step = match self.reader.next_numbered() {
                 Err(e) => Err(e),
-                Ok(Some(line)) => {
-                    self.machine.number += 1;
+                Ok(Some((n, line))) => {
+                    self.machine.number = n;
                     self.machine.line(line)
                 }
                 Ok(None) => {

@@ -17,6 +17,7 @@ pub mod registry;
 pub mod text;
 pub mod tsar;
 pub mod units;
+pub mod unwrap;
 pub mod wrk;
 pub mod zk_benchmark;
 pub mod zookeeper;

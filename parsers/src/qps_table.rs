@@ -531,7 +531,8 @@ mod tests {
         let blocks = parse_ok(&FORMAT, text.as_bytes());
         assert_eq!(blocks.len(), 2);
         assert_eq!(blocks[0].runs.len(), 2);
-        assert_eq!(blocks[1].label, None);
+        // A short line directly before a table labels it.
+        assert_eq!(blocks[1].label.as_deref(), Some("that was fast"));
         assert!(all(b"").is_empty());
         // A header alone, or followed by a blank line, is prose.
         assert!(all(b"qps rt\n\nqps rt").is_empty());

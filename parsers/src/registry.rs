@@ -26,16 +26,60 @@ pub fn format_by_name(name: &str) -> Option<&'static Format> {
     formats().iter().find(|f| f.name == name)
 }
 
-/// The most confident format for `head`, if any claims it.
+/// The most confident format for `head`, if any claims it. Sniffers see the head after
+/// the shared un-wrapping pass ([`crate::unwrap`]), as parsers see their lines.
 pub fn detect(head: &Head) -> Option<&'static Format> {
     let mut best: Option<(&'static Format, u8)> = None;
-    for f in formats() {
-        let c = (f.sniff)(head);
-        if c > 0 && best.is_none_or(|(_, b)| c > b) {
+    for (f, c) in claims(head) {
+        if best.is_none_or(|(_, b)| c > b) {
             best = Some((f, c));
         }
     }
     best.map(|(f, _)| f)
+}
+
+/// Every format that claims `head` (confidence above 0), in tie-break order, with its
+/// confidence; sniffers see the head un-wrapped.
+pub fn claims(head: &Head) -> Vec<(&'static Format, u8)> {
+    let text = unwrapped(head.text);
+    let seen = Head {
+        file_name: head.file_name,
+        text: &text,
+        complete: head.complete,
+    };
+    formats()
+        .iter()
+        .map(|f| (f, (f.sniff)(&seen)))
+        .filter(|&(_, c)| c > 0)
+        .collect()
+}
+
+/// `text` after the un-wrapping pass, line for line (skipped lines are left out).
+pub fn unwrapped(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut u = crate::unwrap::Unwrapper::new();
+    let mut out = String::new();
+    let mut changed = false;
+    for raw in text.split('\n') {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        match u.line(raw) {
+            Some(std::borrow::Cow::Borrowed(l)) => {
+                changed |= l.len() != raw.len();
+                out.push_str(l);
+                out.push('\n');
+            }
+            Some(std::borrow::Cow::Owned(l)) => {
+                changed = true;
+                out.push_str(&l);
+                out.push('\n');
+            }
+            None => changed = true,
+        }
+    }
+    if changed {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 #[cfg(test)]

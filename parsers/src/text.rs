@@ -2,19 +2,24 @@
 //! `\r` and ANSI escapes, block labels from lead lines, and metric-name normalisation.
 
 use crate::error::ParseError;
+use crate::format::ParseIter;
 use crate::model::Parsed;
-use crate::registry::ParseIter;
+use crate::unwrap::Unwrapper;
+use std::borrow::Cow;
 use std::io::BufRead;
 
 /// Reads lines from a `BufRead` into one reused buffer, counting 1-based line numbers.
 ///
 /// Lines are decoded lossily (binary junk becomes U+FFFD, never an error), a trailing
-/// `\r` is removed, and ANSI escape sequences are stripped when present.
+/// `\r` is removed, ANSI escape sequences are stripped when present, and the shared
+/// [`Unwrapper`] takes off what the line was pasted in (lines that are only table markup
+/// are skipped, still counted).
 pub struct LineReader<R> {
     inner: R,
     bytes: Vec<u8>,
     line: String,
     number: u64,
+    unwrap: Unwrapper,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -24,6 +29,15 @@ impl<R: BufRead> LineReader<R> {
             bytes: Vec::with_capacity(256),
             line: String::with_capacity(256),
             number: 0,
+            unwrap: Unwrapper::new(),
+        }
+    }
+
+    /// The next line and its 1-based number, or `None` at the end of input.
+    pub fn next_numbered(&mut self) -> Result<Option<(u64, &str)>, ParseError> {
+        match self.next_line()? {
+            Some(_) => Ok(Some((self.number, &self.line))),
+            None => Ok(None),
         }
     }
 
@@ -34,13 +48,28 @@ impl<R: BufRead> LineReader<R> {
 
     /// The next line without its terminator, or `None` at the end of input.
     pub fn next_line(&mut self) -> Result<Option<&str>, ParseError> {
+        loop {
+            if !self.read_raw()? {
+                return Ok(None);
+            }
+            match self.unwrap.line(&self.line) {
+                None => continue,
+                Some(Cow::Borrowed(_)) => {}
+                Some(Cow::Owned(s)) => self.line = s,
+            }
+            return Ok(Some(&self.line));
+        }
+    }
+
+    /// Reads one raw line into `line`; `false` at the end of input.
+    fn read_raw(&mut self) -> Result<bool, ParseError> {
         self.bytes.clear();
         let n = self
             .inner
             .read_until(b'\n', &mut self.bytes)
             .map_err(|e| ParseError::io(self.number + 1, &e))?;
         if n == 0 {
-            return Ok(None);
+            return Ok(false);
         }
         self.number += 1;
         if self.bytes.last() == Some(&b'\n') {
@@ -58,7 +87,7 @@ impl<R: BufRead> LineReader<R> {
             let cleaned = strip_ansi(&self.line);
             self.line = cleaned;
         }
-        Ok(Some(&self.line))
+        Ok(true)
     }
 }
 
@@ -86,10 +115,8 @@ pub fn drive<'a, M: LineMachine + 'a>(r: Box<dyn BufRead + 'a>, mut machine: M) 
             if done {
                 return None;
             }
-            // The reader counts a line only once it has read it.
-            let n = reader.line_number() + 1;
-            let step = match reader.next_line() {
-                Ok(Some(line)) => machine.feed(line, n),
+            let step = match reader.next_numbered() {
+                Ok(Some((n, line))) => machine.feed(line, n),
                 Ok(None) => {
                     done = true;
                     machine.finish(reader.line_number())
@@ -191,16 +218,29 @@ impl LabelTracker {
         let colon = t.ends_with(':') || t.ends_with('：');
         if heading || colon {
             self.label = Some(cleaned);
-        } else if was_blank && t.chars().count() <= 80 {
+        } else if was_blank && t.chars().count() <= 80 && !is_command(t) {
             self.pending_short = Some(cleaned);
         }
     }
 
     /// The label for a block starting now. A short line directly before the block
-    /// counts too (the block's first line plays the part of the closing blank line).
+    /// labels it (the block's first line plays the part of the closing blank line), so
+    /// a host name echoed before an output labels that output, not the next one.
     pub fn label(&self) -> Option<String> {
-        self.label.clone()
+        self.pending_short.clone().or_else(|| self.label.clone())
     }
+}
+
+/// Whether a line is a command typed at a shell prompt (`$ wrk -t4 …`,
+/// `[root@db1 ~]# tsar --live`, `user@host:~$ echo srvr | nc …`): it says how the output
+/// was made, not what it is, so it is not a label (a host name alone on its line is).
+/// A bare command with options (`wrk2 -t2 -c16 …`) counts as one too.
+fn is_command(t: &str) -> bool {
+    static PROMPT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(?:[$%>]|[\w.@\-]*[@\[][^\s$#]*(?:\s[^\s$#]*)?\]?[$#]|[\w.\-]+[$#])\s+\S|^[\w./\-]+\s+-{1,2}[A-Za-z]")
+            .expect("valid regex")
+    });
+    PROMPT.is_match(t)
 }
 
 /// Trims a lead line of markup: leading `#`, `>`, `*`, whitespace; trailing colon, `*`.
@@ -236,10 +276,7 @@ mod tests {
         );
         t.observe("");
         t.observe("TCP");
-        assert_eq!(
-            t.label().as_deref(),
-            Some("the current master with patch version v11jp")
-        );
+        assert_eq!(t.label().as_deref(), Some("TCP"));
         t.observe("");
         assert_eq!(t.label().as_deref(), Some("TCP"));
         t.observe("A long paragraph line that goes on and on");

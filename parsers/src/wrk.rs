@@ -372,8 +372,8 @@ impl<R: BufRead> Iterator for Parser<R> {
             return None;
         }
         let err = loop {
-            let n = self.reader.line_number() + 1;
-            let line = match self.reader.next_line() {
+            let last = self.reader.line_number();
+            let (n, line) = match self.reader.next_numbered() {
                 Err(e) => break e,
                 Ok(None) => match self.open.take() {
                     None => {
@@ -382,7 +382,7 @@ impl<R: BufRead> Iterator for Parser<R> {
                     }
                     Some(open) => {
                         break ParseError::new(
-                            n - 1,
+                            last,
                             format!(
                                 "the wrk output started at line {} ends before its \
                                  `Transfer/sec:` line",

@@ -116,10 +116,7 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
 fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Option<Parsed>, ParseError> {
     let mut rows: Vec<Row> = Vec::new();
     let (mut first_line, mut last_line) = (0, 0);
-    loop {
-        // The number the next line will have (the reader counts from 1).
-        let n = reader.line_number() + 1;
-        let Some(l) = reader.next_line()? else { break };
+    while let Some((n, l)) = reader.next_numbered()? {
         match pair(l.trim()) {
             None => continue,
             Some(Err(msg)) => return Err(ParseError::new(n, msg)),
