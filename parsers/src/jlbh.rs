@@ -164,6 +164,11 @@ struct Table {
     rows: Vec<(f64, bool)>,
     /// `rows.len() × (runs + 2)` cells: the runs, `% Variation`, `var(log)`.
     cells: Vec<Option<f64>>,
+    /// Line of the last row read.
+    last_row: u64,
+    /// Lines after the last row while the table is still open (blank or prose): when
+    /// the table turns out cut short, they are read again as lead lines.
+    tail: Vec<String>,
 }
 
 impl Table {
@@ -271,11 +276,42 @@ impl Machine {
     }
 
     fn blank(&mut self) {
-        match &self.state {
+        match &mut self.state {
             State::Outside => self.labels.observe(""),
             State::AfterTables => self.labels.observe(""),
+            State::Table(t) if !t.rows.is_empty() => t.tail.push(String::new()),
             _ => {}
         }
+    }
+
+    /// Whether a table named `label` was already read for the current output, which
+    /// comes from tables only: then it starts the next output.
+    fn repeats(&mut self, label: &str) -> bool {
+        let m = self.names.metric(label);
+        self.block
+            .as_ref()
+            .is_some_and(|b| b.from_tables && b.summarised.contains(&m))
+    }
+
+    /// Closes a table that stopped before its `worst` row: its rows are kept, with a
+    /// warning, and the lines read after its last row are read again outside it.
+    fn cut_table(&mut self, mut t: Table) -> Result<(), ParseError> {
+        let last = t.rows.last().map_or(0.0, |r| r.0);
+        self.out.push_back(Ok(Parsed::Warning {
+            line: t.last_row,
+            message: format!(
+                "SUMMARY ({}) table from line {} ends at {last} (no worst row)",
+                t.display, t.first_line
+            ),
+        }));
+        let tail = std::mem::take(&mut t.tail);
+        let number = self.number;
+        self.close_table(t, false)?;
+        for l in &tail {
+            self.line(l)?;
+        }
+        self.number = number;
+        Ok(())
     }
 
     fn err(&self, message: impl Into<String>) -> ParseError {
@@ -448,8 +484,16 @@ impl Machine {
                     self.close_table(t, true)?;
                 }
                 Line::Other => {
+                    let mut t = t;
+                    if !t.rows.is_empty() {
+                        t.tail.push(s.to_string());
+                    }
                     self.state = State::Table(t);
                     return Ok("");
+                }
+                _ if !t.rows.is_empty() => {
+                    self.cut_table(t)?;
+                    return Ok(s);
                 }
                 _ => {
                     return Err(self.err(format!(
@@ -467,6 +511,11 @@ impl Machine {
                     } else {
                         self.state = State::AfterTables;
                     }
+                }
+                Line::SummaryHeader { label } if self.repeats(label) => {
+                    // The same table again: the next output, printed with no lead line.
+                    self.finish();
+                    return Ok(s);
                 }
                 Line::SummaryHeader { label } => {
                     self.state = State::SummaryHeader {
@@ -613,6 +662,8 @@ impl Machine {
             var_log,
             rows,
             cells,
+            last_row: at,
+            tail: Vec::new(),
         });
     }
 
@@ -640,6 +691,8 @@ impl Machine {
         };
         t.cells.push(variation);
         t.cells.push(var_log);
+        t.last_row = self.number;
+        t.tail.clear();
         if row.label == "worst" {
             let State::Table(t) = std::mem::take(&mut self.state) else {
                 unreachable!("state checked above")
@@ -749,6 +802,10 @@ impl Machine {
                     run.0, run.1
                 )))
             }
+            State::Table(t) if !t.rows.is_empty() => {
+                self.cut_table(t)?;
+                self.eof()
+            }
             State::Table(t) => Err(self.err(format!(
                 "input ends inside the SUMMARY ({}) table from line {}, before its 'worst' row",
                 t.display, t.first_line
@@ -756,6 +813,16 @@ impl Machine {
             State::SummaryHeader { label, line, .. } => Err(self.err(format!(
                 "input ends after the SUMMARY ({label}) header at line {line}"
             ))),
+            State::BetweenRuns | State::AfterTables if !self.block().summarised.is_empty() => {
+                // Cut short after some of its tables: keep what was read, say what is not.
+                let e = self.cut_off();
+                self.out.push_back(Ok(Parsed::Warning {
+                    line: e.line,
+                    message: e.message,
+                }));
+                self.finish();
+                Ok(())
+            }
             State::BetweenRuns | State::AfterTables => Err(self.cut_off()),
         }
     }
