@@ -11,6 +11,7 @@ pub mod hdr_percentiles;
 pub mod hlog;
 pub mod jgroups;
 pub mod jlbh;
+pub mod jtest;
 pub mod model;
 pub mod qps_table;
 pub mod registry;
@@ -20,6 +21,7 @@ pub mod units;
 pub mod unwrap;
 pub mod wrk;
 pub mod zk_benchmark;
+pub mod zk_latencies;
 pub mod zookeeper;
 
 pub use error::ParseError;

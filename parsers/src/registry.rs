@@ -18,6 +18,8 @@ pub fn formats() -> &'static [Format] {
         crate::tsar::FORMAT,
         crate::jgroups::FORMAT,
         crate::qps_table::FORMAT,
+        crate::jtest::FORMAT,
+        crate::zk_latencies::FORMAT,
     ]
 }
 
