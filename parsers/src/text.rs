@@ -237,7 +237,7 @@ impl LabelTracker {
 /// A bare command with options (`wrk2 -t2 -c16 …`) counts as one too.
 fn is_command(t: &str) -> bool {
     static PROMPT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"^(?:[$%>]|[\w.@\-]*[@\[][^\s$#]*(?:\s[^\s$#]*)?\]?[$#]|[\w.\-]+[$#])\s+\S|^[\w./\-]+\s+-{1,2}[A-Za-z]")
+        regex::Regex::new(r"^(?:[$%>➜❯]|[\w.@\-]*[@\[][^\s$#]*(?:\s[^\s$#]*)?\]?[$#]|[\w.\-]+[$#])\s+\S|^[\w./\-]+\s+-{1,2}[A-Za-z]")
             .expect("valid regex")
     });
     PROMPT.is_match(t)
