@@ -8,7 +8,7 @@ use crate::model::Parsed;
 use std::io::BufRead;
 
 /// How many bytes of a file detection reads at least.
-pub const HEAD_BYTES: usize = 64 * 1024;
+pub const HEAD_BYTES: usize = 256 * 1024;
 
 /// What a sniffer sees: the file's name and its first [`HEAD_BYTES`] (or more) as text.
 #[derive(Debug, Clone, Copy)]

@@ -53,9 +53,12 @@ pub fn sniff(head: &Head) -> u8 {
     let mut mntr_anchor = false;
     for line in head.text.lines() {
         let t = line.trim();
-        if t.starts_with("Zookeeper version:") {
+        if version_line(t).is_some() {
             version = true;
-        } else if t.starts_with("Latency min/avg/max:") {
+        } else if t
+            .strip_prefix("Latency min/avg/max:")
+            .is_some_and(latency_shaped)
+        {
             latency = true;
         } else if let Some(c) = MNTR_LINE.captures(t) {
             if c[2].starts_with('\t') {
@@ -172,19 +175,25 @@ impl Srvr {
 
     /// Takes one line of the output; `Ok(false)` when the line is not part of it.
     fn take(&mut self, t: &str, line: u64) -> Result<bool, ParseError> {
-        if let Some(v) = t.strip_prefix("Zookeeper version:") {
+        if let Some(v) = version_line(t) {
             if !self.params.is_empty() || self.latency_seen {
                 return Ok(false);
+            }
+            if t.starts_with("ClickHouse") {
+                self.params
+                    .insert("server".into(), "clickhouse-keeper".into());
             }
             self.params.insert("version".into(), v.trim().into());
         } else if t.starts_with("READ-ONLY mode") {
             self.params.insert("read_only".into(), true.into());
         } else if t == "Clients:" {
             self.clients = Some(0);
-        } else if t.starts_with('/') && t.contains("(queued=") && self.clients.is_some() {
+        } else if (t.contains("(queued=") || t.contains("(recved=")) && self.clients.is_some() {
+            // ZooKeeper prints `/ip:port[1](queued=…)`, ClickHouse Keeper `ip:port(recved=…)`.
             self.clients = self.clients.map(|n| n + 1);
         } else if let Some(v) = t.strip_prefix("Latency min/avg/max:") {
-            if self.latency_seen {
+            if self.latency_seen || !latency_shaped(v) {
+                // A second output, or a field-description template (`Latency min/avg/max: 延时`).
                 return Ok(false);
             }
             let [min, avg, max] = triple(v, line, "Latency min/avg/max", "<min>/<avg>/<max>")?;
@@ -193,8 +202,10 @@ impl Srvr {
             self.series.push(Series::value("latency_avg", "ms", avg));
             self.series.push(Series::value("latency_max", "ms", max));
         } else if let Some((key, v)) = t.split_once(':').filter(|_| self.latency_seen) {
-            match key {
+            // ClickHouse Keeper prints `Sent : 2`.
+            match key.trim_end() {
                 "Received" | "Sent" | "Connections" | "Outstanding" | "Node count" => {
+                    let key = key.trim_end();
                     let n = count(v, line, key)?;
                     self.series
                         .push(Series::new(crate::text::metric_name(key), key, "", n));
@@ -300,6 +311,30 @@ fn count(v: &str, line: u64, key: &str) -> Result<crate::model::Data, ParseError
     Ok(data_value(n as f64))
 }
 
+/// The version text of a `srvr`/`stat` first line: ZooKeeper's `Zookeeper version:` or
+/// ClickHouse Keeper's `ClickHouse Keeper version:`.
+fn version_line(t: &str) -> Option<&str> {
+    t.strip_prefix("Zookeeper version:")
+        .or_else(|| t.strip_prefix("ClickHouse Keeper version:"))
+}
+
+/// Whether a `Latency min/avg/max:` value looks like numbers (`0/1/2`, even garbled as
+/// `x/y`), not a word of a field-description template (`延时`, latency).
+fn latency_shaped(v: &str) -> bool {
+    v.contains('/') || v.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// A `mntr` value without an author's note pasted after it, separated by a TAB or two
+/// or more spaces (`0.7561              - be account to four decimal places`, `2 ## Followers`).
+fn mntr_value(v: &str) -> &str {
+    let v = v.trim();
+    let gap = v.find('\t').into_iter().chain(v.find("  ")).min();
+    match gap {
+        Some(i) if v[i..].trim_start().starts_with(['-', '#', '(']) => v[..i].trim_end(),
+        _ => v,
+    }
+}
+
 /// The unit of a `mntr` key (see the module doc).
 fn mntr_unit(key: &str) -> &'static str {
     if (key.contains("latency") && !key.starts_with("zk_cnt_")) || key.ends_with("_ms") {
@@ -315,7 +350,7 @@ impl Mntr {
         if !self.keys.insert(key.to_string()) {
             return false;
         }
-        let v = v.trim();
+        let v = mntr_value(v);
         match java_number(v) {
             // 3.6+ prints -1 for "not available".
             Ok(n) => {
@@ -377,7 +412,7 @@ impl Parser<'_> {
             State::Idle => {}
         }
         // Does a new block start here?
-        if t.starts_with("Zookeeper version:") || t.starts_with("Latency min/avg/max:") {
+        if version_line(t).is_some() || t.starts_with("Latency min/avg/max:") {
             let mut s = Srvr::new(self.labels.label(), line);
             match s.take(t, line) {
                 Ok(_) => self.state = State::Srvr(s),
