@@ -54,8 +54,9 @@ impl<R: BufRead> LineReader<R> {
             }
             match self.unwrap.line(&self.line) {
                 None => continue,
-                Some(Cow::Borrowed(_)) => {}
-                Some(Cow::Owned(s)) => self.line = s,
+                // Unchanged (the pass hands back the whole line).
+                Some(Cow::Borrowed(s)) if s.len() == self.line.len() => {}
+                Some(other) => self.line = other.into_owned(),
             }
             return Ok(Some(&self.line));
         }

@@ -190,17 +190,22 @@ fn pipe_row(s: &str) -> Option<String> {
 }
 
 /// Where an author's `# note` after a value starts (`Mode: follower<TAB># note`): a `#`
-/// after a TAB or two spaces, then whitespace and words, with text before it. A `#`
-/// after one space is part of the text (`Test Run #`).
+/// after a TAB or two spaces (or `##` after one: `Mode: leader ## Leader`), then
+/// whitespace and words, with text before it. A lone `#` after one space is part of the
+/// text (`Test Run #`).
 fn trailing_comment(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     for i in 2..b.len().saturating_sub(2) {
-        if b[i] == b'#'
-            && (b[i - 1] == b'\t'
-                || (b[i - 1] == b' ' && b[i - 2] == b' ')
-                || (b[i - 1] == b' ' && b[i - 2] == b'\t'))
-            && (b[i + 1] == b' ' || b[i + 1] == b'\t')
-            && s[i + 1..].trim_start().starts_with(char::is_alphanumeric)
+        if b[i] != b'#' || b[i - 1] == b'#' || !(b[i - 1] == b' ' || b[i - 1] == b'\t') {
+            continue;
+        }
+        let hashes = b[i..].iter().take_while(|&&c| c == b'#').count();
+        let after = i + hashes;
+        let wide_gap = b[i - 1] == b'\t' || b[i - 2] == b' ' || b[i - 2] == b'\t';
+        if (wide_gap || hashes >= 2)
+            && after < b.len()
+            && (b[after] == b' ' || b[after] == b'\t')
+            && s[after..].trim_start().starts_with(char::is_alphanumeric)
         {
             let before = s[..i].trim();
             if !before.is_empty()
@@ -334,6 +339,10 @@ mod tests {
         );
         assert_eq!(u.line("### Results #").as_deref(), Some("### Results #"));
         assert_eq!(u.line("Test Run #  1").as_deref(), Some("Test Run #  1"));
+        assert_eq!(
+            u.line("Mode: leader ## Leader").as_deref(),
+            Some("Mode: leader")
+        );
         assert_eq!(
             u.line("a <not a tag> b").as_deref(),
             Some("a <not a tag> b")

@@ -41,8 +41,9 @@ pub const FORMAT: Format = Format {
 };
 
 /// A `mntr` line: key, separator (TAB as printed, spaces when pasted), value.
+/// Python sources keep the TAB as the two characters `\t`.
 static MNTR_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(zk_[A-Za-z0-9_]+)(\t+| +)(.*)$").expect("valid regex"));
+    LazyLock::new(|| Regex::new(r"^(zk_[A-Za-z0-9_]+)(\t+| +|\\t)(.*)$").expect("valid regex"));
 
 /// Confidence that `head` is a ZooKeeper `srvr`/`stat`/`mntr` output.
 pub fn sniff(head: &Head) -> u8 {
