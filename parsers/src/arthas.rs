@@ -622,7 +622,10 @@ impl Parser<'_> {
         if !t.is_empty() {
             self.command = None;
         }
-        self.labels.observe(t);
+        // `watch` prints `method=… location=…` before each result: data, not a label.
+        if !(t.starts_with("method=") && t.contains(" location=")) {
+            self.labels.observe(t);
+        }
         Ok(())
     }
 }

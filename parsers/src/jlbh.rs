@@ -611,9 +611,10 @@ impl Machine {
     /// Starts an output at the current line, labelled by the nearest lead line.
     fn start(&mut self) {
         // The output's first line closes a short lead line as a blank line would.
+        let label = self.labels.label();
         self.labels.observe("");
         self.block = Some(Builder {
-            label: self.labels.label(),
+            label,
             first_line: self.number,
             last_line: self.number,
             runs: Vec::with_capacity(self.last_runs),

@@ -177,14 +177,18 @@ pub fn metric_name(display: &str) -> String {
 
 /// Tracks the lead line that labels the next result block.
 ///
-/// A block's label is the nearest preceding prose line that is a heading (`#`), a
-/// line ending in `:` or `：`, or a short line (≤ 80 characters) standing alone between
-/// blank lines; trimmed of `#`, `>`, `*` and the colon. Feed it every line that is not
-/// part of a block ([`observe`](Self::observe)); ask it at a block's start ([`label`](Self::label)).
+/// A block's label is the nearest preceding prose line that is a heading (`#`, asciidoc
+/// `=`), a line ending in `:` or `：`, or a short line (≤ 80 characters, not a shell
+/// command) directly before the block or standing alone between blank lines; trimmed of
+/// `#`, `=`, `>`, `*` and the colon. Lines of markup only (`----`, fences) are transparent.
+/// Feed it every line that is not part of a block ([`observe`](Self::observe)); ask it at a
+/// block's start ([`label`](Self::label)).
 #[derive(Debug, Default, Clone)]
 pub struct LabelTracker {
     label: Option<String>,
     pending_short: Option<String>,
+    /// The short line just observed, with no blank line after it yet.
+    direct: Option<String>,
     prev_blank: bool,
     seen_any: bool,
 }
@@ -204,23 +208,31 @@ impl LabelTracker {
             if let Some(p) = self.pending_short.take() {
                 self.label = Some(p);
             }
+            self.direct = None;
             self.prev_blank = true;
             return;
         }
-        self.pending_short = None;
-        let was_blank = self.prev_blank || !self.seen_any;
-        self.prev_blank = false;
-        self.seen_any = true;
         let cleaned = clean_label(t);
         if cleaned.is_empty() || !cleaned.chars().any(char::is_alphanumeric) {
             return;
         }
-        let heading = t.starts_with('#');
+        self.pending_short = None;
+        self.direct = None;
+        let was_blank = self.prev_blank || !self.seen_any;
+        self.prev_blank = false;
+        self.seen_any = true;
+        let heading = t.starts_with('#') || t.starts_with("==");
         let colon = t.ends_with(':') || t.ends_with('：');
         if heading || colon {
             self.label = Some(cleaned);
-        } else if was_blank && t.chars().count() <= 80 && !is_command(t) {
-            self.pending_short = Some(cleaned);
+        } else if t.chars().count() <= 80 && !is_command(t) {
+            if was_blank {
+                self.pending_short = Some(cleaned.clone());
+            }
+            // A sentence (`… the metrics.`) under a heading is prose, not a label.
+            if !t.ends_with(['.', '。']) && !is_log_line(t) {
+                self.direct = Some(cleaned);
+            }
         }
     }
 
@@ -228,8 +240,23 @@ impl LabelTracker {
     /// labels it (the block's first line plays the part of the closing blank line), so
     /// a host name echoed before an output labels that output, not the next one.
     pub fn label(&self) -> Option<String> {
-        self.pending_short.clone().or_else(|| self.label.clone())
+        self.direct
+            .clone()
+            .or_else(|| self.pending_short.clone())
+            .or_else(|| self.label.clone())
     }
+}
+
+/// Whether a line is a log record (`2021-05-04 10:00:01.123 [main] INFO …`): what a
+/// program logged before its output, not what the output is.
+fn is_log_line(t: &str) -> bool {
+    static LOG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^\[?\d{2,4}[-/.]\d{2}[-/.]\d{2}[ T]\d|\b(?:INFO|WARN|WARNING|DEBUG|ERROR|TRACE)\b",
+        )
+        .expect("valid regex")
+    });
+    LOG.is_match(t)
 }
 
 /// Whether a line is a command typed at a shell prompt (`$ wrk -t4 …`,
@@ -238,7 +265,7 @@ impl LabelTracker {
 /// A bare command with options (`wrk2 -t2 -c16 …`) counts as one too.
 fn is_command(t: &str) -> bool {
     static PROMPT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"^(?:[$%>➜❯]|[\w.@\-]*[@\[][^\s$#]*(?:\s[^\s$#]*)?\]?[$#]|[\w.\-]+[$#])\s+\S|^[\w./\-]+\s+-{1,2}[A-Za-z]")
+        regex::Regex::new(r"^(?:[$%>➜❯]|[\w.@\-]*[@\[][^\s$#]*(?:\s[^\s$#]*)?\]?[$#]|[\w.\-]+[$#])\s+\S|^[\w./][\w./\-]*\s+-{1,2}[A-Za-z]")
             .expect("valid regex")
     });
     PROMPT.is_match(t)
@@ -246,7 +273,9 @@ fn is_command(t: &str) -> bool {
 
 /// Trims a lead line of markup: leading `#`, `>`, `*`, whitespace; trailing colon, `*`.
 pub fn clean_label(line: &str) -> String {
-    let t = line.trim().trim_start_matches(['#', '>', '*', ' ', '\t']);
+    let t = line
+        .trim()
+        .trim_start_matches(['#', '=', '>', '*', ' ', '\t']);
     let t = t.trim_end_matches([':', '：', '*', ' ', '\t']);
     t.trim().to_string()
 }

@@ -902,3 +902,198 @@ fn zookeeper() {
         "the note after it is gone"
     );
 }
+
+#[test]
+fn jlbh() {
+    let e2e = "end_to_end";
+    let l = load("jlbh", "chronicle-queue-contended-writes.adoc.txt");
+    assert_eq!(l.blocks.len(), 4);
+    let b = &l.blocks[0];
+    assert_eq!(b.label.as_deref(), Some("Double-Buffer Disabled"));
+    close(pct(&b.runs[0], "concurrent", 50.0), 90.40, "run1 50");
+    close(
+        printed(b, "concurrent", Some(90.0), "variation_pct"),
+        36.14,
+        "90 % Variation",
+    );
+    close(pct(&b.runs[2], "concurrent", 99.7), 217.28, "run3 99.7");
+    close(
+        pct(&b.runs[2], "concurrent2", 99.0),
+        215.49,
+        "Concurrent2 run3 99",
+    );
+    let b = &l.blocks[1];
+    assert_eq!(b.label.as_deref(), Some("Double-Buffer Enabled"));
+    close(pct(&b.runs[1], "concurrent", 99.7), 185.92, "run2 99.7");
+
+    // 14 tables cut at 99.9 by their author: every one kept, each with a warning.
+    let l = load("jlbh", "chronicle-queue-demo-2019-throughput-test.txt");
+    assert_eq!(l.blocks.len(), 14);
+    assert_eq!(l.warnings.len(), 14, "{:?}", l.warnings);
+    assert!(l.warnings[0].1.contains("ends at 99.9 (no worst row)"));
+    let b = &l.blocks[0];
+    close(pct(&b.runs[3], e2e, 99.7), 1105.41, "run4 99.7");
+    close(
+        printed(b, e2e, Some(99.0), "variation_pct"),
+        35.34,
+        "99 % Variation",
+    );
+    let b = labelled(&l.blocks, "-Dthroughput=150000");
+    close(pct(&b.runs[4], e2e, 99.9), 15994.88, "run5 99.9");
+    let b = labelled(&l.blocks, "-Dthroughput=900000");
+    close(pct(&b.runs[1], e2e, 99.0), 10047.49, "run2 99");
+    let b = labelled(&l.blocks, "-Dthroughput=1600000");
+    close(pct(&b.runs[4], e2e, 99.9), 27303.94, "run5 99.9");
+    close(
+        printed(b, e2e, Some(99.9), "variation_pct"),
+        33.99,
+        "99.9 % Variation",
+    );
+
+    let l = load("jlbh", "chronicle-queue-demo-OMSBenchmarkMain.java.txt");
+    assert_eq!(l.blocks.len(), 5);
+    let b = labelled(&l.blocks, "- default");
+    close(pct(&b.runs[4], e2e, 50.0), 1.15, "run5 50");
+    close(
+        printed(b, e2e, Some(50.0), "variation_pct"),
+        7.32,
+        "50 % Variation",
+    );
+    let b = labelled(
+        &l.blocks,
+        "SelfDescribingMarshallable - with code generation",
+    );
+    close(pct(&b.runs[0], e2e, 99.9), 6.30, "run1 99.9");
+    let b = labelled(&l.blocks, "with code generation + MethodIds");
+    close(pct(&b.runs[3], e2e, 99.7), 2.08, "run4 99.7");
+    let b = labelled(&l.blocks, "windows laptop");
+    close(pct(&b.runs[1], e2e, 100.0), 28090.37, "run2 worst");
+    close(
+        printed(b, e2e, Some(100.0), "variation_pct"),
+        94.73,
+        "worst % Variation",
+    );
+
+    // The last table is cut at 99.0 at the end of the file.
+    let l = load(
+        "jlbh",
+        "chronicle-queue-demo-2025-account-benchmark-results.txt",
+    );
+    assert_eq!(l.blocks.len(), 3);
+    assert_eq!(l.warnings.len(), 2, "{:?}", l.warnings);
+    assert!(l.warnings[1].1.contains("ends at 99 (no worst row)"));
+    let b = &l.blocks[0];
+    close(pct(&b.runs[0], e2e, 99.97), 2021.38, "run1 99.97");
+    close(
+        printed(b, e2e, Some(100.0), "variation_pct"),
+        54.02,
+        "worst % Variation",
+    );
+    close(pct(&l.blocks[1].runs[2], e2e, 99.7), 191.74, "run3 99.7");
+    let b = &l.blocks[2];
+    assert_eq!(b.label.as_deref(), Some("-Dthroughput=20000"));
+    close(pct(&b.runs[1], e2e, 99.0), 250.62, "run2 99.0");
+    close(
+        printed(b, e2e, Some(99.0), "variation_pct"),
+        72.53,
+        "99.0 % Variation",
+    );
+
+    let l = load("jlbh", "chronicle-wire-WireExchangerPerfMain.java.txt");
+    assert_eq!(l.blocks.len(), 2);
+    let b = &l.blocks[0];
+    close(pct(&b.runs[0], e2e, 100.0), 19.17, "run1 worst");
+    close(
+        printed(b, e2e, Some(100.0), "variation_pct"),
+        81.06,
+        "worst % Variation",
+    );
+    close(pct(&b.runs[1], e2e, 99.999), 1.61, "run2 99.999");
+    let b = labelled(&l.blocks, "On Windows, (without affinity)");
+    close(pct(&b.runs[0], e2e, 100.0), 295.42, "run1 worst");
+    close(
+        printed(b, e2e, Some(99.7), "variation_pct"),
+        40.00,
+        "99.7 % Variation",
+    );
+    close(pct(&b.runs[4], e2e, 99.97), 15.70, "run5 99.97");
+
+    // Markdown pipe tables and a run header joined to `Run time:` by the translator.
+    let l = load("jlbh", "introductiontojlbh-zh-JLBH_Examples_3.md.txt");
+    assert_eq!(l.blocks.len(), 1);
+    let b = &l.blocks[0];
+    assert_eq!(b.runs.len(), 3);
+    close(pct(&b.runs[0], e2e, 99.9), 20447.23, "RUN 1 99.9 (table)");
+    close(
+        b.runs[0].series[0].ladder().unwrap()[3].line_value,
+        20450.0,
+        "RUN 1 99.9 (probe line 20,450)",
+    );
+    close(
+        pct(&b.runs[2], "os_jitter", 100.0),
+        184.0,
+        "RUN 3 OS Jitter worst",
+    );
+    close(pct(&b.runs[1], e2e, 50.0), 41.98, "run2 50");
+    close(
+        printed(b, e2e, Some(50.0), "variation_pct"),
+        13.91,
+        "50 % Variation",
+    );
+    close(
+        pct(&b.runs[1], "client2server", 100.0),
+        2555.90,
+        "run2 worst",
+    );
+    close(
+        pct(&b.runs[2], "server2clientprobe", 99.99),
+        225.28,
+        "run3 99.99",
+    );
+
+    let l = load("jlbh", "introductiontojlbh-zh-first-commit-Intro.md.txt");
+    let b = &l.blocks[0];
+    let mid = "acceptor_2_95_on_mid";
+    let nos = "acceptor_3_parse_nos";
+    close(pct(&b.runs[3], mid, 99.9), 0.78, "run4 99.9");
+    close(
+        printed(b, mid, Some(99.99), "var_log"),
+        9.30,
+        "99.99 var(log)",
+    );
+    close(pct(&b.runs[4], nos, 100.0), 2.88, "run5 worst");
+    close(
+        printed(b, nos, Some(100.0), "variation_pct"),
+        11.51,
+        "worst % Variation",
+    );
+
+    // Two summary rows joined on one line; empty var(log) cells.
+    let l = load(
+        "jlbh",
+        "introductiontojlbh-zh-first-commit-JLBH_Examples_3.md.txt",
+    );
+    let b = &l.blocks[0];
+    close(pct(&b.runs[2], e2e, 99.9), 2162.69, "run3 99.9");
+    close(
+        printed(b, e2e, Some(99.9), "variation_pct"),
+        47.62,
+        "99.9 % Variation",
+    );
+    close(
+        pct(&b.runs[1], e2e, 99.99),
+        5373.95,
+        "run2 99.99 (joined line)",
+    );
+    close(pct(&b.runs[0], e2e, 100.0), 20447.23, "run1 worst");
+    close(
+        pct(&b.runs[1], "client2server", 100.0),
+        2555.90,
+        "run2 worst",
+    );
+    close(
+        b.runs[1].series[0].ladder().unwrap()[2].line_value,
+        4590.0,
+        "RUN 2 End to End 99 (probe line)",
+    );
+}
