@@ -3,6 +3,7 @@
 mod analysis_cli;
 mod common;
 mod ingest;
+mod real_corpus_cli;
 mod report_browser;
 mod report_cli;
 mod report_snapshots;

@@ -176,6 +176,8 @@ const COVERED: &[(&str, &[&str])] = &[
             "chronicle-queue-demo-OMSBenchmarkMain.java.txt",
             "chronicle-wire-WireExchangerPerfMain.java.txt",
             "introductiontojlbh-zh-JLBH_Examples_3.md.txt",
+            "introductiontojlbh-zh-JLBH_Examples_4.md.txt",
+            "introductiontojlbh-zh-first-commit-JLBH_Examples_4.md.txt",
             "introductiontojlbh-zh-first-commit-Intro.md.txt",
             "introductiontojlbh-zh-first-commit-JLBH_Examples_3.md.txt",
         ],
@@ -255,16 +257,6 @@ const NOT_YET: &[(&str, &str, &str)] = &[
         "jlbh",
         "introductiontojlbh-zh-Intro.md.txt",
         "spreadsheet-mangled labels (50:00:00) and a headerless run block",
-    ),
-    (
-        "jlbh",
-        "introductiontojlbh-zh-JLBH_Examples_4.md.txt",
-        "pipe tables without a % Variation column",
-    ),
-    (
-        "jlbh",
-        "introductiontojlbh-zh-first-commit-JLBH_Examples_4.md.txt",
-        "tables without a % Variation column",
     ),
     (
         "qps-table",
@@ -1096,4 +1088,37 @@ fn jlbh() {
         4590.0,
         "RUN 2 End to End 99 (probe line)",
     );
+
+    // Seven bare tables, each after its lead line; a cut `Percentil` header cell; a
+    // var(log) table; a 5-run table without `% Variation`.
+    for file in [
+        "introductiontojlbh-zh-JLBH_Examples_4.md.txt",
+        "introductiontojlbh-zh-first-commit-JLBH_Examples_4.md.txt",
+    ] {
+        let l = load("jlbh", file);
+        assert_eq!(l.blocks.len(), 7, "{file}");
+        let b = labelled(&l.blocks, "2,000/s");
+        close(pct(&b.runs[2], e2e, 99.0), 69206.02, "2,000/s run3 99");
+        close(pct(&b.runs[2], e2e, 99.9), 163577.86, "2,000/s run3 99.9");
+        close(
+            printed(b, e2e, Some(100.0), "variation_pct"),
+            30.54,
+            "worst % Variation",
+        );
+        close(
+            printed(&l.blocks[1], e2e, Some(99.0), "variation_pct"),
+            37.56,
+            "10,000/s 99 % Variation",
+        );
+        let b = &l.blocks[2];
+        close(printed(b, e2e, Some(90.0), "var_log"), 21.01, "90 var(log)");
+        close(printed(b, e2e, Some(99.0), "var_log"), 25.26, "99 var(log)");
+        close(pct(&l.blocks[4].runs[0], e2e, 100.0), 1146.88, "run1 worst");
+        close(pct(&l.blocks[5].runs[1], e2e, 99.9), 352.26, "run2 99.9");
+        let b = &l.blocks[6];
+        assert_eq!(b.runs.len(), 5);
+        assert!(b.printed.is_empty());
+        close(pct(&b.runs[2], e2e, 100.0), 22.02, "run3 worst");
+        close(pct(&b.runs[4], e2e, 99.99), 6.02, "run5 99.99");
+    }
 }

@@ -149,7 +149,8 @@ pub fn read(s: &str, dec: Decimal, probes: bool) -> Read<'_> {
         b'T' if s.starts_with(TARGET) => {
             return masked(&s[TARGET.len()..], false).unwrap_or_else(|| throughput(s));
         }
-        b'P' if s.starts_with("Percentile") => {
+        // `Percentil`: a markdown table whose header cell was cut to its column width.
+        b'P' if s.starts_with("Percentil") => {
             if let Some(r) = percentile_header(s, probes) {
                 return Ok(r);
             }
@@ -386,9 +387,10 @@ fn percentile_header(s: &str, inside: bool) -> Option<(Line<'_>, &str)> {
     if runs == 0 {
         return None;
     }
-    // JLBH's own tables have `% Variation` (only hand-edited ones under a SUMMARY header
-    // lack it); prose such as `Percentile run1 …` has not.
-    if !inside && !r.contains("Variation") {
+    // JLBH's own tables have `% Variation` (hand-edited ones under a SUMMARY header, or
+    // bare with nothing after the run columns, lack it); prose such as `Percentile run1
+    // was …` has neither.
+    if !inside && !r.contains("Variation") && !r.trim().is_empty() {
         return None;
     }
     let mut variation = false;

@@ -1,0 +1,86 @@
+//! `bench-db ingest` over the real-world corpus (`fixtures/real`): every kind of pasted,
+//! wrapped, trimmed and cut output is stored, cut tables are warned about, exit 0.
+
+use crate::common::{Env, fixture};
+use serde_json::Value;
+use std::path::Path;
+
+/// Copies every corpus output (not the `MANIFEST`s and README, which describe them) into
+/// `<temp>/real/<format>/`, returning how many were copied.
+fn copy_corpus(env: &Env) -> usize {
+    let root = Path::new(&fixture("real")).to_path_buf();
+    let mut n = 0;
+    for dir in std::fs::read_dir(&root).unwrap().flatten() {
+        if !dir.path().is_dir() {
+            continue;
+        }
+        let folder = dir.file_name().to_string_lossy().into_owned();
+        for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if name == "MANIFEST" {
+                continue;
+            }
+            env.write(
+                &format!("real/{folder}/{name}"),
+                &std::fs::read(f.path()).unwrap(),
+            );
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn ingest_of_the_real_corpus_stores_every_file_and_warns_about_cut_tables() {
+    let env = Env::new();
+    let copied = copy_corpus(&env);
+    assert!(copied >= 40, "only {copied} corpus files");
+    let real = env.dir.path().join("real");
+    let out = env
+        .cmd(&["ingest", real.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["errors"], 0, "{json:#}");
+    let files = json["files"].as_array().unwrap();
+    assert_eq!(files.len(), copied);
+    // Outputs the parsers do not read yet (see parsers/tests/real_corpus.rs, NOT_YET).
+    let not_yet = [
+        "chronicle-queue-ChronicleQueueLatencyDistribution.java.txt",
+        "chronicle-queue-File-size-benchmark.txt",
+        "chronicle-wire-BytesInBytesMarshallableMain.java.txt",
+        "brpc-docs-cn-thrift.md.txt",
+        "brpc-docs-en-thrift.md.txt",
+    ];
+    for f in files {
+        let path = f["path"].as_str().unwrap();
+        let p = Path::new(path);
+        if not_yet.iter().any(|n| path.ends_with(n)) {
+            assert_ne!(f["status"], "error", "{f:#}");
+            continue;
+        }
+        let folder = p.parent().unwrap().file_name().unwrap().to_str().unwrap();
+        assert_eq!(f["status"], "ingested", "{f:#}");
+        assert_eq!(f["format"], folder, "{f:#}");
+        assert!(f["runs"].as_u64().unwrap() >= 1, "{f:#}");
+    }
+    // Tables cut by their authors are warned about with path and line.
+    let cut = real
+        .join("jlbh/chronicle-queue-demo-2025-account-benchmark-results.txt")
+        .display()
+        .to_string();
+    assert!(
+        stderr.contains(&format!(
+            "warning: {cut}:29: jlbh: SUMMARY (end to end) table from line 25 ends at 99 (no worst row)"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("ends at 99.9 (no worst row)"), "{stderr}");
+    assert!(stderr.contains("(no #[Mean = …] footer)"), "{stderr}");
+    // Ingesting again changes nothing.
+    let again = env.json(&["ingest", real.to_str().unwrap(), "--json"]);
+    assert_eq!(again["ingested"], 0, "{again:#}");
+    assert_eq!(again["errors"], 0, "{again:#}");
+}
