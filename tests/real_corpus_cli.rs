@@ -79,6 +79,25 @@ fn ingest_of_the_real_corpus_stores_every_file_and_warns_about_cut_tables() {
     );
     assert!(stderr.contains("ends at 99.9 (no worst row)"), "{stderr}");
     assert!(stderr.contains("(no #[Mean = …] footer)"), "{stderr}");
+    // Printed summary numbers are visible: wrk2's spectrum footer and a ladder's count.
+    let runs = env.json(&["runs", "--json"]);
+    let runs = runs.as_array().unwrap();
+    let stats = |metric: &str, name: &str, want: f64| {
+        runs.iter()
+            .any(|r| r["stats"][metric][name].as_f64() == Some(want))
+    };
+    assert!(
+        stats("latency", "total_count", 39500.0),
+        "wrk2 README footer"
+    );
+    assert!(
+        stats("latency", "mean", 1287.159),
+        "ycsb HdrHistogram footer"
+    );
+    assert!(
+        stats("latency", "count", 8458.0),
+        "zk-benchmark ladder count"
+    );
     // Ingesting again changes nothing.
     let again = env.json(&["ingest", real.to_str().unwrap(), "--json"]);
     assert_eq!(again["ingested"], 0, "{again:#}");

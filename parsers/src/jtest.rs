@@ -241,6 +241,16 @@ mod tests {
     }
 
     #[test]
+    fn damaged_inputs_never_panic() {
+        let real = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/real/jtest");
+        let mut inputs = vec![fixture("jtest/two-tables.txt")];
+        for p in crate::testutil::files_under(&real) {
+            inputs.push(std::fs::read(p).unwrap());
+        }
+        crate::testutil::never_panics(&FORMAT, &inputs);
+    }
+
+    #[test]
     fn fixture_snapshots() {
         insta::glob!("../../fixtures/jtest", "*.txt", |path| {
             let bytes = std::fs::read(path).unwrap();

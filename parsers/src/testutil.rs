@@ -169,3 +169,50 @@ pub fn text<'r>(run: &'r Run, key: &str) -> &'r str {
         other => panic!("param {key}: {other:?}"),
     }
 }
+
+/// A small seeded generator (xorshift64), so robustness loops are repeatable.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// Runs `format` to the end over damaged copies of each input: cut at many points,
+/// bytes replaced by format-relevant junk, random bytes, and one very long line. Each
+/// run must end (errors are fine); a panic fails the test. Seconds, not minutes.
+pub fn never_panics(format: &Format, inputs: &[Vec<u8>]) {
+    let run = |bytes: &[u8]| (format.parse)(Box::new(bytes)).count();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let junk: &[u8] = b"x%\n |/.-:0123456789#<>`\"'*\t\r\xe5\xff";
+    for bytes in inputs {
+        let step = (bytes.len() / 300).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            run(&bytes[..cut]);
+        }
+        for _ in 0..300 {
+            let mut damaged = bytes.clone();
+            for _ in 0..1 + rng.next() % 4 {
+                if damaged.is_empty() {
+                    break;
+                }
+                let i = (rng.next() % damaged.len() as u64) as usize;
+                damaged[i] = junk[(rng.next() % junk.len() as u64) as usize];
+            }
+            run(&damaged);
+        }
+        let mut long = bytes.clone();
+        let at = long.len() / 2;
+        long.splice(at..at, std::iter::repeat_n(b'9', 1 << 20));
+        run(&long);
+    }
+    for _ in 0..50 {
+        let n = (rng.next() % 4096) as usize;
+        let random: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+        run(&random);
+    }
+}

@@ -254,6 +254,17 @@ mod tests {
     }
 
     #[test]
+    fn damaged_inputs_never_panic() {
+        let real =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/real/zk-latencies");
+        let mut inputs = vec![fixture("zk-latencies/two-servers.txt")];
+        for p in crate::testutil::files_under(&real) {
+            inputs.push(std::fs::read(p).unwrap());
+        }
+        crate::testutil::never_panics(&FORMAT, &inputs);
+    }
+
+    #[test]
     fn fixture_snapshots() {
         insta::glob!("../../fixtures/zk-latencies", "*.txt", |path| {
             let bytes = std::fs::read(path).unwrap();
