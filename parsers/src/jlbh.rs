@@ -200,6 +200,9 @@ impl Names {
 /// The output being assembled.
 #[derive(Debug, Default)]
 struct Builder {
+    /// A run block printed without its `BENCHMARK RESULTS (RUN n)` header, starting at
+    /// `Run time:`: it ends where its probe lines end, a block of its own.
+    headerless: bool,
     label: Option<String>,
     first_line: u64,
     last_line: u64,
@@ -276,6 +279,11 @@ impl Machine {
     }
 
     fn blank(&mut self) {
+        if matches!(self.state, State::InRun) && self.block.as_ref().is_some_and(|b| b.headerless) {
+            self.finish();
+            self.labels.observe("");
+            return;
+        }
         match &mut self.state {
             State::Outside => self.labels.observe(""),
             State::AfterTables => self.labels.observe(""),
@@ -349,6 +357,10 @@ impl Machine {
                 self.finish();
                 Ok(s)
             }
+            Err(_) if matches!(self.state, State::InRun) && self.block().headerless => {
+                self.finish();
+                Ok(s)
+            }
             Err(_) if self.tentative() => {
                 // The lone header before this line was prose.
                 self.state = State::Outside;
@@ -392,6 +404,12 @@ impl Machine {
                 } => {
                     self.start();
                     self.open_table("end to end".to_string(), n, runs, variation, var_log);
+                }
+                Line::RunTime { .. } => {
+                    self.start();
+                    self.open_run(1);
+                    self.block().headerless = true;
+                    self.in_run(line)?;
                 }
                 _ => {
                     // JLBH's warm-up progress (`Complete: 50000`) is no lead line.
@@ -439,6 +457,24 @@ impl Machine {
                     )));
                 }
             },
+            State::InRun
+                if self.block().headerless
+                    && !matches!(
+                        line,
+                        Line::RunTime { .. }
+                            | Line::CoCorrection(_)
+                            | Line::Throughput { .. }
+                            | Line::Probe(_)
+                            | Line::Masked
+                    ) =>
+            {
+                // The probe lines of a headerless run ended: it is complete.
+                self.finish();
+                if matches!(line, Line::Separator) {
+                    return Ok(rest);
+                }
+                return Ok(s);
+            }
             State::InRun => {
                 self.state = State::InRun;
                 self.in_run(line)?;
@@ -546,6 +582,10 @@ impl Machine {
             return Err(ParseError::new(n, "run line without a run"));
         }
         let run = b.runs.last_mut().expect("checked above");
+        if b.headerless {
+            run.last_line = n;
+            b.last_line = n;
+        }
         match line {
             Line::RunTime { secs, distribution } => {
                 if let Some(secs) = secs {
@@ -791,6 +831,10 @@ impl Machine {
                 Err(self.err(format!(
                     "input ends after the warm-up line {first}, before RUN 1"
                 )))
+            }
+            State::InRun if self.block().headerless => {
+                self.finish();
+                Ok(())
             }
             State::InRun => {
                 let run = self

@@ -175,6 +175,7 @@ const COVERED: &[(&str, &[&str])] = &[
             "chronicle-queue-demo-2025-account-benchmark-results.txt",
             "chronicle-queue-demo-OMSBenchmarkMain.java.txt",
             "chronicle-wire-WireExchangerPerfMain.java.txt",
+            "introductiontojlbh-zh-Intro.md.txt",
             "introductiontojlbh-zh-JLBH_Examples_3.md.txt",
             "introductiontojlbh-zh-JLBH_Examples_4.md.txt",
             "introductiontojlbh-zh-first-commit-JLBH_Examples_4.md.txt",
@@ -252,11 +253,6 @@ const NOT_YET: &[(&str, &str, &str)] = &[
         "jlbh",
         "chronicle-wire-BytesInBytesMarshallableMain.java.txt",
         "probe lines only, no JLBH run or summary",
-    ),
-    (
-        "jlbh",
-        "introductiontojlbh-zh-Intro.md.txt",
-        "spreadsheet-mangled labels (50:00:00) and a headerless run block",
     ),
     (
         "qps-table",
@@ -1043,8 +1039,21 @@ fn jlbh() {
         "run3 99.99",
     );
 
+    // A run block that starts at `Run time:` with no RUN header is a run of its own,
+    // beside the five runs of the summary tables.
     let l = load("jlbh", "introductiontojlbh-zh-first-commit-Intro.md.txt");
-    let b = &l.blocks[0];
+    assert_eq!(l.blocks.len(), 2);
+    let r = &l.blocks[0].runs[0];
+    close(r.params["run_time_s"].as_f64(), 100.001, "run time");
+    close(
+        r.params["target_throughput"].as_f64(),
+        50000.0,
+        "throughput",
+    );
+    close(pct(r, e2e, 99.99), 121.0, "End to End 99.99");
+    close(pct(r, e2e, 100.0), 541.0, "End to End worst");
+    close(pct(r, "os_jitter", 100.0), 217.0, "OS Jitter worst");
+    let b = &l.blocks[1];
     let mid = "acceptor_2_95_on_mid";
     let nos = "acceptor_3_parse_nos";
     close(pct(&b.runs[3], mid, 99.9), 0.78, "run4 99.9");
@@ -1121,4 +1130,28 @@ fn jlbh() {
         close(pct(&b.runs[2], e2e, 100.0), 22.02, "run3 worst");
         close(pct(&b.runs[4], e2e, 99.99), 6.02, "run5 99.99");
     }
+
+    // The same, list-indented, with pipe tables whose first rows read `50:00:00`.
+    let l = load("jlbh", "introductiontojlbh-zh-Intro.md.txt");
+    assert_eq!(l.blocks.len(), 2);
+    let r = &l.blocks[0].runs[0];
+    close(pct(r, e2e, 50.0), 11.0, "End to End 50");
+    close(pct(r, e2e, 100.0), 541.0, "End to End worst");
+    let read = "acceptor_2_0_remaining_after_read";
+    match &series(r, read).data {
+        Data::Ladder { count, .. } => assert_eq!(*count, Some(20_649_126)),
+        other => panic!("{other:?}"),
+    }
+    close(pct(r, read, 99.999), 1800.0, "8-value probe 99.999");
+    close(pct(r, read, 100.0), 4590.0, "8-value probe worst");
+    let b = &l.blocks[1];
+    close(pct(&b.runs[2], nos, 99.0), 0.50, "run3 99");
+    close(pct(&b.runs[1], nos, 100.0), 2.62, "run2 worst");
+    close(
+        printed(b, nos, Some(99.9), "var_log"),
+        9.76,
+        "99.9 var(log)",
+    );
+    close(pct(&b.runs[3], mid, 99.9), 0.78, "run4 99.9");
+    close(pct(&b.runs[0], mid, 50.0), 0.09, "run1 50 (row 50:00:00)");
 }

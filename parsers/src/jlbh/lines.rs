@@ -596,7 +596,11 @@ pub fn row<'a>(
     // V1 labels are 6 characters wide: `99.99:` may touch its first value, so text after
     // the colon is allowed when it is a cell (and `13:11:07` is no row).
     let label = &first[..colon];
-    let touching = &first[colon + 1..];
+    let mut touching = &first[colon + 1..];
+    // A spreadsheet that read `50:` as a time printed it back as `50:00:00`.
+    if touching == "00:00" {
+        touching = "";
+    }
     if !touching.is_empty() && parse_cell(touching, dec).is_err() {
         return Ok(None);
     }
@@ -610,7 +614,7 @@ pub fn row<'a>(
         }
         _ => return Ok(None),
     };
-    // The cells start right after the label's colon.
+    // The cells start right after the label's colon (or its `:00:00`).
     let mut r = &s[s.len() - after.len() - touching.len()..];
     cells.clear();
     while cells.len() < max {
