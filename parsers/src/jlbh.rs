@@ -272,6 +272,9 @@ impl Machine {
             self.blank();
             return Ok(());
         }
+        if self.loose_probe(rest)? {
+            return Ok(());
+        }
         while !rest.is_empty() {
             rest = self.step(rest)?.trim_start();
         }
@@ -290,6 +293,67 @@ impl Machine {
             State::Table(t) if !t.rows.is_empty() => t.tail.push(String::new()),
             _ => {}
         }
+    }
+
+    /// A Chronicle `Histogram` probe line printed on its own, outside any JLBH run
+    /// (`write histogram: 50/90 … worst was …`, an unnamed `50/90 … worst was …`, any
+    /// ladder such as `50/90 97/99 99.7/99.9 … - worst`): the lines of one group form a
+    /// block with one run, a repeated name starts the next run. `Ok(false)` when the line
+    /// is not such a line, or a JLBH output is being read.
+    fn loose_probe(&mut self, s: &str) -> Result<bool, ParseError> {
+        let probe_block = self.block.as_ref().is_some_and(|b| b.headerless);
+        let outside = matches!(self.state, State::Outside);
+        if !(outside || (probe_block && matches!(self.state, State::InRun))) {
+            return Ok(false);
+        }
+        let Some((name, count, points)) = loose_probe_line(s) else {
+            return Ok(false);
+        };
+        if outside {
+            self.start();
+            self.open_run(1);
+            self.block().headerless = true;
+        }
+        let n = self.number;
+        let metric = if name.is_empty() {
+            "latency".to_string()
+        } else {
+            self.names.metric(name)
+        };
+        let b = self.block();
+        let repeats = b
+            .runs
+            .last()
+            .is_some_and(|r| r.series.iter().any(|s| s.metric == metric));
+        if repeats {
+            let index = b.runs.len() as u32 + 1;
+            b.runs.push(Run {
+                index,
+                first_line: n,
+                last_line: n,
+                ..Run::default()
+            });
+        }
+        let run = b.runs.last_mut().expect("a run is open");
+        run.last_line = n;
+        run.series.push(Series::new(
+            metric,
+            if name.is_empty() { "latency" } else { name },
+            UNIT,
+            Data::Ladder {
+                count,
+                points: points
+                    .into_iter()
+                    .map(|(percentile, value)| LadderPoint {
+                        percentile,
+                        value: Some(value),
+                        line_value: None,
+                    })
+                    .collect(),
+            },
+        ));
+        b.last_line = n;
+        Ok(true)
     }
 
     /// Whether a table named `label` was already read for the current output, which
@@ -917,6 +981,64 @@ fn probe_series(metric: String, p: &ProbeLine<'_>) -> Series {
             points,
         },
     )
+}
+
+/// Reads a probe line printed on its own: `[name[:] [(count)]] <labels> was <values>`,
+/// labels being percentiles and `worst` separated by `/` and spaces (`-` fills a slot),
+/// values in microseconds with `,` grouping. `None` unless labels and values pair up.
+fn loose_probe_line(s: &str) -> Option<(&str, Option<u64>, Vec<(f64, f64)>)> {
+    let was = s.find("worst was ")?;
+    let (left, right) = (&s[..was + 5], &s[was + 10..]);
+    let start = left
+        .match_indices("50/")
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || left.as_bytes()[i - 1] == b' ')?;
+    let mut name = left[..start].trim().trim_end_matches(':').trim();
+    let mut count = None;
+    if let Some(open) = name.rfind('(').filter(|_| name.ends_with(')')) {
+        let digits: String = name[open + 1..name.len() - 1]
+            .chars()
+            .filter(|c| !matches!(c, ',' | '.' | '\'' | ' ' | '\u{a0}'))
+            .collect();
+        count = Some(digits.parse::<u64>().ok()?);
+        name = name[..open].trim().trim_end_matches(':').trim();
+    }
+    let mut labels = Vec::new();
+    for tok in left[start..]
+        .split([' ', '/'])
+        .filter(|t| !t.is_empty() && *t != "-")
+    {
+        labels.push(match tok {
+            "worst" => 100.0,
+            _ => tok
+                .parse::<f64>()
+                .ok()
+                .filter(|p| (0.0..100.0).contains(p))?,
+        });
+    }
+    let mut values = Vec::new();
+    for tok in right
+        .split([' ', '/'])
+        .filter(|t| !t.is_empty() && *t != "-")
+    {
+        let grouped = tok.contains(',');
+        if grouped
+            && !tok
+                .split(',')
+                .skip(1)
+                .all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return None;
+        }
+        values.push(
+            tok.replace(',', "")
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())?,
+        );
+    }
+    (labels.len() >= 3 && labels.len() == values.len())
+        .then(|| (name, count, labels.into_iter().zip(values).collect()))
 }
 
 /// Writes a summary table's values into the runs and its derived columns into `printed`.

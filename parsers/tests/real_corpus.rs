@@ -170,10 +170,13 @@ const COVERED: &[(&str, &[&str])] = &[
     (
         "jlbh",
         &[
+            "chronicle-queue-ChronicleQueueLatencyDistribution.java.txt",
+            "chronicle-queue-File-size-benchmark.txt",
             "chronicle-queue-contended-writes.adoc.txt",
             "chronicle-queue-demo-2019-throughput-test.txt",
             "chronicle-queue-demo-2025-account-benchmark-results.txt",
             "chronicle-queue-demo-OMSBenchmarkMain.java.txt",
+            "chronicle-wire-BytesInBytesMarshallableMain.java.txt",
             "chronicle-wire-WireExchangerPerfMain.java.txt",
             "introductiontojlbh-zh-Intro.md.txt",
             "introductiontojlbh-zh-JLBH_Examples_3.md.txt",
@@ -239,21 +242,6 @@ const COVERED: &[(&str, &[&str])] = &[
 /// Corpus files the parsers do not read yet, each with the reason; they are still
 /// checked not to be claimed by a wrong format or to fail with an error.
 const NOT_YET: &[(&str, &str, &str)] = &[
-    (
-        "jlbh",
-        "chronicle-queue-ChronicleQueueLatencyDistribution.java.txt",
-        "probe lines only, no JLBH run or summary",
-    ),
-    (
-        "jlbh",
-        "chronicle-queue-File-size-benchmark.txt",
-        "probe lines only, no JLBH run or summary",
-    ),
-    (
-        "jlbh",
-        "chronicle-wire-BytesInBytesMarshallableMain.java.txt",
-        "probe lines only, no JLBH run or summary",
-    ),
     (
         "qps-table",
         "brpc-docs-cn-thrift.md.txt",
@@ -1154,4 +1142,55 @@ fn jlbh() {
     );
     close(pct(&b.runs[3], mid, 99.9), 0.78, "run4 99.9");
     close(pct(&b.runs[0], mid, 50.0), 0.09, "run1 50 (row 50:00:00)");
+
+    // Chronicle Histogram probe lines on their own, no JLBH run or summary.
+    let l = load(
+        "jlbh",
+        "chronicle-wire-BytesInBytesMarshallableMain.java.txt",
+    );
+    assert_eq!(l.blocks.len(), 2);
+    let r = &labelled(&l.blocks, ".2.21.ea74").runs[0];
+    close(pct(r, "read", 50.0), 0.222, "read 50");
+    close(pct(r, "read", 99.99), 16.1, "read 99.99");
+    close(pct(r, "read", 100.0), 98.6, "read worst");
+    let r = &labelled(&l.blocks, ".latest").runs[0];
+    close(pct(r, "write", 99.9), 0.309, "write 99.9");
+    close(pct(r, "write", 99.9999), 28.9, "write 99.9999");
+    close(pct(r, "write", 100.0), 53.4, "write worst");
+
+    let l = load("jlbh", "chronicle-queue-File-size-benchmark.txt");
+    assert_eq!(l.blocks.len(), 10);
+    let w = "write_histogram";
+    let r = &l.blocks[0].runs[0];
+    close(pct(r, w, 50.0), 0.46, "64 B write 50");
+    close(pct(r, w, 99.9999), 2320.0, "64 B write 99.9999");
+    close(pct(r, w, 100.0), 7260.0, "64 B write worst");
+    close(
+        pct(&l.blocks[1].runs[0], "transport_histogram", 50.0),
+        0.091,
+        "256 B transport 50",
+    );
+    close(
+        pct(&l.blocks[4].runs[0], w, 100.0),
+        22350.0,
+        "16 KiB write worst",
+    );
+    let r = &l.blocks[9].runs[0];
+    close(pct(r, w, 50.0), 13530.0, "16 MiB write 50");
+    close(pct(r, w, 100.0), 215480.0, "16 MiB write worst");
+
+    let l = load(
+        "jlbh",
+        "chronicle-queue-ChronicleQueueLatencyDistribution.java.txt",
+    );
+    let r = &labelled(&l.blocks, "27/10/2015").runs[0];
+    close(pct(r, "latency", 50.0), 1.5, "MBP 50");
+    close(pct(r, "latency", 99.9), 3740.0, "MBP 99.9");
+    close(pct(r, "latency", 100.0), 36700.0, "MBP worst");
+    let r = &labelled(&l.blocks, "14/03/2016").runs[0];
+    close(pct(r, "latency", 99.99), 72.0, "E5-2650v2 99.99");
+    close(pct(r, "latency", 100.0), 483.0, "E5-2650v2 worst");
+    let r = &labelled(&l.blocks, "1.2M/s").runs[0];
+    close(pct(r, "latency", 99.9999), 3600.0, "1.2M/s 99.9999");
+    close(pct(r, "latency", 100.0), 3600.0, "1.2M/s worst");
 }
