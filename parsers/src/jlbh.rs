@@ -983,10 +983,13 @@ fn probe_series(metric: String, p: &ProbeLine<'_>) -> Series {
     )
 }
 
+/// A probe line read on its own: name (maybe empty), sample count, (percentile, µs).
+type LooseProbe<'a> = (&'a str, Option<u64>, Vec<(f64, f64)>);
+
 /// Reads a probe line printed on its own: `[name[:] [(count)]] <labels> was <values>`,
 /// labels being percentiles and `worst` separated by `/` and spaces (`-` fills a slot),
 /// values in microseconds with `,` grouping. `None` unless labels and values pair up.
-fn loose_probe_line(s: &str) -> Option<(&str, Option<u64>, Vec<(f64, f64)>)> {
+fn loose_probe_line(s: &str) -> Option<LooseProbe<'_>> {
     let was = s.find("worst was ")?;
     let (left, right) = (&s[..was + 5], &s[was + 10..]);
     let start = left
