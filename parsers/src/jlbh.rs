@@ -996,7 +996,12 @@ fn loose_probe_line(s: &str) -> Option<LooseProbe<'_>> {
         .match_indices("50/")
         .map(|(i, _)| i)
         .find(|&i| i == 0 || left.as_bytes()[i - 1] == b' ')?;
-    let mut name = left[..start].trim().trim_end_matches(':').trim();
+    let lead = left[..start].trim();
+    // A name is `name:` or `name (count)`; other text before the ladder is prose.
+    if !(lead.is_empty() || lead.ends_with(':') || lead.ends_with(')')) {
+        return None;
+    }
+    let mut name = lead.trim_end_matches(':').trim();
     let mut count = None;
     if let Some(open) = name.rfind('(').filter(|_| name.ends_with(')')) {
         let digits: String = name[open + 1..name.len() - 1]
@@ -1040,7 +1045,11 @@ fn loose_probe_line(s: &str) -> Option<LooseProbe<'_>> {
                 .filter(|v| v.is_finite())?,
         );
     }
-    (labels.len() >= 3 && labels.len() == values.len())
+    // A ladder: percentiles rising to `worst`, values never falling.
+    let ladder = labels.windows(2).all(|w| w[0] < w[1])
+        && labels.last() == Some(&100.0)
+        && values.windows(2).all(|w| w[0] <= w[1]);
+    (labels.len() >= 3 && labels.len() == values.len() && ladder)
         .then(|| (name, count, labels.into_iter().zip(values).collect()))
 }
 
