@@ -983,6 +983,29 @@ fn probe_series(metric: String, p: &ProbeLine<'_>) -> Series {
     )
 }
 
+/// The layout of a probe line's labels or values: each label or number as `N`, with the
+/// `/` and `-` between them (`50/90 99/99.9 - worst` → `N/N N/N - N`).
+fn ladder_shape(s: &str) -> String {
+    let mut out = String::new();
+    for tok in s.split_whitespace() {
+        for (i, part) in tok.split('/').enumerate() {
+            if i > 0 {
+                out.push('/');
+            }
+            match part {
+                "" => {}
+                "-" => out.push('-'),
+                _ => out.push('N'),
+            }
+        }
+        out.push(' ');
+    }
+    // `1.5 / 27` and `50/90` alike.
+    out.replace(" / ", "/")
+        .replace(" /", "/")
+        .replace("/ ", "/")
+}
+
 /// A probe line read on its own: name (maybe empty), sample count, (percentile, µs).
 type LooseProbe<'a> = (&'a str, Option<u64>, Vec<(f64, f64)>);
 
@@ -1045,11 +1068,14 @@ fn loose_probe_line(s: &str) -> Option<LooseProbe<'_>> {
                 .filter(|v| v.is_finite())?,
         );
     }
-    // A ladder: percentiles rising to `worst`, values never falling.
-    let ladder = labels.windows(2).all(|w| w[0] < w[1])
+    // A ladder: values laid out as the labels are (`50/90 99 - worst` and
+    // `1.5 / 27  104 - 36,700`), percentiles rising to `worst`, values never falling.
+    let ladder = ladder_shape(&left[start..]) == ladder_shape(right)
+        && labels.windows(2).all(|w| w[0] < w[1])
         && labels.last() == Some(&100.0)
         && values.windows(2).all(|w| w[0] <= w[1]);
-    (labels.len() >= 3 && labels.len() == values.len() && ladder)
+    // Chronicle's shortest ladder is `50/90 99/99.9 - worst`.
+    (labels.len() >= 5 && labels.len() == values.len() && ladder)
         .then(|| (name, count, labels.into_iter().zip(values).collect()))
 }
 
