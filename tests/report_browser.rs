@@ -2,7 +2,7 @@
 //! on a blank page or a console error. Skipped only when Chromium is not installed, and
 //! never in CI (`CI` set), whose script installs it.
 
-use bench_db::report::{demo, html, pairing, slo};
+use bench_db::report::{demo, html, slo};
 use std::path::Path;
 use std::process::Command;
 
@@ -94,7 +94,7 @@ fn report_renders_in_chromium() {
     }
     let dir = tempfile::tempdir().unwrap();
     let runs = demo::runs();
-    let comparisons = pairing::auto_pairs(&runs);
+    let comparisons = demo::comparisons(&runs);
     let opts = html::Options {
         slo: slo::parse("p50<=100us,p99<=800us,p99.99<=5ms").unwrap(),
     };

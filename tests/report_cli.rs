@@ -23,18 +23,37 @@ fn report_of_the_seeds() {
     ]);
     assert!(printed.trim_end().ends_with("index.html"), "{printed}");
 
+    // Nothing was asked to be compared and no branch tags say so: no comparisons are
+    // invented from blocks that merely follow each other in a file.
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("No before/after comparisons"), "{index}");
+    assert!(!index.contains("Got better") && !index.contains("−72.4%"));
+    let tsar = std::fs::read_to_string(out.join("suite-tsar.html")).unwrap();
+    assert!(!tsar.contains("Before and after"));
+
+    // Asked for: seed 003, ts.rt 3.39 → 2.96 ms (−12.6%), cpu util +2.5%, baseline first.
+    let out2 = env.dir.path().join("r2");
+    env.ok(&[
+        "report",
+        "--baseline",
+        "label=the current master",
+        "--candidate",
+        "label=the current master with patch version v11jp",
+        "--out",
+        &out2.display().to_string(),
+    ]);
+    let index = std::fs::read_to_string(out2.join("index.html")).unwrap();
     assert!(index.contains("Got better") && index.contains("Got worse"));
-    // Seed 004: latency_avg 8.88 ms before, 2.45 ms after.
-    assert!(index.contains("8.88 ms") && index.contains("2.45 ms") && index.contains("−72.4%"));
-    // Seed 003: ts.rt 3.39 → 2.96 ms (−12.6%), cpu util +2.5%.
     assert!(index.contains("3.39 ms") && index.contains("2.96 ms") && index.contains("−12.6%"));
     assert!(index.contains("+2.5%"));
-
-    let tsar = std::fs::read_to_string(out.join("suite-tsar.html")).unwrap();
-    assert!(tsar.contains("Change after vs before"), "shift plot");
+    let tsar = std::fs::read_to_string(out2.join("suite-tsar.html")).unwrap();
     assert!(
-        tsar.contains("ts rt: before and after"),
+        tsar.contains("the current master → the current master with patch version v11jp"),
+        "baseline first"
+    );
+    assert!(tsar.contains("with 95% confidence intervals"), "shift plot");
+    assert!(
+        tsar.contains("ts rt: baseline and candidate"),
         "both sides over time"
     );
 
@@ -70,7 +89,8 @@ fn explicit_sides_and_bad_input() {
         &out_s,
     ]);
     let page = std::fs::read_to_string(out.join("suite-arthas.html")).unwrap();
-    assert!(page.contains("label=After these changes vs label=Before this changes"));
+    // Names, not selectors or ids; the baseline first.
+    assert!(page.contains("Before this changes → After these changes"));
     assert!(page.contains("8.88 ms") && page.contains("2.45 ms"));
 
     let bad = env

@@ -1,5 +1,6 @@
-//! `bench-db report`: selects runs, pairs before/after groups, builds the pages with
-//! `report::html` and writes them under `--out`. The only IO of the report.
+//! `bench-db report`: selects runs, compares the sides asked for (or one suite and label
+//! on two branches), builds the pages with `report::html` and writes them under `--out`.
+//! The only IO of the report.
 
 use crate::cli::ReportArgs;
 use crate::dataset::StoredRun;
@@ -26,7 +27,8 @@ pub fn run(db: &Path, args: &ReportArgs) -> Result<u8> {
             if cand.is_empty() {
                 bail!("--candidate {c:?} selects no runs");
             }
-            let comparison = pairing::compare(b, &refs(&base), c, &refs(&cand));
+            let (bn, cn) = pairing::side_names(&refs(&base), &refs(&cand));
+            let comparison = pairing::compare(&bn, &refs(&base), &cn, &refs(&cand));
             // The sides' runs are shown on their suite page even when the selector left
             // them out.
             for r in base.into_iter().chain(cand) {
@@ -37,7 +39,7 @@ pub fn run(db: &Path, args: &ReportArgs) -> Result<u8> {
             runs.sort_by_key(|r| r.id);
             vec![comparison]
         }
-        _ => pairing::auto_pairs(&runs),
+        _ => pairing::branch_pairs(&runs),
     };
     if runs.is_empty() {
         eprintln!("bench-db report: no runs selected; writing an empty report");

@@ -24,22 +24,22 @@ pub fn time_unit_ns(unit: &str) -> Option<f64> {
 
 /// A number with three significant digits at most, without trailing zeros.
 pub fn sig3(v: f64) -> String {
+    sig(v, 3)
+}
+
+/// A number with `digits` significant digits at most (all digits left of the point are
+/// kept), without trailing zeros, with a true minus sign.
+pub fn sig(v: f64, digits: usize) -> String {
     if !v.is_finite() {
         return "–".to_string();
     }
     let a = v.abs();
     let s = if a == 0.0 {
         return "0".to_string();
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
     } else {
-        // Small values keep three significant digits.
-        let digits = (-a.log10().floor()) as usize + 2;
-        format!("{v:.digits$}")
+        let mag = a.log10().floor() as i64;
+        let decimals = (digits as i64 - 1 - mag).max(0) as usize;
+        format!("{v:.decimals$}")
     };
     let s = if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -56,6 +56,12 @@ pub fn sig3(v: f64) -> String {
 /// A value with its unit, scaled for reading: time units move between ns, µs, ms
 /// and s; other units get a K/M/G suffix (`92.0K ops/s`, `1.3G`).
 pub fn human(v: f64, unit: &str) -> String {
+    human_sig(v, unit, 3)
+}
+
+/// [`human`] with `digits` significant digits at most.
+pub fn human_sig(v: f64, unit: &str, digits: usize) -> String {
+    let sig3 = |v: f64| sig(v, digits);
     if !v.is_finite() {
         return "–".to_string();
     }
@@ -89,7 +95,19 @@ pub fn human(v: f64, unit: &str) -> String {
     match unit {
         "" => format!("{}{suffix}", sig3(scaled)),
         "%" => format!("{}{suffix}%", sig3(scaled)),
+        u if u.starts_with('/') => format!("{}{suffix}{u}", sig3(scaled)),
         u => format!("{}{suffix} {u}", sig3(scaled)),
+    }
+}
+
+/// An axis caption: the name alone for time units (the ticks carry µs, ms, s) and for
+/// unitless counts, else `name (unit)`; never an empty `()`.
+pub fn axis_caption(name: &str, unit: &str) -> String {
+    let unit = unit_display(unit);
+    if unit.is_empty() || time_unit_ns(unit).is_some() {
+        name.to_string()
+    } else {
+        format!("{name} ({unit})")
     }
 }
 
@@ -121,6 +139,19 @@ pub fn signed_pct(v: f64) -> String {
         format!("−{:.1}%", -v)
     } else {
         format!("+{v:.1}%")
+    }
+}
+
+/// A signed percentage as round as it is (`+25%`, `−0.5%`, `+1000%`), for axis ticks.
+pub fn signed_pct_round(v: f64) -> String {
+    if !v.is_finite() {
+        return "–".to_string();
+    }
+    let body = sig(v.abs(), 3);
+    if v < 0.0 {
+        format!("−{body}%")
+    } else {
+        format!("+{body}%")
     }
 }
 

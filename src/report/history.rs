@@ -2,7 +2,7 @@
 //! at each percentile run after run in ingest order, with a noise band (median ±
 //! 2 robust standard deviations) so a step out of the band stands out.
 
-use super::axis::{Axis, Scale, nice_ticks, value_axis};
+use super::axis::{Axis, Reading, Scale, nice_ticks, value_axis};
 use super::chart::{self, Band, Line, LineChart};
 use super::fmt;
 use super::series::{MAX_POINTS, decimate};
@@ -167,12 +167,9 @@ pub fn layout(input: &HistoryInput) -> LineChart {
         hi: n as f64 + 0.5,
         ticks,
         scale: Scale::Linear,
+        reading: Reading::Plain,
     };
-    let caption = if fmt::time_unit_ns(&input.unit).is_some() || input.unit.is_empty() {
-        "Value".to_string()
-    } else {
-        format!("Value ({})", fmt::unit_display(&input.unit))
-    };
+    let caption = fmt::axis_caption("Value", &input.unit);
     let y = value_axis(
         &caption,
         &input.unit,

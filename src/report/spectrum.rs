@@ -74,11 +74,7 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
             .map(|p| p.0)
             .chain(input.slo.iter().map(|s| s.0)),
     );
-    let caption = if fmt::time_unit_ns(&input.unit).is_some() {
-        "Latency".to_string()
-    } else {
-        format!("Value ({})", fmt::unit_display(&input.unit))
-    };
+    let caption = fmt::axis_caption("Latency", &input.unit);
     let y = value_axis(
         &caption,
         &input.unit,

@@ -91,11 +91,7 @@ pub fn layout(input: &TimeSeriesInput) -> LineChart {
     if input.elapsed {
         x.caption = "Elapsed time".to_string();
     }
-    let caption = if input.unit.is_empty() {
-        "Value".to_string()
-    } else {
-        format!("Value ({})", fmt::unit_display(&input.unit))
-    };
+    let caption = fmt::axis_caption("Value", &input.unit);
     let y = value_axis(
         &caption,
         &input.unit,
