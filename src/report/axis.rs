@@ -40,8 +40,8 @@ pub struct Axis {
 /// How a position on an axis reads back as a value people understand.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reading {
-    /// A value in this unit (through the axis' scale).
-    Value(String),
+    /// A value in this unit and these prefixes (through the axis' scale).
+    Value(String, fmt::Prefixes),
     /// A percentile on the log 1/(1−p) axis; `max` sits at the given position.
     Percentile(f64),
     /// Seconds: Unix time (UTC) when true, else elapsed.
@@ -70,12 +70,12 @@ impl Axis {
     /// The value at position `x`, as hover text.
     pub fn read(&self, x: f64) -> String {
         match &self.reading {
-            Reading::Value(unit) => {
+            Reading::Value(unit, prefixes) => {
                 let v = match self.scale {
                     Scale::Linear => x,
                     Scale::Log10 => 10f64.powf(x),
                 };
-                fmt::human_sig(v, unit, 4)
+                fmt::human_in(v, unit, 4, *prefixes)
             }
             Reading::Percentile(worst) if (x - worst).abs() < 1e-9 => "max".to_string(),
             Reading::Percentile(_) => fmt::percentile_name(100.0 - 100.0 / 10f64.powf(x)),
@@ -121,6 +121,26 @@ pub fn value_axis(
     from_zero: bool,
     allow_log: bool,
 ) -> Axis {
+    value_axis_in(
+        caption,
+        unit,
+        fmt::Prefixes::Decimal,
+        values,
+        from_zero,
+        allow_log,
+    )
+}
+
+/// [`value_axis`] labelled with the K/M/G of `prefixes`; binary axes put their linear
+/// ticks on round multiples of 1024ⁿ so they read as round as the log's numbers.
+pub fn value_axis_in(
+    caption: &str,
+    unit: &str,
+    prefixes: fmt::Prefixes,
+    values: impl IntoIterator<Item = f64>,
+    from_zero: bool,
+    allow_log: bool,
+) -> Axis {
     let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in values.into_iter().filter(|v| v.is_finite()) {
         min = min.min(v);
@@ -146,9 +166,9 @@ pub fn value_axis(
             caption,
             lo,
             hi,
-            ticks: unique_labels(ticks, unit),
+            ticks: unique_labels(ticks, unit, prefixes),
             scale: Scale::Log10,
-            reading: Reading::Value(unit.to_string()),
+            reading: Reading::Value(unit.to_string(), prefixes),
         };
     }
     let mut lo = if from_zero { min.min(0.0) } else { min };
@@ -161,24 +181,42 @@ pub fn value_axis(
     let pad = (hi - lo) * 0.05;
     let hi = hi + pad;
     let lo = if from_zero && lo >= 0.0 { lo } else { lo - pad };
-    let ticks = nice_ticks(lo, hi, 6).into_iter().map(|v| (v, v)).collect();
+    let step = match prefixes {
+        fmt::Prefixes::Binary if fmt::time_unit_ns(unit).is_none() => {
+            let top = lo.abs().max(hi.abs());
+            [1024f64.powi(3), 1024f64.powi(2), 1024.0]
+                .into_iter()
+                .zip([1e9, 1e6, 1e4])
+                .find(|(_, at)| top >= *at)
+                .map_or(1.0, |(k, _)| k)
+        }
+        _ => 1.0,
+    };
+    let ticks = nice_ticks(lo / step, hi / step, 6)
+        .into_iter()
+        .map(|v| (v * step, v * step))
+        .collect();
     Axis {
         caption,
         lo,
         hi,
-        ticks: unique_labels(ticks, unit),
+        ticks: unique_labels(ticks, unit, prefixes),
         scale: Scale::Linear,
-        reading: Reading::Value(unit.to_string()),
+        reading: Reading::Value(unit.to_string(), prefixes),
     }
 }
 
 /// Labels ticks (position, value) with the fewest significant digits (three at least)
 /// that tell every tick apart, so no two ticks read the same.
-fn unique_labels(ticks: Vec<(f64, f64)>, unit: &str) -> Vec<(f64, String)> {
+fn unique_labels(
+    ticks: Vec<(f64, f64)>,
+    unit: &str,
+    prefixes: fmt::Prefixes,
+) -> Vec<(f64, String)> {
     let label = |digits: usize| -> Vec<(f64, String)> {
         ticks
             .iter()
-            .map(|(x, v)| (*x, fmt::human_sig(*v, unit, digits)))
+            .map(|(x, v)| (*x, fmt::human_in(*v, unit, digits, prefixes)))
             .collect()
     };
     for digits in 3..=7 {

@@ -431,6 +431,7 @@ mod tests {
             unit: String::new(),
             lines: vec![("x".into(), vec![]), ("y".into(), vec![(5.0, 1.0)])],
             elapsed: true,
+            prefixes: super::super::fmt::Prefixes::Decimal,
         };
         assert!(timeseries::render(&ts).is_ok());
         let sh = shift::ShiftInput {

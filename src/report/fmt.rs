@@ -59,8 +59,31 @@ pub fn human(v: f64, unit: &str) -> String {
     human_sig(v, unit, 3)
 }
 
+/// How a tool scaled large numbers with K/M/G.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Prefixes {
+    /// K = 1000 (most tools).
+    #[default]
+    Decimal,
+    /// K = 1024: tsar's `printf_result` divides by 1024, so its `92.0K` is 94208.
+    Binary,
+}
+
+/// The prefixes a format's tool printed with, so values read back as in the log.
+pub fn prefixes_of(format: &str) -> Prefixes {
+    match format {
+        "tsar" => Prefixes::Binary,
+        _ => Prefixes::Decimal,
+    }
+}
+
 /// [`human`] with `digits` significant digits at most.
 pub fn human_sig(v: f64, unit: &str, digits: usize) -> String {
+    human_in(v, unit, digits, Prefixes::Decimal)
+}
+
+/// [`human_sig`] with the K/M/G of `prefixes` (time units always scale by 1000).
+pub fn human_in(v: f64, unit: &str, digits: usize, prefixes: Prefixes) -> String {
     let sig3 = |v: f64| sig(v, digits);
     if !v.is_finite() {
         return "–".to_string();
@@ -82,12 +105,16 @@ pub fn human_sig(v: f64, unit: &str, digits: usize) -> String {
         return format!("{} {u}", sig3(scaled));
     }
     let a = v.abs();
+    let k = match prefixes {
+        Prefixes::Decimal => 1e3,
+        Prefixes::Binary => 1024.0,
+    };
     let (scaled, suffix) = if a >= 1e9 {
-        (v / 1e9, "G")
+        (v / (k * k * k), "G")
     } else if a >= 1e6 {
-        (v / 1e6, "M")
+        (v / (k * k), "M")
     } else if a >= 1e4 {
-        (v / 1e3, "K")
+        (v / k, "K")
     } else {
         (v, "")
     };
@@ -218,6 +245,15 @@ mod tests {
         assert_eq!(human(1234.0, ""), "1234");
         assert_eq!(human(0.01234, ""), "0.0123");
         assert_eq!(human(-40.0, "%"), "−40%");
+        // tsar's 92.0K is 92.0·1024 and reads back as printed.
+        assert_eq!(
+            human_in(92.0 * 1024.0, "req/s", 3, Prefixes::Binary),
+            "92K req/s"
+        );
+        assert_eq!(
+            human_in(1.3 * 1024f64.powi(3), "", 3, Prefixes::Binary),
+            "1.3G"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! command writes them.
 
 use super::delta::Delta;
-use super::fmt::{self, escape, human, signed_pct};
+use super::fmt::{self, escape, signed_pct};
 use super::pairing::Comparison;
 use super::slo::{self, SloTerm};
 use super::variation::{self, group_title};
@@ -167,8 +167,8 @@ fn index(
                     escape(&c.suite),
                     escape(&c.title()),
                     escape(&d.name()),
-                    d.baseline.map_or("–".into(), |v| human(v, &d.unit)),
-                    d.candidate.map_or("–".into(), |v| human(v, &d.unit)),
+                    d.baseline.map_or("–".into(), |v| d.human(v)),
+                    d.candidate.map_or("–".into(), |v| d.human(v)),
                     d.delta_pct.map_or("–".into(), signed_pct),
                     escape(&d.verdict),
                 ));
@@ -400,7 +400,9 @@ fn group_section(group: &[&StoredRun], opts: &Options, timeseries_charted: bool)
             ));
             for r in group {
                 let cell = match r.series(m).map(|s| (&s.data, s.unit.as_str())) {
-                    Some((Data::Value { value: Some(v) }, unit)) => human(*v, unit),
+                    Some((Data::Value { value: Some(v) }, unit)) => {
+                        fmt::human_in(*v, unit, 3, fmt::prefixes_of(&r.format))
+                    }
                     _ => "–".to_string(),
                 };
                 h.push_str(&format!("<td>{}</td>", escape(&cell)));
@@ -473,10 +475,7 @@ fn verdict_cell(verdict: &str) -> String {
 
 fn comparison_section(c: &Comparison) -> String {
     let mut h = format!("<h3>{}</h3>\n", escape(&c.title()));
-    let plot = shift::ShiftInput::from_deltas(
-        "Change of the candidate against the baseline, with 95% confidence intervals",
-        &c.deltas,
-    );
+    let plot = shift::ShiftInput::from_deltas("Change with 95% confidence intervals", &c.deltas);
     if !plot.rows.is_empty() {
         h.push_str(&figure(shift::render(&plot)));
     }
@@ -494,8 +493,8 @@ fn comparison_section(c: &Comparison) -> String {
         h.push_str(&format!(
             "<tr><th>{}</th><td>{}</td><td>{}</td><td{class}>{}</td><td>{}</td>{}</tr>\n",
             escape(&d.name()),
-            d.baseline.map_or("–".into(), |v| human(v, &d.unit)),
-            d.candidate.map_or("–".into(), |v| human(v, &d.unit)),
+            d.baseline.map_or("–".into(), |v| d.human(v)),
+            d.candidate.map_or("–".into(), |v| d.human(v)),
             d.delta_pct.map_or("–".into(), signed_pct),
             ci,
             verdict_cell(&d.verdict)
@@ -524,6 +523,7 @@ mod tests {
             ci_low: None,
             ci_high: None,
             verdict: verdict.into(),
+            prefixes: fmt::Prefixes::Decimal,
         }
     }
 

@@ -4,6 +4,7 @@
 //! paired by position in a file.
 
 use super::delta::{self, Delta};
+use super::fmt::{Prefixes, prefixes_of};
 use super::timeseries::{self, TimeSeriesInput};
 use crate::dataset::StoredRun;
 use std::collections::BTreeMap;
@@ -66,6 +67,9 @@ pub fn compare(
                 (candidate_name.to_string(), c),
             ],
             elapsed: true,
+            prefixes: baseline
+                .first()
+                .map_or(Prefixes::Decimal, |r| prefixes_of(&r.format)),
         });
     }
     let suite = baseline

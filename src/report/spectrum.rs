@@ -74,7 +74,12 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
             .map(|p| p.0)
             .chain(input.slo.iter().map(|s| s.0)),
     );
-    let caption = fmt::axis_caption("Latency", &input.unit);
+    let caption = if input.unit.trim().is_empty() {
+        // hdr percentile dumps and .hlog files carry no unit: say so rather than guess.
+        "Latency (unit not printed by the tool)".to_string()
+    } else {
+        fmt::axis_caption("Latency", &input.unit)
+    };
     let y = value_axis(
         &caption,
         &input.unit,
