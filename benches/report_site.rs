@@ -51,6 +51,7 @@ fn report_10k(c: &mut Criterion) {
         baseline: None,
         candidate: None,
         slo: Some("p99<=500us".to_string()),
+        json: false,
     };
     group.bench_function("command_10k_runs", |b| {
         b.iter(|| bench_db::cmd::report::run(black_box(&db), &args).expect("report"))

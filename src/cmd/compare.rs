@@ -34,7 +34,10 @@ pub fn run(db: &Path, args: &CompareArgs) -> Result<u8> {
     } else if args.markdown {
         output::compare::markdown(&cells)
     } else {
-        output::compare::text(&cells, std::io::stdout().is_terminal())
+        output::compare::text(
+            &cells,
+            crate::cli::color_enabled(std::io::stdout().is_terminal()),
+        )
     };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(crate::exit::OK)

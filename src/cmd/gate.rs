@@ -29,7 +29,7 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
         .select(&Selector::parse(&args.candidate).context("--candidate")?)
         .context("selecting the candidate runs")?;
     let report = gate(&base, &cand, &policy, &CompareOptions::default())?;
-    let color = args.out.is_none() && std::io::stdout().is_terminal();
+    let color = args.out.is_none() && crate::cli::color_enabled(std::io::stdout().is_terminal());
     let text = match args.format {
         GateFormat::Text => output::gate::text(&report, color),
         GateFormat::Json => output::gate::json(&report),

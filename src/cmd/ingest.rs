@@ -123,7 +123,7 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 }
 
 fn progress_bar(files: &[PathBuf]) -> indicatif::ProgressBar {
-    use is_terminal::IsTerminal;
+    use std::io::IsTerminal;
     let large = files.len() > 50
         || files
             .iter()

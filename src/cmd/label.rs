@@ -13,10 +13,19 @@ pub fn run(db: &Path, args: &LabelArgs) -> Result<u8> {
     if n == 0 {
         bail!("selector {:?} matches no run", args.selector);
     }
-    println!(
-        "relabelled {n} run{} as {:?}",
-        if n == 1 { "" } else { "s" },
-        args.new_label
-    );
+    if args.json {
+        let doc = serde_json::json!({
+            "schema": 1,
+            "relabelled": n,
+            "label": args.new_label,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!(
+            "relabelled {n} run{} as {:?}",
+            if n == 1 { "" } else { "s" },
+            args.new_label
+        );
+    }
     Ok(crate::exit::OK)
 }

@@ -51,7 +51,22 @@ pub fn run(db: &Path, args: &ReportArgs) -> Result<u8> {
         let path = args.out.join(name);
         std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
     }
-    println!("{}", args.out.join("index.html").display());
+    if args.json {
+        let doc = serde_json::json!({
+            "schema": 1,
+            "index": args.out.join("index.html"),
+            "files": site.files.iter().map(|f| args.out.join(&f.0)).collect::<Vec<_>>(),
+            "runs": runs.len(),
+            "comparisons": comparisons.iter().map(|c| serde_json::json!({
+                "suite": c.suite,
+                "baseline": c.baseline,
+                "candidate": c.candidate,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!("{}", args.out.join("index.html").display());
+    }
     Ok(crate::exit::OK)
 }
 

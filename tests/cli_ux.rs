@@ -1,0 +1,107 @@
+//! The command line as people meet it: help with examples for every subcommand,
+//! completions, the version's commit, colour choices and one error style.
+
+use crate::common::Env;
+
+const SUBCOMMANDS: [&[&str]; 13] = [
+    &["ingest"],
+    &["runs"],
+    &["label"],
+    &["variation"],
+    &["export"],
+    &["compare"],
+    &["curve"],
+    &["gate"],
+    &["report"],
+    &["run"],
+    &["run", "loopback"],
+    &["run", "threads"],
+    &["completions"],
+];
+
+#[test]
+fn every_subcommand_has_examples_and_every_option_help() {
+    let env = Env::new();
+    for sub in SUBCOMMANDS {
+        let mut args = sub.to_vec();
+        args.push("--help");
+        let help = env.ok(&args);
+        assert!(help.contains("EXAMPLES:\n  bench-db "), "{sub:?}:\n{help}");
+        // Every option carries text after its name, or on the next line when long.
+        let lines: Vec<&str> = help.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let opt = line.trim_start();
+            if !(opt.starts_with("--") || opt.starts_with("-h")) {
+                continue;
+            }
+            let beside = opt.split_once("  ").is_some_and(|x| !x.1.trim().is_empty());
+            let below = lines.get(i + 1).is_some_and(|n| {
+                let t = n.trim_start();
+                !t.is_empty() && !t.starts_with('-') && n.len() - t.len() > 6
+            });
+            assert!(beside || below, "{sub:?}: option without help: {line:?}");
+        }
+    }
+}
+
+#[test]
+fn completions_for_four_shells_and_version_with_commit() {
+    let env = Env::new();
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef bench-db"),
+        ("fish", "complete -c bench-db"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let script = env.ok(&["completions", shell]);
+        assert!(script.contains(marker), "{shell}");
+        assert!(
+            script.contains("report") && script.contains("baseline"),
+            "{shell}"
+        );
+    }
+    let bad = env.cmd(&["completions", "tcsh"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let version = env.ok(&["--version"]);
+    assert!(version.starts_with("bench-db 0."), "{version}");
+    assert!(version.contains("(commit "), "{version}");
+}
+
+#[test]
+fn colour_follows_flag_then_environment_and_errors_share_one_style() {
+    let env = Env::new();
+    // A usage error (clap) and a runtime error (ours) both start with `error:`.
+    let usage = env.cmd(&["compare", "--baseline", "x"]).output().unwrap();
+    let runtime = env.cmd(&["runs", "colour=red"]).output().unwrap();
+    for out in [&usage, &runtime] {
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: "), "{err}");
+    }
+    // Forced colour, by flag or by CLICOLOR_FORCE; NO_COLOR and --color never win over it.
+    let forced = env
+        .cmd(&["runs", "colour=red"])
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&forced.stderr).starts_with("\x1b[1;31merror:"));
+    let flag = env
+        .cmd(&["--color", "always", "runs", "colour=red"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&flag.stderr).contains("\x1b["));
+    let never = env
+        .cmd(&["--color=never", "runs", "colour=red"])
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&never.stderr).contains('\x1b'));
+    let no_color = env
+        .cmd(&["compare", "--baseline", "x"])
+        .env("NO_COLOR", "1")
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&no_color.stderr).contains('\x1b'));
+}
