@@ -105,3 +105,78 @@ fn colour_follows_flag_then_environment_and_errors_share_one_style() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&no_color.stderr).contains('\x1b'));
 }
+
+#[test]
+fn empty_selections_typos_and_unitless_slos_are_errors_with_hints() {
+    let Some(seed) = crate::common::shared("seeds/004_b9ec09d331214652.txt") else {
+        return;
+    };
+    let env = Env::new();
+    let seed = seed.display().to_string();
+    env.ok(&["ingest", &seed]);
+    let run = |args: &[&str]| {
+        let out = env.cmd(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let before = "label=Before this changes";
+    let after = "label=After these changes";
+    // A near miss names what is stored.
+    for args in [
+        &[
+            "compare",
+            "--baseline",
+            "label=Before",
+            "--candidate",
+            after,
+        ][..],
+        &["gate", "--baseline", before, "--candidate", "label=Before"][..],
+        &["curve", "label=Before"][..],
+        &["label", "label=Before", "x"][..],
+        &["report", "--baseline", "label=Before", "--candidate", after][..],
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("selects no run")
+                && err.contains("near matches: label=Before this changes"),
+            "{args:?}: {err}"
+        );
+    }
+    // An empty baseline alone is a first run: undecided (3), with the hint.
+    let (code, _, err) = run(&["gate", "--baseline", "label=Befor", "--candidate", after]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains("near matches: label=Before this changes"),
+        "{err}"
+    );
+    // A comma where a ';' was meant gets a hint on any command.
+    let (code, out, err) = run(&["runs", "suite=arthas,label=x"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("0 runs"));
+    assert!(
+        err.contains("did you mean \"suite=arthas;label=x\""),
+        "{err}"
+    );
+    // source= takes a path suffix.
+    let (_, out, _) = run(&["runs", "source=seeds/004_b9ec09d331214652.txt"]);
+    assert!(out.contains("2 runs"), "{out}");
+    // A mistyped metric is an error with the right name.
+    let (code, _, err) = run(&[
+        "compare",
+        "--baseline",
+        before,
+        "--candidate",
+        after,
+        "--metric",
+        "latency_avgg",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("did you mean latency_avg"), "{err}");
+    let (code, _, err) = run(&["curve", "--slo", "p99<200"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("has no unit"), "{err}");
+}

@@ -112,5 +112,5 @@ fn explicit_sides_and_bad_input() {
         .output()
         .unwrap();
     assert_eq!(none.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&none.stderr).contains("selects no runs"));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("selects no run"));
 }

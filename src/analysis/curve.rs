@@ -31,6 +31,10 @@ pub enum CurveError {
         unit: String,
         metric_unit: String,
     },
+    #[error(
+        "SLO term {0:?} has no unit: write one, e.g. \"p99<=200us\" (ns, us, ms, s, or the metric's own unit)"
+    )]
+    SloNoUnit(String),
     #[error("no selected run has a latency metric{0}")]
     NoMetric(String),
     #[error(
@@ -45,7 +49,7 @@ pub struct SloTerm {
     pub text: String,
     pub percentile: f64,
     pub limit: f64,
-    /// Unit as written (empty: the metric's unit).
+    /// Unit as written (never empty).
     pub unit: String,
     /// `<` rather than `<=`.
     pub strict: bool,
@@ -75,6 +79,9 @@ pub fn parse_slo(text: &str) -> Result<Vec<SloTerm>, CurveError> {
                     .ok_or_else(bad)?,
             };
             let (limit, unit) = split_quantity(rhs).ok_or_else(bad)?;
+            if unit.trim().is_empty() {
+                return Err(CurveError::SloNoUnit(t.to_string()));
+            }
             Ok(SloTerm {
                 text: t.to_string(),
                 percentile: p,
@@ -424,7 +431,7 @@ mod tests {
         assert_eq!(c.knee, Some(10_000.0));
         assert_eq!(c.knee_percentile, Some(99.0));
         assert_eq!(c.max_throughput_within_slo, Some(10_000.0));
-        let c = curve(&sweep(), None, &[50.0], Some("p99<=0.1ms, p50<25")).unwrap();
+        let c = curve(&sweep(), None, &[50.0], Some("p99<=0.1ms, p50<25us")).unwrap();
         assert_eq!(c.max_throughput_within_slo, Some(5000.0));
         // p99 is added to the points because the SLO names it.
         assert!(c.points.iter().any(|p| p.percentile == Some(99.0)));
@@ -442,6 +449,11 @@ mod tests {
         for bad in ["p99=200us", "q99<=1", "p99<=fast", "p101<=1ms"] {
             assert!(parse_slo(bad).is_err(), "{bad}");
         }
+        // A limit without a unit is ambiguous (µs? ms?): an error, not a guess.
+        assert_eq!(
+            parse_slo("p99<200"),
+            Err(CurveError::SloNoUnit("p99<200".into()))
+        );
         assert!(matches!(
             curve(&sweep(), None, &[99.0], Some("p99<=5%")),
             Err(CurveError::SloUnit { .. })

@@ -1,32 +1,23 @@
 //! `bench-db compare`: select both sides, compare, print. Exits 0 whatever the verdicts.
 
+use super::select::{check_metrics, select_some};
 use crate::analysis::compare::{CompareOptions, compare};
 use crate::cli::CompareArgs;
 use crate::output;
-use crate::selector::Selector;
 use crate::store::Store;
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 pub fn run(db: &Path, args: &CompareArgs) -> Result<u8> {
     let store = Store::open(db)?;
-    let base = store
-        .select(&Selector::parse(&args.baseline).context("--baseline")?)
-        .context("selecting the baseline runs")?;
-    let cand = store
-        .select(&Selector::parse(&args.candidate).context("--candidate")?)
-        .context("selecting the candidate runs")?;
-    if base.is_empty() {
-        bail!("--baseline {:?} selects no run", args.baseline);
-    }
-    if cand.is_empty() {
-        bail!("--candidate {:?} selects no run", args.candidate);
-    }
+    let base = select_some(&store, &args.baseline, "--baseline")?;
+    let cand = select_some(&store, &args.candidate, "--candidate")?;
+    check_metrics(&args.metric, &[&base, &cand])?;
     let cells = compare(&base, &cand, &args.metric, &CompareOptions::default());
     for m in &args.metric {
         if !cells.iter().any(|c| &c.metric == m) {
-            eprintln!("bench-db: warning: metric {m:?} is not present on both sides");
+            eprintln!("warning: metric {m:?} is not present on both sides");
         }
     }
     let text = if args.json {

@@ -1,5 +1,6 @@
 //! `bench-db curve`: throughput versus latency of the selected runs.
 
+use super::select::{check_metrics, select_some};
 use crate::analysis::curve::curve;
 use crate::cli::CurveArgs;
 use crate::output;
@@ -11,9 +12,13 @@ use std::path::Path;
 
 pub fn run(db: &Path, args: &CurveArgs) -> Result<u8> {
     let store = Store::open(db)?;
-    let runs = store
-        .select(&Selector::parse_opt(args.selector.as_deref())?)
-        .context("selecting runs")?;
+    let runs = match args.selector.as_deref() {
+        Some(text) => select_some(&store, text, "selector")?,
+        None => store.select(&Selector::all()).context("selecting runs")?,
+    };
+    if let Some(m) = &args.metric {
+        check_metrics(std::slice::from_ref(m), &[&runs])?;
+    }
     let c = curve(
         &runs,
         args.metric.as_deref(),

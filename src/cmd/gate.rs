@@ -1,6 +1,7 @@
 //! `bench-db gate`: policy + `--max` terms, both sides selected, verdict rendered and
 //! written; the exit code is the outcome (0 pass, 1 regression, 3 cannot decide; errors 2).
 
+use super::select::{nothing_selected, select, select_some};
 use crate::analysis::compare::CompareOptions;
 use crate::analysis::gate::{Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
@@ -22,12 +23,17 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
     };
     let policy = policy.with_max(&args.max)?;
     let store = Store::open(db)?;
-    let base = store
-        .select(&Selector::parse(&args.baseline).context("--baseline")?)
-        .context("selecting the baseline runs")?;
-    let cand = store
-        .select(&Selector::parse(&args.candidate).context("--candidate")?)
-        .context("selecting the candidate runs")?;
+    // No candidate is a mistake (exit 2); no baseline is a first run, which the gate
+    // reports as undecided (exit 3), with the near matches as a hint.
+    let cand = select_some(&store, &args.candidate, "--candidate")?;
+    let base_sel = Selector::parse(&args.baseline).context("--baseline")?;
+    let base = select(&store, &base_sel)?;
+    if base.is_empty() {
+        eprintln!(
+            "hint: {}",
+            nothing_selected(&store, &base_sel, &args.baseline, "--baseline")?
+        );
+    }
     let report = gate(&base, &cand, &policy, &CompareOptions::default())?;
     let color = args.out.is_none() && crate::cli::color_enabled(std::io::stdout().is_terminal());
     let text = match args.format {

@@ -1,15 +1,18 @@
 //! `bench-db label SELECTOR NEW_LABEL`: relabel the selected runs.
 
 use crate::cli::LabelArgs;
-use crate::selector::Selector;
+use crate::selector::{Selector, Term};
 use crate::store::Store;
 use anyhow::{Result, bail};
 use std::path::Path;
 
 pub fn run(db: &Path, args: &LabelArgs) -> Result<u8> {
-    let sel = Selector::parse(&args.selector)?;
     let mut store = Store::open(db)?;
-    let n = store.relabel(&sel, &args.new_label)?;
+    let runs = super::select::select_some(&store, &args.selector, "selector")?;
+    let ids = Selector {
+        terms: vec![Term::Runs(runs.iter().map(|r| r.id).collect())],
+    };
+    let n = store.relabel(&ids, &args.new_label)?;
     if n == 0 {
         bail!("selector {:?} matches no run", args.selector);
     }

@@ -9,4 +9,5 @@ pub mod label;
 pub mod report;
 pub mod run;
 pub mod runs;
+pub mod select;
 pub mod variation;

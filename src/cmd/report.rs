@@ -2,31 +2,26 @@
 //! on two branches), builds the pages with `report::html` and writes them under `--out`.
 //! The only IO of the report.
 
+use super::select::{select, select_some};
 use crate::cli::ReportArgs;
 use crate::dataset::StoredRun;
 use crate::report::{html, pairing, slo};
 use crate::selector::Selector;
 use crate::store::Store;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use std::path::Path;
 
 pub fn run(db: &Path, args: &ReportArgs) -> Result<u8> {
     let store = Store::open(db)?;
-    let mut runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
+    let mut runs = select(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
     let slo = match &args.slo {
         Some(text) => slo::parse(text).context("--slo")?,
         None => Vec::new(),
     };
     let comparisons = match (&args.baseline, &args.candidate) {
         (Some(b), Some(c)) => {
-            let base = store.select(&Selector::parse(b)?)?;
-            let cand = store.select(&Selector::parse(c)?)?;
-            if base.is_empty() {
-                bail!("--baseline {b:?} selects no runs");
-            }
-            if cand.is_empty() {
-                bail!("--candidate {c:?} selects no runs");
-            }
+            let base = select_some(&store, b, "--baseline")?;
+            let cand = select_some(&store, c, "--candidate")?;
             let (bn, cn) = pairing::side_names(&refs(&base), &refs(&cand));
             let comparison = pairing::compare(&bn, &refs(&base), &cn, &refs(&cand));
             // The sides' runs are shown on their suite page even when the selector left

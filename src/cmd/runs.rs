@@ -55,7 +55,7 @@ fn entry(r: &StoredRun) -> RunEntry<'_> {
 
 pub fn run(db: &Path, args: &RunsArgs) -> Result<u8> {
     let store = Store::open(db)?;
-    let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
+    let runs = super::select::select(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
     if args.json {
         let entries: Vec<_> = runs.iter().map(entry).collect();
         println!("{}", serde_json::to_string_pretty(&entries)?);
