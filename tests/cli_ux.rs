@@ -180,3 +180,46 @@ fn empty_selections_typos_and_unitless_slos_are_errors_with_hints() {
     assert_eq!(code, Some(2));
     assert!(err.contains("has no unit"), "{err}");
 }
+
+#[test]
+fn runs_table_shows_whole_labels_tags_and_commit() {
+    let Some(seed) = crate::common::shared("seeds/004_b9ec09d331214652.txt") else {
+        return;
+    };
+    let env = Env::new();
+    let label = "以下是以20,000次迭代/秒的吞吐量運行時的結果 with a long English tail too";
+    env.ok(&[
+        "ingest",
+        &seed.display().to_string(),
+        "--label",
+        label,
+        "--tag",
+        "commit=abc1234",
+        "--tag",
+        "branch=main",
+    ]);
+    let out = env.ok(&["runs"]);
+    assert!(!out.contains('…'), "{out}");
+    assert!(
+        out.contains("abc1234") && out.contains("branch=main"),
+        "{out}"
+    );
+    // The label is whole once its wrapped pieces are put back together.
+    let label_col = out.lines().next().unwrap().find("label").unwrap();
+    let pieces: String = out
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('2'))
+        .map(|l| {
+            let start = l
+                .char_indices()
+                .map(|c| c.0)
+                .find(|i| *i >= label_col)
+                .unwrap_or(l.len());
+            let piece = &l[start..];
+            piece.split("  ").next().unwrap_or("").to_string()
+        })
+        .collect();
+    let squeeze = |t: &str| t.replace(' ', "");
+    assert_eq!(squeeze(&pieces), squeeze(label), "{out}");
+}

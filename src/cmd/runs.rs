@@ -2,6 +2,7 @@
 
 use crate::cli::RunsArgs;
 use crate::dataset::StoredRun;
+use crate::output::table::{self, Cell};
 use crate::selector::Selector;
 use crate::store::Store;
 use anyhow::Result;
@@ -61,45 +62,45 @@ pub fn run(db: &Path, args: &RunsArgs) -> Result<u8> {
         println!("{}", serde_json::to_string_pretty(&entries)?);
         return Ok(crate::exit::OK);
     }
-    println!(
-        "{:>6}  {:<12} {:<32} {:>4}  {:<40} metrics",
-        "id", "suite", "label", "run", "source"
-    );
-    for r in &runs {
-        let metrics: Vec<&str> = r
-            .run
-            .series
-            .iter()
-            .map(|s| s.metric.as_str())
-            .take(6)
-            .collect();
-        let more = r.run.series.len().saturating_sub(metrics.len());
-        let more = if more > 0 {
-            format!(" (+{more} more)")
-        } else {
-            String::new()
-        };
-        println!(
-            "{:>6}  {:<12} {:<32} {:>4}  {:<40} {}{more}",
-            r.id,
-            r.suite,
-            truncate(&r.label, 32),
-            r.run.index,
-            truncate(&r.source, 40),
-            metrics.join(",")
-        );
-    }
+    print!("{}", table(&runs));
     println!("{} runs", runs.len());
     Ok(crate::exit::OK)
 }
 
-/// Shortens `s` to `n` characters, marking the cut with `…`.
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n - 1).collect();
-        t.push('…');
-        t
+/// The human table: full labels, sources and tags, wrapped rather than cut so a
+/// selector can be copied from it; the commit in its own column.
+fn table(runs: &[StoredRun]) -> String {
+    let mut rows: Vec<Vec<Cell>> = vec![
+        [
+            "id", "suite", "label", "run", "commit", "tags", "source", "metrics",
+        ]
+        .into_iter()
+        .map(Cell::from)
+        .collect(),
+    ];
+    for r in runs {
+        let tags: Vec<String> = r
+            .run
+            .tags
+            .iter()
+            .filter(|(k, _)| k.as_str() != "commit")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let metrics: Vec<&str> = r.run.series.iter().map(|s| s.metric.as_str()).collect();
+        rows.push(vec![
+            Cell::from(r.id.to_string()),
+            Cell::from(r.suite.as_str()),
+            Cell::from(r.label.as_str()),
+            Cell::from(r.run.index.to_string()),
+            Cell::from(r.run.tags.get("commit").map_or("-", String::as_str)),
+            Cell::from(if tags.is_empty() {
+                "-".to_string()
+            } else {
+                tags.join(" ")
+            }),
+            Cell::from(r.source.as_str()),
+            Cell::from(metrics.join(",")),
+        ]);
     }
+    table::render_wrapped(rows, &[0, 16, 36, 0, 12, 24, 44, 40], false)
 }
