@@ -54,13 +54,16 @@ pub fn run(db: &Path, args: &IngestArgs) -> Result<u8> {
     let progress = progress_bar(&files);
     let mut outcomes = Vec::with_capacity(files.len());
     for file in &files {
-        let outcome = ingest_file(&mut store, file, forced, args);
+        // The bar counts bytes: parsing advances it within a file (one 200 MB log moves
+        // it too), and each file ends at its full size whether parsed, skipped or not.
+        let done = progress.position() + file.metadata().map_or(0, |m| m.len());
+        let outcome = ingest_file(&mut store, file, forced, args, &progress);
+        progress.set_position(done);
         if let Some(e) = &outcome.error {
             progress.suspend(|| eprintln!("bench-db: error: {e}"));
         } else if !args.json {
             progress.suspend(|| println!("{}", human_line(&outcome)));
         }
-        progress.inc(1);
         outcomes.push(outcome);
     }
     progress.finish_and_clear();
@@ -124,20 +127,19 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 fn progress_bar(files: &[PathBuf]) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
-    let large = files.len() > 50
-        || files
-            .iter()
-            .filter_map(|f| f.metadata().ok())
-            .map(|m| m.len())
-            .sum::<u64>()
-            > 64 << 20;
+    let bytes: u64 = files
+        .iter()
+        .filter_map(|f| f.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    let large = files.len() > 50 || bytes > 64 << 20;
     if !(large && std::io::stderr().is_terminal()) {
         return indicatif::ProgressBar::hidden();
     }
-    let bar = indicatif::ProgressBar::new(files.len() as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
-    {
+    let bar = indicatif::ProgressBar::new(bytes);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} {elapsed}",
+    ) {
         bar.set_style(style);
     }
     bar
@@ -148,6 +150,7 @@ fn ingest_file(
     path: &Path,
     forced: Option<&'static Format>,
     args: &IngestArgs,
+    progress: &indicatif::ProgressBar,
 ) -> FileOutcome {
     let shown = path.display().to_string();
     let mut outcome = FileOutcome {
@@ -157,7 +160,7 @@ fn ingest_file(
         runs: 0,
         error: None,
     };
-    match try_ingest(store, path, forced, args, &mut outcome) {
+    match try_ingest(store, path, forced, args, &mut outcome, progress) {
         Ok(()) => {}
         Err(e) => {
             outcome.status = Status::Error;
@@ -174,6 +177,7 @@ fn try_ingest(
     forced: Option<&'static Format>,
     args: &IngestArgs,
     outcome: &mut FileOutcome,
+    progress: &indicatif::ProgressBar,
 ) -> Result<(), String> {
     let shown = path.display().to_string();
     let io = |e: std::io::Error| format!("{shown}: {e}");
@@ -201,7 +205,8 @@ fn try_ingest(
         outcome.status = Status::Unchanged;
         return Ok(());
     }
-    let reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
+    let reader =
+        BufReader::with_capacity(1 << 16, progress.wrap_read(File::open(path).map_err(io)?));
     let meta = SourceMeta {
         path: shown.clone(),
         sha256,
