@@ -10,7 +10,7 @@ use std::path::Path;
 
 pub fn run(db: &Path, args: &VariationArgs) -> Result<u8> {
     let store = Store::open(db)?;
-    let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
+    let runs = super::select::select(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
     let rows = variation(&runs, args.metric.as_deref(), args.include_first);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);

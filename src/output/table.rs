@@ -103,7 +103,7 @@ pub fn wrap(text: &str, limit: usize) -> Vec<String> {
         }
         line.push(ch);
         w += cw;
-        if matches!(ch, ' ' | ',' | '/' | ';') {
+        if matches!(ch, ' ' | ',' | '/' | ';' | '-' | '_') {
             brk = Some((line.len(), w));
         }
     }
