@@ -292,6 +292,9 @@ pub struct CurveArgs {
     /// Print JSON: points, knee and the highest throughput within the SLO.
     #[arg(long)]
     pub json: bool,
+    /// Keep runs that missed their schedule (achieved < 90% of the target rate).
+    #[arg(long)]
+    pub include_late: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

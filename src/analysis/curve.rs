@@ -43,6 +43,26 @@ pub enum CurveError {
     NoThroughput(String),
 }
 
+/// A run that achieved less than this fraction of its target rate missed its schedule
+/// badly: it did not run at the rate it is filed under, so curves leave it out unless
+/// asked.
+pub const MIN_ACHIEVED_FRACTION: f64 = 0.9;
+
+/// Whether a run missed its schedule: marked so by the runner (`missed_schedule`), or
+/// with an achieved rate under [`MIN_ACHIEVED_FRACTION`] of its target.
+pub fn missed_schedule(run: &StoredRun) -> bool {
+    if let Some(bench_db_parsers::Param::Bool(b)) = run.run.params.get("missed_schedule") {
+        return *b;
+    }
+    match (
+        run.param_f64("achieved_throughput"),
+        run.param_f64("target_throughput"),
+    ) {
+        (Some(a), Some(t)) => t > 0.0 && a < MIN_ACHIEVED_FRACTION * t,
+        _ => false,
+    }
+}
+
 /// One SLO term: the percentile must stay at or below the limit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SloTerm {
@@ -377,6 +397,7 @@ fn max_within(
 mod tests {
     use super::*;
     use crate::analysis::testdata::*;
+    use bench_db_parsers::Param;
 
     /// Three rates; p90 bends hard at 20k/s as in the seed 000 article (62 µs at 5k/s).
     fn sweep() -> Vec<StoredRun> {
@@ -435,6 +456,26 @@ mod tests {
         assert_eq!(c.max_throughput_within_slo, Some(5000.0));
         // p99 is added to the points because the SLO names it.
         assert!(c.points.iter().any(|p| p.percentile == Some(99.0)));
+    }
+
+    #[test]
+    fn runs_far_behind_their_schedule_are_marked() {
+        let mut r = sweep().remove(0);
+        let t = r.param_f64("target_throughput").unwrap();
+        assert!(!missed_schedule(&r));
+        r.run
+            .params
+            .insert("achieved_throughput".into(), Param::Num(0.95 * t));
+        assert!(!missed_schedule(&r));
+        r.run
+            .params
+            .insert("achieved_throughput".into(), Param::Num(0.5 * t));
+        assert!(missed_schedule(&r));
+        // The runner's own mark wins.
+        r.run
+            .params
+            .insert("missed_schedule".into(), Param::Bool(false));
+        assert!(!missed_schedule(&r));
     }
 
     #[test]

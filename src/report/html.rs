@@ -283,7 +283,8 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
 /// one line. An SLO whose unit does not fit a metric is left off that chart.
 fn curve_figures(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<String> {
     let mut by_source: BTreeMap<(&str, i64), Vec<StoredRun>> = BTreeMap::new();
-    for r in runs {
+    // Runs that missed their schedule did not run at their rate: not on a curve.
+    for r in runs.iter().filter(|r| !analysis_curve::missed_schedule(r)) {
         by_source
             .entry((r.source.as_str(), r.source_id))
             .or_default()
