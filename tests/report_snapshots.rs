@@ -68,8 +68,18 @@ fn shift_and_timeseries_snapshots() {
 fn history_and_variation_snapshots() {
     let runs = demo::runs();
     let jlbh = suite_runs(&runs, "jlbh");
-    let hist = history::from_runs(&jlbh);
-    assert_eq!(hist.len(), 1, "only end_to_end spans two sources");
+    // 20k and 5k msg/s are different experiments: no history mixes them.
+    assert!(history::from_runs(&jlbh).is_empty());
+    // Three sources of one experiment per rate: one history per rate.
+    let load = demo::many(300);
+    let load: Vec<_> = load.iter().collect();
+    let hist = history::from_runs(&load);
+    assert_eq!(hist.len(), 3, "one per target rate");
+    assert!(
+        hist[0].title.starts_with("5000/s · End to End"),
+        "{}",
+        hist[0].title
+    );
     insta::assert_snapshot!("history", history::render(&hist[0]).unwrap());
     let table = variation::from_runs(&jlbh);
     // Seed 000's 50th percentile, runs 2 and 3: 41.98 and 33.79 → 13.91.

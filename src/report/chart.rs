@@ -73,7 +73,7 @@ pub struct LineChart {
 }
 
 /// Height of one legend row under the plot, pixels.
-const LEGEND_ROW: u32 = 20;
+const LEGEND_ROW: u32 = 22;
 /// Legend names longer than this are cut with an ellipsis (the page lists them whole).
 const LEGEND_CHARS: usize = 60;
 /// Legend rows drawn at most; further entries are counted.
@@ -142,8 +142,8 @@ fn legend_layout(entries: &[LegendEntry], width: u32) -> (Vec<(usize, i32)>, usi
     let mut out = Vec::new();
     let (mut row, mut x) = (0usize, 12i32);
     for e in entries {
-        // About 7 px per character at 12 px, plus the sample and a gap.
-        let w = 34 + 6 + 7 * fmt::ellipsize(e.name, LEGEND_CHARS).chars().count() as i32 + 18;
+        // About 8 px per character at 15 px, plus the sample and a gap.
+        let w = 34 + 6 + 8 * fmt::ellipsize(e.name, LEGEND_CHARS).chars().count() as i32 + 18;
         if x + w > width as i32 - 12 && x > 12 {
             row += 1;
             x = 12;
@@ -171,7 +171,7 @@ pub(super) fn legend_height(entries: &[LegendEntry], width: u32) -> u32 {
 /// Draws the legend in rows across the strip under the plot, so the plot keeps the
 /// chart's whole width.
 pub(super) fn draw_legend(area: &Area, entries: &[LegendEntry]) -> Result<(), String> {
-    let font = (style::FONT, 12).into_font().color(&BLACK);
+    let font = (style::FONT, 15).into_font().color(&BLACK);
     let width = area.dim_in_pixel().0;
     let (pos, left) = legend_layout(entries, width);
     for (e, (row, x)) in entries.iter().zip(&pos) {
@@ -324,12 +324,12 @@ fn draw(c: &LineChart, svg: &mut String) -> Result<Vec<String>> {
     let mut chart = ChartBuilder::on(&plot_area)
         .caption(
             fmt::ellipsize(&c.title, style::TITLE_CHARS),
-            (style::FONT, 17),
+            (style::FONT, 20),
         )
         .margin(12)
         .margin_right(36)
-        .x_label_area_size(44)
-        .y_label_area_size(78)
+        .x_label_area_size(52)
+        .y_label_area_size(96)
         .build_cartesian_2d(Ticked::of(&c.x), Ticked::of(&c.y))
         .map_err(|e| err(e.to_string()))?;
     let x_label = |v: &f64| c.x.label(*v);
@@ -340,8 +340,8 @@ fn draw(c: &LineChart, svg: &mut String) -> Result<Vec<String>> {
         .y_desc(c.y.caption.as_str())
         .x_label_formatter(&x_label)
         .y_label_formatter(&y_label)
-        .label_style((style::FONT, 12))
-        .axis_desc_style((style::FONT, 13))
+        .label_style((style::FONT, 15))
+        .axis_desc_style((style::FONT, 16))
         .bold_line_style(RGBColor(225, 225, 225))
         .draw()
         .map_err(|e| err(e.to_string()))?;
@@ -378,7 +378,7 @@ fn draw(c: &LineChart, svg: &mut String) -> Result<Vec<String>> {
         let text = Text::new(
             note.text.clone(),
             note.at,
-            (style::FONT, 12).into_font().color(&BLACK),
+            (style::FONT, 14).into_font().color(&BLACK),
         );
         chart
             .draw_series(std::iter::once(text))

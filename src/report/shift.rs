@@ -128,12 +128,12 @@ pub fn render(input: &ShiftInput) -> Result<String> {
         let mut chart = ChartBuilder::on(&plot)
             .caption(
                 fmt::ellipsize(&input.title, style::TITLE_CHARS),
-                (style::FONT, 17),
+                (style::FONT, 20),
             )
             .margin(12)
             .margin_right(36)
-            .x_label_area_size(44)
-            .y_label_area_size(24 + 7 * name_chars)
+            .x_label_area_size(52)
+            .y_label_area_size(24 + 8 * name_chars)
             .build_cartesian_2d(Ticked::of(&x), Ticked::of(&y))
             .map_err(|e| err(e.to_string()))?;
         let xl = |v: &f64| x.label(*v);
@@ -143,8 +143,8 @@ pub fn render(input: &ShiftInput) -> Result<String> {
             .x_desc(x.caption.as_str())
             .x_label_formatter(&xl)
             .y_label_formatter(&yl)
-            .label_style((style::FONT, 12))
-            .axis_desc_style((style::FONT, 13))
+            .label_style((style::FONT, 15))
+            .axis_desc_style((style::FONT, 16))
             .bold_line_style(RGBColor(230, 230, 230))
             .draw()
             .map_err(|e| err(e.to_string()))?;
@@ -154,7 +154,7 @@ pub fn render(input: &ShiftInput) -> Result<String> {
                 style::GREY.stroke_width(1),
             )))
             .map_err(|e| err(e.to_string()))?;
-        let font = (style::FONT, 11).into_font().color(&BLACK);
+        let font = (style::FONT, 14).into_font().color(&BLACK);
         for (i, r) in rows.iter().enumerate() {
             let yv = (n - 1 - i) as f64;
             let (color, marker) = style::verdict_look(&r.verdict);
