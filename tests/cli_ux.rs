@@ -223,3 +223,37 @@ fn runs_table_shows_whole_labels_tags_and_commit() {
     let squeeze = |t: &str| t.replace(' ', "");
     assert_eq!(squeeze(&pieces), squeeze(label), "{out}");
 }
+
+#[test]
+fn json_documents_carry_a_schema_version() {
+    let Some(seed) = crate::common::shared("seeds/004_b9ec09d331214652.txt") else {
+        return;
+    };
+    let env = Env::new();
+    let ingest = env.json(&["ingest", &seed.display().to_string(), "--json"]);
+    assert_eq!(ingest["schema"], 1);
+    let label = env.json(&["label", "label=Before this changes", "before", "--json"]);
+    assert_eq!(
+        (label["schema"].as_i64(), label["relabelled"].as_i64()),
+        (Some(1), Some(1))
+    );
+    let out = env.dir.path().join("r").display().to_string();
+    let report = env.json(&[
+        "report",
+        "--baseline",
+        "label=before",
+        "--candidate",
+        "label=After these changes",
+        "--out",
+        &out,
+        "--json",
+    ]);
+    assert_eq!(report["schema"], 1);
+    assert_eq!(report["comparisons"][0]["baseline"], "before");
+    assert!(report["files"].as_array().unwrap().len() >= 2);
+    // --json is an alias of --format json where --format exists.
+    let a = env.ok(&["export", "--json"]);
+    let b = env.ok(&["export", "--format", "json"]);
+    assert_eq!(a, b);
+    assert!(a.trim_start().starts_with('['));
+}

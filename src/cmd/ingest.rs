@@ -34,6 +34,8 @@ pub enum Status {
 
 #[derive(Debug, Serialize)]
 struct Summary<'a> {
+    /// Version of this document's shape.
+    schema: u32,
     files: &'a [FileOutcome],
     ingested: usize,
     unchanged: usize,
@@ -69,6 +71,7 @@ pub fn run(db: &Path, args: &IngestArgs) -> Result<u8> {
     progress.finish_and_clear();
     let count = |s: Status| outcomes.iter().filter(|o| o.status == s).count();
     let summary = Summary {
+        schema: 1,
         files: &outcomes,
         ingested: count(Status::Ingested),
         unchanged: count(Status::Unchanged),
