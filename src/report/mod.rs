@@ -8,6 +8,7 @@ pub mod axis;
 pub mod chart;
 pub mod curve;
 pub mod delta;
+#[cfg(any(test, feature = "test-support"))]
 pub mod demo;
 pub mod fmt;
 pub mod history;
