@@ -5,6 +5,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// `--version`: the package version and the git commit it was built from (build.rs).
 pub const VERSION: &str = concat!(
@@ -438,14 +439,14 @@ pub struct ThreadsArgs {
     #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16")]
     pub threads: Vec<usize>,
     /// Busy CPU time per request (e.g. 2ms, 500us).
-    #[arg(long, default_value = "2ms")]
-    pub cpu_time: String,
+    #[arg(long, default_value = "2ms", value_parser = parse_duration)]
+    pub cpu_time: std::time::Duration,
     /// Sleep per request (e.g. 8ms).
-    #[arg(long, default_value = "8ms")]
-    pub io_wait: String,
+    #[arg(long, default_value = "8ms", value_parser = parse_duration)]
+    pub io_wait: std::time::Duration,
     /// Measuring time per pool size (e.g. 5s).
-    #[arg(long, default_value = "5s")]
-    pub duration: String,
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub duration: std::time::Duration,
     /// Label of the stored runs.
     #[arg(long)]
     pub label: Option<String>,
@@ -460,6 +461,36 @@ pub struct ThreadsArgs {
     pub json: bool,
 }
 
+/// Parses `2ms`, `500us`, `1.5s`, `250000ns`, `1m`. Hand-written because the accepted
+/// forms are few and no listed dependency parses fractional values with units.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("bad duration {s:?}: expected e.g. 2ms, 500us, 1.5s"))?;
+    let scale = match unit.trim() {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" | "" => 1.0,
+        "m" | "min" => 60.0,
+        u => {
+            return Err(format!(
+                "bad duration {s:?}: unknown unit {u:?} (use ns, us, ms, s or m)"
+            ));
+        }
+    };
+    let secs = v * scale;
+    if !(secs.is_finite() && secs < 1e6) {
+        return Err(format!("bad duration {s:?}: too long"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
 /// Parses `KEY=VALUE`.
 pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
@@ -471,6 +502,21 @@ pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_parse_with_units() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("2ms").unwrap(), Duration::from_millis(2));
+        assert_eq!(parse_duration("500us").unwrap(), Duration::from_micros(500));
+        assert_eq!(parse_duration("0.2s").unwrap(), Duration::from_millis(200));
+        assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
+        assert_eq!(
+            parse_duration("250000ns").unwrap(),
+            Duration::from_micros(250)
+        );
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("3 parsecs").is_err());
+    }
 
     #[test]
     fn colour_flag_beats_environment() {

@@ -8,6 +8,7 @@ pub mod gate;
 mod gate_proof;
 pub mod littles_law;
 pub mod polarity;
+pub mod pool_size;
 pub mod samples;
 #[cfg(test)]
 pub(crate) mod testdata;
