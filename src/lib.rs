@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod cli;
 pub mod cmd;
 pub mod dataset;
+pub mod display;
 pub mod exit;
 pub mod output;
 pub mod report;

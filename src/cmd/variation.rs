@@ -83,5 +83,5 @@ fn percentile_label(p: Option<f64>) -> String {
 }
 
 fn opt(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
+    crate::display::pct2(v)
 }
