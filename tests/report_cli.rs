@@ -52,6 +52,9 @@ fn report_of_the_seeds() {
         "baseline first"
     );
     assert!(tsar.contains("with 95% confidence intervals"), "shift plot");
+    // Hover values: cells carry more digits, chart points a <title>.
+    assert!(tsar.contains("<td title=\"3.38"), "cell hover");
+    assert!(tsar.contains("<title>ts rt"), "point hover");
     assert!(
         tsar.contains("ts rt: baseline and candidate"),
         "both sides over time"

@@ -400,13 +400,18 @@ fn group_section(group: &[&StoredRun], opts: &Options, timeseries_charted: bool)
                 escape(s.map_or(m.as_str(), |s| s.display.as_str()))
             ));
             for r in group {
-                let cell = match r.series(m).map(|s| (&s.data, s.unit.as_str())) {
+                let (cell, exact) = match r.series(m).map(|s| (&s.data, s.unit.as_str())) {
                     Some((Data::Value { value: Some(v) }, unit)) => {
-                        fmt::human_in(*v, unit, 3, fmt::prefixes_of(&r.format))
+                        let p = fmt::prefixes_of(&r.format);
+                        (fmt::human_in(*v, unit, 3, p), fmt::human_in(*v, unit, 6, p))
                     }
-                    _ => "–".to_string(),
+                    _ => ("–".to_string(), String::new()),
                 };
-                h.push_str(&format!("<td>{}</td>", escape(&cell)));
+                h.push_str(&format!(
+                    "<td title=\"{}\">{}</td>",
+                    escape(&exact),
+                    escape(&cell)
+                ));
             }
             h.push_str("</tr>\n");
         }
@@ -491,10 +496,21 @@ fn comparison_section(c: &Comparison) -> String {
             (Some(lo), Some(hi)) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
             _ => "–".to_string(),
         };
+        // Hover: the value to more digits than the cell shows.
+        let exact = |v: Option<f64>| {
+            v.map_or(String::new(), |v| {
+                format!(
+                    " title=\"{}\"",
+                    escape(&fmt::human_in(v, &d.unit, 6, d.prefixes))
+                )
+            })
+        };
         h.push_str(&format!(
-            "<tr><th>{}</th><td>{}</td><td>{}</td><td{class}>{}</td><td>{}</td>{}</tr>\n",
+            "<tr><th>{}</th><td{}>{}</td><td{}>{}</td><td{class}>{}</td><td>{}</td>{}</tr>\n",
             escape(&d.name()),
+            exact(d.baseline),
             d.baseline.map_or("–".into(), |v| d.human(v)),
+            exact(d.candidate),
             d.candidate.map_or("–".into(), |v| d.human(v)),
             d.delta_pct.map_or("–".into(), signed_pct),
             ci,
