@@ -117,3 +117,42 @@ fn explicit_sides_and_bad_input() {
     assert_eq!(none.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&none.stderr).contains("selects no run"));
 }
+
+/// One suite and label stored on `main` and on another branch: the report compares the
+/// latest of each, baseline (main) first, and nothing else.
+#[test]
+fn branches_of_one_label_are_compared_and_nothing_else() {
+    let env = Env::new();
+    for (branch, label) in [("main", "rtt"), ("fast", "rtt"), ("main", "other")] {
+        env.ok(&[
+            "run",
+            "loopback",
+            "--throughput",
+            "2000",
+            "--iterations",
+            "400",
+            "--warmup",
+            "100",
+            "--runs",
+            "3",
+            "--os-jitter",
+            "off",
+            "--label",
+            label,
+            "--tag",
+            &format!("branch={branch}"),
+        ]);
+    }
+    let out = env.dir.path().join("r").display().to_string();
+    let report = env.json(&["report", "--out", &out, "--json"]);
+    let cmps = report["comparisons"].as_array().unwrap();
+    assert_eq!(cmps.len(), 1, "{report}");
+    assert_eq!(cmps[0]["baseline"], "rtt on main");
+    assert_eq!(cmps[0]["candidate"], "rtt on fast");
+    let page = std::fs::read_to_string(env.dir.path().join("r/suite-loopback.html")).unwrap();
+    assert!(page.contains("rtt on main → rtt on fast"));
+    assert!(
+        page.contains("branch=fast") && page.contains("branch=main"),
+        "run tables show tags"
+    );
+}
