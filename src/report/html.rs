@@ -181,6 +181,17 @@ fn index(
         h.push_str("</div>\n");
     }
     h.push_str("</div>\n");
+    let inconclusive = comparisons
+        .iter()
+        .flat_map(|c| &c.deltas)
+        .filter(|d| d.verdict == "inconclusive")
+        .count();
+    if inconclusive > 0 {
+        h.push_str(&format!(
+            "<p class=\"note inconclusive\">{inconclusive} cell{} inconclusive: the change may be large but the runs are too few or too noisy to tell; add runs (see the suite pages).</p>\n",
+            if inconclusive == 1 { " is" } else { "s are" }
+        ));
+    }
     if untested {
         h.push_str("<p class=\"note\">Cells marked insufficient have too few replicates for a significance test: they are listed by the direction of their change alone.</p>\n");
     }
@@ -353,9 +364,17 @@ fn group_section(group: &[&StoredRun], opts: &Options, timeseries_charted: bool)
     let Some(first) = group.first() else {
         return String::new();
     };
+    // Branch and commit in the heading, so groups sharing a label are told apart.
+    let mut origin = String::new();
+    for key in ["branch", "commit"] {
+        if let Some(v) = first.run.tags.get(key) {
+            origin.push_str(&format!(" · {key} {v}"));
+        }
+    }
     let mut h = format!(
-        "<h3>{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
+        "<h3>{}{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
         escape(&group_title(first)),
+        escape(&origin),
         escape(&first.format),
         group.len(),
         if group.len() == 1 { "" } else { "s" }
@@ -561,5 +580,9 @@ mod tests {
             direction(&cell("latency_avg", "ms", 0.0, "insufficient")),
             None
         );
+        // Inconclusive is neither better nor worse, and is marked apart in tables.
+        assert_eq!(direction(&cell("ts.rt", "ms", -90.0, "inconclusive")), None);
+        assert!(verdict_cell("inconclusive").contains("add runs"));
+        assert_eq!(verdict_cell("same"), "<td>same</td>");
     }
 }
