@@ -2,7 +2,7 @@
 //! `bench-db report` command over a database holding them (select, build, write).
 
 use bench_db::cli::ReportArgs;
-use bench_db::report::{demo, html, pairing};
+use bench_db::report::{demo, html};
 use bench_db::store::{Generated, Store};
 use bench_db_parsers::Block;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -11,7 +11,7 @@ use std::hint::black_box;
 
 fn report_10k(c: &mut Criterion) {
     let runs = demo::many(10_000);
-    let comparisons = pairing::auto_pairs(&runs);
+    let comparisons = demo::comparisons(&runs);
     let opts = html::Options::default();
     let mut group = c.benchmark_group("report");
     group.sample_size(10);
@@ -51,6 +51,7 @@ fn report_10k(c: &mut Criterion) {
         baseline: None,
         candidate: None,
         slo: Some("p99<=500us".to_string()),
+        json: false,
     };
     group.bench_function("command_10k_runs", |b| {
         b.iter(|| bench_db::cmd::report::run(black_box(&db), &args).expect("report"))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Renders a report page in headless Chromium and writes a PNG screenshot.
 # Usage: scripts/screenshot.sh INDEX_HTML OUT_PNG [CONSOLE_LOG]
+# The window is SCREENSHOT_WIDTH pixels wide (default 1280) and 2000 high.
 # The browser's log (console messages, page errors) goes to CONSOLE_LOG when given,
 # else to stderr. Exits non-zero when Chromium is missing or writes no screenshot.
 set -euo pipefail
@@ -36,7 +37,7 @@ timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no
     --disable-background-networking --disable-component-update --disable-sync \
     --disable-dev-shm-usage --hide-scrollbars \
     --user-data-dir="$profile" --enable-logging=stderr --v=0 \
-    --window-size=1280,2000 --screenshot="$abs_out" "file://$abs_page" \
+    --window-size="${SCREENSHOT_WIDTH:-1280}",2000 --screenshot="$abs_out" "file://$abs_page" \
     >"$log" 2>&1 </dev/null || true
 
 if [ ! -s "$abs_out" ]; then

@@ -1,42 +1,161 @@
-//! Command-line arguments (clap derive): one Args struct per subcommand.
+//! Command-line arguments (clap derive): one Args struct per subcommand, with help text
+//! for every option and examples for every subcommand; the colour choice. Parsing only:
+//! no IO beyond reading the environment for colour.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// `--version`: the package version and the git commit it was built from (build.rs).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("BENCH_DB_COMMIT"),
+    ")"
+);
+
+/// Help of every SELECTOR argument.
+const SELECTOR_HELP: &str = "Which runs: terms joined by ';', all must hold: label=TEXT, suite=NAME, run=ID[+ID...] or run=A..B, source=PATH (a path suffix or relative path), tag.KEY=VALUE (tag.commit=, tag.branch=), time>=RFC3339, time<RFC3339, latest=N (the runs of the N most recent commits); e.g. 'tag.branch=main;latest=10'";
 
 /// Database and regression reporter for latency and throughput benchmarks.
 #[derive(Debug, Parser)]
 #[command(
     name = "bench-db",
-    version,
+    version = VERSION,
     about,
     max_term_width = 100,
-    after_help = crate::selector::HELP
+    after_help = "EXAMPLES:\n  bench-db ingest logs/ --tag branch=main\n  bench-db runs 'suite=jlbh'\n  bench-db compare --baseline 'tag.branch=main' --candidate 'tag.branch=fix'\n  bench-db history 'tag.branch=main;latest=20'\n  bench-db report --out bench-report\n\nExit codes: 0 ok or gate passed, 1 regression, 2 error, 3 gate could not decide."
 )]
 pub struct Cli {
     /// SQLite database file (default: $BENCH_DB, else bench.db in the current directory).
     #[arg(long, global = true, env = "BENCH_DB", default_value = "bench.db")]
     pub db: PathBuf,
+    /// Colour in terminal output: auto (on a terminal, unless NO_COLOR is set; or when
+    /// CLICOLOR_FORCE is set), always or never.
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    pub color: ColorWhen,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorWhen {
+    /// The choice from `--color`, else the environment (`NO_COLOR` turns colour off,
+    /// `CLICOLOR_FORCE` other than `0` turns it on), else `auto`.
+    pub fn resolve(flag: Option<ColorWhen>, env: impl Fn(&str) -> Option<String>) -> ColorWhen {
+        match flag {
+            Some(ColorWhen::Always) => ColorWhen::Always,
+            Some(ColorWhen::Never) => ColorWhen::Never,
+            Some(ColorWhen::Auto) | None => {
+                if env("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+                    ColorWhen::Never
+                } else if env("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0") {
+                    ColorWhen::Always
+                } else {
+                    ColorWhen::Auto
+                }
+            }
+        }
+    }
+
+    /// The `--color` value of a command line, read before clap parses it (so clap's own
+    /// messages follow it too); the last one wins.
+    pub fn from_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I) -> Option<ColorWhen> {
+        let args: Vec<String> = args
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let mut found = None;
+        for (i, a) in args.iter().enumerate() {
+            let value = if let Some(v) = a.strip_prefix("--color=") {
+                Some(v)
+            } else if a == "--color" {
+                args.get(i + 1).map(String::as_str)
+            } else {
+                None
+            };
+            if let Some(v) = value {
+                found = ColorWhen::from_str(v, true).ok().or(found);
+            }
+        }
+        found
+    }
+
+    /// clap's equivalent.
+    pub fn clap(self) -> clap::ColorChoice {
+        match self {
+            ColorWhen::Auto => clap::ColorChoice::Auto,
+            ColorWhen::Always => clap::ColorChoice::Always,
+            ColorWhen::Never => clap::ColorChoice::Never,
+        }
+    }
+}
+
+static COLOR: OnceLock<ColorWhen> = OnceLock::new();
+
+/// Sets the process' colour choice once, at start-up.
+pub fn set_color(when: ColorWhen) {
+    let _ = COLOR.set(when);
+}
+
+/// Whether to colour a stream that is (or is not) a terminal.
+pub fn color_enabled(is_terminal: bool) -> bool {
+    match COLOR.get().copied().unwrap_or(ColorWhen::Auto) {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => is_terminal,
+    }
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Ingest benchmark logs (files or folders, recursively; format auto-detected).
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db ingest logs/\n  bench-db ingest run.txt --suite loopback --label 'TCP 20k' --tag branch=main --tag commit=$(git rev-parse --short HEAD)\n  bench-db ingest wrk.txt --format wrk --json"
+    )]
     Ingest(IngestArgs),
     /// List stored runs.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db runs\n  bench-db runs 'suite=jlbh;tag.branch=main'\n  bench-db runs --json | jq '.[].label'"
+    )]
     Runs(RunsArgs),
     /// Relabel the selected runs.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db label 'run=12+13' 'TCP loopback at 20k/s'\n  bench-db label 'source=logs/ts-1405.txt' 'current master'"
+    )]
     Label(LabelArgs),
     /// Run-to-run variation per percentile (JLBH's % Variation and a robust spread).
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db variation 'suite=jlbh'\n  bench-db variation 'label=TCP loopback' --metric end_to_end --include-first\n  bench-db variation --json"
+    )]
     Variation(VariationArgs),
     /// Export every stored point as CSV or JSON.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db export > points.csv\n  bench-db export 'suite=tsar' --json | jq length"
+    )]
     Export(ExportArgs),
     /// Before/after comparison with confidence intervals and corrected p-values.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db compare --baseline 'tag.branch=main' --candidate 'tag.branch=fix'\n  bench-db compare --baseline 'label=before' --candidate 'label=after' --metric ts.rt --markdown"
+    )]
     Compare(CompareArgs),
     /// Throughput versus latency, with the knee and the highest throughput within an SLO.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db curve 'suite=loopback'\n  bench-db curve 'source=sweep.txt' --metric end_to_end --percentiles 50,99 --slo 'p99<=200us'"
+    )]
     Curve(CurveArgs),
     /// CI gate: exit 1 on a percentile regression, 3 when it cannot decide.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db gate --baseline 'tag.branch=main' --candidate 'tag.commit=abc123'\n  bench-db gate --baseline 'label=before' --candidate 'label=after' --max 'p99=+10%' --format junit --out gate.xml\n  bench-db gate --baseline 'tag.branch=main' --candidate 'tag.branch=fix' --policy gate.toml --json"
+    )]
     Gate(GateArgs),
     /// Values over commits per suite, metric and percentile, with change points.
     #[command(after_help = crate::selector::HELP)]
@@ -45,12 +164,30 @@ pub enum Command {
     /// smallest shift it detects.
     Calibrate(CalibrateArgs),
     /// Write a static HTML report with SVG charts.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db report --out bench-report\n  bench-db report 'suite=jlbh' --slo 'p99<=200us,p99.99<=5ms'\n  bench-db report --baseline 'label=before' --candidate 'label=after' --json"
+    )]
     Report(ReportArgs),
     /// Run a built-in benchmark and store its results.
     #[command(subcommand)]
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db run loopback --sweep 5000,10000 --iterations 20000 --runs 3\n  bench-db run threads --threads 1,2,4,8 --cpu-time 2ms --io-wait 8ms"
+    )]
     Run(RunCommand),
     /// Upgrade the database to this bench-db's schema (read commands do it when they can write).
     Migrate,
+    /// Print a shell completion script (bash, zsh, fish or powershell) to standard output.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db completions bash > ~/.local/share/bash-completion/completions/bench-db\n  bench-db completions zsh > ~/.zfunc/_bench-db\n  bench-db completions fish > ~/.config/fish/completions/bench-db.fish\n  bench-db completions powershell >> $PROFILE"
+    )]
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
@@ -87,25 +224,30 @@ pub struct IngestArgs {
 
 #[derive(Debug, Args)]
 pub struct RunsArgs {
-    /// Which runs: terms like `label=X;suite=Y;run=1+2;source=PATH;tag.K=V;latest=N`.
+    #[arg(help = SELECTOR_HELP)]
     pub selector: Option<String>,
+    /// Print a JSON array of runs (id, suite, label, source, params, tags, metrics).
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct LabelArgs {
-    /// Which runs (an empty selector is refused; use --all for every run), then the new
-    /// label: `label SELECTOR NEW_LABEL` or `label --all NEW_LABEL`.
+    /// Which runs (see SELECTOR below; an empty selector is refused, --all means every
+    /// run), then the new label: `label SELECTOR NEW_LABEL` or `label --all NEW_LABEL`.
     #[arg(required = true, num_args = 1..=2, value_names = ["SELECTOR", "NEW_LABEL"])]
     pub words: Vec<String>,
     /// Relabel every run.
     #[arg(long)]
     pub all: bool,
+    /// Print a JSON object: {"schema": 1, "relabelled": N, "label": ...}.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct VariationArgs {
+    #[arg(help = SELECTOR_HELP)]
     pub selector: Option<String>,
     /// Only this metric.
     #[arg(long)]
@@ -113,6 +255,7 @@ pub struct VariationArgs {
     /// Include run 1 (JLBH skips it by default).
     #[arg(long)]
     pub include_first: bool,
+    /// Print a JSON array of rows (group, metric, percentile, values, variation).
     #[arg(long)]
     pub json: bool,
 }
@@ -125,22 +268,31 @@ pub enum ExportFormat {
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
+    #[arg(help = SELECTOR_HELP)]
     pub selector: Option<String>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: ExportFormat,
+    /// Same as --format json.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    #[arg(long)]
+    /// SELECTOR of the runs to compare against (the "before").
+    #[arg(long, value_name = "SELECTOR")]
     pub baseline: String,
-    #[arg(long)]
+    /// SELECTOR of the runs being judged (the "after").
+    #[arg(long, value_name = "SELECTOR")]
     pub candidate: String,
-    /// Only these metrics (repeatable).
+    /// Only these metrics (repeatable); an unknown name is an error.
     #[arg(long)]
     pub metric: Vec<String>,
+    /// Print JSON: one object per cell with its values, change, interval and verdict.
     #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
+    /// Print a Markdown table (for a pull-request comment).
     #[arg(long)]
     pub markdown: bool,
     /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
@@ -150,6 +302,7 @@ pub struct CompareArgs {
 
 #[derive(Debug, Args)]
 pub struct CurveArgs {
+    #[arg(help = SELECTOR_HELP)]
     pub selector: Option<String>,
     /// Latency metric (default: end_to_end, else latency, else the first ladder metric).
     #[arg(long)]
@@ -157,11 +310,16 @@ pub struct CurveArgs {
     /// Percentiles to show, comma-separated.
     #[arg(long, default_value = "50,90,99,99.9", value_delimiter = ',')]
     pub percentiles: Vec<f64>,
-    /// Service-level objective, e.g. "p99<=200us" or "p50<=50us,p99<=1ms".
+    /// Service-level objective: pPERCENTILE<=VALUE with a unit, terms joined by ','
+    /// (e.g. "p99<=200us" or "p50<=50us,p99<=1ms").
     #[arg(long)]
     pub slo: Option<String>,
+    /// Print JSON: points, knee and the highest throughput within the SLO.
     #[arg(long)]
     pub json: bool,
+    /// Keep runs that missed their schedule (achieved < 90% of the target rate).
+    #[arg(long)]
+    pub include_late: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -175,9 +333,11 @@ pub enum GateFormat {
 
 #[derive(Debug, Args)]
 pub struct GateArgs {
-    #[arg(long)]
+    /// SELECTOR of the reference runs (e.g. the latest of main).
+    #[arg(long, value_name = "SELECTOR")]
     pub baseline: String,
-    #[arg(long)]
+    /// SELECTOR of the runs under test.
+    #[arg(long, value_name = "SELECTOR")]
     pub candidate: String,
     /// Policy file (TOML).
     #[arg(long)]
@@ -185,8 +345,12 @@ pub struct GateArgs {
     /// Allowed worsening: `METRIC=+N%`, `METRIC@PERCENTILE=+N%` or `pPERCENTILE=+N%` (repeatable).
     #[arg(long)]
     pub max: Vec<String>,
+    /// Verdict format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: GateFormat,
+    /// Same as --format json.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
     /// Write the verdict here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -245,34 +409,51 @@ pub struct HistoryArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
+    #[arg(help = SELECTOR_HELP)]
     pub selector: Option<String>,
     /// Output folder.
     #[arg(long, default_value = "bench-report")]
     pub out: PathBuf,
-    #[arg(long, requires = "candidate")]
+    /// SELECTOR of the "before" side of a comparison (with --candidate). Without both,
+    /// only one suite and label stored on branch main and another branch are compared.
+    #[arg(long, requires = "candidate", value_name = "SELECTOR")]
     pub baseline: Option<String>,
-    #[arg(long, requires = "baseline")]
+    /// SELECTOR of the "after" side of a comparison (with --baseline).
+    #[arg(long, requires = "baseline", value_name = "SELECTOR")]
     pub candidate: Option<String>,
+    /// Service-level objective drawn on spectra and curves, e.g. "p99<=200us".
     #[arg(long)]
     pub slo: Option<String>,
+    /// Print a JSON object naming the pages written instead of the index path.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum RunCommand {
     /// JLBH-style loopback TCP round trips with coordinated-omission correction.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db run loopback --sweep 5000,10000 --iterations 20000 --runs 3\n  bench-db run loopback --throughput 2000 --mode spin --pin-client 0 --pin-server 1 --tag branch=main\n  bench-db run loopback --iterations 1000 --runs 2 --no-store --json"
+    )]
     Loopback(LoopbackArgs),
     /// Thread-count sweep of a loopback service with CPU time and IO wait per request.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db run threads --threads 1,2,4,8 --cpu-time 2ms --io-wait 8ms\n  bench-db run threads --duration 2s --no-store --json"
+    )]
     Threads(ThreadsArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Mode {
+    /// Blocking reads: the client sleeps in the kernel between messages.
     Block,
+    /// Busy-polling reads: lower latency, one CPU kept busy per side.
     Spin,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Switch {
+    /// On when the machine has a CPU to spare for it.
     Auto,
     On,
     Off,
@@ -289,6 +470,7 @@ pub struct LoopbackArgs {
     /// Warm-up iterations (default: = iterations).
     #[arg(long)]
     pub warmup: Option<u64>,
+    /// Runs per throughput (JLBH's variation leaves run 1 out).
     #[arg(long, default_value_t = 5)]
     pub runs: u32,
     /// Message size in bytes (8 to 64 MiB).
@@ -297,14 +479,19 @@ pub struct LoopbackArgs {
     /// One set of runs per throughput (replaces --throughput).
     #[arg(long, value_delimiter = ',')]
     pub sweep: Vec<u64>,
+    /// How the client and server wait for messages.
     #[arg(long, value_enum, default_value = "block")]
     pub mode: Mode,
-    #[arg(long)]
+    /// Pin the client thread to this CPU.
+    #[arg(long, value_name = "CPU")]
     pub pin_client: Option<usize>,
-    #[arg(long)]
+    /// Pin the server thread to this CPU.
+    #[arg(long, value_name = "CPU")]
     pub pin_server: Option<usize>,
+    /// Label of the stored runs (default: "loopback RATE/s").
     #[arg(long)]
     pub label: Option<String>,
+    /// Tag every stored run: KEY=VALUE (repeatable).
     #[arg(long = "tag", value_parser = parse_key_value)]
     pub tags: Vec<(String, String)>,
     /// Do not store the results.
@@ -316,8 +503,10 @@ pub struct LoopbackArgs {
     /// Write HdrHistogram interval logs to this file.
     #[arg(long)]
     pub hlog: Option<PathBuf>,
+    /// Measure OS jitter on a spare thread beside the runs, as JLBH does.
     #[arg(long, value_enum, default_value = "auto")]
     pub os_jitter: Switch,
+    /// Print the results as JSON instead of JLBH's text layout.
     #[arg(long)]
     pub json: bool,
 }
@@ -328,25 +517,59 @@ pub struct ThreadsArgs {
     #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16")]
     pub threads: Vec<usize>,
     /// Busy CPU time per request (e.g. 2ms, 500us).
-    #[arg(long, default_value = "2ms")]
-    pub cpu_time: String,
+    #[arg(long, default_value = "2ms", value_parser = parse_duration)]
+    pub cpu_time: std::time::Duration,
     /// Sleep per request (e.g. 8ms).
-    #[arg(long, default_value = "8ms")]
-    pub io_wait: String,
+    #[arg(long, default_value = "8ms", value_parser = parse_duration)]
+    pub io_wait: std::time::Duration,
     /// Measuring time per pool size (e.g. 5s).
-    #[arg(long, default_value = "5s")]
-    pub duration: String,
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub duration: std::time::Duration,
+    /// Label of the stored runs.
     #[arg(long)]
     pub label: Option<String>,
+    /// Tag every stored run: KEY=VALUE (repeatable).
     #[arg(long = "tag", value_parser = parse_key_value)]
     pub tags: Vec<(String, String)>,
+    /// Do not store the results.
     #[arg(long)]
     pub no_store: bool,
     /// Do not read commit and branch from CI variables or git.
     #[arg(long)]
     pub no_git: bool,
+    /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Parses `2ms`, `500us`, `1.5s`, `250000ns`, `1m`. Hand-written because the accepted
+/// forms are few and no listed dependency parses fractional values with units.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("bad duration {s:?}: expected e.g. 2ms, 500us, 1.5s"))?;
+    let scale = match unit.trim() {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" | "" => 1.0,
+        "m" | "min" => 60.0,
+        u => {
+            return Err(format!(
+                "bad duration {s:?}: unknown unit {u:?} (use ns, us, ms, s or m)"
+            ));
+        }
+    };
+    let secs = v * scale;
+    if !(secs.is_finite() && secs < 1e6) {
+        return Err(format!("bad duration {s:?}: too long"));
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
 
 /// Parses `KEY=VALUE`.
@@ -376,4 +599,58 @@ pub fn parse_msg_size(s: &str) -> Result<usize, String> {
         ));
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("2ms").unwrap(), Duration::from_millis(2));
+        assert_eq!(parse_duration("500us").unwrap(), Duration::from_micros(500));
+        assert_eq!(parse_duration("0.2s").unwrap(), Duration::from_millis(200));
+        assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
+        assert_eq!(
+            parse_duration("250000ns").unwrap(),
+            Duration::from_micros(250)
+        );
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("3 parsecs").is_err());
+    }
+
+    #[test]
+    fn colour_flag_beats_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|p| p.0 == k).map(|p| p.1.to_string())
+        };
+        assert_eq!(ColorWhen::resolve(None, env(&[])), ColorWhen::Auto);
+        assert_eq!(
+            ColorWhen::resolve(None, env(&[("NO_COLOR", "1")])),
+            ColorWhen::Never
+        );
+        assert_eq!(
+            ColorWhen::resolve(None, env(&[("CLICOLOR_FORCE", "1")])),
+            ColorWhen::Always
+        );
+        assert_eq!(
+            ColorWhen::resolve(None, env(&[("CLICOLOR_FORCE", "0")])),
+            ColorWhen::Auto
+        );
+        assert_eq!(
+            ColorWhen::resolve(Some(ColorWhen::Always), env(&[("NO_COLOR", "1")])),
+            ColorWhen::Always
+        );
+        let args = |a: &[&str]| a.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            ColorWhen::from_args(args(&["bench-db", "--color", "never", "runs"])),
+            Some(ColorWhen::Never)
+        );
+        assert_eq!(
+            ColorWhen::from_args(args(&["bench-db", "runs", "--color=always"])),
+            Some(ColorWhen::Always)
+        );
+        assert_eq!(ColorWhen::from_args(args(&["bench-db", "runs"])), None);
+    }
 }

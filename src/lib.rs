@@ -8,6 +8,8 @@ pub mod analysis;
 pub mod cli;
 pub mod cmd;
 pub mod dataset;
+pub mod display;
+pub mod exit;
 pub mod metadata;
 pub mod output;
 pub mod report;
@@ -18,18 +20,6 @@ pub mod store;
 
 use cli::{Cli, Command, RunCommand};
 
-/// Exit codes shared by every command.
-pub mod exit {
-    /// Success; the gate passed.
-    pub const OK: u8 = 0;
-    /// The gate found a regression.
-    pub const REGRESSION: u8 = 1;
-    /// Usage, IO, parse or database error.
-    pub const ERROR: u8 = 2;
-    /// The gate could not decide (no or too little baseline).
-    pub const UNDECIDED: u8 = 3;
-}
-
 /// Runs one command and returns its exit code; errors map to exit code 2 in `main`.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
     let db = cli.db.as_path();
@@ -38,15 +28,31 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Runs(a) => cmd::runs::run(db, &a),
         Command::Label(a) => cmd::label::run(db, &a),
         Command::Variation(a) => cmd::variation::run(db, &a),
-        Command::Export(a) => cmd::export::run(db, &a),
+        Command::Export(mut a) => {
+            if a.json {
+                a.format = cli::ExportFormat::Json;
+            }
+            cmd::export::run(db, &a)
+        }
         Command::Compare(a) => cmd::compare::run(db, &a),
         Command::Curve(a) => cmd::curve::run(db, &a),
-        Command::Gate(a) => cmd::gate::run(db, &a),
+        Command::Gate(mut a) => {
+            if a.json {
+                a.format = cli::GateFormat::Json;
+            }
+            cmd::gate::run(db, &a)
+        }
         Command::History(a) => cmd::history::run(db, &a),
         Command::Calibrate(a) => cmd::calibrate::run(db, &a),
         Command::Report(a) => cmd::report::run(db, &a),
         Command::Run(RunCommand::Loopback(a)) => cmd::run::loopback(db, &a),
         Command::Run(RunCommand::Threads(a)) => cmd::run::threads(db, &a),
         Command::Migrate => cmd::migrate::run(db),
+        Command::Completions(a) => {
+            use clap::CommandFactory;
+            let mut out = std::io::stdout().lock();
+            clap_complete::generate(a.shell, &mut Cli::command(), "bench-db", &mut out);
+            Ok(exit::OK)
+        }
     }
 }

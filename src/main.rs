@@ -1,6 +1,8 @@
 //! The `bench-db` binary: parse arguments, run, map the outcome to an exit code.
 
-use clap::Parser;
+use bench_db::cli::{Cli, ColorWhen};
+use clap::{CommandFactory, FromArgMatches};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// mimalloc: parsing allocates many small strings and vectors per run (the model's
@@ -11,7 +13,15 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     exit_quietly_on_closed_stdout();
-    let cli = match bench_db::cli::Cli::try_parse() {
+    let color = ColorWhen::resolve(ColorWhen::from_args(std::env::args_os()), |k| {
+        std::env::var(k).ok()
+    });
+    bench_db::cli::set_color(color);
+    let parsed = Cli::command()
+        .color(color.clap())
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -25,7 +35,13 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("bench-db: error: {e:#}");
+            // The same style as clap's usage errors: `error:` (red on a terminal).
+            let prefix = if bench_db::cli::color_enabled(std::io::stderr().is_terminal()) {
+                "\x1b[1;31merror:\x1b[0m"
+            } else {
+                "error:"
+            };
+            eprintln!("{prefix} {e:#}");
             ExitCode::from(2)
         }
     }

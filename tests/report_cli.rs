@@ -23,18 +23,40 @@ fn report_of_the_seeds() {
     ]);
     assert!(printed.trim_end().ends_with("index.html"), "{printed}");
 
+    // Nothing was asked to be compared and no branch tags say so: no comparisons are
+    // invented from blocks that merely follow each other in a file.
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("No before/after comparisons"), "{index}");
+    assert!(!index.contains("Got better") && !index.contains("−72.4%"));
+    let tsar = std::fs::read_to_string(out.join("suite-tsar.html")).unwrap();
+    assert!(!tsar.contains("Before and after"));
+
+    // Asked for: seed 003, ts.rt 3.39 → 2.96 ms (−12.6%), cpu util +2.5%, baseline first.
+    let out2 = env.dir.path().join("r2");
+    env.ok(&[
+        "report",
+        "--baseline",
+        "label=the current master",
+        "--candidate",
+        "label=the current master with patch version v11jp",
+        "--out",
+        &out2.display().to_string(),
+    ]);
+    let index = std::fs::read_to_string(out2.join("index.html")).unwrap();
     assert!(index.contains("Got better") && index.contains("Got worse"));
-    // Seed 004: latency_avg 8.88 ms before, 2.45 ms after.
-    assert!(index.contains("8.88 ms") && index.contains("2.45 ms") && index.contains("−72.4%"));
-    // Seed 003: ts.rt 3.39 → 2.96 ms (−12.6%), cpu util +2.5%.
     assert!(index.contains("3.39 ms") && index.contains("2.96 ms") && index.contains("−12.6%"));
     assert!(index.contains("+2.5%"));
-
-    let tsar = std::fs::read_to_string(out.join("suite-tsar.html")).unwrap();
-    assert!(tsar.contains("Change after vs before"), "shift plot");
+    let tsar = std::fs::read_to_string(out2.join("suite-tsar.html")).unwrap();
     assert!(
-        tsar.contains("ts rt: before and after"),
+        tsar.contains("the current master → the current master with patch version v11jp"),
+        "baseline first"
+    );
+    assert!(tsar.contains("with 95% confidence intervals"), "shift plot");
+    // Hover values: cells carry more digits, chart points a <title>.
+    assert!(tsar.contains("<td title=\"3.38"), "cell hover");
+    assert!(tsar.contains("<title>ts rt"), "point hover");
+    assert!(
+        tsar.contains("ts rt: baseline and candidate"),
         "both sides over time"
     );
 
@@ -70,7 +92,8 @@ fn explicit_sides_and_bad_input() {
         &out_s,
     ]);
     let page = std::fs::read_to_string(out.join("suite-arthas.html")).unwrap();
-    assert!(page.contains("label=After these changes vs label=Before this changes"));
+    // Names, not selectors or ids; the baseline first.
+    assert!(page.contains("Before this changes → After these changes"));
     assert!(page.contains("8.88 ms") && page.contains("2.45 ms"));
 
     let bad = env
@@ -92,5 +115,44 @@ fn explicit_sides_and_bad_input() {
         .output()
         .unwrap();
     assert_eq!(none.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&none.stderr).contains("selects no runs"));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("selects no run"));
+}
+
+/// One suite and label stored on `main` and on another branch: the report compares the
+/// latest of each, baseline (main) first, and nothing else.
+#[test]
+fn branches_of_one_label_are_compared_and_nothing_else() {
+    let env = Env::new();
+    for (branch, label) in [("main", "rtt"), ("fast", "rtt"), ("main", "other")] {
+        env.ok(&[
+            "run",
+            "loopback",
+            "--throughput",
+            "2000",
+            "--iterations",
+            "400",
+            "--warmup",
+            "100",
+            "--runs",
+            "3",
+            "--os-jitter",
+            "off",
+            "--label",
+            label,
+            "--tag",
+            &format!("branch={branch}"),
+        ]);
+    }
+    let out = env.dir.path().join("r").display().to_string();
+    let report = env.json(&["report", "--out", &out, "--json"]);
+    let cmps = report["comparisons"].as_array().unwrap();
+    assert_eq!(cmps.len(), 1, "{report}");
+    assert_eq!(cmps[0]["baseline"], "rtt on main");
+    assert_eq!(cmps[0]["candidate"], "rtt on fast");
+    let page = std::fs::read_to_string(env.dir.path().join("r/suite-loopback.html")).unwrap();
+    assert!(page.contains("rtt on main → rtt on fast"));
+    assert!(
+        page.contains("branch=fast") && page.contains("branch=main"),
+        "run tables show tags"
+    );
 }

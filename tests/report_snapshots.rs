@@ -1,13 +1,11 @@
 //! Snapshot, determinism, size and escaping checks of the report's charts and pages,
 //! built from the synthetic runs in `report::demo`.
 
-use bench_db::report::{
-    curve, demo, history, html, pairing, shift, slo, spectrum, timeseries, variation,
-};
+use bench_db::report::{curve, demo, history, html, shift, slo, spectrum, timeseries, variation};
 
 fn demo_site() -> html::Site {
     let runs = demo::runs();
-    let comparisons = pairing::auto_pairs(&runs);
+    let comparisons = demo::comparisons(&runs);
     let opts = html::Options {
         slo: slo::parse("p50<=100us,p99<=800us,p99.99<=5ms").unwrap(),
     };
@@ -54,7 +52,7 @@ fn curve_snapshot() {
 #[test]
 fn shift_and_timeseries_snapshots() {
     let runs = demo::runs();
-    let cmps = pairing::auto_pairs(&runs);
+    let cmps = demo::comparisons(&runs);
     let tsar = cmps.iter().find(|c| c.suite == "tsar").unwrap();
     let rt = tsar.deltas.iter().find(|d| d.metric == "ts.rt").unwrap();
     assert!((rt.delta_pct.unwrap() - (-12.6)).abs() < 0.1, "{rt:?}");
@@ -70,8 +68,18 @@ fn shift_and_timeseries_snapshots() {
 fn history_and_variation_snapshots() {
     let runs = demo::runs();
     let jlbh = suite_runs(&runs, "jlbh");
-    let hist = history::from_runs(&jlbh);
-    assert_eq!(hist.len(), 1, "only end_to_end spans two sources");
+    // 20k and 5k msg/s are different experiments: no history mixes them.
+    assert!(history::from_runs(&jlbh).is_empty());
+    // Three sources of one experiment per rate: one history per rate.
+    let load = demo::many(300);
+    let load: Vec<_> = load.iter().collect();
+    let hist = history::from_runs(&load);
+    assert_eq!(hist.len(), 3, "one per target rate");
+    assert!(
+        hist[0].title.starts_with("5000/s · End to End"),
+        "{}",
+        hist[0].title
+    );
     insta::assert_snapshot!("history", history::render(&hist[0]).unwrap());
     let table = variation::from_runs(&jlbh);
     // Seed 000's 50th percentile, runs 2 and 3: 41.98 and 33.79 → 13.91.
@@ -122,12 +130,7 @@ fn labels_from_input_are_escaped_everywhere() {
 #[test]
 fn ten_thousand_runs_stay_bounded() {
     let runs = demo::many(10_000);
-    let site = html::site(
-        &runs,
-        &pairing::auto_pairs(&runs),
-        &html::Options::default(),
-    )
-    .unwrap();
+    let site = html::site(&runs, &demo::comparisons(&runs), &html::Options::default()).unwrap();
     for (name, text) in &site.files {
         for svg in text.split("<svg").skip(1) {
             let len = svg.find("</svg>").unwrap_or(svg.len());

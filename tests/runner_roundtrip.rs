@@ -1,7 +1,7 @@
 //! The loopback runner's printed JLBH text, parsed back by the JLBH parser, gives the
 //! same runs, percentiles and `% Variation` as the runner's own model values.
 
-use bench_db::cli::{Mode, Switch};
+use bench_db::runner::loopback::{Mode, Switch};
 use bench_db::runner::{loopback, render};
 use bench_db_parsers::{Block, Parsed, Series};
 

@@ -1,6 +1,7 @@
 //! The one integration-test binary: CLI tests through the real `bench-db` binary.
 
 mod analysis_cli;
+mod cli_ux;
 mod common;
 mod history;
 mod ingest;

@@ -26,6 +26,7 @@
 mod lines;
 mod numbers;
 mod reader;
+#[cfg(feature = "test-support")]
 pub mod synthetic;
 #[cfg(test)]
 mod tests;

@@ -31,6 +31,10 @@ pub enum CurveError {
         unit: String,
         metric_unit: String,
     },
+    #[error(
+        "SLO term {0:?} has no unit: write one, e.g. \"p99<=200us\" (ns, us, ms, s, or the metric's own unit)"
+    )]
+    SloNoUnit(String),
     #[error("no selected run has a latency metric{0}")]
     NoMetric(String),
     #[error(
@@ -39,13 +43,33 @@ pub enum CurveError {
     NoThroughput(String),
 }
 
+/// A run that achieved less than this fraction of its target rate missed its schedule
+/// badly: it did not run at the rate it is filed under, so curves leave it out unless
+/// asked.
+pub const MIN_ACHIEVED_FRACTION: f64 = 0.9;
+
+/// Whether a run missed its schedule: marked so by the runner (`missed_schedule`), or
+/// with an achieved rate under [`MIN_ACHIEVED_FRACTION`] of its target.
+pub fn missed_schedule(run: &StoredRun) -> bool {
+    if let Some(bench_db_parsers::Param::Bool(b)) = run.run.params.get("missed_schedule") {
+        return *b;
+    }
+    match (
+        run.param_f64("achieved_throughput"),
+        run.param_f64("target_throughput"),
+    ) {
+        (Some(a), Some(t)) => t > 0.0 && a < MIN_ACHIEVED_FRACTION * t,
+        _ => false,
+    }
+}
+
 /// One SLO term: the percentile must stay at or below the limit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SloTerm {
     pub text: String,
     pub percentile: f64,
     pub limit: f64,
-    /// Unit as written (empty: the metric's unit).
+    /// Unit as written (never empty).
     pub unit: String,
     /// `<` rather than `<=`.
     pub strict: bool,
@@ -75,6 +99,9 @@ pub fn parse_slo(text: &str) -> Result<Vec<SloTerm>, CurveError> {
                     .ok_or_else(bad)?,
             };
             let (limit, unit) = split_quantity(rhs).ok_or_else(bad)?;
+            if unit.trim().is_empty() {
+                return Err(CurveError::SloNoUnit(t.to_string()));
+            }
             Ok(SloTerm {
                 text: t.to_string(),
                 percentile: p,
@@ -370,6 +397,7 @@ fn max_within(
 mod tests {
     use super::*;
     use crate::analysis::testdata::*;
+    use bench_db_parsers::Param;
 
     /// Three rates; p90 bends hard at 20k/s as in the seed 000 article (62 µs at 5k/s).
     fn sweep() -> Vec<StoredRun> {
@@ -424,10 +452,30 @@ mod tests {
         assert_eq!(c.knee, Some(10_000.0));
         assert_eq!(c.knee_percentile, Some(99.0));
         assert_eq!(c.max_throughput_within_slo, Some(10_000.0));
-        let c = curve(&sweep(), None, &[50.0], Some("p99<=0.1ms, p50<25")).unwrap();
+        let c = curve(&sweep(), None, &[50.0], Some("p99<=0.1ms, p50<25us")).unwrap();
         assert_eq!(c.max_throughput_within_slo, Some(5000.0));
         // p99 is added to the points because the SLO names it.
         assert!(c.points.iter().any(|p| p.percentile == Some(99.0)));
+    }
+
+    #[test]
+    fn runs_far_behind_their_schedule_are_marked() {
+        let mut r = sweep().remove(0);
+        let t = r.param_f64("target_throughput").unwrap();
+        assert!(!missed_schedule(&r));
+        r.run
+            .params
+            .insert("achieved_throughput".into(), Param::Num(0.95 * t));
+        assert!(!missed_schedule(&r));
+        r.run
+            .params
+            .insert("achieved_throughput".into(), Param::Num(0.5 * t));
+        assert!(missed_schedule(&r));
+        // The runner's own mark wins.
+        r.run
+            .params
+            .insert("missed_schedule".into(), Param::Bool(false));
+        assert!(!missed_schedule(&r));
     }
 
     #[test]
@@ -442,6 +490,11 @@ mod tests {
         for bad in ["p99=200us", "q99<=1", "p99<=fast", "p101<=1ms"] {
             assert!(parse_slo(bad).is_err(), "{bad}");
         }
+        // A limit without a unit is ambiguous (µs? ms?): an error, not a guess.
+        assert_eq!(
+            parse_slo("p99<200"),
+            Err(CurveError::SloNoUnit("p99<200".into()))
+        );
         assert!(matches!(
             curve(&sweep(), None, &[99.0], Some("p99<=5%")),
             Err(CurveError::SloUnit { .. })

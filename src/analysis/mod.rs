@@ -12,6 +12,7 @@ pub mod history;
 pub mod littles_law;
 pub mod polarity;
 pub mod policy;
+pub mod pool_size;
 pub mod samples;
 #[cfg(test)]
 pub(crate) mod testdata;

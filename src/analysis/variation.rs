@@ -79,9 +79,15 @@ pub fn variation(
                     metric: name.clone(),
                     percentile: p,
                     values,
-                    variation_pct: jlbh_variation(&included),
+                    // A spread needs two runs: with fewer left (two runs, run 1
+                    // skipped) there is none, rather than a misleading 0.
+                    variation_pct: (included.len() >= 2)
+                        .then(|| jlbh_variation(&included))
+                        .flatten(),
                     printed_variation_pct: printed,
-                    spread: robust_cv_pct(&included),
+                    spread: (included.len() >= 2)
+                        .then(|| robust_cv_pct(&included))
+                        .flatten(),
                     unit: unit.clone(),
                     display: display.clone(),
                     run_ids: members.iter().map(|r| r.id).collect(),
@@ -135,5 +141,27 @@ fn value_at(r: &StoredRun, metric: &str, p: Option<f64>) -> Option<f64> {
         (None, Data::Value { value }) => *value,
         (Some(p), _) => s.ladder()?.iter().find(|x| x.percentile == p)?.value,
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_run_left_has_no_variation() {
+        let runs: Vec<StoredRun> = crate::report::demo::runs()
+            .into_iter()
+            .filter(|r| r.source_id == 1 && r.run.index <= 2)
+            .collect();
+        let rows = variation(&runs, Some("end_to_end"), false);
+        assert!(!rows.is_empty());
+        assert!(
+            rows.iter()
+                .all(|r| r.variation_pct.is_none() && r.spread.is_none())
+        );
+        // With run 1 included there are two values again.
+        let rows = variation(&runs, Some("end_to_end"), true);
+        assert!(rows.iter().all(|r| r.variation_pct.is_some()));
     }
 }

@@ -1,28 +1,19 @@
 //! `bench-db compare`: select both sides, compare, print. Exits 0 whatever the verdicts.
 
+use super::select::{check_metrics, select_some};
 use crate::analysis::compare::{CompareOptions, compare};
 use crate::cli::CompareArgs;
 use crate::output;
-use crate::selector::Selector;
 use crate::store::Store;
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 pub fn run(db: &Path, args: &CompareArgs) -> Result<u8> {
     let store = Store::open_read(db)?;
-    let base = store
-        .select(&Selector::parse(&args.baseline).context("--baseline")?)
-        .context("selecting the baseline runs")?;
-    let cand = store
-        .select(&Selector::parse(&args.candidate).context("--candidate")?)
-        .context("selecting the candidate runs")?;
-    if base.is_empty() {
-        bail!("--baseline {:?} selects no run", args.baseline);
-    }
-    if cand.is_empty() {
-        bail!("--candidate {:?} selects no run", args.candidate);
-    }
+    let base = select_some(&store, &args.baseline, "--baseline")?;
+    let cand = select_some(&store, &args.candidate, "--candidate")?;
+    check_metrics(&args.metric, &[&base, &cand])?;
     let opts = CompareOptions {
         include_first: args.include_first,
         ..CompareOptions::default()
@@ -30,7 +21,7 @@ pub fn run(db: &Path, args: &CompareArgs) -> Result<u8> {
     let cells = compare(&base, &cand, &args.metric, &opts);
     for m in &args.metric {
         if !cells.iter().any(|c| &c.metric == m) {
-            eprintln!("bench-db: warning: metric {m:?} is not present on both sides");
+            eprintln!("warning: metric {m:?} is not present on both sides");
         }
     }
     let text = if args.json {
@@ -38,7 +29,10 @@ pub fn run(db: &Path, args: &CompareArgs) -> Result<u8> {
     } else if args.markdown {
         output::compare::markdown(&cells)
     } else {
-        output::compare::text(&cells, std::io::stdout().is_terminal())
+        output::compare::text(
+            &cells,
+            crate::cli::color_enabled(std::io::stdout().is_terminal()),
+        )
     };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(crate::exit::OK)

@@ -1,6 +1,7 @@
 //! `bench-db curve`: throughput versus latency of the selected runs.
 
-use crate::analysis::curve::curve;
+use super::select::{check_metrics, select_some};
+use crate::analysis::curve::{curve, missed_schedule};
 use crate::cli::CurveArgs;
 use crate::output;
 use crate::selector::Selector;
@@ -11,9 +12,25 @@ use std::path::Path;
 
 pub fn run(db: &Path, args: &CurveArgs) -> Result<u8> {
     let store = Store::open_read(db)?;
-    let runs = store
-        .select(&Selector::parse_opt(args.selector.as_deref())?)
-        .context("selecting runs")?;
+    let runs = match args.selector.as_deref() {
+        Some(text) => select_some(&store, text, "selector")?,
+        None => store.select(&Selector::all()).context("selecting runs")?,
+    };
+    let mut runs = runs;
+    if !args.include_late {
+        let before = runs.len();
+        runs.retain(|r| !missed_schedule(r));
+        let late = before - runs.len();
+        if late > 0 {
+            eprintln!(
+                "note: left out {late} run{} that missed the schedule (achieved < 90% of the target rate); --include-late keeps them",
+                if late == 1 { "" } else { "s" }
+            );
+        }
+    }
+    if let Some(m) = &args.metric {
+        check_metrics(std::slice::from_ref(m), &[&runs])?;
+    }
     let c = curve(
         &runs,
         args.metric.as_deref(),

@@ -1,6 +1,7 @@
 //! `bench-db gate`: policy + `--max` terms, both sides selected, verdict rendered and
 //! written; the exit code is the outcome (0 pass, 1 regression, 3 cannot decide; errors 2).
 
+use super::select::{nothing_selected, select, select_some};
 use crate::analysis::compare::CompareOptions;
 use crate::analysis::gate::{Outcome, Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
@@ -14,28 +15,33 @@ use std::path::Path;
 pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
     let policy = load_policy(args.policy.as_deref(), &args.max)?;
     let store = Store::open_read(db)?;
-    let base = store
-        .select(&Selector::parse(&args.baseline).context("--baseline")?)
-        .context("selecting the baseline runs")?;
+    // No candidate is a mistake (exit 2); no baseline is a first run, which the gate
+    // reports as undecided (exit 3), with the near matches as a hint.
+    let cand = select_some(&store, &args.candidate, "--candidate")?;
+    let base_sel = Selector::parse(&args.baseline).context("--baseline")?;
+    let base = select(&store, &base_sel)?;
+    if base.is_empty() {
+        eprintln!(
+            "hint: {}",
+            nothing_selected(&store, &base_sel, &args.baseline, "--baseline")?
+        );
+    }
     // A baseline over several commits: only its most recent segment (after its last
     // change point), whose runs then give the baseline noise.
     let selected = base.len();
     let base = crate::analysis::history::last_segment_runs(&base, &Default::default());
     if base.len() < selected {
         eprintln!(
-            "bench-db gate: baseline: the {} of {selected} runs after its last change point",
+            "note: baseline: the {} of {selected} runs after its last change point",
             base.len()
         );
     }
-    let cand = store
-        .select(&Selector::parse(&args.candidate).context("--candidate")?)
-        .context("selecting the candidate runs")?;
     let opts = CompareOptions {
         include_first: args.include_first,
         ..CompareOptions::default()
     };
     let report = gate(&base, &cand, &policy, &opts)?;
-    let color = args.out.is_none() && std::io::stdout().is_terminal();
+    let color = args.out.is_none() && crate::cli::color_enabled(std::io::stdout().is_terminal());
     let text = match args.format {
         GateFormat::Text => output::gate::text(&report, color),
         GateFormat::Json => output::gate::json(&report),

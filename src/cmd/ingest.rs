@@ -40,6 +40,8 @@ pub enum Status {
 
 #[derive(Debug, Serialize)]
 struct Summary<'a> {
+    /// Version of this document's shape.
+    schema: u32,
     files: &'a [FileOutcome],
     ingested: usize,
     unchanged: usize,
@@ -75,9 +77,16 @@ pub fn run(db: &Path, args: &IngestArgs) -> Result<u8> {
     let mut out = Out::default();
     let mut outcomes = Vec::with_capacity(inputs.len());
     for input in &inputs {
+        // The bar counts bytes: parsing advances it within a file (one 200 MB log moves
+        // it too), and each file ends at its full size whether parsed, skipped or not.
+        let done = progress.position()
+            + match input {
+                Input::File(path) => path.metadata().map_or(0, |m| m.len()),
+                _ => 0,
+            };
         let outcome = match input {
-            Input::Stdin => ingest_input(&mut store, None, forced, args),
-            Input::File(path) => ingest_input(&mut store, Some(path), forced, args),
+            Input::Stdin => ingest_input(&mut store, None, forced, args, &progress),
+            Input::File(path) => ingest_input(&mut store, Some(path), forced, args, &progress),
             Input::Unreadable { path, error } => FileOutcome {
                 path: path.clone(),
                 format: None,
@@ -91,12 +100,13 @@ pub fn run(db: &Path, args: &IngestArgs) -> Result<u8> {
         } else if !args.json {
             progress.suspend(|| out.line(&human_line(&outcome)));
         }
-        progress.inc(1);
+        progress.set_position(done);
         outcomes.push(outcome);
     }
     progress.finish_and_clear();
     let count = |s: Status| outcomes.iter().filter(|o| o.status == s).count();
     let summary = Summary {
+        schema: 1,
         files: &outcomes,
         ingested: count(Status::Ingested),
         unchanged: count(Status::Unchanged),
@@ -263,26 +273,22 @@ fn collect_inputs(paths: &[PathBuf], db: &Path) -> Vec<Input> {
 }
 
 fn progress_bar(inputs: &[Input]) -> indicatif::ProgressBar {
-    use is_terminal::IsTerminal;
-    let files = || {
-        inputs.iter().filter_map(|i| match i {
-            Input::File(p) => Some(p),
+    use std::io::IsTerminal;
+    let bytes: u64 = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::File(p) => p.metadata().ok().map(|m| m.len()),
             _ => None,
         })
-    };
-    let large = inputs.len() > 50
-        || files()
-            .filter_map(|f| f.metadata().ok())
-            .map(|m| m.len())
-            .sum::<u64>()
-            > 64 << 20;
+        .sum();
+    let large = inputs.len() > 50 || bytes > 64 << 20;
     if !(large && std::io::stderr().is_terminal()) {
         return indicatif::ProgressBar::hidden();
     }
-    let bar = indicatif::ProgressBar::new(inputs.len() as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
-    {
+    let bar = indicatif::ProgressBar::new(bytes);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} {elapsed}",
+    ) {
         bar.set_style(style);
     }
     bar
@@ -294,6 +300,7 @@ fn ingest_input(
     path: Option<&Path>,
     forced: Option<&'static Format>,
     args: &IngestArgs,
+    progress: &indicatif::ProgressBar,
 ) -> FileOutcome {
     let shown = match path {
         Some(p) => shown_path(p),
@@ -306,7 +313,7 @@ fn ingest_input(
         runs: 0,
         error: None,
     };
-    if let Err(e) = try_ingest(store, path, &shown, forced, args, &mut outcome) {
+    if let Err(e) = try_ingest(store, path, &shown, forced, args, &mut outcome, progress) {
         outcome.status = Status::Error;
         outcome.error = Some(e);
     }
@@ -321,6 +328,7 @@ fn try_ingest(
     forced: Option<&'static Format>,
     args: &IngestArgs,
     outcome: &mut FileOutcome,
+    progress: &indicatif::ProgressBar,
 ) -> Result<(), String> {
     let io = |e: std::io::Error| format!("{shown}: {e}");
     let db = |e: anyhow::Error| format!("{shown}: database error: {e:#}");
@@ -353,7 +361,7 @@ fn try_ingest(
                     return Ok(());
                 }
             }
-            Box::new(file)
+            Box::new(progress.wrap_read(file))
         }
         None => Box::new(std::io::stdin()),
     };

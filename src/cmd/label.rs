@@ -10,29 +10,45 @@ use anyhow::{Result, bail};
 use std::path::Path;
 
 pub fn run(db: &Path, args: &LabelArgs) -> Result<u8> {
-    let (sel, new_label) = match (args.all, args.words.as_slice()) {
-        (true, [label]) => (Selector::all(), label),
+    let (selector, new_label) = match (args.all, args.words.as_slice()) {
+        (true, [label]) => (None, label),
         (true, [selector, _]) => bail!("give either a selector ({selector:?}) or --all, not both"),
         (false, [selector, label]) => {
             let sel = Selector::parse(selector)?;
-            if sel.terms.is_empty() {
+            if sel.terms.is_empty() && sel.post.is_empty() {
                 bail!(
                     "the selector {selector:?} is empty and would relabel every run; \
                      use `bench-db label --all NEW_LABEL` to mean that"
                 );
             }
-            (sel, label)
+            (Some(selector.as_str()), label)
         }
         _ => bail!("usage: bench-db label SELECTOR NEW_LABEL, or bench-db label --all NEW_LABEL"),
     };
     let mut store = Store::open_existing(db)?;
+    let sel = match selector {
+        None => Selector::all(),
+        Some(text) => {
+            let runs = super::select::select_some(&store, text, "selector")?;
+            Selector::from_ids(runs.iter().map(|r| r.id).collect())
+        }
+    };
     let n = store.relabel(&sel, new_label)?;
     if n == 0 {
-        bail!("selector {:?} matches no run", args.words[0]);
+        bail!("no run to relabel");
     }
-    println!(
-        "relabelled {n} run{} as {new_label:?}",
-        if n == 1 { "" } else { "s" },
-    );
+    if args.json {
+        let doc = serde_json::json!({
+            "schema": 1,
+            "relabelled": n,
+            "label": new_label,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!(
+            "relabelled {n} run{} as {new_label:?}",
+            if n == 1 { "" } else { "s" },
+        );
+    }
     Ok(crate::exit::OK)
 }

@@ -12,4 +12,5 @@ pub mod migrate;
 pub mod report;
 pub mod run;
 pub mod runs;
+pub mod select;
 pub mod variation;

@@ -1,32 +1,29 @@
-//! `bench-db report`: selects runs, pairs before/after groups, builds the pages with
-//! `report::html` and writes them under `--out`. The only IO of the report.
+//! `bench-db report`: selects runs, compares the sides asked for (or one suite and label
+//! on two branches), builds the pages with `report::html` and writes them under `--out`.
+//! The only IO of the report.
 
+use super::select::{select, select_some};
 use crate::cli::ReportArgs;
 use crate::dataset::StoredRun;
 use crate::report::{html, pairing, slo};
 use crate::selector::Selector;
 use crate::store::Store;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use std::path::Path;
 
 pub fn run(db: &Path, args: &ReportArgs) -> Result<u8> {
     let store = Store::open_read(db)?;
-    let mut runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
+    let mut runs = select(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
     let slo = match &args.slo {
         Some(text) => slo::parse(text).context("--slo")?,
         None => Vec::new(),
     };
     let comparisons = match (&args.baseline, &args.candidate) {
         (Some(b), Some(c)) => {
-            let base = store.select(&Selector::parse(b)?)?;
-            let cand = store.select(&Selector::parse(c)?)?;
-            if base.is_empty() {
-                bail!("--baseline {b:?} selects no runs");
-            }
-            if cand.is_empty() {
-                bail!("--candidate {c:?} selects no runs");
-            }
-            let comparison = pairing::compare(b, &refs(&base), c, &refs(&cand));
+            let base = select_some(&store, b, "--baseline")?;
+            let cand = select_some(&store, c, "--candidate")?;
+            let (bn, cn) = pairing::side_names(&refs(&base), &refs(&cand));
+            let comparison = pairing::compare(&bn, &refs(&base), &cn, &refs(&cand));
             // The sides' runs are shown on their suite page even when the selector left
             // them out.
             for r in base.into_iter().chain(cand) {
@@ -37,7 +34,7 @@ pub fn run(db: &Path, args: &ReportArgs) -> Result<u8> {
             runs.sort_by_key(|r| r.id);
             vec![comparison]
         }
-        _ => pairing::auto_pairs(&runs),
+        _ => pairing::branch_pairs(&runs),
     };
     if runs.is_empty() {
         eprintln!("bench-db report: no runs selected; writing an empty report");
@@ -50,7 +47,22 @@ pub fn run(db: &Path, args: &ReportArgs) -> Result<u8> {
         write_atomically(&path, text.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    println!("{}", args.out.join("index.html").display());
+    if args.json {
+        let doc = serde_json::json!({
+            "schema": 1,
+            "index": args.out.join("index.html"),
+            "files": site.files.iter().map(|f| args.out.join(&f.0)).collect::<Vec<_>>(),
+            "runs": runs.len(),
+            "comparisons": comparisons.iter().map(|c| serde_json::json!({
+                "suite": c.suite,
+                "baseline": c.baseline,
+                "candidate": c.candidate,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!("{}", args.out.join("index.html").display());
+    }
     Ok(crate::exit::OK)
 }
 

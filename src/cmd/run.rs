@@ -2,7 +2,7 @@
 //! layout or a table; JSON with `--json`), write the optional interval log, and store the
 //! runs like any ingested source. Measuring and rendering live in `crate::runner`.
 
-use crate::cli::{LoopbackArgs, ThreadsArgs};
+use crate::cli::{self, LoopbackArgs, ThreadsArgs};
 use crate::exit;
 use crate::runner::{hlog, loopback, render, threads};
 use crate::store::{Generated, Store};
@@ -25,11 +25,18 @@ pub fn loopback(db: &Path, args: &LoopbackArgs) -> anyhow::Result<u8> {
         warmup: args.warmup.unwrap_or(args.iterations),
         runs: args.runs,
         msg_size: args.msg_size,
-        mode: args.mode,
+        mode: match args.mode {
+            cli::Mode::Block => loopback::Mode::Block,
+            cli::Mode::Spin => loopback::Mode::Spin,
+        },
         pin_client: args.pin_client,
         pin_server: args.pin_server,
         label: args.label.clone(),
-        os_jitter: args.os_jitter,
+        os_jitter: match args.os_jitter {
+            cli::Switch::Auto => loopback::Switch::Auto,
+            cli::Switch::On => loopback::Switch::On,
+            cli::Switch::Off => loopback::Switch::Off,
+        },
         progress: true,
     };
     let sets = loopback::run(&cfg)?;
@@ -75,9 +82,9 @@ pub fn loopback(db: &Path, args: &LoopbackArgs) -> anyhow::Result<u8> {
 pub fn threads(db: &Path, args: &ThreadsArgs) -> anyhow::Result<u8> {
     let cfg = threads::ThreadsConfig {
         threads: args.threads.clone(),
-        cpu_time: threads::parse_duration(&args.cpu_time).context("--cpu-time")?,
-        io_wait: threads::parse_duration(&args.io_wait).context("--io-wait")?,
-        duration: threads::parse_duration(&args.duration).context("--duration")?,
+        cpu_time: args.cpu_time,
+        io_wait: args.io_wait,
+        duration: args.duration,
         progress: true,
     };
     let points = threads::run(&cfg)?;

@@ -2,6 +2,7 @@
 
 use crate::cli::RunsArgs;
 use crate::dataset::StoredRun;
+use crate::output::table::{self, Cell};
 use crate::selector::Selector;
 use crate::store::{Detail, Store};
 use anyhow::Result;
@@ -88,11 +89,13 @@ pub fn run(db: &Path, args: &RunsArgs) -> Result<u8> {
     }
 }
 
+/// A JSON array written one run at a time: memory does not grow with the database.
 fn list_json(store: &Store, sel: &Selector, mut w: impl Write) -> Result<()> {
     use serde::ser::{SerializeSeq, Serializer};
+    let sel = super::select::resolve(store, sel)?;
     let mut ser = serde_json::Serializer::pretty(&mut w);
     let mut seq = ser.serialize_seq(None)?;
-    store.for_each_run(sel, Detail::Heads, |r| {
+    store.for_each_run(&sel, Detail::Heads, |r| {
         Ok(seq.serialize_element(&entry(&r))?)
     })?;
     seq.end()?;
@@ -101,54 +104,49 @@ fn list_json(store: &Store, sel: &Selector, mut w: impl Write) -> Result<()> {
     Ok(())
 }
 
+/// The aligned table needs every row's width, so it holds the runs' heads (no points).
 fn list_text(store: &Store, sel: &Selector, mut w: impl Write) -> Result<()> {
-    writeln!(
-        w,
-        "{:>6}  {:<12} {:<32} {:>4}  {:<9} {:<40} metrics",
-        "id", "suite", "label", "run", "commit", "source"
-    )?;
-    let n = store.for_each_run(sel, Detail::Heads, |r| {
-        let metrics: Vec<&str> = r
-            .run
-            .series
-            .iter()
-            .map(|s| s.metric.as_str())
-            .take(6)
-            .collect();
-        let more = r.run.series.len().saturating_sub(metrics.len());
-        let more = if more > 0 {
-            format!(" (+{more} more)")
-        } else {
-            String::new()
-        };
-        writeln!(
-            w,
-            "{:>6}  {:<12} {:<32} {:>4}  {:<9} {:<40} {}{more}",
-            r.id,
-            r.suite,
-            truncate(&r.label, 32),
-            r.run.index,
-            r.run
-                .tags
-                .get("commit")
-                .map_or_else(|| "-".to_string(), |c| c.chars().take(9).collect()),
-            truncate(&r.source, 40),
-            metrics.join(",")
-        )?;
-        Ok(())
-    })?;
-    writeln!(w, "{n} runs")?;
+    let runs = super::select::select_heads(store, sel)?;
+    write!(w, "{}", table(&runs))?;
+    writeln!(w, "{} runs", runs.len())?;
     w.flush()?;
     Ok(())
 }
 
-/// Shortens `s` to `n` characters, marking the cut with `…`.
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n - 1).collect();
-        t.push('…');
-        t
+/// The human table: full labels, sources and tags, wrapped rather than cut so a
+/// selector can be copied from it; the commit in its own column.
+fn table(runs: &[StoredRun]) -> String {
+    let mut rows: Vec<Vec<Cell>> = vec![
+        [
+            "id", "suite", "label", "run", "commit", "tags", "source", "metrics",
+        ]
+        .into_iter()
+        .map(Cell::from)
+        .collect(),
+    ];
+    for r in runs {
+        let tags: Vec<String> = r
+            .run
+            .tags
+            .iter()
+            .filter(|(k, _)| k.as_str() != "commit")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let metrics: Vec<&str> = r.run.series.iter().map(|s| s.metric.as_str()).collect();
+        rows.push(vec![
+            Cell::from(r.id.to_string()),
+            Cell::from(r.suite.as_str()),
+            Cell::from(r.label.as_str()),
+            Cell::from(r.run.index.to_string()),
+            Cell::from(r.run.tags.get("commit").map_or("-", String::as_str)),
+            Cell::from(if tags.is_empty() {
+                "-".to_string()
+            } else {
+                tags.join(" ")
+            }),
+            Cell::from(r.source.as_str()),
+            Cell::from(metrics.join(",")),
+        ]);
     }
+    table::render_wrapped(rows, &[0, 16, 36, 0, 12, 24, 44, 40], false)
 }

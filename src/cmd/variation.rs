@@ -10,7 +10,7 @@ use std::path::Path;
 
 pub fn run(db: &Path, args: &VariationArgs) -> Result<u8> {
     let store = Store::open_read(db)?;
-    let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
+    let runs = super::select::select(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
     let rows = variation(&runs, args.metric.as_deref(), args.include_first);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
@@ -83,5 +83,5 @@ fn percentile_label(p: Option<f64>) -> String {
 }
 
 fn opt(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
+    crate::display::pct2(v)
 }

@@ -90,15 +90,18 @@ struct JsonPoint {
 
 #[derive(Serialize)]
 struct JsonCurve {
+    /// Version of this document's shape.
+    schema: u32,
     points: Vec<JsonPoint>,
     knee: Option<f64>,
     max_throughput_within_slo: Option<f64>,
 }
 
-/// `{"points":[{"throughput","percentile","value","min","max","runs"}],"knee","max_throughput_within_slo"}`
+/// `{"schema":1,"points":[{"throughput","percentile","value","min","max","runs"}],"knee","max_throughput_within_slo"}`
 /// (points also carry `concurrency` when a mean latency is known).
 pub fn json(c: &Curve) -> String {
     let doc = JsonCurve {
+        schema: 1,
         points: c
             .points
             .iter()
@@ -160,6 +163,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&j).unwrap();
         assert_eq!(v["knee"], 10000.0);
         assert_eq!(v["max_throughput_within_slo"], 10000.0);
+        assert_eq!(v["schema"], 1);
         assert_eq!(v["points"][0]["value"], 62.46);
     }
 

@@ -7,24 +7,7 @@ pub mod gate;
 pub mod history;
 pub mod table;
 
-/// A number for people: four significant digits without exponent (`3.388`, `68.36`,
-/// `13467`); `-` for none.
-pub fn num(v: Option<f64>) -> String {
-    match v {
-        None => "-".to_string(),
-        Some(v) if !v.is_finite() => v.to_string(),
-        Some(0.0) => "0".to_string(),
-        Some(v) => {
-            let digits = 3 - v.abs().log10().floor() as i32;
-            format!("{v:.*}", digits.clamp(0, 6) as usize)
-        }
-    }
-}
-
-/// A signed percentage with two decimals (`-12.58%`); `-` for none.
-pub fn pct(v: Option<f64>) -> String {
-    v.map_or("-".to_string(), |v| format!("{v:+.2}%"))
-}
+pub use crate::display::{num, pct};
 
 /// A percentile column (`99.9`, `-` for none).
 pub fn percentile(p: Option<f64>) -> String {

@@ -1,4 +1,9 @@
 //! Aligned plain-text tables whose cells may carry colour codes that take no width.
+//! Widths are terminal columns (`unicode-width`: a CJK character takes two), and cells
+//! wider than their column's limit wrap onto further lines instead of being cut, so
+//! every label and path can still be read and copied whole.
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// One cell: the visible text and an optional ANSI colour code.
 pub struct Cell {
@@ -21,28 +26,122 @@ impl From<&str> for Cell {
 /// Renders rows (the first is the header) with columns padded to their widest cell and
 /// two spaces between columns; numbers are not special-cased so the output stays stable.
 pub fn render(rows: Vec<Vec<Cell>>, color: bool) -> String {
+    render_wrapped(rows, &[], color)
+}
+
+/// [`render`] with a width limit per column (`0` or absent: none); longer cells wrap,
+/// at spaces where they can, and the row takes as many lines as its tallest cell.
+pub fn render_wrapped(rows: Vec<Vec<Cell>>, limits: &[usize], color: bool) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let limit = |i: usize| limits.get(i).copied().filter(|l| *l > 0);
+    let wrapped: Vec<Vec<Vec<String>>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .enumerate()
+                .map(|(i, c)| match limit(i) {
+                    Some(l) => wrap(&c.text, l),
+                    None => vec![c.text.clone()],
+                })
+                .collect()
+        })
+        .collect();
     let mut width = vec![0; cols];
-    for row in &rows {
-        for (i, c) in row.iter().enumerate() {
-            width[i] = width[i].max(c.text.chars().count());
+    for row in &wrapped {
+        for (i, lines) in row.iter().enumerate() {
+            for l in lines {
+                width[i] = width[i].max(l.width());
+            }
         }
     }
     let mut out = String::new();
-    for row in &rows {
-        let mut line = String::new();
-        for (i, c) in row.iter().enumerate() {
-            if i > 0 {
-                line.push_str("  ");
+    for (row, cells) in rows.iter().zip(&wrapped) {
+        let height = cells.iter().map(Vec::len).max().unwrap_or(1);
+        for k in 0..height {
+            let mut line = String::new();
+            for (i, (c, lines)) in row.iter().zip(cells).enumerate() {
+                if i > 0 {
+                    line.push_str("  ");
+                }
+                let text = lines.get(k).map_or("", String::as_str);
+                line.push_str(&super::paint(text, c.color, color));
+                if i + 1 < row.len() {
+                    line.push_str(&" ".repeat(width[i] - text.width()));
+                }
             }
-            let pad = width[i] - c.text.chars().count();
-            line.push_str(&super::paint(&c.text, c.color, color));
-            if i + 1 < row.len() {
-                line.push_str(&" ".repeat(pad));
-            }
+            out.push_str(line.trim_end());
+            out.push('\n');
         }
-        out.push_str(line.trim_end());
-        out.push('\n');
     }
     out
+}
+
+/// Splits `text` into lines of at most `limit` columns, breaking after a space (or
+/// `,`, `/`) where one falls in the line, else anywhere.
+pub fn wrap(text: &str, limit: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut w = 0;
+    // Byte offset just after the last break opportunity in `line`, and its width there.
+    let mut brk: Option<(usize, usize)> = None;
+    for ch in text.chars() {
+        let cw = ch.width().unwrap_or(0);
+        if w + cw > limit && !line.is_empty() {
+            match brk {
+                Some((at, bw)) if at < line.len() => {
+                    let rest = line.split_off(at);
+                    out.push(std::mem::take(&mut line));
+                    line = rest;
+                    w -= bw;
+                }
+                _ => {
+                    out.push(std::mem::take(&mut line));
+                    w = 0;
+                }
+            }
+            brk = None;
+        }
+        line.push(ch);
+        w += cw;
+        if matches!(ch, ' ' | ',' | '/' | ';' | '-' | '_') {
+            brk = Some((line.len(), w));
+        }
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_at_spaces_and_keeps_every_character() {
+        let text = "A 20 million message test was also run to ensure no leaks";
+        let lines = wrap(text, 20);
+        assert!(lines.iter().all(|l| l.width() <= 20), "{lines:?}");
+        assert_eq!(lines.concat(), text);
+        assert_eq!(lines[0], "A 20 million ");
+        // No break opportunity: cut anywhere, nothing lost.
+        assert_eq!(wrap("abcdefgh", 3), ["abc", "def", "gh"]);
+    }
+
+    #[test]
+    fn wide_characters_align() {
+        let rows = vec![
+            vec![Cell::from("label"), Cell::from("n")],
+            vec![Cell::from("测试结果如下"), Cell::from("1")],
+            vec![Cell::from("TCP"), Cell::from("2")],
+        ];
+        let out = render_wrapped(rows, &[8], false);
+        let lines: Vec<&str> = out.lines().collect();
+        // 测试结果如下 is 12 columns: wrapped to 8 + 4, and the second column lines up.
+        assert_eq!(lines[1], "测试结果  1");
+        assert_eq!(lines[2], "如下");
+        let col = |l: &str| l.find(['1', '2', 'n']).map(|i| l[..i].width());
+        assert_eq!(col(lines[0]), col(lines[1]));
+        assert_eq!(col(lines[1]), col(lines[3]));
+    }
 }

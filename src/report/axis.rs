@@ -33,6 +33,23 @@ pub struct Axis {
     pub hi: f64,
     pub ticks: Vec<(f64, String)>,
     pub scale: Scale,
+    /// How a position reads back as text, for hover values.
+    pub reading: Reading,
+}
+
+/// How a position on an axis reads back as a value people understand.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reading {
+    /// A value in this unit and these prefixes (through the axis' scale).
+    Value(String, fmt::Prefixes),
+    /// A percentile on the log 1/(1−p) axis; `max` sits at the given position.
+    Percentile(f64),
+    /// Seconds: Unix time (UTC) when true, else elapsed.
+    Time(bool),
+    /// A plain number (a run's place in order).
+    Plain,
+    /// log10 of a ratio, read as a signed change in percent.
+    LogRatioPct,
 }
 
 impl Axis {
@@ -48,6 +65,27 @@ impl Axis {
             .min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()))
             .map(|t| t.1.clone())
             .unwrap_or_default()
+    }
+
+    /// The value at position `x`, as hover text.
+    pub fn read(&self, x: f64) -> String {
+        match &self.reading {
+            Reading::Value(unit, prefixes) => {
+                let v = match self.scale {
+                    Scale::Linear => x,
+                    Scale::Log10 => 10f64.powf(x),
+                };
+                fmt::human_in(v, unit, 4, *prefixes)
+            }
+            Reading::Percentile(worst) if (x - worst).abs() < 1e-9 => "max".to_string(),
+            Reading::Percentile(_) => fmt::percentile_name(100.0 - 100.0 / 10f64.powf(x)),
+            Reading::Time(true) => chrono::DateTime::from_timestamp(x as i64, 0)
+                .map(|d| d.format("%Y-%m-%d %H:%M:%S UTC").to_string())
+                .unwrap_or_default(),
+            Reading::Time(false) => format!("{} s", fmt::sig3(x)),
+            Reading::Plain => fmt::sig3(x),
+            Reading::LogRatioPct => fmt::signed_pct(100.0 * (10f64.powf(x) - 1.0)),
+        }
     }
 
     /// Maps a data value with this axis' scale.
@@ -83,6 +121,26 @@ pub fn value_axis(
     from_zero: bool,
     allow_log: bool,
 ) -> Axis {
+    value_axis_in(
+        caption,
+        unit,
+        fmt::Prefixes::Decimal,
+        values,
+        from_zero,
+        allow_log,
+    )
+}
+
+/// [`value_axis`] labelled with the K/M/G of `prefixes`; binary axes put their linear
+/// ticks on round multiples of 1024ⁿ so they read as round as the log's numbers.
+pub fn value_axis_in(
+    caption: &str,
+    unit: &str,
+    prefixes: fmt::Prefixes,
+    values: impl IntoIterator<Item = f64>,
+    from_zero: bool,
+    allow_log: bool,
+) -> Axis {
     let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in values.into_iter().filter(|v| v.is_finite()) {
         min = min.min(v);
@@ -100,7 +158,7 @@ pub fn value_axis(
                 let v = m * 10f64.powi(dec);
                 let x = v.log10();
                 if x >= lo && x <= hi {
-                    ticks.push((x, fmt::human(v, unit)));
+                    ticks.push((x, v));
                 }
             }
         }
@@ -108,8 +166,9 @@ pub fn value_axis(
             caption,
             lo,
             hi,
-            ticks,
+            ticks: unique_labels(ticks, unit, prefixes),
             scale: Scale::Log10,
+            reading: Reading::Value(unit.to_string(), prefixes),
         };
     }
     let mut lo = if from_zero { min.min(0.0) } else { min };
@@ -122,16 +181,110 @@ pub fn value_axis(
     let pad = (hi - lo) * 0.05;
     let hi = hi + pad;
     let lo = if from_zero && lo >= 0.0 { lo } else { lo - pad };
-    let ticks = nice_ticks(lo, hi, 6)
+    let step = match prefixes {
+        fmt::Prefixes::Binary if fmt::time_unit_ns(unit).is_none() => {
+            let top = lo.abs().max(hi.abs());
+            [1024f64.powi(3), 1024f64.powi(2), 1024.0]
+                .into_iter()
+                .zip([1e9, 1e6, 1e4])
+                .find(|(_, at)| top >= *at)
+                .map_or(1.0, |(k, _)| k)
+        }
+        _ => 1.0,
+    };
+    let ticks = nice_ticks(lo / step, hi / step, 6)
         .into_iter()
-        .map(|v| (v, fmt::human(v, unit)))
+        .map(|v| (v * step, v * step))
         .collect();
     Axis {
         caption,
         lo,
         hi,
+        ticks: unique_labels(ticks, unit, prefixes),
+        scale: Scale::Linear,
+        reading: Reading::Value(unit.to_string(), prefixes),
+    }
+}
+
+/// Labels ticks (position, value) with the fewest significant digits (three at least)
+/// that tell every tick apart, so no two ticks read the same.
+fn unique_labels(
+    ticks: Vec<(f64, f64)>,
+    unit: &str,
+    prefixes: fmt::Prefixes,
+) -> Vec<(f64, String)> {
+    let label = |digits: usize| -> Vec<(f64, String)> {
+        ticks
+            .iter()
+            .map(|(x, v)| (*x, fmt::human_in(*v, unit, digits, prefixes)))
+            .collect()
+    };
+    for digits in 3..=7 {
+        let out = label(digits);
+        let mut names: Vec<&str> = out.iter().map(|t| t.1.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.len() == out.len() {
+            return out;
+        }
+    }
+    label(8)
+}
+
+/// The axis of a change in percent drawn as log10(1 + change): +100% and −50% sit at
+/// the same distance from 0, and one huge change no longer squeezes the others onto
+/// zero. Ticks are round percentages.
+pub fn log_ratio_axis(caption: &str, changes_pct: impl IntoIterator<Item = f64>) -> Axis {
+    let to_x = |pct: f64| (pct > -100.0).then(|| (1.0 + pct / 100.0).log10());
+    let (mut min, mut max) = (0f64, 0f64);
+    for x in changes_pct
+        .into_iter()
+        .filter_map(|p| to_x(p).filter(|x| x.is_finite()))
+    {
+        min = min.min(x);
+        max = max.max(x);
+    }
+    let span = (max - min).max(0.02);
+    let (lo, hi) = (min - span * 0.06, max + span * 0.14);
+    const STEPS: [f64; 25] = [
+        -99.0, -90.0, -75.0, -50.0, -25.0, -10.0, -5.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 5.0,
+        10.0, 25.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0, 10000.0,
+    ];
+    // Round percentages in range, thinned so neighbours stay apart on the page.
+    let min_gap = (hi - lo) / 9.0;
+    let mut ticks: Vec<(f64, String)> = Vec::new();
+    let zero = 0.0;
+    for pct in STEPS {
+        let Some(x) = to_x(pct) else { continue };
+        if x < lo || x > hi {
+            continue;
+        }
+        if pct != 0.0 && (x - zero).abs() < min_gap {
+            continue;
+        }
+        if let Some(last) = ticks.last()
+            && x - last.0 < min_gap
+        {
+            if last.0 < zero && x <= zero {
+                ticks.pop();
+            } else {
+                continue;
+            }
+        }
+        let label = if pct == 0.0 {
+            "0%".to_string()
+        } else {
+            fmt::signed_pct_round(pct)
+        };
+        ticks.push((x, label));
+    }
+    Axis {
+        caption: caption.to_string(),
+        lo,
+        hi,
         ticks,
         scale: Scale::Linear,
+        reading: Reading::LogRatioPct,
     }
 }
 
@@ -179,6 +332,7 @@ impl PercentileAxis {
             hi: worst_x + 0.1,
             ticks,
             scale: Scale::Linear,
+            reading: Reading::Percentile(worst_x),
         };
         PercentileAxis { axis, worst_x }
     }
@@ -212,17 +366,16 @@ pub fn time_axis(values: impl IntoIterator<Item = f64>) -> Axis {
         max = min + 60.0;
     }
     let unix = min > 1e9;
+    const STEPS: [f64; 14] = [
+        1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0,
+    ];
+    let span = max - min;
+    let step = STEPS
+        .iter()
+        .copied()
+        .find(|s| span / s <= 8.0)
+        .unwrap_or_else(|| (span / 8.0 / 3600.0).ceil() * 3600.0);
     let ticks: Vec<f64> = if unix {
-        const STEPS: [f64; 14] = [
-            1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0,
-            7200.0,
-        ];
-        let span = max - min;
-        let step = STEPS
-            .iter()
-            .copied()
-            .find(|s| span / s <= 8.0)
-            .unwrap_or_else(|| (span / 8.0 / 3600.0).ceil() * 3600.0);
         let first = (min / step).ceil() as i64;
         let last = (max / step).floor() as i64;
         (first..=last).map(|i| i as f64 * step).collect()
@@ -240,7 +393,11 @@ pub fn time_axis(values: impl IntoIterator<Item = f64>) -> Axis {
         .into_iter()
         .map(|t| {
             let label = if unix {
-                let pattern = if multi_day { "%m-%d %H:%M" } else { "%H:%M" };
+                let pattern = match (multi_day, step < 60.0) {
+                    (true, _) => "%m-%d %H:%M",
+                    (false, true) => "%H:%M:%S",
+                    (false, false) => "%H:%M",
+                };
                 chrono::DateTime::from_timestamp(t as i64, 0)
                     .map(|d| d.format(pattern).to_string())
                     .unwrap_or_default()
@@ -262,6 +419,7 @@ pub fn time_axis(values: impl IntoIterator<Item = f64>) -> Axis {
         hi: max,
         ticks,
         scale: Scale::Linear,
+        reading: Reading::Time(unix),
     }
 }
 
@@ -296,6 +454,40 @@ mod tests {
         let ax = value_axis("Latency", "us", [10.0, 500.0], true, true);
         assert_eq!(ax.scale, Scale::Linear);
         assert_eq!(ax.lo, 0.0);
+    }
+
+    #[test]
+    fn tick_labels_are_unique() {
+        // 10.55 … 10.70: three significant digits would print 10.6 twice.
+        let ax = value_axis("cpu", "", [10.55, 10.68], false, false);
+        let mut labels: Vec<&str> = ax.ticks.iter().map(|t| t.1.as_str()).collect();
+        let n = labels.len();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), n, "{:?}", ax.ticks);
+        // Seconds-apart Unix times get seconds in their labels.
+        let ax = time_axis([1347616800.0, 1347616830.0]);
+        let labels: Vec<&str> = ax.ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(labels.first(), Some(&"10:00:00"));
+    }
+
+    #[test]
+    fn log_ratio_axis_keeps_small_changes_readable() {
+        let ax = log_ratio_axis("change", [9458.0, -12.6, 2.5]);
+        assert!(ax.ticks.iter().any(|t| t.1 == "0%"));
+        assert!(ax.ticks.iter().any(|t| t.1 == "+100%"), "{:?}", ax.ticks);
+        // −12.6% sits a visible share of the width left of zero (on a linear axis up
+        // to +9458% it would be 0.1% of the width).
+        let x = (1.0f64 - 0.126).log10();
+        assert!((0.0 - x) / (ax.hi - ax.lo) > 0.01);
+        assert_eq!(ax.read(2f64.log10()), "+100.0%");
+        for w in ax.ticks.windows(2) {
+            assert!(
+                w[1].0 - w[0].0 >= (ax.hi - ax.lo) / 9.0 - 1e-12,
+                "{:?}",
+                ax.ticks
+            );
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! last segment's noise band; plus the index's list of the most recent change points
 //! across suites. Built from [`crate::analysis::history`]; returns HTML/SVG strings.
 
-use super::axis::{Axis, Scale, value_axis};
+use super::axis::{Axis, Reading, Scale, value_axis};
 use super::chart::{self, Band, Line, LineChart, Note};
 use super::fmt::{self, escape, human, signed_pct};
 use super::history::noise_band;
@@ -141,6 +141,7 @@ pub fn layout(s: &History) -> LineChart {
         hi: n as f64 + 0.5,
         ticks,
         scale: Scale::Linear,
+        reading: Reading::Plain,
     };
     let seg = s.last_segment();
     let seg_from = n - seg.len();

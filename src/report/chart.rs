@@ -72,10 +72,12 @@ pub struct LineChart {
     pub notes: Vec<Note>,
 }
 
-/// Width of the legend column to the right of the plot, pixels.
-pub(super) const LEGEND_WIDTH: u32 = 210;
+/// Height of one legend row under the plot, pixels.
+const LEGEND_ROW: u32 = 22;
 /// Legend names longer than this are cut with an ellipsis (the page lists them whole).
-const LEGEND_CHARS: usize = 28;
+const LEGEND_CHARS: usize = 60;
+/// Legend rows drawn at most; further entries are counted.
+const LEGEND_MAX_ROWS: usize = 6;
 
 pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Ticked, Ticked>>;
@@ -134,13 +136,47 @@ pub(super) struct LegendEntry<'a> {
     pub(super) swatch: Option<f64>,
 }
 
-/// Draws the legend column, one entry per row from the top, as far as it fits.
+/// Entry positions of a legend laid out in rows under the plot: (row, x) per entry
+/// drawn, and how many entries did not fit.
+fn legend_layout(entries: &[LegendEntry], width: u32) -> (Vec<(usize, i32)>, usize) {
+    let mut out = Vec::new();
+    let (mut row, mut x) = (0usize, 12i32);
+    for e in entries {
+        // About 8 px per character at 15 px, plus the sample and a gap.
+        let w = 34 + 6 + 8 * fmt::ellipsize(e.name, LEGEND_CHARS).chars().count() as i32 + 18;
+        if x + w > width as i32 - 12 && x > 12 {
+            row += 1;
+            x = 12;
+        }
+        if row >= LEGEND_MAX_ROWS {
+            break;
+        }
+        out.push((row, x));
+        x += w;
+    }
+    let left = entries.len() - out.len();
+    (out, left)
+}
+
+/// Height of the legend strip for these entries, pixels (0 without entries).
+pub(super) fn legend_height(entries: &[LegendEntry], width: u32) -> u32 {
+    if entries.is_empty() {
+        return 0;
+    }
+    let (pos, left) = legend_layout(entries, width);
+    let rows = pos.last().map_or(0, |p| p.0 + 1) + usize::from(left > 0);
+    rows as u32 * LEGEND_ROW + 8
+}
+
+/// Draws the legend in rows across the strip under the plot, so the plot keeps the
+/// chart's whole width.
 pub(super) fn draw_legend(area: &Area, entries: &[LegendEntry]) -> Result<(), String> {
-    let font = (style::FONT, 12).into_font().color(&BLACK);
-    let rows = ((style::HEIGHT as i32 - 40) / 18).max(1) as usize;
-    for (i, e) in entries.iter().take(rows).enumerate() {
-        let y = 40 + 18 * i as i32;
-        let (x0, x1) = (8, 34);
+    let font = (style::FONT, 15).into_font().color(&BLACK);
+    let width = area.dim_in_pixel().0;
+    let (pos, left) = legend_layout(entries, width);
+    for (e, (row, x)) in entries.iter().zip(&pos) {
+        let y = 12 + (LEGEND_ROW as i32) * *row as i32;
+        let (x0, x1) = (*x, *x + 26);
         let st = e.color.stroke_width(2);
         let drawn = if let Some(opacity) = e.swatch {
             area.draw(&Rectangle::new(
@@ -164,13 +200,33 @@ pub(super) fn draw_legend(area: &Area, entries: &[LegendEntry]) -> Result<(), St
         area.draw(&Text::new(name, (x1 + 6, y - 7), font.clone()))
             .map_err(|e| e.to_string())?;
     }
-    if entries.len() > rows {
-        let more = format!("… and {} more", entries.len() - rows);
-        let y = 40 + 18 * rows as i32;
-        area.draw(&Text::new(more, (8, y - 7), font))
+    if left > 0 {
+        let more = format!("… and {left} more");
+        let y = 12 + (LEGEND_ROW as i32) * pos.last().map_or(0, |p| p.0 as i32 + 1);
+        area.draw(&Text::new(more, (12, y - 7), font))
             .map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// An invisible target over a point whose `<title>` the browser shows on hover.
+pub(super) fn hover_target(at: (i32, i32), text: &str) -> String {
+    format!(
+        "<circle cx=\"{}\" cy=\"{}\" r=\"7\" fill=\"#000\" fill-opacity=\"0\" pointer-events=\"all\"><title>{}</title></circle>\n",
+        at.0,
+        at.1,
+        fmt::escape(text)
+    )
+}
+
+/// Inserts hover targets at the end of an SVG document, above everything drawn.
+pub(super) fn add_hover(svg: &mut String, targets: &[String]) {
+    if targets.is_empty() {
+        return;
+    }
+    if let Some(end) = svg.rfind("</svg>") {
+        svg.insert_str(end, &targets.concat());
+    }
 }
 
 /// A linear coordinate whose tick marks are exactly the axis' ticks. plotters' own
@@ -228,14 +284,14 @@ impl Ranged for Ticked {
 /// Draws the chart; the SVG as a String.
 pub fn render(c: &LineChart) -> Result<String> {
     let mut svg = String::new();
-    draw(c, &mut svg)?;
+    let hover = draw(c, &mut svg)?;
+    add_hover(&mut svg, &hover);
     Ok(svg)
 }
 
-fn draw(c: &LineChart, svg: &mut String) -> Result<()> {
+/// Draws the chart; returns the hover targets of its points.
+fn draw(c: &LineChart, svg: &mut String) -> Result<Vec<String>> {
     let err = |e: String| anyhow!("drawing chart {:?}: {e}", c.title);
-    let root = SVGBackend::with_string(svg, (style::WIDTH, style::HEIGHT)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let mut legend: Vec<LegendEntry> = Vec::new();
     for b in c.bands.iter().filter(|b| !b.name.is_empty()) {
         legend.push(LegendEntry {
@@ -255,20 +311,25 @@ fn draw(c: &LineChart, svg: &mut String) -> Result<()> {
             swatch: None,
         });
     }
+    let legend_h = legend_height(&legend, style::WIDTH);
+    let root =
+        SVGBackend::with_string(svg, (style::WIDTH, style::HEIGHT + legend_h)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     let (plot_area, legend_area) = if legend.is_empty() {
         (root.clone(), None)
     } else {
-        let (p, l) = root.split_horizontally(style::WIDTH - LEGEND_WIDTH);
+        let (p, l) = root.split_vertically(style::HEIGHT);
         (p, Some(l))
     };
     let mut chart = ChartBuilder::on(&plot_area)
         .caption(
             fmt::ellipsize(&c.title, style::TITLE_CHARS),
-            (style::FONT, 17),
+            (style::FONT, 20),
         )
         .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(78)
+        .margin_right(36)
+        .x_label_area_size(52)
+        .y_label_area_size(96)
         .build_cartesian_2d(Ticked::of(&c.x), Ticked::of(&c.y))
         .map_err(|e| err(e.to_string()))?;
     let x_label = |v: &f64| c.x.label(*v);
@@ -279,8 +340,8 @@ fn draw(c: &LineChart, svg: &mut String) -> Result<()> {
         .y_desc(c.y.caption.as_str())
         .x_label_formatter(&x_label)
         .y_label_formatter(&y_label)
-        .label_style((style::FONT, 12))
-        .axis_desc_style((style::FONT, 13))
+        .label_style((style::FONT, 15))
+        .axis_desc_style((style::FONT, 16))
         .bold_line_style(RGBColor(225, 225, 225))
         .draw()
         .map_err(|e| err(e.to_string()))?;
@@ -317,17 +378,31 @@ fn draw(c: &LineChart, svg: &mut String) -> Result<()> {
         let text = Text::new(
             note.text.clone(),
             note.at,
-            (style::FONT, 12).into_font().color(&BLACK),
+            (style::FONT, 14).into_font().color(&BLACK),
         );
         chart
             .draw_series(std::iter::once(text))
             .map_err(|e| err(e.to_string()))?;
     }
+    let mut hover = Vec::new();
+    for line in c.lines.iter().filter(|l| l.marker != Marker::None) {
+        let every = line.points.len().div_ceil(MAX_MARKERS).max(1);
+        for p in line.points.iter().step_by(every) {
+            let text = format!(
+                "{}{}{} at {}",
+                line.name,
+                if line.name.is_empty() { "" } else { ": " },
+                c.y.read(p.1),
+                c.x.read(p.0)
+            );
+            hover.push(hover_target(chart.backend_coord(p), &text));
+        }
+    }
     if let Some(area) = legend_area {
         draw_legend(&area, &legend).map_err(err)?;
     }
     root.present().map_err(|e| err(e.to_string()))?;
-    Ok(())
+    Ok(hover)
 }
 
 #[cfg(test)]
@@ -356,6 +431,7 @@ mod tests {
             unit: String::new(),
             lines: vec![("x".into(), vec![]), ("y".into(), vec![(5.0, 1.0)])],
             elapsed: true,
+            prefixes: super::super::fmt::Prefixes::Decimal,
         };
         assert!(timeseries::render(&ts).is_ok());
         let sh = shift::ShiftInput {
@@ -372,6 +448,7 @@ mod tests {
         let c = curve::CurveInput {
             title: "c".into(),
             throughput_unit: String::new(),
+            throughput_caption: String::new(),
             unit: "us".into(),
             lines: vec![],
             knee: Some(nan),

@@ -32,6 +32,8 @@ pub struct CurveInput {
     pub title: String,
     /// Throughput unit (`msg/s`).
     pub throughput_unit: String,
+    /// What the throughput axis shows (`Achieved throughput`, `Target throughput`).
+    pub throughput_caption: String,
     /// Latency unit.
     pub unit: String,
     pub lines: Vec<CurveLine>,
@@ -73,6 +75,7 @@ pub fn from_curve(c: &Curve, display: &str, throughput_unit: &str) -> Option<Cur
     Some(CurveInput {
         title: format!("{display}: latency vs throughput"),
         throughput_unit: throughput_unit.to_string(),
+        throughput_caption: "Throughput".to_string(),
         unit: c.unit.clone(),
         lines,
         knee: c.knee,
@@ -89,8 +92,8 @@ pub fn render(input: &CurveInput) -> Result<String> {
 /// The chart in axis space.
 pub fn layout(input: &CurveInput) -> LineChart {
     let x = value_axis(
-        &format!("Throughput ({})", fmt::unit_display(&input.throughput_unit)),
-        "",
+        &fmt::axis_caption(&input.throughput_caption, &input.throughput_unit),
+        &input.throughput_unit,
         input
             .lines
             .iter()
@@ -205,6 +208,7 @@ mod tests {
         let input = CurveInput {
             title: "curve".into(),
             throughput_unit: "msg/s".into(),
+            throughput_caption: "Throughput".into(),
             unit: "us".into(),
             lines: vec![CurveLine {
                 percentile: 90.0,

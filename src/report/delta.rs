@@ -19,11 +19,18 @@ pub struct Delta {
     pub delta_pct: Option<f64>,
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
-    /// `better`, `worse`, `same` or `insufficient`.
+    /// `better`, `worse`, `same`, `inconclusive` or `insufficient`.
     pub verdict: String,
+    /// K/M/G as the tool printed the values.
+    pub prefixes: super::fmt::Prefixes,
 }
 
 impl Delta {
+    /// A value of this cell as people read it, in the tool's prefixes.
+    pub fn human(&self, v: f64) -> String {
+        super::fmt::human_in(v, &self.unit, 3, self.prefixes)
+    }
+
     /// The row name: the display name, with the percentile for ladder cells.
     pub fn name(&self) -> String {
         match self.percentile {
@@ -49,6 +56,9 @@ impl Delta {
             ci_low: cell.ci_low_pct,
             ci_high: cell.ci_high_pct,
             verdict: cell.verdict.as_str().to_string(),
+            prefixes: runs.first().map_or(super::fmt::Prefixes::Decimal, |r| {
+                super::fmt::prefixes_of(&r.format)
+            }),
         }
     }
 }

@@ -240,6 +240,25 @@ pub fn runs() -> Vec<StoredRun> {
     out
 }
 
+/// The before/after comparisons a user would ask for over [`runs`]: tsar and ZooKeeper,
+/// block 1 (baseline) against block 2 (candidate), as `--baseline/--candidate` give.
+pub fn comparisons(runs: &[StoredRun]) -> Vec<crate::report::pairing::Comparison> {
+    use crate::report::pairing;
+    ["tsar", "zookeeper"]
+        .iter()
+        .map(|suite| {
+            let side = |block: u32| -> Vec<&StoredRun> {
+                runs.iter()
+                    .filter(|r| r.suite == *suite && r.block_index == block)
+                    .collect()
+            };
+            let (b, c) = (side(0), side(1));
+            let (bn, cn) = pairing::side_names(&b, &c);
+            pairing::compare(&bn, &b, &cn, &c)
+        })
+        .collect()
+}
+
 /// `n` runs of one suite, 100 runs per source, each with a JLBH-like ladder that
 /// drifts slowly, for load tests of the report.
 pub fn many(n: usize) -> Vec<StoredRun> {

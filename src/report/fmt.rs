@@ -1,5 +1,8 @@
-//! Text for people: HTML escaping, human-readable numbers (µs/ms, K/M) and percentile
-//! names. Pure string functions shared by every chart and page; no drawing here.
+//! Text for pages: HTML escaping, ellipsis and file-name slugs, plus the display
+//! formatting of numbers, units, percentiles and percentages from [`crate::display`]
+//! (re-exported here). Pure string functions; no drawing here.
+
+pub use crate::display::*;
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape(text: &str) -> String {
@@ -15,113 +18,6 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
-}
-
-/// Nanoseconds per unit for the time units tools print; `None` for other units.
-pub fn time_unit_ns(unit: &str) -> Option<f64> {
-    crate::analysis::units::seconds_per(unit).map(|s| s * 1e9)
-}
-
-/// A number with three significant digits at most, without trailing zeros.
-pub fn sig3(v: f64) -> String {
-    if !v.is_finite() {
-        return "–".to_string();
-    }
-    let a = v.abs();
-    let s = if a == 0.0 {
-        return "0".to_string();
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        // Small values keep three significant digits.
-        let digits = (-a.log10().floor()) as usize + 2;
-        format!("{v:.digits$}")
-    };
-    let s = if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    };
-    // A true minus sign reads better than a hyphen in tables and axes.
-    match s.strip_prefix('-') {
-        Some(rest) => format!("−{rest}"),
-        None => s,
-    }
-}
-
-/// A value with its unit, scaled for reading: time units move between ns, µs, ms
-/// and s; other units get a K/M/G suffix (`92.0K ops/s`, `1.3G`).
-pub fn human(v: f64, unit: &str) -> String {
-    if !v.is_finite() {
-        return "–".to_string();
-    }
-    if let Some(per) = time_unit_ns(unit) {
-        let ns = v * per;
-        let a = ns.abs();
-        let (scaled, u) = if a == 0.0 {
-            (0.0, unit_display(unit))
-        } else if a < 1e3 {
-            (ns, "ns")
-        } else if a < 1e6 {
-            (ns / 1e3, "µs")
-        } else if a < 1e9 {
-            (ns / 1e6, "ms")
-        } else {
-            (ns / 1e9, "s")
-        };
-        return format!("{} {u}", sig3(scaled));
-    }
-    let a = v.abs();
-    let (scaled, suffix) = if a >= 1e9 {
-        (v / 1e9, "G")
-    } else if a >= 1e6 {
-        (v / 1e6, "M")
-    } else if a >= 1e4 {
-        (v / 1e3, "K")
-    } else {
-        (v, "")
-    };
-    let unit = unit.trim();
-    match unit {
-        "" => format!("{}{suffix}", sig3(scaled)),
-        "%" => format!("{}{suffix}%", sig3(scaled)),
-        u => format!("{}{suffix} {u}", sig3(scaled)),
-    }
-}
-
-/// The unit as shown to people (`us` → `µs`).
-pub fn unit_display(unit: &str) -> &str {
-    match unit.trim() {
-        "us" | "μs" => "µs",
-        u => u,
-    }
-}
-
-/// A percentile as people name it: `50%`, `99.9%`, `max` for 100.
-pub fn percentile_name(p: f64) -> String {
-    if p >= 100.0 {
-        "max".to_string()
-    } else {
-        let s = format!("{p:.4}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        format!("{s}%")
-    }
-}
-
-/// A signed percentage with one decimal (`+2.5%`, `−12.6%`).
-pub fn signed_pct(v: f64) -> String {
-    if !v.is_finite() {
-        return "–".to_string();
-    }
-    if v < 0.0 {
-        format!("−{:.1}%", -v)
-    } else {
-        format!("+{v:.1}%")
-    }
 }
 
 /// `text` cut to at most `max` characters by dropping its middle, so both the start
@@ -167,36 +63,6 @@ mod tests {
             escape("<script>alert('x')&\"</script>"),
             "&lt;script&gt;alert(&#39;x&#39;)&amp;&quot;&lt;/script&gt;"
         );
-    }
-
-    #[test]
-    fn human_time_units() {
-        assert_eq!(human(62.46, "us"), "62.5 µs");
-        assert_eq!(human(1500.0, "us"), "1.5 ms");
-        assert_eq!(human(0.5, "us"), "500 ns");
-        assert_eq!(human(8.88, "ms"), "8.88 ms");
-        assert_eq!(human(2500.0, "ms"), "2.5 s");
-        assert_eq!(human(0.0, "us"), "0 µs");
-    }
-
-    #[test]
-    fn human_counts() {
-        assert_eq!(human(92_000.0, "ops/s"), "92K ops/s");
-        assert_eq!(human(1.3e9, ""), "1.3G");
-        assert_eq!(human(68.36, "%"), "68.4%");
-        assert_eq!(human(1234.0, ""), "1234");
-        assert_eq!(human(0.01234, ""), "0.0123");
-        assert_eq!(human(-40.0, "%"), "−40%");
-    }
-
-    #[test]
-    fn percentiles_and_deltas() {
-        assert_eq!(percentile_name(50.0), "50%");
-        assert_eq!(percentile_name(99.99), "99.99%");
-        assert_eq!(percentile_name(99.997), "99.997%");
-        assert_eq!(percentile_name(100.0), "max");
-        assert_eq!(signed_pct(-12.58), "−12.6%");
-        assert_eq!(signed_pct(2.51), "+2.5%");
     }
 
     #[test]

@@ -1,8 +1,10 @@
-//! History: for each suite and metric whose runs come from several ingests, the value
+//! History: for each label, target rate and metric of a suite whose runs come from
+//! several ingests (runs of different labels or rates are different experiments and never
+//! share a line), the value
 //! at each percentile run after run in ingest order, with a noise band (median ±
 //! 2 robust standard deviations) so a step out of the band stands out.
 
-use super::axis::{Axis, Scale, nice_ticks, value_axis};
+use super::axis::{Axis, Reading, Scale, nice_ticks, value_axis};
 use super::chart::{self, Band, Line, LineChart};
 use super::fmt;
 use super::series::{MAX_POINTS, decimate};
@@ -88,58 +90,98 @@ pub fn from_runs(runs: &[&StoredRun]) -> Vec<HistoryInput> {
             }
         }
     }
-    let mut out = Vec::new();
-    for (metric, display, unit, is_ladder) in metrics {
-        let with: Vec<&StoredRun> = ordered
-            .iter()
-            .copied()
-            .filter(|r| r.series(&metric).is_some())
-            .collect();
-        let sources: BTreeSet<i64> = with.iter().map(|r| r.source_id).collect();
-        if sources.len() < 2 {
-            continue;
+    // The same experiment: one label at one target rate.
+    let experiment = |r: &StoredRun| {
+        (
+            r.label.clone(),
+            r.param_f64("target_throughput").map(|t| t.to_bits()),
+        )
+    };
+    let mut experiments: Vec<(String, Option<u64>)> = Vec::new();
+    for r in &ordered {
+        let e = experiment(r);
+        if !experiments.contains(&e) {
+            experiments.push(e);
         }
-        let wanted: Vec<Option<f64>> = if is_ladder {
-            PERCENTILES.iter().map(|p| Some(*p)).collect()
-        } else {
-            vec![None]
-        };
-        let lines: Vec<HistoryLine> = wanted
-            .into_iter()
-            .filter_map(|p| {
-                let values: Vec<Option<f64>> =
-                    with.iter().map(|r| value_of(r, &metric, p)).collect();
-                let present: Vec<f64> = values.iter().flatten().copied().collect();
-                if present.len() < 2 {
-                    return None;
-                }
-                let name = p.map_or_else(
-                    || display.clone(),
-                    |p| {
-                        let n = fmt::percentile_name(p);
-                        if p >= 100.0 {
-                            n
-                        } else {
-                            format!("p{}", n.trim_end_matches('%'))
-                        }
-                    },
-                );
-                Some(HistoryLine {
-                    name,
-                    band: noise_band(&present),
-                    values,
-                })
-            })
-            .collect();
-        if !lines.is_empty() {
-            out.push(HistoryInput {
-                title: format!("{display}: history over {} runs", with.len()),
-                unit,
-                lines,
-            });
+    }
+    let mut out = Vec::new();
+    for exp in &experiments {
+        for (metric, display, unit, is_ladder) in &metrics {
+            let with: Vec<&StoredRun> = ordered
+                .iter()
+                .copied()
+                .filter(|r| experiment(r) == *exp && r.series(metric).is_some())
+                .collect();
+            if let Some(h) = history_of(&with, metric, display, unit, *is_ladder, exp) {
+                out.push(h);
+            }
         }
     }
     out
+}
+
+/// The history of one metric over one experiment's runs, when they span two sources.
+fn history_of(
+    with: &[&StoredRun],
+    metric: &str,
+    display: &str,
+    unit: &str,
+    is_ladder: bool,
+    exp: &(String, Option<u64>),
+) -> Option<HistoryInput> {
+    let sources: BTreeSet<i64> = with.iter().map(|r| r.source_id).collect();
+    if sources.len() < 2 {
+        return None;
+    }
+    let wanted: Vec<Option<f64>> = if is_ladder {
+        PERCENTILES.iter().map(|p| Some(*p)).collect()
+    } else {
+        vec![None]
+    };
+    let lines: Vec<HistoryLine> = wanted
+        .into_iter()
+        .filter_map(|p| {
+            let values: Vec<Option<f64>> = with.iter().map(|r| value_of(r, metric, p)).collect();
+            let present: Vec<f64> = values.iter().flatten().copied().collect();
+            if present.len() < 2 {
+                return None;
+            }
+            let name = p.map_or_else(
+                || display.to_string(),
+                |p| {
+                    let n = fmt::percentile_name(p);
+                    if p >= 100.0 {
+                        n
+                    } else {
+                        format!("p{}", n.trim_end_matches('%'))
+                    }
+                },
+            );
+            Some(HistoryLine {
+                name,
+                band: noise_band(&present),
+                values,
+            })
+        })
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let mut name = exp.0.clone();
+    if let Some(t) = exp.1.map(f64::from_bits) {
+        if !name.is_empty() {
+            name.push_str(" · ");
+        }
+        name.push_str(&fmt::human(t, "/s"));
+    }
+    if !name.is_empty() {
+        name.push_str(" · ");
+    }
+    Some(HistoryInput {
+        title: format!("{name}{display}: history over {} runs", with.len()),
+        unit: unit.to_string(),
+        lines,
+    })
 }
 
 /// Draws the chart.
@@ -167,12 +209,9 @@ pub fn layout(input: &HistoryInput) -> LineChart {
         hi: n as f64 + 0.5,
         ticks,
         scale: Scale::Linear,
+        reading: Reading::Plain,
     };
-    let caption = if fmt::time_unit_ns(&input.unit).is_some() || input.unit.is_empty() {
-        "Value".to_string()
-    } else {
-        format!("Value ({})", fmt::unit_display(&input.unit))
-    };
+    let caption = fmt::axis_caption("Value", &input.unit);
     let y = value_axis(
         &caption,
         &input.unit,

@@ -4,7 +4,7 @@
 //! command writes them.
 
 use super::delta::Delta;
-use super::fmt::{self, escape, human, signed_pct};
+use super::fmt::{self, escape, signed_pct};
 use super::pairing::Comparison;
 use super::slo::{self, SloTerm};
 use super::variation::{self, group_title};
@@ -141,11 +141,17 @@ fn index(
         .iter()
         .chain(&worse)
         .any(|(_, d)| d.verdict == "insufficient");
+    if comparisons.is_empty() {
+        h.push_str("<p class=\"note\">No before/after comparisons: name the sides with <code>--baseline SELECTOR --candidate SELECTOR</code>, or ingest one suite and label on two branches (<code>--tag branch=main</code> and <code>--tag branch=NAME</code>).</p>\n");
+    }
     h.push_str("<div class=\"summary\">\n");
     for (title, class, list) in [
         ("Got better", "better", &better),
         ("Got worse", "worse", &worse),
     ] {
+        if comparisons.is_empty() {
+            break;
+        }
         h.push_str(&format!(
             "<div><h2 class=\"{class}\">{title} ({})</h2>\n",
             list.len()
@@ -153,7 +159,7 @@ fn index(
         if list.is_empty() {
             h.push_str("<p class=\"muted\">Nothing.</p>\n");
         } else {
-            h.push_str("<table><tr><th>suite</th><th class=\"text\">comparison</th><th class=\"text\">cell</th><th>before</th><th>after</th><th>change</th><th>verdict</th></tr>\n");
+            h.push_str("<table><tr><th>suite</th><th class=\"text\">comparison</th><th class=\"text\">cell</th><th>baseline</th><th>candidate</th><th>change</th><th>verdict</th></tr>\n");
             for (c, d) in list.iter().take(SUMMARY_ROWS) {
                 h.push_str(&format!(
                     "<tr><th><a href=\"{}\">{}</a></th><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>\n",
@@ -161,8 +167,8 @@ fn index(
                     escape(&c.suite),
                     escape(&c.title()),
                     escape(&d.name()),
-                    d.baseline.map_or("–".into(), |v| human(v, &d.unit)),
-                    d.candidate.map_or("–".into(), |v| human(v, &d.unit)),
+                    d.baseline.map_or("–".into(), |v| d.human(v)),
+                    d.candidate.map_or("–".into(), |v| d.human(v)),
                     d.delta_pct.map_or("–".into(), signed_pct),
                     escape(&d.verdict),
                 ));
@@ -175,6 +181,17 @@ fn index(
         h.push_str("</div>\n");
     }
     h.push_str("</div>\n");
+    let inconclusive = comparisons
+        .iter()
+        .flat_map(|c| &c.deltas)
+        .filter(|d| d.verdict == "inconclusive")
+        .count();
+    if inconclusive > 0 {
+        h.push_str(&format!(
+            "<p class=\"note inconclusive\">{inconclusive} cell{} inconclusive: the change may be large but the runs are too few or too noisy to tell; add runs (see the suite pages).</p>\n",
+            if inconclusive == 1 { " is" } else { "s are" }
+        ));
+    }
     if untested {
         h.push_str("<p class=\"note\">Cells marked insufficient have too few replicates for a significance test: they are listed by the direction of their change alone.</p>\n");
     }
@@ -278,63 +295,97 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
     page(&format!("Suite {suite}"), &h)
 }
 
-/// Throughput/latency charts of the ladder metrics whose runs span two or more
-/// throughputs. An SLO whose unit does not fit a metric is left off that chart.
+/// Throughput/latency charts of the ladder metrics, one per source whose runs span two
+/// or more throughputs: different sources are different experiments, never pooled into
+/// one line. An SLO whose unit does not fit a metric is left off that chart.
 fn curve_figures(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<String> {
-    if runs
-        .iter()
-        .filter_map(|r| analysis_curve::throughput(r))
-        .take(2)
-        .count()
-        < 2
-    {
-        return Vec::new();
+    let mut by_source: BTreeMap<(&str, i64), Vec<StoredRun>> = BTreeMap::new();
+    // Runs that missed their schedule did not run at their rate: not on a curve.
+    for r in runs.iter().filter(|r| !analysis_curve::missed_schedule(r)) {
+        by_source
+            .entry((r.source.as_str(), r.source_id))
+            .or_default()
+            .push((*r).clone());
     }
-    let owned: Vec<StoredRun> = runs.iter().map(|r| (*r).clone()).collect();
     let slo_text: Vec<&str> = opts.slo.iter().map(|t| t.text.as_str()).collect();
     let slo_text = (!slo_text.is_empty()).then(|| slo_text.join(","));
-    metrics
-        .iter()
-        .filter_map(|m| {
-            let c = analysis_curve::curve(&owned, Some(m), &CURVE_PERCENTILES, slo_text.as_deref())
-                .or_else(|_| analysis_curve::curve(&owned, Some(m), &CURVE_PERCENTILES, None))
-                .ok()?;
-            let display = runs
+    let mut out = Vec::new();
+    for ((source, _), owned) in &mut by_source {
+        // A run is drawn at the rate it achieved where it measured one (a runner that
+        // fell behind its schedule did not run at its target).
+        let achieved = owned
+            .iter()
+            .all(|r| r.param_f64("achieved_throughput").is_some());
+        if achieved {
+            for r in owned.iter_mut() {
+                if let Some(a) = r.param_f64("achieved_throughput") {
+                    r.run
+                        .params
+                        .insert("target_throughput".into(), bench_db_parsers::Param::Num(a));
+                }
+            }
+        }
+        let mut rates: Vec<f64> = owned
+            .iter()
+            .filter_map(analysis_curve::throughput)
+            .collect();
+        rates.sort_by(f64::total_cmp);
+        rates.dedup();
+        if rates.len() < 2 {
+            continue;
+        }
+        for m in metrics {
+            let Ok(c) =
+                analysis_curve::curve(owned, Some(m), &CURVE_PERCENTILES, slo_text.as_deref())
+                    .or_else(|_| analysis_curve::curve(owned, Some(m), &CURVE_PERCENTILES, None))
+            else {
+                continue;
+            };
+            let display = owned
                 .iter()
                 .find_map(|r| r.series(m))
                 .map_or(m.as_str(), |s| s.display.as_str());
-            curve::from_curve(&c, display, "/s").map(|input| figure(curve::render(&input)))
-        })
-        .collect()
+            let name = format!("{display} · {}", short_source(source));
+            if let Some(mut input) = curve::from_curve(&c, &name, "/s") {
+                input.throughput_caption = if achieved {
+                    "Achieved throughput"
+                } else {
+                    "Target throughput"
+                }
+                .to_string();
+                out.push(figure(curve::render(&input)));
+            }
+        }
+    }
+    out
+}
+
+/// The last two components of a source path: enough to tell files apart in a title.
+fn short_source(source: &str) -> String {
+    let parts: Vec<&str> = source.rsplit(['/', '\\']).take(2).collect();
+    parts.into_iter().rev().collect::<Vec<_>>().join("/")
 }
 
 fn group_section(group: &[&StoredRun], opts: &Options, timeseries_charted: bool) -> String {
     let Some(first) = group.first() else {
         return String::new();
     };
+    // Branch and commit in the heading, so groups sharing a label are told apart.
+    let mut origin = String::new();
+    for key in ["branch", "commit"] {
+        if let Some(v) = first.run.tags.get(key) {
+            origin.push_str(&format!(" · {key} {v}"));
+        }
+    }
     let mut h = format!(
-        "<h3>{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
+        "<h3>{}{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
         escape(&group_title(first)),
+        escape(&origin),
         escape(&first.format),
         group.len(),
         if group.len() == 1 { "" } else { "s" }
     );
-    let params: Vec<String> = first
-        .run
-        .params
-        .iter()
-        .map(|(k, v)| {
-            let v = match v {
-                bench_db_parsers::Param::Num(n) => fmt::sig3(*n),
-                bench_db_parsers::Param::Bool(b) => b.to_string(),
-                bench_db_parsers::Param::Text(t) => t.clone(),
-            };
-            format!("{}={}", escape(k), escape(&v))
-        })
-        .collect();
-    if !params.is_empty() {
-        h.push_str(&format!("<p class=\"muted\">{}</p>\n", params.join(" · ")));
-    }
+    h.push_str(&run_table(group));
     if timeseries_charted && metrics_of(group).iter().any(|m| m.1 == "timeseries") {
         h.push_str("<p class=\"muted\">Its time series are drawn above, before and after.</p>\n");
     }
@@ -374,11 +425,18 @@ fn group_section(group: &[&StoredRun], opts: &Options, timeseries_charted: bool)
                 escape(s.map_or(m.as_str(), |s| s.display.as_str()))
             ));
             for r in group {
-                let cell = match r.series(m).map(|s| (&s.data, s.unit.as_str())) {
-                    Some((Data::Value { value: Some(v) }, unit)) => human(*v, unit),
-                    _ => "–".to_string(),
+                let (cell, exact) = match r.series(m).map(|s| (&s.data, s.unit.as_str())) {
+                    Some((Data::Value { value: Some(v) }, unit)) => {
+                        let p = fmt::prefixes_of(&r.format);
+                        (fmt::human_in(*v, unit, 3, p), fmt::human_in(*v, unit, 6, p))
+                    }
+                    _ => ("–".to_string(), String::new()),
                 };
-                h.push_str(&format!("<td>{}</td>", escape(&cell)));
+                h.push_str(&format!(
+                    "<td title=\"{}\">{}</td>",
+                    escape(&exact),
+                    escape(&cell)
+                ));
             }
             h.push_str("</tr>\n");
         }
@@ -387,16 +445,72 @@ fn group_section(group: &[&StoredRun], opts: &Options, timeseries_charted: bool)
     h
 }
 
+/// The group's runs: index, commit, other tags, parameters and where in the source each
+/// came from, so groups that share a label can be told apart.
+fn run_table(group: &[&StoredRun]) -> String {
+    let mut h = String::from(
+        "<div class=\"scroll\"><table class=\"runs\"><tr><th>run</th><th class=\"text\">commit</th><th class=\"text\">tags</th><th class=\"text\">parameters</th><th class=\"text\">source</th></tr>\n",
+    );
+    for r in group {
+        let commit = r.run.tags.get("commit").map_or("–", String::as_str);
+        let tags: Vec<String> = r
+            .run
+            .tags
+            .iter()
+            .filter(|(k, _)| k.as_str() != "commit")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let params: Vec<String> = r
+            .run
+            .params
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    bench_db_parsers::Param::Num(n) => fmt::sig3(*n),
+                    bench_db_parsers::Param::Bool(b) => b.to_string(),
+                    bench_db_parsers::Param::Text(t) => t.clone(),
+                };
+                format!("{k}={v}")
+            })
+            .collect();
+        let or_dash = |v: Vec<String>| {
+            if v.is_empty() {
+                "–".to_string()
+            } else {
+                v.join(" · ")
+            }
+        };
+        h.push_str(&format!(
+            "<tr><td>{}</td><td class=\"text\"><code>{}</code></td><td class=\"text\">{}</td><td class=\"text\">{}</td><td class=\"text\">{}:{}–{}</td></tr>\n",
+            r.run.index,
+            escape(commit),
+            escape(&or_dash(tags)),
+            escape(&or_dash(params)),
+            escape(&r.source),
+            r.run.first_line,
+            r.run.last_line,
+        ));
+    }
+    h.push_str("</table></div>\n");
+    h
+}
+
+/// A verdict cell; `inconclusive` (a change too uncertain to call) is marked apart from
+/// `same`, with the advice `gate` gives.
+fn verdict_cell(verdict: &str) -> String {
+    match verdict {
+        "inconclusive" => "<td class=\"inconclusive\" title=\"too few or too noisy runs to tell: add runs\">inconclusive: add runs</td>".to_string(),
+        v => format!("<td>{}</td>", escape(v)),
+    }
+}
+
 fn comparison_section(c: &Comparison) -> String {
     let mut h = format!("<h3>{}</h3>\n", escape(&c.title()));
-    let plot = shift::ShiftInput::from_deltas(
-        "Change after vs before, with 95% confidence intervals",
-        &c.deltas,
-    );
+    let plot = shift::ShiftInput::from_deltas("Change with 95% confidence intervals", &c.deltas);
     if !plot.rows.is_empty() {
         h.push_str(&figure(shift::render(&plot)));
     }
-    h.push_str("<div class=\"scroll\"><table><tr><th>cell</th><th>before</th><th>after</th><th>change</th><th>95% CI</th><th>verdict</th></tr>\n");
+    h.push_str("<div class=\"scroll\"><table><tr><th>cell</th><th>baseline</th><th>candidate</th><th>change</th><th>95% CI</th><th>verdict</th></tr>\n");
     for d in &c.deltas {
         let class = match direction(d) {
             Some(true) => " class=\"better\"",
@@ -407,14 +521,25 @@ fn comparison_section(c: &Comparison) -> String {
             (Some(lo), Some(hi)) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
             _ => "–".to_string(),
         };
+        // Hover: the value to more digits than the cell shows.
+        let exact = |v: Option<f64>| {
+            v.map_or(String::new(), |v| {
+                format!(
+                    " title=\"{}\"",
+                    escape(&fmt::human_in(v, &d.unit, 6, d.prefixes))
+                )
+            })
+        };
         h.push_str(&format!(
-            "<tr><th>{}</th><td>{}</td><td>{}</td><td{class}>{}</td><td>{}</td><td>{}</td></tr>\n",
+            "<tr><th>{}</th><td{}>{}</td><td{}>{}</td><td{class}>{}</td><td>{}</td>{}</tr>\n",
             escape(&d.name()),
-            d.baseline.map_or("–".into(), |v| human(v, &d.unit)),
-            d.candidate.map_or("–".into(), |v| human(v, &d.unit)),
+            exact(d.baseline),
+            d.baseline.map_or("–".into(), |v| d.human(v)),
+            exact(d.candidate),
+            d.candidate.map_or("–".into(), |v| d.human(v)),
             d.delta_pct.map_or("–".into(), signed_pct),
             ci,
-            escape(&d.verdict)
+            verdict_cell(&d.verdict)
         ));
     }
     h.push_str("</table></div>\n");
@@ -440,6 +565,7 @@ mod tests {
             ci_low: None,
             ci_high: None,
             verdict: verdict.into(),
+            prefixes: fmt::Prefixes::Decimal,
         }
     }
 
@@ -460,5 +586,9 @@ mod tests {
             direction(&cell("latency_avg", "ms", 0.0, "insufficient")),
             None
         );
+        // Inconclusive is neither better nor worse, and is marked apart in tables.
+        assert_eq!(direction(&cell("ts.rt", "ms", -90.0, "inconclusive")), None);
+        assert!(verdict_cell("inconclusive").contains("add runs"));
+        assert_eq!(verdict_cell("same"), "<td>same</td>");
     }
 }

@@ -9,6 +9,7 @@ pub mod changes;
 pub mod chart;
 pub mod curve;
 pub mod delta;
+#[cfg(any(test, feature = "test-support"))]
 pub mod demo;
 pub mod fmt;
 pub mod history;

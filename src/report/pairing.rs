@@ -1,10 +1,11 @@
 //! Before/after comparisons: two groups of runs, their per-cell deltas and, for time
-//! series, both sides' values over time. Without explicit sides, consecutive blocks of
-//! one source file that share metrics are paired in order (first = baseline).
+//! series, both sides' values over time. Sides are what the user asked for
+//! (`--baseline/--candidate`) or the same suite and label on two branches; nothing is
+//! paired by position in a file.
 
 use super::delta::{self, Delta};
+use super::fmt::{Prefixes, prefixes_of};
 use super::timeseries::{self, TimeSeriesInput};
-use super::variation::group_title;
 use crate::dataset::StoredRun;
 use std::collections::BTreeMap;
 
@@ -23,9 +24,9 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// `candidate vs baseline`.
+    /// `baseline → candidate`, baseline first.
     pub fn title(&self) -> String {
-        format!("{} vs {}", self.candidate, self.baseline)
+        format!("{} → {}", self.baseline, self.candidate)
     }
 }
 
@@ -59,13 +60,16 @@ pub fn compare(
             continue;
         }
         timeseries.push(TimeSeriesInput {
-            title: format!("{}: before and after", s.display),
+            title: format!("{}: baseline and candidate", s.display),
             unit: s.unit.clone(),
             lines: vec![
                 (baseline_name.to_string(), b),
                 (candidate_name.to_string(), c),
             ],
             elapsed: true,
+            prefixes: baseline
+                .first()
+                .map_or(Prefixes::Decimal, |r| prefixes_of(&r.format)),
         });
     }
     let suite = baseline
@@ -87,41 +91,176 @@ pub fn compare(
     }
 }
 
-/// Pairs blocks of each source in order: blocks 1 and 2, 3 and 4, … when they share a
-/// metric (a block without a partner, or sharing nothing, is left alone).
-pub fn auto_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
-    let mut blocks: BTreeMap<(i64, u32), Vec<&StoredRun>> = BTreeMap::new();
+/// The branch every other branch of a suite and label is compared against.
+pub const MAIN_BRANCH: &str = "main";
+
+/// Comparisons the data itself asks for: runs of one suite and label stored on two
+/// branches (tag `branch`). The latest group of `main` is the baseline, the latest group
+/// of each other branch a candidate. Nothing else is paired: a sweep of rates, two
+/// transports or two thread counts in one file are different things, not before and
+/// after.
+pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
+    /// Groups (ingest time, source, block) of one branch, oldest first.
+    type Groups<'a> = BTreeMap<(&'a str, i64, u32), Vec<&'a StoredRun>>;
+    let mut by_name: BTreeMap<(&str, &str), BTreeMap<&str, Groups>> = BTreeMap::new();
     for r in runs {
-        blocks
-            .entry((r.source_id, r.block_index))
+        let Some(branch) = r.run.tags.get("branch") else {
+            continue;
+        };
+        by_name
+            .entry((r.suite.as_str(), r.label.as_str()))
+            .or_default()
+            .entry(branch.as_str())
+            .or_default()
+            .entry((r.ingested_at.as_str(), r.source_id, r.block_index))
             .or_default()
             .push(r);
     }
-    let mut by_source: BTreeMap<i64, Vec<Vec<&StoredRun>>> = BTreeMap::new();
-    for ((source, _), mut b) in blocks {
-        b.sort_by_key(|r| r.run.index);
-        by_source.entry(source).or_default().push(b);
-    }
     let mut out = Vec::new();
-    for blocks in by_source.into_values() {
-        let mut i = 0;
-        while i + 1 < blocks.len() {
-            let (a, b) = (&blocks[i], &blocks[i + 1]);
-            if delta::share_metrics(a, b) {
-                let (an, bn) = (side_name(a, "before"), side_name(b, "after"));
-                out.push(compare(&an, a, &bn, b));
-                i += 2;
-            } else {
-                i += 1;
+    for branches in by_name.values() {
+        let Some(base) = branches
+            .get(MAIN_BRANCH)
+            .and_then(|g| g.values().next_back())
+        else {
+            continue;
+        };
+        for (branch, groups) in branches {
+            if *branch == MAIN_BRANCH {
+                continue;
+            }
+            let Some(cand) = groups.values().next_back() else {
+                continue;
+            };
+            if delta::share_metrics(base, cand) {
+                let (bn, cn) = side_names(base, cand);
+                out.push(compare(&bn, base, &cn, cand));
             }
         }
     }
     out
 }
 
-fn side_name(runs: &[&StoredRun], fallback: &str) -> String {
-    match runs.first() {
-        Some(r) if !r.label.is_empty() => group_title(r),
-        _ => fallback.to_string(),
+/// Readable names for two sides: their labels (else suite), told apart by the first tag
+/// whose values differ (`branch`, then `commit`, then any other), else by role. Never run
+/// ids.
+pub fn side_names(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> (String, String) {
+    let describe = |runs: &[&StoredRun]| -> String {
+        let mut labels: Vec<&str> = Vec::new();
+        for r in runs {
+            let name = if r.label.is_empty() {
+                r.suite.as_str()
+            } else {
+                r.label.as_str()
+            };
+            if !labels.contains(&name) {
+                labels.push(name);
+            }
+        }
+        match labels.len() {
+            0 => String::new(),
+            1 | 2 => labels.join(", "),
+            n => format!("{}, {} and {} more", labels[0], labels[1], n - 2),
+        }
+    };
+    let (b, c) = (describe(baseline), describe(candidate));
+    if b != c && !b.is_empty() && !c.is_empty() {
+        return (b, c);
+    }
+    let tag_of = |runs: &[&StoredRun], key: &str| -> Option<String> {
+        let mut vals: Vec<&str> = runs
+            .iter()
+            .filter_map(|r| r.run.tags.get(key).map(String::as_str))
+            .collect();
+        vals.sort_unstable();
+        vals.dedup();
+        (!vals.is_empty()).then(|| vals.join("/"))
+    };
+    let mut keys: Vec<&str> = vec!["branch", "commit"];
+    for r in baseline.iter().chain(candidate) {
+        for k in r.run.tags.keys() {
+            if !keys.contains(&k.as_str()) {
+                keys.push(k);
+            }
+        }
+    }
+    for key in keys {
+        let (tb, tc) = (tag_of(baseline, key), tag_of(candidate, key));
+        if tb != tc {
+            let side = |name: &str, tag: Option<String>| {
+                let tag = tag.unwrap_or_else(|| "none".to_string());
+                match (name.is_empty(), key) {
+                    (true, "branch") => tag,
+                    (true, _) => format!("{key} {tag}"),
+                    (false, "branch") => format!("{name} on {tag}"),
+                    (false, _) => format!("{name} ({key} {tag})"),
+                }
+            };
+            return (side(&b, tb), side(&c, tc));
+        }
+    }
+    let role = |name: &str, role: &str| {
+        if name.is_empty() {
+            role.to_string()
+        } else {
+            format!("{name} ({role})")
+        }
+    };
+    (role(&b, "baseline"), role(&c, "candidate"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::demo;
+
+    fn tagged(branch: &str, label: &str, ingested: &str, block: u32) -> Vec<StoredRun> {
+        let mut runs: Vec<StoredRun> = demo::runs()
+            .into_iter()
+            .filter(|r| r.suite == "jlbh" && r.source_id == 1)
+            .collect();
+        for r in &mut runs {
+            r.run.tags.insert("branch".into(), branch.into());
+            r.label = label.into();
+            r.ingested_at = ingested.into();
+            r.block_index = block;
+        }
+        runs
+    }
+
+    #[test]
+    fn only_branches_of_one_suite_and_label_pair() {
+        let mut runs = tagged("main", "rtt", "2026-01-01", 0);
+        runs.extend(tagged("main", "rtt", "2026-01-02", 1));
+        runs.extend(tagged("fast-path", "rtt", "2026-01-03", 2));
+        // Another label on another branch: nothing to pair it with.
+        runs.extend(tagged("fast-path", "udp", "2026-01-03", 3));
+        // Untagged runs, a sweep of two rates: never paired.
+        runs.extend(demo::runs().into_iter().filter(|r| r.suite == "jlbh"));
+        let pairs = branch_pairs(&runs);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!(pairs[0].baseline, "rtt on main");
+        assert_eq!(pairs[0].candidate, "rtt on fast-path");
+        assert_eq!(pairs[0].title(), "rtt on main → rtt on fast-path");
+        assert!(!pairs[0].deltas.is_empty());
+    }
+
+    #[test]
+    fn side_names_use_labels_then_tags_never_ids() {
+        let a = tagged("main", "rtt", "x", 0);
+        let b = tagged("main", "rtt", "x", 0);
+        let (ar, br): (Vec<&StoredRun>, Vec<&StoredRun>) = (a.iter().collect(), b.iter().collect());
+        assert_eq!(
+            side_names(&ar, &br),
+            ("rtt (baseline)".to_string(), "rtt (candidate)".to_string())
+        );
+        let mut c = tagged("main", "rtt", "x", 0);
+        for r in &mut c {
+            r.run.tags.insert("commit".into(), "abc123".into());
+        }
+        let cr: Vec<&StoredRun> = c.iter().collect();
+        assert_eq!(side_names(&ar, &cr).1, "rtt (commit abc123)");
+        let d = tagged("main", "other", "x", 0);
+        let dr: Vec<&StoredRun> = d.iter().collect();
+        assert_eq!(side_names(&ar, &dr), ("rtt".into(), "other".into()));
     }
 }

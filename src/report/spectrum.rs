@@ -74,10 +74,11 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
             .map(|p| p.0)
             .chain(input.slo.iter().map(|s| s.0)),
     );
-    let caption = if fmt::time_unit_ns(&input.unit).is_some() {
-        "Latency".to_string()
+    let caption = if input.unit.trim().is_empty() {
+        // hdr percentile dumps and .hlog files carry no unit: say so rather than guess.
+        "Latency (unit not printed by the tool)".to_string()
     } else {
-        format!("Value ({})", fmt::unit_display(&input.unit))
+        fmt::axis_caption("Latency", &input.unit)
     };
     let y = value_axis(
         &caption,

@@ -64,11 +64,13 @@ pub fn line_look(i: usize) -> (RGBColor, Dash, Marker) {
     )
 }
 
-/// Colour and marker of a before/after verdict (`better`, `worse`, others neutral).
+/// Colour and marker of a before/after verdict (`better`, `worse`, `inconclusive`;
+/// others neutral).
 pub fn verdict_look(verdict: &str) -> (RGBColor, Marker) {
     match verdict {
         "better" => (PALETTE[0], Marker::Triangle),
         "worse" => (PALETTE[1], Marker::Square),
+        "inconclusive" => (PALETTE[5], Marker::Cross),
         _ => (GREY, Marker::Circle),
     }
 }

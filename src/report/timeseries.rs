@@ -2,7 +2,7 @@
 //! intervals), several lines per chart (runs, or before and after). Before/after
 //! sides recorded on different days are drawn on elapsed time so they overlap.
 
-use super::axis::{time_axis, value_axis};
+use super::axis::{time_axis, value_axis_in};
 use super::chart::{self, Line, LineChart};
 use super::fmt;
 use super::series::{MAX_POINTS, decimate};
@@ -20,6 +20,8 @@ pub struct TimeSeriesInput {
     pub lines: Vec<(String, Vec<(f64, f64)>)>,
     /// Shift every line to start at t = 0 (elapsed time), for overlaying sides.
     pub elapsed: bool,
+    /// K/M/G as the tool printed them.
+    pub prefixes: fmt::Prefixes,
 }
 
 /// The (t, value) points of a run's time series `metric`, sorted by t.
@@ -41,6 +43,9 @@ pub fn points_of(run: &StoredRun, metric: &str) -> Option<Vec<(f64, f64)>> {
 pub fn from_runs(runs: &[&StoredRun], metric: &str, elapsed: bool) -> Option<TimeSeriesInput> {
     let mut lines = Vec::new();
     let (mut unit, mut display) = (String::new(), metric.to_string());
+    let prefixes = runs
+        .first()
+        .map_or(fmt::Prefixes::Decimal, |r| fmt::prefixes_of(&r.format));
     for r in runs {
         let Some(pts) = points_of(r, metric) else {
             continue;
@@ -64,6 +69,7 @@ pub fn from_runs(runs: &[&StoredRun], metric: &str, elapsed: bool) -> Option<Tim
         unit,
         lines,
         elapsed,
+        prefixes,
     })
 }
 
@@ -91,14 +97,11 @@ pub fn layout(input: &TimeSeriesInput) -> LineChart {
     if input.elapsed {
         x.caption = "Elapsed time".to_string();
     }
-    let caption = if input.unit.is_empty() {
-        "Value".to_string()
-    } else {
-        format!("Value ({})", fmt::unit_display(&input.unit))
-    };
-    let y = value_axis(
+    let caption = fmt::axis_caption("Value", &input.unit);
+    let y = value_axis_in(
         &caption,
         &input.unit,
+        input.prefixes,
         lines.iter().flat_map(|l| l.1.iter().map(|p| p.1)),
         false,
         false,
@@ -131,6 +134,7 @@ mod tests {
             unit: "ms".into(),
             lines: vec![("before".into(), before), ("after".into(), after)],
             elapsed: true,
+            prefixes: fmt::Prefixes::Decimal,
         });
         assert_eq!(c.lines[1].points[0].0, 0.0);
         assert_eq!(c.lines[0].points[0].0, 0.0);

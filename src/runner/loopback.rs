@@ -8,7 +8,6 @@ use super::net::{Conn, REPLY_TIMEOUT, cpu_count, current_cpu, pin};
 use super::record::{Recorder, new_histogram};
 use super::results::{MeasuredRun, MeasuredSet};
 use super::schedule::{Drive, Schedule, drive};
-use crate::cli::{Mode, Switch};
 use anyhow::Context;
 use hdrhistogram::Histogram;
 use std::collections::BTreeSet;
@@ -17,6 +16,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How the client and server wait for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Blocking reads: the thread sleeps in the kernel between messages.
+    Block,
+    /// Busy-polling reads: lower latency, one CPU kept busy per side.
+    Spin,
+}
+
+/// A feature that is on, off, or on when the machine can spare a CPU for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Switch {
+    Auto,
+    On,
+    Off,
+}
 
 /// What to run.
 #[derive(Debug, Clone)]

@@ -126,6 +126,9 @@ impl MeasuredSet {
         m.insert("target_throughput".into(), Param::Num(self.target as f64));
         if let Some(a) = run.achieved_rate {
             m.insert("achieved_throughput".into(), Param::Num(a));
+            // Marked so curves leave the run out: it did not run at its target rate.
+            let missed = a < crate::analysis::curve::MIN_ACHIEVED_FRACTION * self.target as f64;
+            m.insert("missed_schedule".into(), Param::Bool(missed));
         }
         m.insert("iterations".into(), Param::Num(run.recorder.count() as f64));
         m.insert("warmup_iterations".into(), Param::Num(self.warmup as f64));

@@ -7,6 +7,7 @@
 use super::jlbh_numbers::value_ns;
 use super::net::{REPLY_TIMEOUT, cpu_count};
 use super::record::new_histogram;
+use crate::analysis::pool_size;
 use anyhow::Context;
 use bench_db_parsers::{Block, Data, LadderPoint, Param, PrintedStat, Run, Series};
 use hdrhistogram::Histogram;
@@ -50,64 +51,10 @@ pub struct ThreadsPoint {
 
 /// Response-time percentiles stored and printed.
 const RT_PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 100.0];
-/// A pool size is "as good as the best" when its qps is within this fraction of the max.
-const BEST_WITHIN: f64 = 0.05;
 
-/// Parses `2ms`, `500us`, `1.5s`, `250000ns`, `1m`. Hand-written because the accepted
-/// forms are few and no listed dependency parses fractional values with units.
-pub fn parse_duration(s: &str) -> anyhow::Result<Duration> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num
-        .parse()
-        .map_err(|_| anyhow::anyhow!("bad duration {s:?}: expected e.g. 2ms, 500us, 1.5s"))?;
-    let scale = match unit.trim() {
-        "ns" => 1e-9,
-        "us" | "µs" => 1e-6,
-        "ms" => 1e-3,
-        "s" | "" => 1.0,
-        "m" | "min" => 60.0,
-        u => anyhow::bail!("bad duration {s:?}: unknown unit {u:?} (use ns, us, ms, s or m)"),
-    };
-    let secs = v * scale;
-    anyhow::ensure!(
-        secs.is_finite() && secs < 1e6,
-        "bad duration {s:?}: too long"
-    );
-    Ok(Duration::from_secs_f64(secs))
-}
-
-/// The seed's estimate of the best pool size: `(wait/cpu + 1) × cores`.
-pub fn formula_best(cpu: Duration, io: Duration, cores: usize) -> f64 {
-    if cpu.is_zero() {
-        return f64::INFINITY;
-    }
-    (io.as_secs_f64() / cpu.as_secs_f64() + 1.0) * cores as f64
-}
-
-/// The measured best pool size: the first whose qps is within 5% of the highest, i.e.
-/// where adding threads stops raising qps.
-pub fn measured_best(points: &[ThreadsPoint]) -> Option<usize> {
-    let max = points.iter().map(|p| p.qps).fold(f64::NAN, f64::max);
-    points
-        .iter()
-        .find(|p| p.qps >= (1.0 - BEST_WITHIN) * max)
-        .map(|p| p.threads)
-}
-
-/// Where the pool saturates, from the measurements alone: the highest qps divided by
-/// the best qps per thread (reached while threads are still the limit). Comparable to
-/// the formula even when the tried pool sizes skip the knee (…, 8, 16, …).
-pub fn saturation_threads(points: &[ThreadsPoint]) -> Option<f64> {
-    let max = points.iter().map(|p| p.qps).fold(0.0, f64::max);
-    let per_thread = points
-        .iter()
-        .map(|p| p.qps / p.threads as f64)
-        .fold(0.0, f64::max);
-    (max > 0.0 && per_thread > 0.0).then(|| max / per_thread)
+/// (threads, qps) of each measured pool size, for the pool-sizing maths.
+fn qps_by_threads(points: &[ThreadsPoint]) -> Vec<(usize, f64)> {
+    points.iter().map(|p| (p.threads, p.qps)).collect()
 }
 
 /// Runs every pool size of `cfg`.
@@ -374,7 +321,7 @@ pub fn default_label(cfg: &ThreadsConfig) -> String {
 /// The points as one model block: one run per pool size, with the measured and the
 /// formula's best thread count as printed derived numbers.
 pub fn to_block(cfg: &ThreadsConfig, points: &[ThreadsPoint], label: &str, cores: usize) -> Block {
-    let formula = formula_best(cfg.cpu_time, cfg.io_wait, cores);
+    let formula = pool_size::formula_best(cfg.cpu_time, cfg.io_wait, cores);
     let runs = points
         .iter()
         .enumerate()
@@ -433,8 +380,14 @@ pub fn to_block(cfg: &ThreadsConfig, points: &[ThreadsPoint], label: &str, cores
         last_line: 0,
         runs,
         printed: vec![
-            stat("best_threads", measured_best(points).map(|n| n as f64)),
-            stat("saturation_threads", saturation_threads(points)),
+            stat(
+                "best_threads",
+                pool_size::measured_best(&qps_by_threads(points)).map(|n| n as f64),
+            ),
+            stat(
+                "saturation_threads",
+                pool_size::saturation_threads(&qps_by_threads(points)),
+            ),
             stat(
                 "formula_best_threads",
                 formula.is_finite().then_some(formula),
@@ -491,16 +444,16 @@ pub fn render(
         run.first_line = lines.len() as u64;
         run.last_line = run.first_line;
     }
-    let formula = formula_best(cfg.cpu_time, cfg.io_wait, cores);
+    let formula = pool_size::formula_best(cfg.cpu_time, cfg.io_wait, cores);
     let max = points.iter().map(|p| p.qps).fold(0.0, f64::max);
     lines.push(String::new());
-    lines.push(match measured_best(points) {
+    lines.push(match pool_size::measured_best(&qps_by_threads(points)) {
         Some(n) => format!(
             "best thread count: measured {n} (first pool size within 5% of the highest qps, {max:.1} req/s)"
         ),
         None => "best thread count: measured n/a".to_string(),
     });
-    if let Some(k) = saturation_threads(points) {
+    if let Some(k) = pool_size::saturation_threads(&qps_by_threads(points)) {
         let per = points
             .iter()
             .map(|p| p.qps / p.threads as f64)
@@ -528,59 +481,6 @@ fn fmt_ms(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_parse_with_units() {
-        assert_eq!(parse_duration("2ms").unwrap(), Duration::from_millis(2));
-        assert_eq!(parse_duration("500us").unwrap(), Duration::from_micros(500));
-        assert_eq!(parse_duration("0.2s").unwrap(), Duration::from_millis(200));
-        assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
-        assert_eq!(
-            parse_duration("250000ns").unwrap(),
-            Duration::from_micros(250)
-        );
-        assert!(parse_duration("fast").is_err());
-        assert!(parse_duration("3 parsecs").is_err());
-    }
-
-    #[test]
-    fn formula_is_the_seeds() {
-        let f = formula_best(Duration::from_millis(1), Duration::from_millis(4), 2);
-        assert_eq!(f, 10.0);
-        // Seed 001: (10/2 + 1) × 2 = 12.
-        let f = formula_best(Duration::from_millis(2), Duration::from_millis(10), 2);
-        assert_eq!(f, 12.0);
-    }
-
-    fn point(threads: usize, qps: f64) -> ThreadsPoint {
-        ThreadsPoint {
-            threads,
-            clients: threads,
-            qps,
-            rt: new_histogram(),
-            cpu_pct: 0.0,
-            concurrency: 0.0,
-            window_s: 1.0,
-        }
-    }
-
-    #[test]
-    fn best_is_where_qps_stops_rising() {
-        let pts = [
-            point(1, 200.0),
-            point(2, 400.0),
-            point(4, 790.0),
-            point(8, 1900.0),
-            point(16, 1990.0),
-            point(32, 1950.0),
-        ];
-        assert_eq!(measured_best(&pts), Some(8));
-        assert_eq!(measured_best(&[]), None);
-        // 1990 / (237.5 per thread at 8) = 8.38.
-        let k = saturation_threads(&pts).unwrap();
-        assert!((k - 1990.0 / 237.5).abs() < 1e-9, "{k}");
-        assert_eq!(saturation_threads(&[]), None);
-    }
 
     #[test]
     fn tiny_sweep_gives_one_run_per_pool_size() {

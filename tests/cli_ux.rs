@@ -1,0 +1,259 @@
+//! The command line as people meet it: help with examples for every subcommand,
+//! completions, the version's commit, colour choices and one error style.
+
+use crate::common::Env;
+
+const SUBCOMMANDS: [&[&str]; 13] = [
+    &["ingest"],
+    &["runs"],
+    &["label"],
+    &["variation"],
+    &["export"],
+    &["compare"],
+    &["curve"],
+    &["gate"],
+    &["report"],
+    &["run"],
+    &["run", "loopback"],
+    &["run", "threads"],
+    &["completions"],
+];
+
+#[test]
+fn every_subcommand_has_examples_and_every_option_help() {
+    let env = Env::new();
+    for sub in SUBCOMMANDS {
+        let mut args = sub.to_vec();
+        args.push("--help");
+        let help = env.ok(&args);
+        assert!(help.contains("EXAMPLES:\n  bench-db "), "{sub:?}:\n{help}");
+        // Every option carries text after its name, or on the next line when long.
+        let lines: Vec<&str> = help.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let opt = line.trim_start();
+            if !(opt.starts_with("--") || opt.starts_with("-h")) {
+                continue;
+            }
+            let beside = opt.split_once("  ").is_some_and(|x| !x.1.trim().is_empty());
+            let below = lines.get(i + 1).is_some_and(|n| {
+                let t = n.trim_start();
+                !t.is_empty() && !t.starts_with('-') && n.len() - t.len() > 6
+            });
+            assert!(beside || below, "{sub:?}: option without help: {line:?}");
+        }
+    }
+}
+
+#[test]
+fn completions_for_four_shells_and_version_with_commit() {
+    let env = Env::new();
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef bench-db"),
+        ("fish", "complete -c bench-db"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let script = env.ok(&["completions", shell]);
+        assert!(script.contains(marker), "{shell}");
+        assert!(
+            script.contains("report") && script.contains("baseline"),
+            "{shell}"
+        );
+    }
+    let bad = env.cmd(&["completions", "tcsh"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let version = env.ok(&["--version"]);
+    assert!(version.starts_with("bench-db 0."), "{version}");
+    assert!(version.contains("(commit "), "{version}");
+}
+
+#[test]
+fn colour_follows_flag_then_environment_and_errors_share_one_style() {
+    let env = Env::new();
+    // A usage error (clap) and a runtime error (ours) both start with `error:`.
+    let usage = env.cmd(&["compare", "--baseline", "x"]).output().unwrap();
+    let runtime = env.cmd(&["runs", "colour=red"]).output().unwrap();
+    for out in [&usage, &runtime] {
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: "), "{err}");
+    }
+    // Forced colour, by flag or by CLICOLOR_FORCE; NO_COLOR and --color never win over it.
+    let forced = env
+        .cmd(&["runs", "colour=red"])
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&forced.stderr).starts_with("\x1b[1;31merror:"));
+    let flag = env
+        .cmd(&["--color", "always", "runs", "colour=red"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&flag.stderr).contains("\x1b["));
+    let never = env
+        .cmd(&["--color=never", "runs", "colour=red"])
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&never.stderr).contains('\x1b'));
+    let no_color = env
+        .cmd(&["compare", "--baseline", "x"])
+        .env("NO_COLOR", "1")
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&no_color.stderr).contains('\x1b'));
+}
+
+#[test]
+fn empty_selections_typos_and_unitless_slos_are_errors_with_hints() {
+    let Some(seed) = crate::common::shared("seeds/004_b9ec09d331214652.txt") else {
+        return;
+    };
+    let env = Env::new();
+    let seed = seed.display().to_string();
+    env.ok(&["ingest", &seed]);
+    let run = |args: &[&str]| {
+        let out = env.cmd(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let before = "label=Before this changes";
+    let after = "label=After these changes";
+    // A near miss names what is stored.
+    for args in [
+        &[
+            "compare",
+            "--baseline",
+            "label=Before",
+            "--candidate",
+            after,
+        ][..],
+        &["gate", "--baseline", before, "--candidate", "label=Before"][..],
+        &["curve", "label=Before"][..],
+        &["label", "label=Before", "x"][..],
+        &["report", "--baseline", "label=Before", "--candidate", after][..],
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("selects no run")
+                && err.contains("near matches: label=Before this changes"),
+            "{args:?}: {err}"
+        );
+    }
+    // An empty baseline alone is a first run: undecided (3), with the hint.
+    let (code, _, err) = run(&["gate", "--baseline", "label=Befor", "--candidate", after]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains("near matches: label=Before this changes"),
+        "{err}"
+    );
+    // A comma where a ';' was meant gets a hint on any command.
+    let (code, out, err) = run(&["runs", "suite=arthas,label=x"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("0 runs"));
+    assert!(
+        err.contains("did you mean \"suite=arthas;label=x\""),
+        "{err}"
+    );
+    // source= takes a path suffix.
+    let (_, out, _) = run(&["runs", "source=seeds/004_b9ec09d331214652.txt"]);
+    assert!(out.contains("2 runs"), "{out}");
+    // A mistyped metric is an error with the right name.
+    let (code, _, err) = run(&[
+        "compare",
+        "--baseline",
+        before,
+        "--candidate",
+        after,
+        "--metric",
+        "latency_avgg",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("did you mean latency_avg"), "{err}");
+    let (code, _, err) = run(&["curve", "--slo", "p99<200"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("has no unit"), "{err}");
+}
+
+#[test]
+fn runs_table_shows_whole_labels_tags_and_commit() {
+    let Some(seed) = crate::common::shared("seeds/004_b9ec09d331214652.txt") else {
+        return;
+    };
+    let env = Env::new();
+    let label = "以下是以20,000次迭代/秒的吞吐量運行時的結果 with a long English tail too";
+    env.ok(&[
+        "ingest",
+        &seed.display().to_string(),
+        "--label",
+        label,
+        "--tag",
+        "commit=abc1234",
+        "--tag",
+        "branch=main",
+    ]);
+    let out = env.ok(&["runs"]);
+    assert!(!out.contains('…'), "{out}");
+    assert!(
+        out.contains("abc1234") && out.contains("branch=main"),
+        "{out}"
+    );
+    // The label is whole once its wrapped pieces are put back together.
+    let label_col = out.lines().next().unwrap().find("label").unwrap();
+    let pieces: String = out
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('2'))
+        .map(|l| {
+            let start = l
+                .char_indices()
+                .map(|c| c.0)
+                .find(|i| *i >= label_col)
+                .unwrap_or(l.len());
+            let piece = &l[start..];
+            piece.split("  ").next().unwrap_or("").to_string()
+        })
+        .collect();
+    let squeeze = |t: &str| t.replace(' ', "");
+    assert_eq!(squeeze(&pieces), squeeze(label), "{out}");
+}
+
+#[test]
+fn json_documents_carry_a_schema_version() {
+    let Some(seed) = crate::common::shared("seeds/004_b9ec09d331214652.txt") else {
+        return;
+    };
+    let env = Env::new();
+    let ingest = env.json(&["ingest", &seed.display().to_string(), "--json"]);
+    assert_eq!(ingest["schema"], 1);
+    let label = env.json(&["label", "label=Before this changes", "before", "--json"]);
+    assert_eq!(
+        (label["schema"].as_i64(), label["relabelled"].as_i64()),
+        (Some(1), Some(1))
+    );
+    let out = env.dir.path().join("r").display().to_string();
+    let report = env.json(&[
+        "report",
+        "--baseline",
+        "label=before",
+        "--candidate",
+        "label=After these changes",
+        "--out",
+        &out,
+        "--json",
+    ]);
+    assert_eq!(report["schema"], 1);
+    assert_eq!(report["comparisons"][0]["baseline"], "before");
+    assert!(report["files"].as_array().unwrap().len() >= 2);
+    // --json is an alias of --format json where --format exists.
+    let a = env.ok(&["export", "--json"]);
+    let b = env.ok(&["export", "--format", "json"]);
+    assert_eq!(a, b);
+    assert!(a.trim_start().starts_with('['));
+}
