@@ -58,6 +58,8 @@ pub fn formats() -> &'static [Format] {
         crate::tsar::FORMAT,
         crate::jgroups::FORMAT,
         crate::qps_table::FORMAT,
+        crate::sockperf::FORMAT,
+        crate::hyperfine::FORMAT,
     ]
 }
 
@@ -133,6 +135,34 @@ mod tests {
             }
         }
         assert!(checked > 10, "only {checked} fixtures checked");
+    }
+
+    /// Real outputs of the formats added with their own corpus folder: every file under
+    /// `fixtures/real/<format>/` (but its MANIFEST) is claimed by that format alone.
+    #[test]
+    fn every_real_file_of_the_newer_formats_is_claimed_by_its_own_format_only() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/real");
+        let mut checked = 0;
+        for folder in [
+            "sockperf",
+            "hyperfine",
+            "go-bench",
+            "jmh",
+            "criterion",
+            "k6",
+        ] {
+            if format_by_name(folder).is_none() {
+                continue;
+            }
+            for file in crate::testutil::files_under(&root.join(folder)) {
+                if file.file_name().is_some_and(|n| n == "MANIFEST") {
+                    continue;
+                }
+                assert_eq!(claims(&file), vec![folder], "{}", file.display());
+                checked += 1;
+            }
+        }
+        assert!(checked >= 3, "only {checked} real files checked");
     }
 
     #[test]
