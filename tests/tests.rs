@@ -2,6 +2,7 @@
 
 mod analysis_cli;
 mod common;
+mod formats_cli;
 mod ingest;
 mod report_browser;
 mod report_cli;

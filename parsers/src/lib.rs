@@ -6,6 +6,7 @@
 
 pub mod arthas;
 pub mod error;
+pub mod go_bench;
 pub mod hdr_percentiles;
 pub mod hlog;
 pub mod hyperfine;

@@ -60,6 +60,7 @@ pub fn formats() -> &'static [Format] {
         crate::qps_table::FORMAT,
         crate::sockperf::FORMAT,
         crate::hyperfine::FORMAT,
+        crate::go_bench::FORMAT,
     ]
 }
 

@@ -1,0 +1,159 @@
+//! The microbenchmark and load-tool formats through the binary: real outputs ingest with
+//! auto-detection, `compare` reads their polarity from their units, and a sockperf
+//! ping-pong compares directly with a `run loopback` at the same rate.
+
+use crate::common::{Env, close, fixture};
+use serde_json::Value;
+
+/// The cell of `metric` (and `percentile`, when given) of a `compare --json` answer.
+fn cell<'a>(cells: &'a Value, metric: &str, percentile: Option<f64>) -> &'a Value {
+    cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == metric && c["percentile"].as_f64() == percentile)
+        .unwrap_or_else(|| panic!("no cell {metric} {percentile:?} in {cells}"))
+}
+
+/// Ingests `files` with auto-detection and returns the formats detected, in order.
+fn ingest(env: &Env, files: &[&str], label: &str) -> Vec<String> {
+    let mut args = vec!["ingest", "--json", "--label", label];
+    args.extend_from_slice(files);
+    let v: Value = serde_json::from_str(&env.ok(&args)).unwrap();
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            assert_eq!(f["status"], "ingested", "{f}");
+            f["format"].as_str().unwrap_or("").to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn sockperf_ping_pong_and_loopback_compare_on_round_trip_percentiles() {
+    let env = Env::new();
+    let sockperf = fixture("real/sockperf/pingpong-tcp-fullrtt-1000.txt");
+    assert_eq!(ingest(&env, &[&sockperf], "sockperf 1000/s"), ["sockperf"]);
+    // The same rate as the sockperf run (--mps=1000), few iterations.
+    env.ok(&[
+        "run",
+        "loopback",
+        "--throughput",
+        "1000",
+        "--iterations",
+        "200",
+        "--warmup",
+        "50",
+        "--runs",
+        "2",
+        "--label",
+        "loopback 1000/s",
+    ]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=sockperf 1000/s",
+        "--candidate",
+        "label=loopback 1000/s",
+        "--metric",
+        "end_to_end",
+        "--json",
+    ]);
+    for p in [50.0, 99.0] {
+        let c = cell(&cells, "end_to_end", Some(p));
+        assert!(c["baseline"].as_f64().is_some(), "{c}");
+        assert!(c["candidate"].as_f64().unwrap() > 0.0, "{c}");
+        assert!(c["delta_pct"].as_f64().is_some(), "{c}");
+    }
+    // The sockperf side is the printed round trip, in µs.
+    assert_eq!(
+        cell(&cells, "end_to_end", Some(50.0))["baseline"].as_f64(),
+        Some(17.756)
+    );
+    assert_eq!(
+        cell(&cells, "end_to_end", Some(99.0))["baseline"].as_f64(),
+        Some(4682.177)
+    );
+}
+
+#[test]
+fn hyperfine_exports_compare_time_as_lower_is_better() {
+    let env = Env::new();
+    let slow = fixture("real/hyperfine/named-work-20ms.json");
+    let fast = fixture("real/hyperfine/named-work-10ms.json");
+    assert_eq!(ingest(&env, &[&slow], "sleep 20ms"), ["hyperfine"]);
+    assert_eq!(ingest(&env, &[&fast], "sleep 10ms"), ["hyperfine"]);
+    let args = |b: &'static str, c: &'static str| {
+        [
+            "compare",
+            "--baseline",
+            b,
+            "--candidate",
+            c,
+            "--metric",
+            "work",
+            "--json",
+        ]
+    };
+    let faster = env.json(&args("label=sleep 20ms", "label=sleep 10ms"));
+    let c = cell(&faster, "work", None);
+    assert!(c["delta_pct"].as_f64().unwrap() < 0.0, "{c}");
+    assert_eq!(c["verdict"], "better", "{c}");
+    let slower = env.json(&args("label=sleep 10ms", "label=sleep 20ms"));
+    let c = cell(&slower, "work", None);
+    assert!(c["delta_pct"].as_f64().unwrap() > 0.0, "{c}");
+    assert_eq!(c["verdict"], "worse", "{c}");
+}
+
+#[test]
+fn go_benchmarks_compare_ns_op_down_and_mb_s_up() {
+    let env = Env::new();
+    let base = fixture("real/go-bench/envsort-n1000.txt");
+    let cand = fixture("real/go-bench/envsort-n4000.txt");
+    assert_eq!(ingest(&env, &[&base], "n1000"), ["go-bench"]);
+    assert_eq!(ingest(&env, &[&cand], "n4000"), ["go-bench"]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=n1000",
+        "--candidate",
+        "label=n4000",
+        "--json",
+    ]);
+    // More time per op and fewer MB/s: both are worse.
+    let ns = cell(&cells, "envsort_2.ns_op", None);
+    // Single values: the central value is the mean of the 5 runs.
+    close(ns["baseline"].as_f64().unwrap(), 99425.0, 1e-6);
+    close(ns["candidate"].as_f64().unwrap(), 467937.6, 1e-6);
+    assert_eq!(ns["verdict"], "worse", "{ns}");
+    let mb = cell(&cells, "envsort_2.mb_s", None);
+    close(mb["baseline"].as_f64().unwrap(), 85.904, 1e-9);
+    close(mb["candidate"].as_f64().unwrap(), 19.282, 1e-9);
+    assert!(mb["delta_pct"].as_f64().unwrap() < 0.0);
+    assert_eq!(mb["verdict"], "worse", "{mb}");
+}
+
+#[test]
+fn every_real_output_of_the_new_formats_ingests_with_auto_detection() {
+    let env = Env::new();
+    for (folder, format) in [
+        ("sockperf", "sockperf"),
+        ("hyperfine", "hyperfine"),
+        ("go-bench", "go-bench"),
+    ] {
+        let dir = fixture(&format!("real/{folder}"));
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().is_some_and(|n| n != "MANIFEST"))
+            .map(|p| p.display().to_string())
+            .collect();
+        files.sort();
+        let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+        let got = ingest(&env, &refs, folder);
+        assert_eq!(got.len(), files.len(), "{folder}");
+        assert!(got.iter().all(|f| f == format), "{folder}: {got:?}");
+    }
+}
