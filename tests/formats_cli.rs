@@ -136,12 +136,53 @@ fn go_benchmarks_compare_ns_op_down_and_mb_s_up() {
 }
 
 #[test]
+fn two_jmh_runs_compare_per_benchmark_and_mode() {
+    let env = Env::new();
+    let a = fixture("real/jmh/dubbo-triple-20240118.md");
+    let b = fixture("real/jmh/dubbo-triple-20240131.md");
+    assert_eq!(ingest(&env, &[&a], "2024-01-18"), ["jmh"]);
+    assert_eq!(ingest(&env, &[&b], "2024-01-31"), ["jmh"]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=2024-01-18",
+        "--candidate",
+        "label=2024-01-31",
+        "--json",
+    ]);
+    // Throughput (ops/ms): the three measured iterations of each run.
+    let t = cell(&cells, "clientpb.createuser.thrpt", None);
+    close(
+        t["baseline"].as_f64().unwrap(),
+        (12.371 + 12.424 + 12.565) / 3.0,
+        1e-9,
+    );
+    close(
+        t["candidate"].as_f64().unwrap(),
+        (12.612 + 12.641 + 12.729) / 3.0,
+        1e-9,
+    );
+    assert!(t["delta_pct"].as_f64().unwrap() > 0.0);
+    // Sample mode: per-iteration ladders, compared percentile by percentile.
+    let p50 = cell(&cells, "clientpb.createuser.sample", Some(50.0));
+    assert!(p50["baseline"].as_f64().is_some() && p50["candidate"].as_f64().is_some());
+    assert!(
+        cells
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["suite"] == "jmh")
+    );
+}
+
+#[test]
 fn every_real_output_of_the_new_formats_ingests_with_auto_detection() {
     let env = Env::new();
     for (folder, format) in [
         ("sockperf", "sockperf"),
         ("hyperfine", "hyperfine"),
         ("go-bench", "go-bench"),
+        ("jmh", "jmh"),
     ] {
         let dir = fixture(&format!("real/{folder}"));
         let mut files: Vec<String> = std::fs::read_dir(&dir)

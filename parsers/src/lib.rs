@@ -12,6 +12,7 @@ pub mod hlog;
 pub mod hyperfine;
 pub mod jgroups;
 pub mod jlbh;
+pub mod jmh;
 pub mod model;
 pub mod qps_table;
 pub mod registry;

@@ -61,6 +61,7 @@ pub fn formats() -> &'static [Format] {
         crate::sockperf::FORMAT,
         crate::hyperfine::FORMAT,
         crate::go_bench::FORMAT,
+        crate::jmh::FORMAT,
     ]
 }
 
