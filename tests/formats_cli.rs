@@ -176,25 +176,50 @@ fn two_jmh_runs_compare_per_benchmark_and_mode() {
 }
 
 #[test]
+fn two_criterion_folders_compare_sample_by_sample() {
+    let env = Env::new();
+    let run2 = fixture("real/criterion/run2/criterion");
+    let run3 = fixture("real/criterion/run3/criterion");
+    // One source per benchmark (its `new` folder), not one per JSON file.
+    assert_eq!(ingest(&env, &[&run2], "run2"), ["criterion", "criterion"]);
+    assert_eq!(ingest(&env, &[&run3], "run3"), ["criterion", "criterion"]);
+    let runs = env.json(&["runs", "--json", "label=run3"]);
+    assert_eq!(
+        runs.as_array().unwrap().len(),
+        200,
+        "100 samples a benchmark"
+    );
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=run2",
+        "--candidate",
+        "label=run3",
+        "--json",
+    ]);
+    // Criterion itself reported fib 15 as regressed (+31.224%, p = 0.00) in run 3.
+    let c = cell(&cells, "fib_fib_15", None);
+    assert!(c["delta_pct"].as_f64().unwrap() > 0.0, "{c}");
+    assert_eq!(c["verdict"], "worse", "{c}");
+}
+
+#[test]
 fn every_real_output_of_the_new_formats_ingests_with_auto_detection() {
     let env = Env::new();
-    for (folder, format) in [
-        ("sockperf", "sockperf"),
-        ("hyperfine", "hyperfine"),
-        ("go-bench", "go-bench"),
-        ("jmh", "jmh"),
-    ] {
-        let dir = fixture(&format!("real/{folder}"));
-        let mut files: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.file_name().is_some_and(|n| n != "MANIFEST"))
-            .map(|p| p.display().to_string())
-            .collect();
-        files.sort();
-        let refs: Vec<&str> = files.iter().map(String::as_str).collect();
-        let got = ingest(&env, &refs, folder);
-        assert_eq!(got.len(), files.len(), "{folder}");
-        assert!(got.iter().all(|f| f == format), "{folder}: {got:?}");
+    for format in ["sockperf", "hyperfine", "go-bench", "jmh", "criterion"] {
+        let dir = fixture(&format!("real/{format}"));
+        let out = env.ok(&["ingest", "--json", "--label", format, &dir]);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let files = v["files"].as_array().unwrap();
+        let mut n = 0;
+        for f in files {
+            if f["path"].as_str().unwrap().ends_with("MANIFEST") {
+                continue;
+            }
+            assert_eq!(f["format"], format, "{f}");
+            assert_eq!(f["status"], "ingested", "{f}");
+            n += 1;
+        }
+        assert!(n >= 3, "{format}: {n} sources");
     }
 }

@@ -5,6 +5,7 @@
 //! [`formats`], which [`detect`] consults.
 
 pub mod arthas;
+pub mod criterion;
 pub mod error;
 pub mod go_bench;
 pub mod hdr_percentiles;

@@ -62,6 +62,7 @@ pub fn formats() -> &'static [Format] {
         crate::hyperfine::FORMAT,
         crate::go_bench::FORMAT,
         crate::jmh::FORMAT,
+        crate::criterion::FORMAT,
     ]
 }
 

@@ -9,7 +9,6 @@ use anyhow::{Context, Result, bail};
 use bench_db_parsers::{Format, Head, detect, format_by_name, registry::HEAD_BYTES};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -109,12 +108,14 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
             bail!("{}: no such file or folder", p.display());
         }
         if p.is_dir() {
+            let mut walked = Vec::new();
             for entry in walkdir::WalkDir::new(p).sort_by_file_name() {
                 let entry = entry.with_context(|| format!("cannot walk {}", p.display()))?;
                 if entry.file_type().is_file() {
-                    out.push(entry.into_path());
+                    walked.push(entry.into_path());
                 }
             }
+            out.extend(super::criterion_dirs::group(walked));
         } else {
             out.push(p.clone());
         }
@@ -201,7 +202,7 @@ fn try_ingest(
         outcome.status = Status::Unchanged;
         return Ok(());
     }
-    let reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
+    let reader = BufReader::with_capacity(1 << 16, super::criterion_dirs::open(path).map_err(io)?);
     let meta = SourceMeta {
         path: shown.clone(),
         sha256,
@@ -245,7 +246,7 @@ fn try_ingest(
 /// The first [`HEAD_BYTES`] of a file, and whether that is all of it.
 fn read_head(path: &Path) -> std::io::Result<(Vec<u8>, bool)> {
     let mut buf = Vec::with_capacity(HEAD_BYTES);
-    File::open(path)?
+    super::criterion_dirs::open(path)?
         .take(HEAD_BYTES as u64 + 1)
         .read_to_end(&mut buf)?;
     let complete = buf.len() <= HEAD_BYTES;
@@ -255,7 +256,7 @@ fn read_head(path: &Path) -> std::io::Result<(Vec<u8>, bool)> {
 
 /// Hex SHA-256 and size of a file, read in 1 MiB chunks.
 fn hash_file(path: &Path) -> std::io::Result<(String, u64)> {
-    let mut f = File::open(path)?;
+    let mut f = super::criterion_dirs::open(path)?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     let mut total = 0u64;
