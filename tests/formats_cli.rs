@@ -204,9 +204,48 @@ fn two_criterion_folders_compare_sample_by_sample() {
 }
 
 #[test]
+fn two_k6_summaries_compare_on_their_percentiles() {
+    let env = Env::new();
+    let frankenphp = fixture("real/k6/performance-md-spike-frankenphp.md");
+    let nginx = fixture("real/k6/performance-md-spike-nginx.md");
+    assert_eq!(ingest(&env, &[&frankenphp], "frankenphp"), ["k6"]);
+    assert_eq!(ingest(&env, &[&nginx], "nginx"), ["k6"]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=frankenphp",
+        "--candidate",
+        "label=nginx",
+        "--metric",
+        "http_req_duration",
+        "--json",
+    ]);
+    let p50 = cell(&cells, "http_req_duration", Some(50.0));
+    assert_eq!(p50["baseline"].as_f64(), Some(13.44));
+    assert_eq!(p50["candidate"].as_f64(), Some(16.44));
+    let max = cell(&cells, "http_req_duration", Some(100.0));
+    assert_eq!(max["candidate"].as_f64(), Some(795.57));
+    // The frankenphp p(95) was cut by the terminal: no cell rather than a wrong one.
+    assert!(
+        !cells
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["percentile"].as_f64() == Some(95.0))
+    );
+}
+
+#[test]
 fn every_real_output_of_the_new_formats_ingests_with_auto_detection() {
     let env = Env::new();
-    for format in ["sockperf", "hyperfine", "go-bench", "jmh", "criterion"] {
+    for format in [
+        "sockperf",
+        "hyperfine",
+        "go-bench",
+        "jmh",
+        "criterion",
+        "k6",
+    ] {
         let dir = fixture(&format!("real/{format}"));
         let out = env.ok(&["ingest", "--json", "--label", format, &dir]);
         let v: Value = serde_json::from_str(&out).unwrap();

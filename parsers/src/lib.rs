@@ -14,6 +14,7 @@ pub mod hyperfine;
 pub mod jgroups;
 pub mod jlbh;
 pub mod jmh;
+pub mod k6;
 pub mod model;
 pub mod qps_table;
 pub mod registry;

@@ -63,6 +63,7 @@ pub fn formats() -> &'static [Format] {
         crate::go_bench::FORMAT,
         crate::jmh::FORMAT,
         crate::criterion::FORMAT,
+        crate::k6::FORMAT,
     ]
 }
 
