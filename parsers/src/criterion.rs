@@ -614,4 +614,12 @@ mod tests {
             .unwrap();
         assert_eq!(err.line, 1);
     }
+
+    #[test]
+    fn fixtures_snapshot() {
+        insta::glob!("../../fixtures/criterion", "*.*", |path| {
+            let items = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(items);
+        });
+    }
 }

@@ -359,4 +359,12 @@ mod tests {
         assert_eq!(err.line, 2);
         assert!(err.message.contains("1.2.3"));
     }
+
+    #[test]
+    fn fixtures_snapshot() {
+        insta::glob!("../../fixtures/go-bench", "*.*", |path| {
+            let items = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(items);
+        });
+    }
 }

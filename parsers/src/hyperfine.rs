@@ -702,4 +702,12 @@ mod tests {
             .unwrap();
         assert_eq!(err.line, 5);
     }
+
+    #[test]
+    fn fixtures_snapshot() {
+        insta::glob!("../../fixtures/hyperfine", "*.*", |path| {
+            let items = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(items);
+        });
+    }
 }

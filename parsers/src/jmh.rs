@@ -845,4 +845,12 @@ ClientPb.getUser:·gc.alloc.rate         sample      5  123.000 ±  4.000  MB/se
         assert_eq!(err.line, 2);
         assert!(err.message.contains("12x.3"));
     }
+
+    #[test]
+    fn fixtures_snapshot() {
+        insta::glob!("../../fixtures/jmh", "*.*", |path| {
+            let items = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(items);
+        });
+    }
 }

@@ -617,4 +617,12 @@ mod tests {
         assert_eq!(value(series(r, "http_reqs.rate")), 4334.68);
         assert_eq!(series(r, "checks").stats["fails"], 2.0);
     }
+
+    #[test]
+    fn fixtures_snapshot() {
+        insta::glob!("../../fixtures/k6", "*.*", |path| {
+            let items = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(items);
+        });
+    }
 }

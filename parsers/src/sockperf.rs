@@ -682,4 +682,12 @@ mod tests {
         assert_eq!(err.line, 3);
         assert!(err.message.contains("4x.1"), "{}", err.message);
     }
+
+    #[test]
+    fn fixtures_snapshot() {
+        insta::glob!("../../fixtures/sockperf", "*.*", |path| {
+            let items = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(items);
+        });
+    }
 }
