@@ -169,6 +169,67 @@ mod tests {
         assert!(checked >= 3, "only {checked} real files checked");
     }
 
+    /// The newer formats' real and own files, cut at many points, with bytes damaged, and
+    /// with junk appended: every parse ends (an error or blocks), none panics.
+    #[test]
+    fn newer_formats_never_panic_on_cut_or_damaged_files() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut parsed = 0;
+        for name in [
+            "sockperf",
+            "hyperfine",
+            "go-bench",
+            "jmh",
+            "criterion",
+            "k6",
+        ] {
+            let Some(format) = format_by_name(name) else {
+                continue;
+            };
+            let mut files = crate::testutil::files_under(&root.join("real").join(name));
+            files.extend(crate::testutil::files_under(&root.join(name)));
+            for file in files.iter().filter(|f| !f.ends_with("MANIFEST")) {
+                let bytes = std::fs::read(file).unwrap();
+                let mut variants: Vec<Vec<u8>> = (1..8)
+                    .map(|k| bytes[..bytes.len() * k / 8].to_vec())
+                    .collect();
+                for _ in 0..6 {
+                    let mut v = bytes.clone();
+                    for _ in 0..4 {
+                        if !v.is_empty() {
+                            let i = (next() % v.len() as u64) as usize;
+                            v[i] = next() as u8;
+                        }
+                    }
+                    variants.push(v);
+                }
+                let mut long = bytes.clone();
+                long.extend(std::iter::repeat_n(b'9', 100_000));
+                variants.push(long);
+                for v in variants {
+                    let outcome = std::panic::catch_unwind(|| {
+                        (format.parse)(Box::new(&v[..])).take(100_000).count()
+                    });
+                    assert!(
+                        outcome.is_ok(),
+                        "{} panicked on a variant of {}",
+                        name,
+                        file.display()
+                    );
+                    parsed += 1;
+                }
+            }
+        }
+        assert!(parsed > 100, "only {parsed} variants");
+    }
+
     #[test]
     fn every_sample_is_claimed_by_exactly_one_format_of_its_folder() {
         let Some(root) = crate::testutil::shared("samples") else {
