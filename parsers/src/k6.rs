@@ -416,15 +416,16 @@ fn json(text: &str) -> Result<Block, ParseError> {
                 })
                 .collect();
             points.sort_by(|a, b| a.percentile.total_cmp(&b.percentile));
+            let count = num("count").map(|c| c as u64);
             let mut s = Series::new(
                 metric,
                 name.clone(),
                 if time { "ms" } else { "" },
-                Data::Ladder {
-                    count: None,
-                    points,
-                },
+                Data::Ladder { count, points },
             );
+            if let Some(c) = count {
+                s.stats.insert("count".into(), c as f64);
+            }
             if let Some(a) = num("avg") {
                 s.stats.insert("mean".into(), a);
             }
@@ -603,6 +604,59 @@ mod tests {
         assert_eq!(duration_ms("1m2.5s"), Some(62500.0));
         assert_eq!(duration_ms("0s"), Some(0.0));
         assert_eq!(duration_ms("21.44m"), None);
+    }
+
+    #[test]
+    fn summary_export_with_custom_trend_stats_and_count() {
+        let items = real("qr-code-generator-summary-export.json");
+        let r = run(&items);
+        let d = series(r, "http_req_duration");
+        assert_eq!(d.unit, "ms");
+        assert!(matches!(
+            d.data,
+            Data::Ladder {
+                count: Some(493168),
+                ..
+            }
+        ));
+        assert_eq!(at(d, 50.0), Some(3.12));
+        assert_eq!(at(d, 99.0), Some(348.6492700000003));
+        assert_eq!(at(d, 99.9), Some(787.1129890000226));
+        assert_eq!(at(d, 100.0), Some(1737.376));
+        assert_eq!(d.stats["min"], 0.077);
+        assert_eq!(value(series(r, "http_reqs.rate")), 4288.100370179589);
+        assert_eq!(value(series(r, "checks")), 100.0);
+        assert_eq!(value(series(r, "data_received")), 152756761.0);
+        assert_eq!(series(r, "vus").stats["max"], 149.0);
+    }
+
+    #[test]
+    fn summary_export_with_submetrics_and_failures() {
+        let items = real("ticket-reserve-summary-export.json");
+        let r = run(&items);
+        let d = series(r, "http_req_duration");
+        assert_eq!(at(d, 50.0), Some(3390.69845));
+        assert_eq!(at(d, 95.0), Some(4101.811365));
+        let e = series(r, "http_req_duration.expected_response_true");
+        assert_eq!(at(e, 95.0), Some(4102.77963));
+        let f = series(r, "http_req_failed");
+        assert_eq!((value(f), f.stats["passes"]), (1.0, 1.0));
+        assert_eq!(value(series(r, "checks")), 99.0);
+    }
+
+    #[test]
+    fn handle_summary_json_nests_values() {
+        let items = real("K6PerformanceTesting-k6-summary.json");
+        let r = run(&items);
+        let d = series(r, "http_req_duration");
+        assert_eq!(at(d, 95.0), Some(130.64669999999998));
+        assert_eq!(at(d, 100.0), Some(1103228.522));
+        assert_eq!(d.stats["mean"], 1220.628734474256);
+        let c = series(r, "case_success_rate");
+        assert_eq!(value(c), 0.9886781227032513 * 100.0);
+        assert_eq!(c.stats["fails"], 647.0);
+        assert_eq!(value(series(r, "data_received")), 155205952.0);
+        assert_eq!(series(r, "vus").stats["max"], 100.0);
     }
 
     #[test]
