@@ -236,6 +236,30 @@ fn two_k6_summaries_compare_on_their_percentiles() {
 }
 
 #[test]
+fn two_saved_criterion_baselines_compare_by_tag() {
+    let env = Env::new();
+    let tree = fixture("real/criterion/baselines/criterion");
+    // new/, before/ and after/ of two benchmarks; base/ and change/ are not sources.
+    assert_eq!(ingest(&env, &[&tree], "fib").len(), 6);
+    let before = env.json(&["runs", "--json", "tag.criterion_baseline=before"]);
+    assert_eq!(before.as_array().unwrap().len(), 200);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "tag.criterion_baseline=before",
+        "--candidate",
+        "tag.criterion_baseline=after",
+        "--metric",
+        "fib_fib_15",
+        "--json",
+    ]);
+    let c = cell(&cells, "fib_fib_15", None);
+    // The first sample of each baseline is among the replicates the means come from.
+    assert!(c["baseline"].as_f64().unwrap() > 0.0 && c["candidate"].as_f64().unwrap() > 0.0);
+    assert!(c["delta_pct"].as_f64().is_some(), "{c}");
+}
+
+#[test]
 fn every_real_output_of_the_new_formats_ingests_with_auto_detection() {
     let env = Env::new();
     for format in [

@@ -19,9 +19,13 @@
 //!   (`change_low_pct`, `change_pct`, `change_high_pct`, `change_p_value`).
 //! - JSON: a stream of Criterion's documents for one benchmark, in any order:
 //!   `benchmark.json` (names, throughput), `sample.json` (iteration counts and times),
-//!   `estimates.json` (new) and `change/estimates.json`. `bench-db ingest` feeds one such
-//!   stream per `new/` folder, so a whole `target/criterion` folder ingests as one source
-//!   per benchmark. The samples are the runs: `times[i] / iters[i]` ns, with param `iters`.
+//!   `estimates.json` (new) and `change/estimates.json`, after an optional
+//!   `{"criterion_baseline": "<folder>"}`. `bench-db ingest` feeds one such stream per
+//!   measurement folder (`new/`, or a `--save-baseline` name), so a whole `target/criterion`
+//!   folder ingests as one source per benchmark and baseline, and the folder name becomes
+//!   the tag `criterion_baseline` of its runs (`compare --baseline
+//!   tag.criterion_baseline=main --candidate tag.criterion_baseline=new`). The samples are
+//!   the runs: `times[i] / iters[i]` ns, with param `iters`.
 //!   The estimates' point values and bounds (`mean`, `median`, `slope`, `std_dev`,
 //!   `median_abs_dev`; `*_low`, `*_high`) and the change (`change_mean_pct`,
 //!   `change_median_pct`) are printed stats. A Criterion file read alone (no
@@ -328,6 +332,8 @@ fn change_stats(p: &mut Pending, c: &regex::Captures, n: u64) -> Result<(), Pars
 /// The documents of one benchmark, by kind.
 #[derive(Default)]
 struct Docs {
+    /// The measurement folder (`new`, or a `--save-baseline` name), when the stream says.
+    baseline: Option<String>,
     benchmark: Option<Value>,
     sample: Option<(Value, u64)>,
     estimates: Option<Value>,
@@ -342,7 +348,9 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
         let Some(v) = stream.next() else { break };
         let v = v.map_err(|e| ParseError::new(e.line() as u64, format!("Criterion JSON: {e}")))?;
         let has = |k: &str| v.get(k).is_some();
-        if has("full_id") {
+        if let Some(b) = v.get("criterion_baseline").and_then(Value::as_str) {
+            docs.baseline = Some(b.to_string());
+        } else if has("full_id") {
             docs.benchmark = Some(v);
         } else if has("iters") && has("times") {
             docs.sample = Some((v, start_line));
@@ -419,12 +427,16 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
         .map(|(i, (it, t))| {
             let mut params = base.clone();
             params.insert("iters".into(), Param::Num(*it));
+            let mut tags = BTreeMap::new();
+            if let Some(b) = &docs.baseline {
+                tags.insert("criterion_baseline".to_string(), b.clone());
+            }
             Run {
                 index: i as u32 + 1,
                 first_line: 1,
                 last_line: total,
                 params,
-                tags: BTreeMap::new(),
+                tags,
                 series: vec![Series::new(
                     metric.clone(),
                     id.clone(),
@@ -596,6 +608,22 @@ mod tests {
         assert_eq!(printed(b, "median"), Some(438.9753684010409));
         let change = printed(b, "change_mean_pct").unwrap();
         assert!((change - 3.827446391268419).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_saved_baseline_folder_is_tagged() {
+        let dir = real("baselines/criterion/fib/fib 15/before");
+        let mut bytes = b"{\"criterion_baseline\":\"before\"}\n".to_vec();
+        for f in ["benchmark.json", "estimates.json", "sample.json"] {
+            bytes.extend(std::fs::read(dir.join(f)).unwrap());
+        }
+        let b = &parse_ok(&FORMAT, &bytes)[0];
+        assert_eq!(b.runs[0].tags["criterion_baseline"], "before");
+        assert_eq!(value(&b.runs[0].series[0]), 156863.0 / 85.0);
+        assert_eq!(printed(b, "slope"), Some(5591.371121689166));
+        let t = terminal_blocks("save-after-terminal.txt");
+        assert_eq!(value(&t[0].runs[0].series[0]), 506.70);
+        assert_eq!(value(&t[1].runs[0].series[0]), 5439.2);
     }
 
     #[test]
