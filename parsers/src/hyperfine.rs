@@ -617,6 +617,28 @@ mod tests {
     }
 
     #[test]
+    fn a_published_export() {
+        let blocks = real("1brc-hyperfine.json");
+        assert_eq!(blocks.len(), 2);
+        let b = &blocks[0];
+        assert_eq!(
+            b.label.as_deref(),
+            Some("cargo run --release --bin 1brc measurements_1000000000.txt")
+        );
+        assert_eq!(
+            b.runs[0].series[0].metric,
+            "cargo_run_release_bin_1brc_measurements_1000000000_txt"
+        );
+        let times: Vec<f64> = b.runs.iter().map(value).collect();
+        assert_eq!(
+            times,
+            [13.148435542520001, 11.81813333352, 9.877873458520002]
+        );
+        assert_eq!(printed(b, "mean"), Some(11.61481411152));
+        assert_eq!(printed(&blocks[1], "median"), Some(12.04923320852));
+    }
+
+    #[test]
     fn json_parameter_scan_keeps_its_parameters() {
         let blocks = real("scan.json");
         assert_eq!(blocks.len(), 3);
