@@ -16,7 +16,7 @@
 //! (`BenchmarkJoin-2` `ns/op` → `join_2.ns_op`), the unit kept as printed (`ns/op`,
 //! `B/op`, `allocs/op`, `MB/s`, custom units). Params: `iterations` (b.N), `procs` (the
 //! suffix, 1 when absent), `key=value` parts of sub-benchmark names, and the `goos`,
-//! `goarch`, `pkg`, `cpu` headers.
+//! `goarch`, `pkg`, `cpu` headers (the last ones printed, for results printed before any).
 //!
 //! With `-json`, the `Output` of every `output` event is joined in order (one result line
 //! can be split across two events) and read as text; a line's number is that of the event
@@ -236,6 +236,14 @@ fn read(lines: &[(u64, String)]) -> Result<Vec<Block>, ParseError> {
             series,
         });
     }
+    // Headers printed after the results (a sorted copy) still describe them.
+    for b in &mut benches {
+        for r in &mut b.runs {
+            for (k, v) in &headers {
+                r.params.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
     Ok(benches
         .into_iter()
         .map(|b| Block {
@@ -312,6 +320,26 @@ mod tests {
         let par = &blocks[2];
         assert_eq!(value(&par.runs[0], "paralleljoin_2.ns_op"), 126.7);
         assert_eq!(value(&par.runs[1], "paralleljoin_2.items_op"), 10.0);
+    }
+
+    #[test]
+    fn a_sorted_published_run_with_headers_last() {
+        let blocks = real("go-pkg-benchmarks-loggers.txt");
+        assert_eq!(blocks.len(), 17);
+        let first = &blocks[0];
+        assert_eq!(first.label.as_deref(), Some("BenchmarkDiscardedLogSlog-8"));
+        assert_eq!(value(&first.runs[0], "discardedlogslog_8.ns_op"), 4.893);
+        assert_eq!(first.runs[0].params["iterations"], Param::Num(1e7));
+        assert_eq!(first.runs[0].params["goos"], Param::from("darwin"));
+        assert_eq!(first.runs[0].params["goarch"], Param::from("arm64"));
+        let stack = &blocks[4].runs[0];
+        assert_eq!(value(stack, "errorlogzerologwithstack_8.ns_op"), 3881.0);
+        assert_eq!(value(stack, "errorlogzerologwithstack_8.b_op"), 3058.0);
+        assert_eq!(value(stack, "errorlogzerologwithstack_8.allocs_op"), 69.0);
+        assert_eq!(
+            value(&blocks[14].runs[0], "simpleinfologslog_8.ns_op"),
+            956.1
+        );
     }
 
     #[test]
