@@ -17,7 +17,8 @@ fn copy_corpus(env: &Env) -> usize {
         let folder = dir.file_name().to_string_lossy().into_owned();
         for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
             let name = f.file_name().to_string_lossy().into_owned();
-            if name == "MANIFEST" {
+            // Folders are result trees (Criterion's), ingested by their own test.
+            if name == "MANIFEST" || f.path().is_dir() {
                 continue;
             }
             env.write(

@@ -31,16 +31,22 @@
 //! outputs under `fixtures/real/<format>/` with a `MANIFEST`.
 
 pub mod arthas;
+pub mod criterion;
 pub mod error;
 pub mod format;
+pub mod go_bench;
 pub mod hdr_percentiles;
 pub mod hlog;
+pub mod hyperfine;
 pub mod jgroups;
 pub mod jlbh;
+pub mod jmh;
 pub mod jtest;
+pub mod k6;
 pub mod model;
 pub mod qps_table;
 pub mod registry;
+pub mod sockperf;
 pub mod text;
 pub mod tsar;
 pub mod units;

@@ -20,6 +20,12 @@ pub fn formats() -> &'static [Format] {
         crate::qps_table::FORMAT,
         crate::jtest::FORMAT,
         crate::zk_latencies::FORMAT,
+        crate::sockperf::FORMAT,
+        crate::hyperfine::FORMAT,
+        crate::go_bench::FORMAT,
+        crate::jmh::FORMAT,
+        crate::criterion::FORMAT,
+        crate::k6::FORMAT,
     ]
 }
 
@@ -41,7 +47,7 @@ pub fn detect(head: &Head) -> Option<&'static Format> {
 }
 
 /// Every format that claims `head` (confidence above 0), in tie-break order, with its
-/// confidence; sniffers see the head un-wrapped.
+/// confidence; sniffers see the head un-wrapped, and as it is when un-wrapping changed it.
 pub fn claims(head: &Head) -> Vec<(&'static Format, u8)> {
     let text = unwrapped(head.text);
     let seen = Head {
@@ -49,9 +55,15 @@ pub fn claims(head: &Head) -> Vec<(&'static Format, u8)> {
         text: &text,
         complete: head.complete,
     };
+    let raw = matches!(text, std::borrow::Cow::Owned(_));
     formats()
         .iter()
-        .map(|f| (f, (f.sniff)(&seen)))
+        .map(|f| {
+            // A format that reads its own wrapper (a Markdown table that is the format
+            // itself, as hyperfine and JMH print them) knows it in the raw head too.
+            let c = (f.sniff)(&seen);
+            (f, if raw { c.max((f.sniff)(head)) } else { c })
+        })
         .filter(|&(_, c)| c > 0)
         .collect()
 }
@@ -139,6 +151,95 @@ mod tests {
             }
         }
         assert!(checked > 10, "only {checked} fixtures checked");
+    }
+
+    /// Real outputs of the formats added with their own corpus folder: every file under
+    /// `fixtures/real/<format>/` (but its MANIFEST) is claimed by that format alone.
+    #[test]
+    fn every_real_file_of_the_newer_formats_is_claimed_by_its_own_format_only() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/real");
+        let mut checked = 0;
+        for folder in [
+            "sockperf",
+            "hyperfine",
+            "go-bench",
+            "jmh",
+            "criterion",
+            "k6",
+        ] {
+            if format_by_name(folder).is_none() {
+                continue;
+            }
+            for file in crate::testutil::files_under(&root.join(folder)) {
+                if file.file_name().is_some_and(|n| n == "MANIFEST") {
+                    continue;
+                }
+                assert_eq!(claims(&file), vec![folder], "{}", file.display());
+                checked += 1;
+            }
+        }
+        assert!(checked >= 3, "only {checked} real files checked");
+    }
+
+    /// The newer formats' real and own files, cut at many points, with bytes damaged, and
+    /// with junk appended: every parse ends (an error or blocks), none panics.
+    #[test]
+    fn newer_formats_never_panic_on_cut_or_damaged_files() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut parsed = 0;
+        for name in [
+            "sockperf",
+            "hyperfine",
+            "go-bench",
+            "jmh",
+            "criterion",
+            "k6",
+        ] {
+            let Some(format) = format_by_name(name) else {
+                continue;
+            };
+            let mut files = crate::testutil::files_under(&root.join("real").join(name));
+            files.extend(crate::testutil::files_under(&root.join(name)));
+            for file in files.iter().filter(|f| !f.ends_with("MANIFEST")) {
+                let bytes = std::fs::read(file).unwrap();
+                let mut variants: Vec<Vec<u8>> = (1..8)
+                    .map(|k| bytes[..bytes.len() * k / 8].to_vec())
+                    .collect();
+                for _ in 0..6 {
+                    let mut v = bytes.clone();
+                    for _ in 0..4 {
+                        if !v.is_empty() {
+                            let i = (next() % v.len() as u64) as usize;
+                            v[i] = next() as u8;
+                        }
+                    }
+                    variants.push(v);
+                }
+                let mut long = bytes.clone();
+                long.extend(std::iter::repeat_n(b'9', 100_000));
+                variants.push(long);
+                for v in variants {
+                    let outcome = std::panic::catch_unwind(|| {
+                        (format.parse)(Box::new(&v[..])).take(100_000).count()
+                    });
+                    assert!(
+                        outcome.is_ok(),
+                        "{} panicked on a variant of {}",
+                        name,
+                        file.display()
+                    );
+                    parsed += 1;
+                }
+            }
+        }
+        assert!(parsed > 100, "only {parsed} variants");
     }
 
     #[test]

@@ -95,6 +95,9 @@ pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
         "bandwidth",
     ];
     const LATENCY: &[&str] = &["latency", "rt", "time", "duration", "end", "lat"];
+    if let Some(k) = kind_of_rate_unit(unit) {
+        return k;
+    }
     let t = tokens(metric);
     let has = |w: &str| t.iter().any(|x| x == w);
     let unit = unit.trim().to_ascii_lowercase();
@@ -117,6 +120,33 @@ pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
     }
 }
 
+/// Microbenchmark units decide on their own, before any name rule, because those
+/// formats name a metric after the benchmark (JMH, Go, hyperfine), whatever words it
+/// holds: a cost per operation (`ns/op`, `us/op`, `B/op`, `allocs/op`) is lower-is-better
+/// (a latency when it is a time per op), operations per time (`ops/s`, `ops/ms`,
+/// `ops/us`, `msg/sec`, `MB/s`, `Melem/s`) are a throughput, and a bare time unit (`s`,
+/// `ms`, `ns`, hyperfine's and Criterion's) is a latency.
+fn kind_of_rate_unit(unit: &str) -> Option<Kind> {
+    let u = unit.trim();
+    if let Some(what) = u.strip_suffix("/op") {
+        return Some(if super::units::is_time(what) {
+            Kind::Latency
+        } else {
+            Kind::Other
+        });
+    }
+    if let Some((_, per)) = u.split_once('/')
+        && (super::units::is_time(per)
+            || matches!(per, "s" | "sec" | "second" | "min" | "hr" | "h"))
+    {
+        return Some(Kind::Throughput);
+    }
+    if !u.is_empty() && super::units::is_time(u) {
+        return Some(Kind::Latency);
+    }
+    None
+}
+
 /// Default polarity: higher is better for throughput, lower for everything else
 /// (including metrics of unknown polarity).
 pub fn polarity(metric: &str, unit: &str) -> Polarity {
@@ -130,8 +160,11 @@ pub fn known_polarity(metric: &str, unit: &str) -> Option<Polarity> {
         Kind::Latency => Some(Polarity::Lower),
         Kind::Other => {
             let t = tokens(metric);
-            (is_cost(&t) || t.iter().any(|x| RESOURCE.contains(&x.as_str())))
-                .then_some(Polarity::Lower)
+            // A cost per operation (`B/op`, `allocs/op`) is lower-is-better by its unit.
+            (is_cost(&t)
+                || t.iter().any(|x| RESOURCE.contains(&x.as_str()))
+                || unit.trim().ends_with("/op"))
+            .then_some(Polarity::Lower)
         }
     }
 }
@@ -176,5 +209,24 @@ mod tests {
         assert_eq!(known_polarity("ts.qps", ""), Some(Polarity::Higher));
         assert_eq!(known_polarity("ts.cons", ""), None);
         assert_eq!(polarity("ts.cons", ""), Polarity::Lower);
+    }
+
+    #[test]
+    fn microbenchmark_units_decide_before_names() {
+        // A JMH benchmark named `rate` measured as average time is still a time.
+        assert_eq!(polarity("bench.rate", "ns/op"), Polarity::Lower);
+        assert_eq!(kind("bench.rate", "us/op", false), Kind::Latency);
+        assert_eq!(polarity("join_2.b_op", "B/op"), Polarity::Lower);
+        assert_eq!(polarity("join_2.allocs_op", "allocs/op"), Polarity::Lower);
+        assert_eq!(kind("join_2.allocs_op", "allocs/op", false), Kind::Other);
+        assert_eq!(
+            known_polarity("join_2.allocs_op", "allocs/op"),
+            Some(Polarity::Lower)
+        );
+        for unit in ["ops/s", "ops/ms", "ops/us", "msg/sec", "MB/s", "Melem/s"] {
+            assert_eq!(polarity("bench.latency", unit), Polarity::Higher, "{unit}");
+        }
+        assert_eq!(polarity("sleep_0_01", "s"), Polarity::Lower);
+        assert_eq!(kind("fib_fib_10", "ns", false), Kind::Latency);
     }
 }

@@ -252,11 +252,12 @@ fn collect_inputs(paths: &[PathBuf], db: &Path) -> Vec<Input> {
                 },
             }),
             Ok(m) if m.is_dir() => {
+                let mut walked = Vec::new();
                 for entry in walkdir::WalkDir::new(p).sort_by_file_name() {
                     match entry {
                         Ok(entry) if entry.file_type().is_dir() => {}
                         Ok(entry) if is_own_file(entry.path(), db) => {}
-                        Ok(entry) => out.push(Input::File(entry.into_path())),
+                        Ok(entry) => walked.push(entry.into_path()),
                         Err(e) => out.push(Input::Unreadable {
                             path: e.path().map_or_else(|| shown_path(p), shown_path),
                             error: e
@@ -265,6 +266,12 @@ fn collect_inputs(paths: &[PathBuf], db: &Path) -> Vec<Input> {
                         }),
                     }
                 }
+                // A Criterion measurement folder is one source, not its files.
+                out.extend(
+                    super::criterion_dirs::group(walked)
+                        .into_iter()
+                        .map(Input::File),
+                );
             }
             Ok(_) => out.push(Input::File(p.clone())),
         }
@@ -342,6 +349,7 @@ fn try_ingest(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let source: Box<dyn Read> = match path {
+        Some(p) if p.is_dir() => super::criterion_dirs::open(p).map_err(io)?,
         Some(p) => {
             let file = File::open(p).map_err(io)?;
             let meta = file.metadata().map_err(io)?;

@@ -205,14 +205,18 @@ fn immutable_uri(path: &Path) -> Result<String> {
 /// Reads (never writes) the file's marks and refuses a file that is not a bench-db
 /// database or is newer than this binary.
 fn check_ours(conn: &Connection) -> Result<Found> {
-    let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let tables: Vec<String> = conn
+    // One read transaction: the marks and tables come from one snapshot, never from
+    // both sides of another process's migration.
+    let snapshot = conn.unchecked_transaction()?;
+    let app: i32 = snapshot.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let version: i64 = snapshot.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let tables: Vec<String> = snapshot
         .prepare(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
         )?
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
+    snapshot.commit()?;
     let empty = app == 0 && version == 0 && tables.is_empty();
     // Version 1 predates the application id.
     let v1 = app == 0

@@ -1,0 +1,76 @@
+//! Criterion.rs result folders as ingest sources: each benchmark's measurement folder
+//! (`target/criterion/<group>/<bench>/new/`, or a named baseline such as `main/` saved with
+//! `--save-baseline main`) is one source, read as the stream of a
+//! `{"criterion_baseline": "<folder>"}` line, its `benchmark.json`, `estimates.json`,
+//! `sample.json` and, for `new/`, the sibling `change/estimates.json` (the `criterion`
+//! parser's JSON input). The files inside those folders are then not ingested one by one;
+//! `base/` (Criterion's copy of an earlier run) and `change/` are not ingested on their
+//! own. Ingest's only knowledge of Criterion's layout lives here.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Whether `dir` holds one measured run of a benchmark (and is not `base/`).
+pub fn is_measurement_dir(dir: &Path) -> bool {
+    dir.file_name()
+        .is_some_and(|n| n != "base" && n != "change")
+        && dir.join("benchmark.json").is_file()
+        && dir.join("sample.json").is_file()
+}
+
+/// Replaces, in a walked file list, the files of every Criterion measurement folder by the
+/// folder itself (in the place of its first file) and drops `base/` and `change/` files
+/// of benchmarks that have such a folder; every other file is kept.
+pub fn group(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut out = Vec::with_capacity(files.len());
+    for f in files {
+        let Some(dir) = f.parent() else {
+            out.push(f);
+            continue;
+        };
+        if is_measurement_dir(dir) {
+            if !out.iter().any(|p| p == dir) {
+                out.push(dir.to_path_buf());
+            }
+            continue;
+        }
+        let copy_or_change = dir
+            .file_name()
+            .is_some_and(|n| n == "base" || n == "change");
+        if copy_or_change
+            && dir
+                .parent()
+                .is_some_and(|b| is_measurement_dir(&b.join("new")))
+        {
+            continue;
+        }
+        out.push(f);
+    }
+    out
+}
+
+/// The bytes of a source: a file's content, or a Criterion measurement folder's documents.
+pub fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
+    if !path.is_dir() {
+        return Ok(Box::new(std::fs::File::open(path)?));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut bytes = serde_json::to_vec(&serde_json::json!({ "criterion_baseline": name }))
+        .map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    let mut parts = vec!["benchmark.json", "estimates.json", "sample.json"];
+    if name == "new" {
+        parts.push("../change/estimates.json");
+    }
+    for rel in parts {
+        let p = path.join(rel);
+        if p.is_file() {
+            std::fs::File::open(&p)?.read_to_end(&mut bytes)?;
+            bytes.push(b'\n');
+        }
+    }
+    Ok(Box::new(std::io::Cursor::new(bytes)))
+}

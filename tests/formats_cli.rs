@@ -1,0 +1,288 @@
+//! The microbenchmark and load-tool formats through the binary: real outputs ingest with
+//! auto-detection, `compare` reads their polarity from their units, and a sockperf
+//! ping-pong compares directly with a `run loopback` at the same rate.
+
+use crate::common::{Env, close, fixture};
+use serde_json::Value;
+
+/// The cell of `metric` (and `percentile`, when given) of a `compare --json` answer.
+fn cell<'a>(cells: &'a Value, metric: &str, percentile: Option<f64>) -> &'a Value {
+    cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == metric && c["percentile"].as_f64() == percentile)
+        .unwrap_or_else(|| panic!("no cell {metric} {percentile:?} in {cells}"))
+}
+
+/// Ingests `files` with auto-detection and returns the formats detected, in order.
+fn ingest(env: &Env, files: &[&str], label: &str) -> Vec<String> {
+    let mut args = vec!["ingest", "--json", "--label", label];
+    args.extend_from_slice(files);
+    let v: Value = serde_json::from_str(&env.ok(&args)).unwrap();
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            assert_eq!(f["status"], "ingested", "{f}");
+            f["format"].as_str().unwrap_or("").to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn sockperf_ping_pong_and_loopback_compare_on_round_trip_percentiles() {
+    let env = Env::new();
+    let sockperf = fixture("real/sockperf/pingpong-tcp-fullrtt-1000.txt");
+    assert_eq!(ingest(&env, &[&sockperf], "sockperf 1000/s"), ["sockperf"]);
+    // The same rate as the sockperf run (--mps=1000), few iterations.
+    env.ok(&[
+        "run",
+        "loopback",
+        "--throughput",
+        "1000",
+        "--iterations",
+        "200",
+        "--warmup",
+        "50",
+        "--runs",
+        "2",
+        "--label",
+        "loopback 1000/s",
+    ]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=sockperf 1000/s",
+        "--candidate",
+        "label=loopback 1000/s",
+        "--metric",
+        "end_to_end",
+        "--json",
+    ]);
+    for p in [50.0, 99.0] {
+        let c = cell(&cells, "end_to_end", Some(p));
+        assert!(c["baseline"].as_f64().is_some(), "{c}");
+        assert!(c["candidate"].as_f64().unwrap() > 0.0, "{c}");
+        assert!(c["delta_pct"].as_f64().is_some(), "{c}");
+    }
+    // The sockperf side is the printed round trip, in µs.
+    assert_eq!(
+        cell(&cells, "end_to_end", Some(50.0))["baseline"].as_f64(),
+        Some(17.756)
+    );
+    assert_eq!(
+        cell(&cells, "end_to_end", Some(99.0))["baseline"].as_f64(),
+        Some(4682.177)
+    );
+}
+
+#[test]
+fn hyperfine_exports_compare_time_as_lower_is_better() {
+    let env = Env::new();
+    let slow = fixture("real/hyperfine/named-work-20ms.json");
+    let fast = fixture("real/hyperfine/named-work-10ms.json");
+    assert_eq!(ingest(&env, &[&slow], "sleep 20ms"), ["hyperfine"]);
+    assert_eq!(ingest(&env, &[&fast], "sleep 10ms"), ["hyperfine"]);
+    let args = |b: &'static str, c: &'static str| {
+        [
+            "compare",
+            "--baseline",
+            b,
+            "--candidate",
+            c,
+            "--metric",
+            "work",
+            "--json",
+        ]
+    };
+    let faster = env.json(&args("label=sleep 20ms", "label=sleep 10ms"));
+    let c = cell(&faster, "work", None);
+    assert!(c["delta_pct"].as_f64().unwrap() < 0.0, "{c}");
+    assert_eq!(c["verdict"], "better", "{c}");
+    let slower = env.json(&args("label=sleep 10ms", "label=sleep 20ms"));
+    let c = cell(&slower, "work", None);
+    assert!(c["delta_pct"].as_f64().unwrap() > 0.0, "{c}");
+    assert_eq!(c["verdict"], "worse", "{c}");
+}
+
+#[test]
+fn go_benchmarks_compare_ns_op_down_and_mb_s_up() {
+    let env = Env::new();
+    let base = fixture("real/go-bench/envsort-n1000.txt");
+    let cand = fixture("real/go-bench/envsort-n4000.txt");
+    assert_eq!(ingest(&env, &[&base], "n1000"), ["go-bench"]);
+    assert_eq!(ingest(&env, &[&cand], "n4000"), ["go-bench"]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=n1000",
+        "--candidate",
+        "label=n4000",
+        "--json",
+    ]);
+    // More time per op and fewer MB/s: both are worse.
+    let ns = cell(&cells, "envsort_2.ns_op", None);
+    // Single values: the central value is the mean of the 5 runs.
+    close(ns["baseline"].as_f64().unwrap(), 99425.0, 1e-6);
+    close(ns["candidate"].as_f64().unwrap(), 467937.6, 1e-6);
+    assert_eq!(ns["verdict"], "worse", "{ns}");
+    let mb = cell(&cells, "envsort_2.mb_s", None);
+    close(mb["baseline"].as_f64().unwrap(), 85.904, 1e-9);
+    close(mb["candidate"].as_f64().unwrap(), 19.282, 1e-9);
+    assert!(mb["delta_pct"].as_f64().unwrap() < 0.0);
+    assert_eq!(mb["verdict"], "worse", "{mb}");
+}
+
+#[test]
+fn two_jmh_runs_compare_per_benchmark_and_mode() {
+    let env = Env::new();
+    let a = fixture("real/jmh/dubbo-triple-20240118.md");
+    let b = fixture("real/jmh/dubbo-triple-20240131.md");
+    assert_eq!(ingest(&env, &[&a], "2024-01-18"), ["jmh"]);
+    assert_eq!(ingest(&env, &[&b], "2024-01-31"), ["jmh"]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=2024-01-18",
+        "--candidate",
+        "label=2024-01-31",
+        "--json",
+    ]);
+    // Throughput (ops/ms): the three measured iterations of each run.
+    let t = cell(&cells, "clientpb.createuser.thrpt", None);
+    close(
+        t["baseline"].as_f64().unwrap(),
+        (12.371 + 12.424 + 12.565) / 3.0,
+        1e-9,
+    );
+    close(
+        t["candidate"].as_f64().unwrap(),
+        (12.612 + 12.641 + 12.729) / 3.0,
+        1e-9,
+    );
+    assert!(t["delta_pct"].as_f64().unwrap() > 0.0);
+    // Sample mode: per-iteration ladders, compared percentile by percentile.
+    let p50 = cell(&cells, "clientpb.createuser.sample", Some(50.0));
+    assert!(p50["baseline"].as_f64().is_some() && p50["candidate"].as_f64().is_some());
+    assert!(
+        cells
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["suite"] == "jmh")
+    );
+}
+
+#[test]
+fn two_criterion_folders_compare_sample_by_sample() {
+    let env = Env::new();
+    let run2 = fixture("real/criterion/run2/criterion");
+    let run3 = fixture("real/criterion/run3/criterion");
+    // One source per benchmark (its `new` folder), not one per JSON file.
+    assert_eq!(ingest(&env, &[&run2], "run2"), ["criterion", "criterion"]);
+    assert_eq!(ingest(&env, &[&run3], "run3"), ["criterion", "criterion"]);
+    let runs = env.json(&["runs", "--json", "label=run3"]);
+    assert_eq!(
+        runs.as_array().unwrap().len(),
+        200,
+        "100 samples a benchmark"
+    );
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=run2",
+        "--candidate",
+        "label=run3",
+        "--json",
+    ]);
+    // Criterion itself reported fib 15 as regressed (+31.224%, p = 0.00) in run 3.
+    let c = cell(&cells, "fib_fib_15", None);
+    assert!(c["delta_pct"].as_f64().unwrap() > 0.0, "{c}");
+    assert_eq!(c["verdict"], "worse", "{c}");
+}
+
+#[test]
+fn two_k6_summaries_compare_on_their_percentiles() {
+    let env = Env::new();
+    let frankenphp = fixture("real/k6/performance-md-spike-frankenphp.md");
+    let nginx = fixture("real/k6/performance-md-spike-nginx.md");
+    assert_eq!(ingest(&env, &[&frankenphp], "frankenphp"), ["k6"]);
+    assert_eq!(ingest(&env, &[&nginx], "nginx"), ["k6"]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=frankenphp",
+        "--candidate",
+        "label=nginx",
+        "--metric",
+        "http_req_duration",
+        "--json",
+    ]);
+    let p50 = cell(&cells, "http_req_duration", Some(50.0));
+    assert_eq!(p50["baseline"].as_f64(), Some(13.44));
+    assert_eq!(p50["candidate"].as_f64(), Some(16.44));
+    let max = cell(&cells, "http_req_duration", Some(100.0));
+    assert_eq!(max["candidate"].as_f64(), Some(795.57));
+    // The frankenphp p(95) was cut by the terminal: no cell rather than a wrong one.
+    assert!(
+        !cells
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["percentile"].as_f64() == Some(95.0))
+    );
+}
+
+#[test]
+fn two_saved_criterion_baselines_compare_by_tag() {
+    let env = Env::new();
+    let tree = fixture("real/criterion/baselines/criterion");
+    // new/, before/ and after/ of two benchmarks; base/ and change/ are not sources.
+    assert_eq!(ingest(&env, &[&tree], "fib").len(), 6);
+    let before = env.json(&["runs", "--json", "tag.criterion_baseline=before"]);
+    assert_eq!(before.as_array().unwrap().len(), 200);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "tag.criterion_baseline=before",
+        "--candidate",
+        "tag.criterion_baseline=after",
+        "--metric",
+        "fib_fib_15",
+        "--json",
+    ]);
+    let c = cell(&cells, "fib_fib_15", None);
+    // The first sample of each baseline is among the replicates the means come from.
+    assert!(c["baseline"].as_f64().unwrap() > 0.0 && c["candidate"].as_f64().unwrap() > 0.0);
+    assert!(c["delta_pct"].as_f64().is_some(), "{c}");
+}
+
+#[test]
+fn every_real_output_of_the_new_formats_ingests_with_auto_detection() {
+    let env = Env::new();
+    for format in [
+        "sockperf",
+        "hyperfine",
+        "go-bench",
+        "jmh",
+        "criterion",
+        "k6",
+    ] {
+        let dir = fixture(&format!("real/{format}"));
+        let out = env.ok(&["ingest", "--json", "--label", format, &dir]);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let files = v["files"].as_array().unwrap();
+        let mut n = 0;
+        for f in files {
+            if f["path"].as_str().unwrap().ends_with("MANIFEST") {
+                continue;
+            }
+            assert_eq!(f["format"], format, "{f}");
+            assert_eq!(f["status"], "ingested", "{f}");
+            n += 1;
+        }
+        assert!(n >= 3, "{format}: {n} sources");
+    }
+}
