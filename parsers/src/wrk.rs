@@ -42,7 +42,7 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::hdr_percentiles::{Feed, Table, TableParser, header_layout};
+use crate::hdr_table::{Feed, Table, TableParser, header_layout};
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, Run, Series};
 use crate::text::{LabelTracker, LineReader};
 use crate::units::{bytes, duration_s, metric_count, scaled_decimal, time_us};
