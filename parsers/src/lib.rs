@@ -25,7 +25,7 @@
 //! quotes, shortcodes, notes after values), [`text`] (the line reader and driver, labels
 //! from lead lines, metric names), [`units`] (printed numbers: exact decimal scaling, wrk
 //! units, Java-printed numbers with `NaN`/`Infinity` as absent), the HdrHistogram table
-//! reader in [`hdr_percentiles`] (`TableParser`, also used by [`wrk`]). Tests share
+//! reader [`hdr_table`] (used by [`hdr_percentiles`] and [`wrk`]). Tests share
 //! `testutil` (fixtures, samples, `never_panics` robustness loops). Every format has
 //! `fixtures/<format>/` (insta snapshots), `fixtures/malformed/<format>-*`, and real
 //! outputs under `fixtures/real/<format>/` with a `MANIFEST`.
@@ -36,6 +36,7 @@ pub mod error;
 pub mod format;
 pub mod go_bench;
 pub mod hdr_percentiles;
+pub mod hdr_table;
 pub mod hlog;
 pub mod hyperfine;
 pub mod jgroups;

@@ -21,14 +21,24 @@ pub struct Unwrapper {
     in_block_comment: bool,
 }
 
-/// Bytes that may start a wrapper; a line holding none of them is passed through as is.
+/// Whether a line may carry a wrapper; a line for which this is false is passed through
+/// as is, without copying (every JLBH probe and table line: this is the hot path).
+/// Wrappers are marked by one of `|<&`~"'{#>` anywhere, a trailing space, or a line
+/// starting with `/` or `*` (comments).
 fn may_be_wrapped(line: &str) -> bool {
-    line.bytes().any(|b| {
-        matches!(
-            b,
-            b'|' | b'<' | b'&' | b'`' | b'~' | b'"' | b'\'' | b'{' | b'/' | b'*' | b'#' | b'>'
+    let b = line.as_bytes();
+    let marked = b.iter().fold(false, |seen, &c| {
+        seen | matches!(
+            c,
+            b'|' | b'<' | b'&' | b'`' | b'~' | b'"' | b'\'' | b'{' | b'#' | b'>'
         )
-    }) || line.ends_with([' ', '\t'])
+    });
+    marked
+        || matches!(b.last(), Some(b' ' | b'\t'))
+        || matches!(
+            b.iter().find(|&&c| c != b' ' && c != b'\t'),
+            Some(b'/' | b'*')
+        )
 }
 
 /// HTML tags taken off a line (lowercase names; attributes allowed on opening tags).

@@ -42,7 +42,7 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::hdr_percentiles::{Feed, Table, TableParser, header_layout};
+use crate::hdr_table::{Feed, Table, TableParser, header_layout};
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, Run, Series};
 use crate::text::{LabelTracker, LineReader};
 use crate::units::{bytes, duration_s, metric_count, scaled_decimal, time_us};
@@ -386,6 +386,8 @@ struct Parser<R> {
     /// A target rate from an echoed command line, for the next output.
     pending_rate: Option<f64>,
     open: Option<Output>,
+    /// A block held back until the warning about it is handed out.
+    held: Option<Parsed>,
     done: bool,
 }
 
@@ -414,6 +416,9 @@ impl<R: BufRead> Iterator for Parser<R> {
     type Item = Result<Parsed, ParseError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(b) = self.held.take() {
+            return Some(Ok(b));
+        }
         if self.done {
             return None;
         }
@@ -426,15 +431,22 @@ impl<R: BufRead> Iterator for Parser<R> {
                         self.done = true;
                         return None;
                     }
-                    Some(open) => {
-                        break ParseError::new(
-                            last,
-                            format!(
-                                "the wrk output started at line {} ends before its \
-                                 `Transfer/sec:` line",
-                                open.first_line
+                    Some(mut open) => {
+                        self.done = true;
+                        // An excerpt cut short by its author: keep what it printed.
+                        open.end_table();
+                        let first = open.first_line;
+                        let block = open.into_block(last);
+                        if !block.runs[0].series.is_empty() {
+                            self.held = Some(Parsed::Block(block));
+                        }
+                        return Some(Ok(Parsed::Warning {
+                            line: last,
+                            message: format!(
+                                "the wrk output started at line {first} ends before its \
+                                 `Transfer/sec:` line: what it printed is kept"
                             ),
-                        );
+                        }));
                     }
                 },
                 Ok(Some(l)) => l,
@@ -498,6 +510,7 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
         labels: LabelTracker::new(),
         pending_rate: None,
         open: None,
+        held: None,
         done: false,
     })
 }
@@ -764,9 +777,19 @@ mod tests {
         assert_eq!(e.line, 4, "{e}");
         assert!(e.message.contains("7#6.89us"), "{e}");
 
-        let e = err(b"Running 10s test @ http://x\n  1 threads and 1 connections\n");
-        assert_eq!(e.line, 2);
-        assert!(e.message.contains("ends before"), "{e}");
+        // Cut short: what was printed is kept, with a warning (here: nothing to keep).
+        let items: Vec<_> = parse(Box::new(
+            &b"Running 10s test @ http://x\n  1 threads and 1 connections\n"[..],
+        ))
+        .collect();
+        assert_eq!(items.len(), 1, "{items:?}");
+        match &items[0] {
+            Ok(Parsed::Warning { line, message }) => {
+                assert_eq!(*line, 2);
+                assert!(message.contains("ends before"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
 
         let e = err(b"Running 10s test @ http://x\n  Latency Distribution\n     50%   1.2qs\n");
         assert_eq!(e.line, 3);
