@@ -7,9 +7,16 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "bench-db", version, about, max_term_width = 100)]
 pub struct Cli {
-    /// SQLite database file (default: $BENCH_DB, else bench.db in the current directory).
-    #[arg(long, global = true, env = "BENCH_DB", default_value = "bench.db")]
-    pub db: PathBuf,
+    /// SQLite database file, or a PostgreSQL URL `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`
+    /// (default: $BENCH_DB, else bench.db in the current directory).
+    #[arg(
+        long,
+        global = true,
+        env = "BENCH_DB",
+        default_value = "bench.db",
+        hide_env_values = true
+    )]
+    pub db: String,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -37,6 +44,21 @@ pub enum Command {
     /// Run a built-in benchmark and store its results.
     #[command(subcommand)]
     Run(RunCommand),
+    /// Copy runs between two stores (SQLite files or PostgreSQL URLs); a source already
+    /// present by content hash is skipped.
+    Copy(CopyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CopyArgs {
+    /// Store to read (a SQLite file or a PostgreSQL URL).
+    #[arg(long)]
+    pub from: String,
+    /// Store to write (created or migrated when needed).
+    #[arg(long)]
+    pub to: String,
+    /// Which runs (default: all).
+    pub selector: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -31,7 +31,7 @@ pub mod exit {
 
 /// Runs one command and returns its exit code; errors map to exit code 2 in `main`.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
-    let db = cli.db.as_path();
+    let db = &store::url::Target::parse(&cli.db)?;
     match cli.command {
         Command::Ingest(a) => cmd::ingest::run(db, &a),
         Command::Runs(a) => cmd::runs::run(db, &a),
@@ -44,5 +44,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Report(a) => cmd::report::run(db, &a),
         Command::Run(RunCommand::Loopback(a)) => cmd::run::loopback(db, &a),
         Command::Run(RunCommand::Threads(a)) => cmd::run::threads(db, &a),
+        Command::Copy(a) => cmd::copy::run(&a),
     }
 }

@@ -8,3 +8,4 @@ mod report_cli;
 mod report_snapshots;
 mod runner_cli;
 mod runner_roundtrip;
+mod stores;

@@ -4,13 +4,13 @@ use crate::analysis::compare::{CompareOptions, compare};
 use crate::cli::CompareArgs;
 use crate::output;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::{Context, Result, bail};
 use std::io::{IsTerminal, Write};
-use std::path::Path;
 
-pub fn run(db: &Path, args: &CompareArgs) -> Result<u8> {
-    let store = Store::open(db)?;
+pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
+    let store = Db::open_read(db)?;
     let base = store
         .select(&Selector::parse(&args.baseline).context("--baseline")?)
         .context("selecting the baseline runs")?;

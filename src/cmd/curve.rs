@@ -4,13 +4,13 @@ use crate::analysis::curve::curve;
 use crate::cli::CurveArgs;
 use crate::output;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::{Context, Result};
 use std::io::Write;
-use std::path::Path;
 
-pub fn run(db: &Path, args: &CurveArgs) -> Result<u8> {
-    let store = Store::open(db)?;
+pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
+    let store = Db::open_read(db)?;
     let runs = store
         .select(&Selector::parse_opt(args.selector.as_deref())?)
         .context("selecting runs")?;

@@ -4,12 +4,12 @@
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::Result;
 use bench_db_parsers::Data;
 use serde::Serialize;
 use std::io::Write;
-use std::path::Path;
 
 /// One exported point; `None` where not applicable.
 #[derive(Debug, Serialize)]
@@ -66,8 +66,8 @@ pub fn points(runs: &[StoredRun]) -> Vec<Point<'_>> {
     out
 }
 
-pub fn run(db: &Path, args: &ExportArgs) -> Result<u8> {
-    let store = Store::open(db)?;
+pub fn run(db: &Target, args: &ExportArgs) -> Result<u8> {
+    let store = Db::open_read(db)?;
     let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
     let pts = points(&runs);
     let stdout = std::io::stdout();

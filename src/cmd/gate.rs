@@ -6,12 +6,12 @@ use crate::analysis::gate::{Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
 use crate::output;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::{Context, Result};
 use std::io::{IsTerminal, Write};
-use std::path::Path;
 
-pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
+pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     let policy = match &args.policy {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -21,7 +21,7 @@ pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
         None => Policy::default(),
     };
     let policy = policy.with_max(&args.max)?;
-    let store = Store::open(db)?;
+    let store = Db::open_read(db)?;
     let base = store
         .select(&Selector::parse(&args.baseline).context("--baseline")?)
         .context("selecting the baseline runs")?;

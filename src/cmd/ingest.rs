@@ -4,7 +4,8 @@
 //! the others go on; exit code 2 at the end when any failed.
 
 use crate::cli::IngestArgs;
-use crate::store::{BlockDefaults, IngestError, SourceMeta, Store};
+use crate::store::url::Target;
+use crate::store::{BlockDefaults, Db, IngestError, SourceMeta};
 use anyhow::{Context, Result, bail};
 use bench_db_parsers::{Format, Head, detect, format_by_name, registry::HEAD_BYTES};
 use serde::Serialize;
@@ -41,7 +42,7 @@ struct Summary<'a> {
     errors: usize,
 }
 
-pub fn run(db: &Path, args: &IngestArgs) -> Result<u8> {
+pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
     let forced = match &args.format {
         Some(name) => Some(format_by_name(name).with_context(|| {
             let known: Vec<_> = bench_db_parsers::formats().iter().map(|f| f.name).collect();
@@ -50,7 +51,7 @@ pub fn run(db: &Path, args: &IngestArgs) -> Result<u8> {
         None => None,
     };
     let files = collect_files(&args.paths)?;
-    let mut store = Store::open(db)?;
+    let mut store = Db::open(db)?;
     let progress = progress_bar(&files);
     let mut outcomes = Vec::with_capacity(files.len());
     for file in &files {
@@ -144,7 +145,7 @@ fn progress_bar(files: &[PathBuf]) -> indicatif::ProgressBar {
 }
 
 fn ingest_file(
-    store: &mut Store,
+    store: &mut Db,
     path: &Path,
     forced: Option<&'static Format>,
     args: &IngestArgs,
@@ -169,7 +170,7 @@ fn ingest_file(
 
 /// Fills `outcome`; `Err` carries the user-facing message (`path:line: …`).
 fn try_ingest(
-    store: &mut Store,
+    store: &mut Db,
     path: &Path,
     forced: Option<&'static Format>,
     args: &IngestArgs,
@@ -219,6 +220,10 @@ fn try_ingest(
         tags: args.tags.iter().cloned().collect(),
     };
     match store.ingest(&meta, (format.parse)(Box::new(reader)), &defaults) {
+        Ok(done) if done.unchanged => {
+            outcome.status = Status::Unchanged;
+            Ok(())
+        }
         Ok(done) => {
             for (line, message) in &done.warnings {
                 eprintln!(

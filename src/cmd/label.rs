@@ -2,13 +2,13 @@
 
 use crate::cli::LabelArgs;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::{Result, bail};
-use std::path::Path;
 
-pub fn run(db: &Path, args: &LabelArgs) -> Result<u8> {
+pub fn run(db: &Target, args: &LabelArgs) -> Result<u8> {
     let sel = Selector::parse(&args.selector)?;
-    let mut store = Store::open(db)?;
+    let mut store = Db::open(db)?;
     let n = store.relabel(&sel, &args.new_label)?;
     if n == 0 {
         bail!("selector {:?} matches no run", args.selector);

@@ -1,6 +1,7 @@
 //! One module per subcommand: the only place, with `store`, that does IO.
 
 pub mod compare;
+pub mod copy;
 pub mod curve;
 pub mod export;
 pub mod gate;

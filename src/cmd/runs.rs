@@ -3,12 +3,12 @@
 use crate::cli::RunsArgs;
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::Result;
 use bench_db_parsers::{Data, Param};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// One entry of `runs --json`.
 #[derive(Debug, Serialize)]
@@ -53,8 +53,8 @@ fn entry(r: &StoredRun) -> RunEntry<'_> {
     }
 }
 
-pub fn run(db: &Path, args: &RunsArgs) -> Result<u8> {
-    let store = Store::open(db)?;
+pub fn run(db: &Target, args: &RunsArgs) -> Result<u8> {
+    let store = Db::open_read(db)?;
     let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
     if args.json {
         let entries: Vec<_> = runs.iter().map(entry).collect();

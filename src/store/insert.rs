@@ -32,12 +32,16 @@ pub struct BlockDefaults {
     pub tags: BTreeMap<String, String>,
 }
 
-/// What one successful ingest stored.
+/// What one ingest stored.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ingested {
     pub blocks: usize,
     pub runs: usize,
     pub points: usize,
+    /// The content was already stored: nothing was written.
+    pub unchanged: bool,
+    /// The ids of the stored runs, in order.
+    pub run_ids: Vec<i64>,
     /// Passages the parser skipped on purpose: (line, message).
     pub warnings: Vec<(u64, String)>,
 }
@@ -48,9 +52,17 @@ pub enum IngestError {
     #[error(transparent)]
     Parse(#[from] ParseError),
     #[error("database error: {0}")]
-    Db(#[from] rusqlite::Error),
+    Db(String),
     #[error("cannot encode run data: {0}")]
     Json(#[from] serde_json::Error),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl From<rusqlite::Error> for IngestError {
+    fn from(e: rusqlite::Error) -> Self {
+        IngestError::Db(e.to_string())
+    }
 }
 
 /// The output of a built-in benchmark, stored like an ingested source.

@@ -5,8 +5,14 @@
 //! transaction, keyed by `PRAGMA user_version`; a database written by a newer binary is
 //! refused rather than misread.
 
+mod backend;
+pub mod copy;
 mod insert;
+mod pg;
 mod query;
+pub mod url;
+
+pub use backend::Db;
 
 pub use insert::{BlockDefaults, Generated, IngestError, Ingested, SourceMeta};
 

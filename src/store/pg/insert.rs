@@ -1,0 +1,456 @@
+//! Writing sources into PostgreSQL: one transaction per source; blocks are gathered into
+//! batches of a bounded size, their ids drawn from the sequences in one round trip, and
+//! each table's rows sent with one `COPY … FROM STDIN (FORMAT binary)` per batch.
+//!
+//! The source row is inserted first with `ON CONFLICT (sha256) DO NOTHING`: a second
+//! writer of the same content waits on the unique index until the first commits, then
+//! inserts nothing and reports `unchanged` (or goes on if the first rolled back).
+
+use super::{PgStore, pg_text};
+use crate::store::copy::{BlockRows, RunRows, SourceRecord};
+use crate::store::{BlockDefaults, Generated, IngestError, Ingested, SourceMeta};
+use bench_db_parsers::{Data, ParseError, Parsed};
+use postgres::Transaction;
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::types::{ToSql, Type};
+
+/// A batch is sent once it holds this many runs or points (memory stays bounded).
+const BATCH_RUNS: usize = 2_000;
+const BATCH_POINTS: usize = 100_000;
+
+impl From<postgres::Error> for IngestError {
+    fn from(e: postgres::Error) -> Self {
+        IngestError::Db(pg_text(&e))
+    }
+}
+
+impl PgStore {
+    /// Whether a source with this content hash is already stored.
+    pub fn has_source(&self, sha256: &str) -> anyhow::Result<bool> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text)",
+                &[&sha256],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(row.get(0))
+    }
+
+    /// Stores every block of one source in one transaction: all or nothing. A source
+    /// whose content another writer stored first is `unchanged`.
+    pub fn ingest(
+        &self,
+        meta: &SourceMeta,
+        items: impl Iterator<Item = Result<Parsed, ParseError>>,
+        defaults: &BlockDefaults,
+    ) -> Result<Ingested, IngestError> {
+        let mut client = self.client.borrow_mut();
+        let mut tx = client.transaction()?;
+        let mut out = Ingested::default();
+        let mut writer: Option<Writer> = None;
+        let record = SourceRecord {
+            path: meta.path.clone(),
+            sha256: meta.sha256.clone(),
+            bytes: meta.bytes,
+            format: meta.format.clone(),
+            parser: meta.parser.clone(),
+            ingested_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        };
+        for item in items {
+            match item? {
+                Parsed::Warning { line, message } => out.warnings.push((line, message)),
+                Parsed::Block(block) => {
+                    let w = match &mut writer {
+                        Some(w) => w,
+                        None => match insert_source(&mut tx, &record)? {
+                            Some(id) => writer.insert(Writer::new(id)),
+                            None => {
+                                return Ok(Ingested {
+                                    unchanged: true,
+                                    warnings: out.warnings,
+                                    ..Ingested::default()
+                                });
+                            }
+                        },
+                    };
+                    let label = defaults
+                        .label_override
+                        .clone()
+                        .or_else(|| block.label.clone())
+                        .unwrap_or_else(|| defaults.fallback_label.clone());
+                    let runs = block
+                        .runs
+                        .into_iter()
+                        .map(|mut run| {
+                            run.tags
+                                .extend(defaults.tags.iter().map(|(k, v)| (k.clone(), v.clone())));
+                            RunRows {
+                                suite: defaults.suite.clone(),
+                                label: label.clone(),
+                                run,
+                            }
+                        })
+                        .collect();
+                    w.push(
+                        &mut tx,
+                        BlockRows {
+                            idx: out.blocks as i64,
+                            label: block.label,
+                            first_line: block.first_line,
+                            last_line: block.last_line,
+                            printed: block.printed,
+                            runs,
+                        },
+                    )?;
+                    out.blocks += 1;
+                }
+            }
+        }
+        let Some(mut w) = writer else {
+            return Ok(out);
+        };
+        w.flush(&mut tx)?;
+        tx.commit()?;
+        out.runs = w.run_ids.len();
+        out.points = w.points;
+        out.run_ids = w.run_ids;
+        Ok(out)
+    }
+
+    /// Stores the output of a built-in benchmark; returns the new run ids.
+    pub fn insert_generated(&self, g: &Generated) -> anyhow::Result<Vec<i64>> {
+        use sha2::Digest;
+        let meta = SourceMeta {
+            path: g.origin.to_string(),
+            sha256: hex::encode(sha2::Sha256::digest(g.text.as_bytes())),
+            bytes: g.text.len() as u64,
+            format: g.format.to_string(),
+            parser: format!("{} {}", g.format, env!("CARGO_PKG_VERSION")),
+        };
+        let defaults = BlockDefaults {
+            suite: g.suite.to_string(),
+            label_override: g.label_override.map(str::to_string),
+            fallback_label: g.format.to_string(),
+            tags: g.tags.clone(),
+        };
+        let items = g.blocks.iter().cloned().map(|b| Ok(Parsed::Block(b)));
+        let done = self.ingest(&meta, items, &defaults)?;
+        Ok(done.run_ids)
+    }
+
+    /// Stores a source copied from another store, unless its content is already here
+    /// (then `None`). Returns the new run ids.
+    pub fn insert_copy(
+        &self,
+        record: &SourceRecord,
+        blocks: Vec<BlockRows>,
+    ) -> anyhow::Result<Option<Vec<i64>>> {
+        let mut client = self.client.borrow_mut();
+        let mut tx = client.transaction().map_err(|e| self.err(e))?;
+        let Some(id) = insert_source(&mut tx, record).map_err(|e| self.err(e))? else {
+            return Ok(None);
+        };
+        let mut w = Writer::new(id);
+        for b in blocks {
+            w.push(&mut tx, b).map_err(|e| self.err(e))?;
+        }
+        w.flush(&mut tx).map_err(|e| self.err(e))?;
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok(Some(w.run_ids))
+    }
+}
+
+/// Inserts the source row; `None` when a source with the same content hash exists.
+fn insert_source(tx: &mut Transaction, s: &SourceRecord) -> Result<Option<i64>, postgres::Error> {
+    let row = tx.query_opt(
+        "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO NOTHING RETURNING id",
+        &[
+            &s.path,
+            &s.sha256,
+            &(s.bytes as i64),
+            &s.format,
+            &s.parser,
+            &s.ingested_at,
+        ],
+    )?;
+    Ok(row.map(|r| r.get(0)))
+}
+
+/// Gathers the blocks of one source and sends them in batches.
+struct Writer {
+    source_id: i64,
+    pending: Vec<BlockRows>,
+    pending_runs: usize,
+    pending_points: usize,
+    run_ids: Vec<i64>,
+    points: usize,
+}
+
+impl Writer {
+    fn new(source_id: i64) -> Writer {
+        Writer {
+            source_id,
+            pending: Vec::new(),
+            pending_runs: 0,
+            pending_points: 0,
+            run_ids: Vec::new(),
+            points: 0,
+        }
+    }
+
+    fn push(&mut self, tx: &mut Transaction, b: BlockRows) -> Result<(), postgres::Error> {
+        self.pending_runs += b.runs.len();
+        self.pending_points += b
+            .runs
+            .iter()
+            .flat_map(|r| &r.run.series)
+            .map(|s| point_count(&s.data))
+            .sum::<usize>();
+        self.pending.push(b);
+        if self.pending_runs >= BATCH_RUNS || self.pending_points >= BATCH_POINTS {
+            self.flush(tx)?;
+        }
+        Ok(())
+    }
+
+    /// Sends the pending blocks: one round trip for the ids, one `COPY` per table.
+    fn flush(&mut self, tx: &mut Transaction) -> Result<(), postgres::Error> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let blocks = std::mem::take(&mut self.pending);
+        self.pending_runs = 0;
+        self.pending_points = 0;
+        let n_blocks = blocks.len() as i32;
+        let n_runs: i32 = blocks.iter().map(|b| b.runs.len() as i32).sum();
+        let n_series: i32 = blocks
+            .iter()
+            .flat_map(|b| &b.runs)
+            .map(|r| r.run.series.len() as i32)
+            .sum();
+        let ids = tx.query_one(
+            "SELECT ARRAY(SELECT nextval('block_id_seq') FROM generate_series(1, $1::int) ORDER BY 1),
+                    ARRAY(SELECT nextval('run_id_seq') FROM generate_series(1, $2::int) ORDER BY 1),
+                    ARRAY(SELECT nextval('series_id_seq') FROM generate_series(1, $3::int) ORDER BY 1)",
+            &[&n_blocks, &n_runs, &n_series],
+        )?;
+        let block_ids: Vec<i64> = ids.get(0);
+        let run_ids: Vec<i64> = ids.get(1);
+        let series_ids: Vec<i64> = ids.get(2);
+
+        let mut block_w = copy(
+            tx,
+            "block (id, source_id, idx, label, first_line, last_line)",
+            &[
+                Type::INT8,
+                Type::INT8,
+                Type::INT8,
+                Type::TEXT,
+                Type::INT8,
+                Type::INT8,
+            ],
+        )?;
+        for (b, id) in blocks.iter().zip(&block_ids) {
+            block_w.write(&[
+                id,
+                &self.source_id,
+                &b.idx,
+                &b.label,
+                &(b.first_line as i64),
+                &(b.last_line as i64),
+            ])?;
+        }
+        block_w.finish()?;
+
+        if blocks.iter().any(|b| !b.printed.is_empty()) {
+            let mut w = copy(
+                tx,
+                "printed_stat (block_id, idx, metric, percentile, name, value)",
+                &[
+                    Type::INT8,
+                    Type::INT8,
+                    Type::TEXT,
+                    Type::FLOAT8,
+                    Type::TEXT,
+                    Type::FLOAT8,
+                ],
+            )?;
+            for (b, id) in blocks.iter().zip(&block_ids) {
+                for (i, p) in b.printed.iter().enumerate() {
+                    w.write(&[id, &(i as i64), &p.metric, &p.percentile, &p.name, &p.value])?;
+                }
+            }
+            w.finish()?;
+        }
+
+        let mut run_w = copy(
+            tx,
+            "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags)",
+            &[
+                Type::INT8,
+                Type::INT8,
+                Type::TEXT,
+                Type::TEXT,
+                Type::INT8,
+                Type::INT8,
+                Type::INT8,
+                Type::TEXT,
+                Type::TEXT,
+            ],
+        )?;
+        let mut next_run = run_ids.iter();
+        for (b, block_id) in blocks.iter().zip(&block_ids) {
+            for r in &b.runs {
+                let id = next_run.next().expect("one id per run");
+                let params = json(&r.run.params);
+                let tags = json(&r.run.tags);
+                run_w.write(&[
+                    id,
+                    block_id,
+                    &r.suite,
+                    &r.label,
+                    &(r.run.index as i64),
+                    &(r.run.first_line as i64),
+                    &(r.run.last_line as i64),
+                    &params,
+                    &tags,
+                ])?;
+            }
+        }
+        run_w.finish()?;
+
+        let mut series_w = copy(
+            tx,
+            "series (id, run_id, metric, display, unit, kind, sample_count, stats)",
+            &[
+                Type::INT8,
+                Type::INT8,
+                Type::TEXT,
+                Type::TEXT,
+                Type::TEXT,
+                Type::TEXT,
+                Type::INT8,
+                Type::TEXT,
+            ],
+        )?;
+        let runs = || blocks.iter().flat_map(|b| &b.runs).zip(&run_ids);
+        let all_series = || {
+            runs()
+                .flat_map(|(r, run_id)| r.run.series.iter().map(move |s| (run_id, s)))
+                .zip(&series_ids)
+        };
+        for ((run_id, s), id) in all_series() {
+            let count = match &s.data {
+                Data::Ladder { count, .. } | Data::Histogram { count, .. } => {
+                    count.map(|c| c as i64)
+                }
+                _ => None,
+            };
+            let stats = json(&s.stats);
+            series_w.write(&[
+                id,
+                run_id,
+                &s.metric,
+                &s.display,
+                &s.unit,
+                &s.kind(),
+                &count,
+                &stats,
+            ])?;
+        }
+        series_w.finish()?;
+
+        let mut point_w = copy(
+            tx,
+            "point (series_id, idx, percentile, t, value, line_value)",
+            &[
+                Type::INT8,
+                Type::INT8,
+                Type::FLOAT8,
+                Type::FLOAT8,
+                Type::FLOAT8,
+                Type::FLOAT8,
+            ],
+        )?;
+        let none = None::<f64>;
+        for ((_, s), id) in all_series() {
+            let mut i = 0i64;
+            let mut row = |w: &mut BinaryCopyInWriter, vals: [&(dyn ToSql + Sync); 4]| {
+                let r = w.write(&[id, &i, vals[0], vals[1], vals[2], vals[3]]);
+                i += 1;
+                r
+            };
+            if let Some(points) = s.ladder() {
+                for p in points {
+                    row(
+                        &mut point_w,
+                        [&p.percentile, &none, &p.value, &p.line_value],
+                    )?;
+                }
+            }
+            match &s.data {
+                Data::Ladder { .. } | Data::Histogram { .. } => {}
+                Data::TimeSeries { points } => {
+                    for p in points {
+                        row(&mut point_w, [&none, &p.t, &p.value, &none])?;
+                    }
+                }
+                Data::Value { value } => row(&mut point_w, [&none, &none, value, &none])?,
+            }
+            self.points += point_count(&s.data);
+        }
+        point_w.finish()?;
+
+        let has_hist = all_series()
+            .any(|((_, s), _)| matches!(&s.data, Data::Histogram { intervals, .. } if !intervals.is_empty()));
+        if has_hist {
+            let mut w = copy(
+                tx,
+                "histogram (series_id, idx, t, duration, tag, encoded)",
+                &[
+                    Type::INT8,
+                    Type::INT8,
+                    Type::FLOAT8,
+                    Type::FLOAT8,
+                    Type::TEXT,
+                    Type::BYTEA,
+                ],
+            )?;
+            for ((_, s), id) in all_series() {
+                if let Data::Histogram { intervals, .. } = &s.data {
+                    for (i, h) in intervals.iter().enumerate() {
+                        w.write(&[id, &(i as i64), &h.t, &h.duration, &h.tag, &h.encoded])?;
+                    }
+                }
+            }
+            w.finish()?;
+        }
+        self.run_ids.extend(run_ids);
+        Ok(())
+    }
+}
+
+/// The points a series stores (what `Ingested::points` counts).
+fn point_count(d: &Data) -> usize {
+    match d {
+        Data::Ladder { points, .. } | Data::Histogram { points, .. } => points.len(),
+        Data::TimeSeries { points } => points.len(),
+        Data::Value { .. } => 1,
+    }
+}
+
+fn json(v: &impl serde::Serialize) -> String {
+    serde_json::to_string(v).expect("maps of strings and numbers serialise")
+}
+
+fn copy<'a>(
+    tx: &'a mut Transaction,
+    table: &str,
+    types: &[Type],
+) -> Result<BinaryCopyInWriter<'a>, postgres::Error> {
+    let sink = tx.copy_in(&format!("COPY {table} FROM STDIN (FORMAT binary)"))?;
+    Ok(BinaryCopyInWriter::new(sink, types))
+}
