@@ -47,6 +47,8 @@ pub enum Command {
     /// Copy runs between two stores (SQLite files or PostgreSQL URLs); a source already
     /// present by content hash is skipped.
     Copy(CopyArgs),
+    /// Upgrade the database to this bench-db's schema (read commands do it when they can write).
+    Migrate,
 }
 
 #[derive(Debug, Args)]
@@ -63,9 +65,12 @@ pub struct CopyArgs {
 
 #[derive(Debug, Args)]
 pub struct IngestArgs {
-    /// Files or folders to ingest.
+    /// Files or folders to ingest; `-` reads standard input.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    /// Source name recorded for `-` (default: `-`); its file name also helps detection.
+    #[arg(long)]
+    pub name: Option<String>,
     /// Parse every file as this format instead of detecting it.
     #[arg(long)]
     pub format: Option<String>,
@@ -93,8 +98,13 @@ pub struct RunsArgs {
 
 #[derive(Debug, Args)]
 pub struct LabelArgs {
-    pub selector: String,
-    pub new_label: String,
+    /// Which runs (an empty selector is refused; use --all for every run), then the new
+    /// label: `label SELECTOR NEW_LABEL` or `label --all NEW_LABEL`.
+    #[arg(required = true, num_args = 1..=2, value_names = ["SELECTOR", "NEW_LABEL"])]
+    pub words: Vec<String>,
+    /// Relabel every run.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Args)]
@@ -230,8 +240,8 @@ pub struct LoopbackArgs {
     pub warmup: Option<u64>,
     #[arg(long, default_value_t = 5)]
     pub runs: u32,
-    /// Message size in bytes (at least 8).
-    #[arg(long, default_value_t = 8)]
+    /// Message size in bytes (8 to 64 MiB).
+    #[arg(long, default_value_t = 8, value_parser = parse_msg_size)]
     pub msg_size: usize,
     /// One set of runs per throughput (replaces --throughput).
     #[arg(long, value_delimiter = ',')]
@@ -288,4 +298,25 @@ pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
         _ => Err(format!("expected KEY=VALUE, got {s:?}")),
     }
+}
+
+/// The largest `--msg-size`: one message is allocated per connection side.
+pub const MAX_MSG_SIZE: usize = 64 << 20;
+
+/// Parses `--msg-size`: 8 bytes to [`MAX_MSG_SIZE`].
+pub fn parse_msg_size(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("expected a whole number of bytes, got {s:?}"))?;
+    if n < 8 {
+        return Err(format!(
+            "--msg-size must be at least 8 (the send timestamp), got {n}"
+        ));
+    }
+    if n > MAX_MSG_SIZE {
+        return Err(format!(
+            "--msg-size must be at most 64 MiB ({MAX_MSG_SIZE} bytes), got {n}"
+        ));
+    }
+    Ok(n)
 }

@@ -45,5 +45,6 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Run(RunCommand::Loopback(a)) => cmd::run::loopback(db, &a),
         Command::Run(RunCommand::Threads(a)) => cmd::run::threads(db, &a),
         Command::Copy(a) => cmd::copy::run(&a),
+        Command::Migrate => cmd::migrate::run(db),
     }
 }

@@ -221,6 +221,9 @@ fn seed_000_curve_has_one_throughput() {
 #[test]
 fn empty_database_and_bad_slo_are_errors() {
     let env = Env::new();
+    // A database with no runs (the one file is not a benchmark log).
+    let f = env.write("notes.txt", b"hello\n");
+    env.ok(&["ingest", &f]);
     assert_eq!(
         code_out(
             &env,

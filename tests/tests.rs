@@ -8,4 +8,5 @@ mod report_cli;
 mod report_snapshots;
 mod runner_cli;
 mod runner_roundtrip;
+mod store;
 mod stores;

@@ -4,8 +4,8 @@
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
-use crate::store::Db;
 use crate::store::url::Target;
+use crate::store::{Db, Detail};
 use anyhow::Result;
 use bench_db_parsers::Data;
 use serde::Serialize;
@@ -29,74 +29,125 @@ pub struct Point<'a> {
 pub fn points(runs: &[StoredRun]) -> Vec<Point<'_>> {
     let mut out = Vec::new();
     for r in runs {
-        let mut series: Vec<_> = r.run.series.iter().collect();
-        series.sort_by(|a, b| a.metric.cmp(&b.metric));
-        for s in series {
-            let base = |percentile, t, value| Point {
-                run_id: r.id,
-                suite: &r.suite,
-                label: &r.label,
-                source: &r.source,
-                metric: &s.metric,
-                percentile,
-                t,
-                value,
-                unit: &s.unit,
-            };
-            let start = out.len();
-            match &s.data {
-                Data::Ladder { points, .. } | Data::Histogram { points, .. } => out.extend(
-                    points
-                        .iter()
-                        .map(|p| base(Some(p.percentile), None, p.value)),
-                ),
-                Data::TimeSeries { points } => {
-                    out.extend(points.iter().map(|p| base(None, Some(p.t), p.value)))
-                }
-                Data::Value { value } => out.push(base(None, None, *value)),
-            }
-            out[start..].sort_by(|a, b| {
-                a.percentile
-                    .unwrap_or(0.0)
-                    .total_cmp(&b.percentile.unwrap_or(0.0))
-                    .then(a.t.unwrap_or(0.0).total_cmp(&b.t.unwrap_or(0.0)))
-            });
-        }
+        run_points(r, &mut out);
     }
     out
 }
 
-pub fn run(db: &Target, args: &ExportArgs) -> Result<u8> {
-    let store = Db::open_read(db)?;
-    let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
-    let pts = points(&runs);
-    let stdout = std::io::stdout();
-    let mut lock = stdout.lock();
-    match args.format {
-        ExportFormat::Json => {
-            serde_json::to_writer_pretty(&mut lock, &pts)?;
-            writeln!(lock)?;
-        }
-        ExportFormat::Csv => {
-            let mut w = csv::Writer::from_writer(lock);
-            for p in &pts {
-                w.serialize(p)?;
+/// Appends the points of one run in export order: by metric, then percentile and t.
+fn run_points<'a>(r: &'a StoredRun, out: &mut Vec<Point<'a>>) {
+    let mut series: Vec<_> = r.run.series.iter().collect();
+    series.sort_by(|a, b| a.metric.cmp(&b.metric));
+    for s in series {
+        let base = |percentile, t, value| Point {
+            run_id: r.id,
+            suite: &r.suite,
+            label: &r.label,
+            source: &r.source,
+            metric: &s.metric,
+            percentile,
+            t,
+            value,
+            unit: &s.unit,
+        };
+        let start = out.len();
+        match &s.data {
+            Data::Ladder { points, .. } | Data::Histogram { points, .. } => out.extend(
+                points
+                    .iter()
+                    .map(|p| base(Some(p.percentile), None, p.value)),
+            ),
+            Data::TimeSeries { points } => {
+                out.extend(points.iter().map(|p| base(None, Some(p.t), p.value)))
             }
-            if pts.is_empty() {
-                w.write_record([
-                    "run_id",
-                    "suite",
-                    "label",
-                    "source",
-                    "metric",
-                    "percentile",
-                    "t",
-                    "value",
-                    "unit",
-                ])?;
-            }
-            w.flush()?;
+            Data::Value { value } => out.push(base(None, None, *value)),
         }
+        out[start..].sort_by(|a, b| {
+            a.percentile
+                .unwrap_or(0.0)
+                .total_cmp(&b.percentile.unwrap_or(0.0))
+                .then(a.t.unwrap_or(0.0).total_cmp(&b.t.unwrap_or(0.0)))
+        });
     }
-    Ok(crate::exit::OK)
+}
+
+const CSV_HEADER: [&str; 9] = [
+    "run_id",
+    "suite",
+    "label",
+    "source",
+    "metric",
+    "percentile",
+    "t",
+    "value",
+    "unit",
+];
+
+/// Streams the selected runs' points to standard output, one run in memory at a time.
+/// A closed standard output (`export | head`) ends the export quietly (exit 0).
+pub fn run(db: &Target, args: &ExportArgs) -> Result<u8> {
+    let sel = Selector::parse_opt(args.selector.as_deref())?;
+    let store = Db::open_read(db)?;
+    let stdout = std::io::stdout();
+    let w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let result = match args.format {
+        ExportFormat::Json => export_json(&store, &sel, w),
+        ExportFormat::Csv => export_csv(&store, &sel, w),
+    };
+    match result {
+        Err(e) if is_broken_pipe(&e) => Ok(crate::exit::OK),
+        Err(e) => Err(e),
+        Ok(()) => Ok(crate::exit::OK),
+    }
+}
+
+fn export_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
+    use serde::ser::{SerializeSeq, Serializer};
+    let mut ser = serde_json::Serializer::pretty(&mut w);
+    let mut seq = ser.serialize_seq(None)?;
+    store.for_each_run(sel, Detail::Points, |r| {
+        let mut pts = Vec::new();
+        run_points(&r, &mut pts);
+        for p in &pts {
+            seq.serialize_element(p)?;
+        }
+        Ok(())
+    })?;
+    seq.end()?;
+    writeln!(w)?;
+    w.flush()?;
+    Ok(())
+}
+
+fn export_csv(store: &Db, sel: &Selector, w: impl Write) -> Result<()> {
+    let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(w);
+    w.write_record(CSV_HEADER).map_err(csv_io)?;
+    store.for_each_run(sel, Detail::Points, |r| {
+        let mut pts = Vec::new();
+        run_points(&r, &mut pts);
+        for p in &pts {
+            w.serialize(p).map_err(csv_io)?;
+        }
+        Ok(())
+    })?;
+    w.flush()?;
+    Ok(())
+}
+
+/// A CSV error as the IO error it wraps, so a closed pipe is recognised.
+fn csv_io(e: csv::Error) -> anyhow::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(io) => io.into(),
+        other => anyhow::anyhow!("{other:?}"),
+    }
+}
+
+/// Whether `e` is a write to a closed pipe.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
 }

@@ -1,18 +1,24 @@
 //! `bench-db ingest PATH...`: walk the paths, detect each file's format, store it.
 //!
-//! Each file is its own transaction; a failing file is reported (with `path:line`) and
-//! the others go on; exit code 2 at the end when any failed.
+//! Each file is read once: its head (kept in memory) decides the format, then the parser
+//! reads the head again followed by the rest of the same stream, and the SHA-256 that
+//! identifies the content is computed as the bytes go by. Each file is its own
+//! transaction; a failing file or folder entry is reported (with `path:line`) and the
+//! others go on; exit code 2 at the end when any failed. `-` reads standard input.
+//! A closed standard output stops the printing, never the work.
 
 use crate::cli::IngestArgs;
 use crate::store::url::Target;
-use crate::store::{BlockDefaults, Db, IngestError, SourceMeta};
+use crate::store::{BlockDefaults, Db, Digest, IngestError, SourceMeta};
 use anyhow::{Context, Result, bail};
 use bench_db_parsers::{Format, Head, detect, format_by_name, registry::HEAD_BYTES};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
+use std::cell::RefCell;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// What happened to one file.
 #[derive(Debug, Serialize)]
@@ -42,6 +48,13 @@ struct Summary<'a> {
     errors: usize,
 }
 
+/// One thing to ingest, or a walk error standing in for an entry that cannot be read.
+enum Input {
+    Stdin,
+    File(PathBuf),
+    Unreadable { path: String, error: String },
+}
+
 pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
     let forced = match &args.format {
         Some(name) => Some(format_by_name(name).with_context(|| {
@@ -50,16 +63,34 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
         })?),
         None => None,
     };
-    let files = collect_files(&args.paths)?;
+    let stdin_count = args.paths.iter().filter(|p| is_stdin(p)).count();
+    if stdin_count > 1 {
+        bail!("`-` (standard input) can be given once");
+    }
+    if args.name.is_some() && stdin_count == 0 {
+        bail!("--name names standard input; give `-` among the paths");
+    }
+    let inputs = collect_inputs(&args.paths);
     let mut store = Db::open(db)?;
-    let progress = progress_bar(&files);
-    let mut outcomes = Vec::with_capacity(files.len());
-    for file in &files {
-        let outcome = ingest_file(&mut store, file, forced, args);
+    let progress = progress_bar(&inputs);
+    let mut out = Out::default();
+    let mut outcomes = Vec::with_capacity(inputs.len());
+    for input in &inputs {
+        let outcome = match input {
+            Input::Stdin => ingest_input(&mut store, None, forced, args),
+            Input::File(path) => ingest_input(&mut store, Some(path), forced, args),
+            Input::Unreadable { path, error } => FileOutcome {
+                path: path.clone(),
+                format: None,
+                status: Status::Error,
+                runs: 0,
+                error: Some(format!("{path}: {error}")),
+            },
+        };
         if let Some(e) = &outcome.error {
             progress.suspend(|| eprintln!("bench-db: error: {e}"));
         } else if !args.json {
-            progress.suspend(|| println!("{}", human_line(&outcome)));
+            progress.suspend(|| out.line(&human_line(&outcome)));
         }
         progress.inc(1);
         outcomes.push(outcome);
@@ -74,18 +105,41 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
         errors: count(Status::Error),
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        out.line(&serde_json::to_string_pretty(&summary)?);
     } else {
-        println!(
+        out.line(&format!(
             "{} ingested, {} unchanged, {} skipped, {} errors",
             summary.ingested, summary.unchanged, summary.skipped, summary.errors
-        );
+        ));
     }
     Ok(if summary.errors > 0 {
         crate::exit::ERROR
     } else {
         crate::exit::OK
     })
+}
+
+/// Standard output that stops printing when it is closed (`ingest … | head`) while
+/// the ingest goes on: the files are what matters, the lines are a courtesy.
+#[derive(Default)]
+struct Out {
+    closed: bool,
+}
+
+impl Out {
+    fn line(&mut self, text: &str) {
+        if self.closed {
+            return;
+        }
+        let mut o = std::io::stdout().lock();
+        if writeln!(o, "{text}").and_then(|()| o.flush()).is_err() {
+            self.closed = true;
+        }
+    }
+}
+
+fn is_stdin(p: &Path) -> bool {
+    p.as_os_str() == "-"
 }
 
 fn human_line(o: &FileOutcome) -> String {
@@ -102,32 +156,102 @@ fn human_line(o: &FileOutcome) -> String {
     }
 }
 
-/// Every file under the given paths, folders walked recursively in name order.
-fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for p in paths {
-        if !p.exists() {
-            bail!("{}: no such file or folder", p.display());
-        }
-        if p.is_dir() {
-            for entry in walkdir::WalkDir::new(p).sort_by_file_name() {
-                let entry = entry.with_context(|| format!("cannot walk {}", p.display()))?;
-                if entry.file_type().is_file() {
-                    out.push(entry.into_path());
+/// A path as stored and printed: as is when it is UTF-8 and plain, else quoted the way
+/// `ls` quotes names, so that bytes that are not UTF-8 survive as `$'\NNN'`.
+pub fn shown_path(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    let plain = |c: char| !c.is_control() && c != '\'';
+    match std::str::from_utf8(bytes) {
+        Ok(s) if s.chars().all(plain) => s.to_string(),
+        _ => {
+            let mut out = String::new();
+            let mut quoted = false;
+            for chunk in bytes.utf8_chunks() {
+                for c in chunk.valid().chars() {
+                    if plain(c) {
+                        if !quoted {
+                            out.push('\'');
+                            quoted = true;
+                        }
+                        out.push(c);
+                    } else {
+                        if quoted {
+                            out.push('\'');
+                            quoted = false;
+                        }
+                        let mut buf = [0u8; 4];
+                        for b in c.encode_utf8(&mut buf).bytes() {
+                            out.push_str(&format!("$'\\{b:03o}'"));
+                        }
+                    }
+                }
+                if !chunk.invalid().is_empty() {
+                    if quoted {
+                        out.push('\'');
+                        quoted = false;
+                    }
+                    for b in chunk.invalid() {
+                        out.push_str(&format!("$'\\{b:03o}'"));
+                    }
                 }
             }
-        } else {
-            out.push(p.clone());
+            if quoted {
+                out.push('\'');
+            }
+            out
         }
     }
-    Ok(out)
 }
 
-fn progress_bar(files: &[PathBuf]) -> indicatif::ProgressBar {
+/// Every file under the given paths, folders walked recursively in name order; an
+/// entry that cannot be read becomes an [`Input::Unreadable`] and the walk goes on.
+fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
+    let mut out = Vec::new();
+    for p in paths {
+        if is_stdin(p) {
+            out.push(Input::Stdin);
+            continue;
+        }
+        match std::fs::metadata(p) {
+            Err(e) => out.push(Input::Unreadable {
+                path: shown_path(p),
+                error: if e.kind() == std::io::ErrorKind::NotFound {
+                    "no such file or folder".to_string()
+                } else {
+                    e.to_string()
+                },
+            }),
+            Ok(m) if m.is_dir() => {
+                for entry in walkdir::WalkDir::new(p).sort_by_file_name() {
+                    match entry {
+                        Ok(entry) if entry.file_type().is_dir() => {}
+                        Ok(entry) => out.push(Input::File(entry.into_path())),
+                        Err(e) => out.push(Input::Unreadable {
+                            path: e.path().map_or_else(|| shown_path(p), shown_path),
+                            error: e
+                                .io_error()
+                                .map_or_else(|| e.to_string(), ToString::to_string),
+                        }),
+                    }
+                }
+            }
+            Ok(_) => out.push(Input::File(p.clone())),
+        }
+    }
+    out
+}
+
+fn progress_bar(inputs: &[Input]) -> indicatif::ProgressBar {
     use is_terminal::IsTerminal;
-    let large = files.len() > 50
-        || files
-            .iter()
+    let files = || {
+        inputs.iter().filter_map(|i| match i {
+            Input::File(p) => Some(p),
+            _ => None,
+        })
+    };
+    let large = inputs.len() > 50
+        || files()
             .filter_map(|f| f.metadata().ok())
             .map(|m| m.len())
             .sum::<u64>()
@@ -135,7 +259,7 @@ fn progress_bar(files: &[PathBuf]) -> indicatif::ProgressBar {
     if !(large && std::io::stderr().is_terminal()) {
         return indicatif::ProgressBar::hidden();
     }
-    let bar = indicatif::ProgressBar::new(files.len() as u64);
+    let bar = indicatif::ProgressBar::new(inputs.len() as u64);
     if let Ok(style) =
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
     {
@@ -144,13 +268,17 @@ fn progress_bar(files: &[PathBuf]) -> indicatif::ProgressBar {
     bar
 }
 
-fn ingest_file(
+/// Ingests a file, or standard input when `path` is `None`.
+fn ingest_input(
     store: &mut Db,
-    path: &Path,
+    path: Option<&Path>,
     forced: Option<&'static Format>,
     args: &IngestArgs,
 ) -> FileOutcome {
-    let shown = path.display().to_string();
+    let shown = match path {
+        Some(p) => shown_path(p),
+        None => args.name.clone().unwrap_or_else(|| "-".to_string()),
+    };
     let mut outcome = FileOutcome {
         path: shown.clone(),
         format: None,
@@ -158,12 +286,9 @@ fn ingest_file(
         runs: 0,
         error: None,
     };
-    match try_ingest(store, path, forced, args, &mut outcome) {
-        Ok(()) => {}
-        Err(e) => {
-            outcome.status = Status::Error;
-            outcome.error = Some(e);
-        }
+    if let Err(e) = try_ingest(store, path, &shown, forced, args, &mut outcome) {
+        outcome.status = Status::Error;
+        outcome.error = Some(e);
     }
     outcome
 }
@@ -171,44 +296,64 @@ fn ingest_file(
 /// Fills `outcome`; `Err` carries the user-facing message (`path:line: …`).
 fn try_ingest(
     store: &mut Db,
-    path: &Path,
+    path: Option<&Path>,
+    shown: &str,
     forced: Option<&'static Format>,
     args: &IngestArgs,
     outcome: &mut FileOutcome,
 ) -> Result<(), String> {
-    let shown = path.display().to_string();
     let io = |e: std::io::Error| format!("{shown}: {e}");
-    let (head_bytes, complete) = read_head(path).map_err(io)?;
-    let head_text = String::from_utf8_lossy(&head_bytes);
-    let file_name = path
-        .file_name()
+    let db = |e: anyhow::Error| format!("{shown}: database error: {e:#}");
+    let name_path = match path {
+        Some(p) => Some(p.to_path_buf()),
+        None => args.name.as_ref().map(PathBuf::from),
+    };
+    let file_name = name_path
+        .as_ref()
+        .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let head = Head {
-        file_name: &file_name,
-        text: &head_text,
-        complete,
+    let source: Box<dyn Read> = match path {
+        Some(p) => {
+            let file = File::open(p).map_err(io)?;
+            let meta = file.metadata().map_err(io)?;
+            // Re-ingesting a folder is common; a stored source of the same size is worth
+            // one extra read to avoid parsing and inserting content that is stored.
+            if meta.is_file() && store.has_source_of_size(meta.len()).map_err(db)? {
+                let digest = hash_all(File::open(p).map_err(io)?).map_err(io)?;
+                if store.has_source(&digest.sha256).map_err(db)? {
+                    outcome.format = forced.map(|f| f.name.to_string()).or_else(|| {
+                        let (head, complete) = read_head(File::open(p).ok()?).ok()?;
+                        sniff(&file_name, &head, complete).map(|f| f.name.to_string())
+                    });
+                    outcome.status = match outcome.format {
+                        Some(_) => Status::Unchanged,
+                        None => Status::Skipped,
+                    };
+                    return Ok(());
+                }
+            }
+            Box::new(file)
+        }
+        None => Box::new(std::io::stdin()),
     };
-    let Some(format) = forced.or_else(|| detect(&head)) else {
+    let hashed = Hashed::new(source);
+    let (head, complete) = read_head(hashed.clone()).map_err(io)?;
+    let Some(format) = forced.or_else(|| sniff(&file_name, &head, complete)) else {
         outcome.status = Status::Skipped;
         return Ok(());
     };
     outcome.format = Some(format.name.to_string());
-    let (sha256, bytes) = hash_file(path).map_err(io)?;
-    if store
-        .has_source(&sha256)
-        .map_err(|e| format!("{shown}: database error: {e}"))?
-    {
-        outcome.status = Status::Unchanged;
-        return Ok(());
-    }
-    let reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
+    let stream = BufReader::with_capacity(1 << 16, Cursor::new(head).chain(hashed.clone()));
     let meta = SourceMeta {
-        path: shown.clone(),
-        sha256,
-        bytes,
+        path: shown.to_string(),
         format: format.name.to_string(),
         parser: format!("{} {}", format.name, format.version),
+    };
+    let fallback_label = if file_name.is_empty() {
+        shown.to_string()
+    } else {
+        file_name.clone()
     };
     let defaults = BlockDefaults {
         suite: args
@@ -216,14 +361,11 @@ fn try_ingest(
             .clone()
             .unwrap_or_else(|| format.name.to_string()),
         label_override: args.label.clone(),
-        fallback_label: file_name.clone(),
+        fallback_label,
         tags: args.tags.iter().cloned().collect(),
     };
-    match store.ingest(&meta, (format.parse)(Box::new(reader)), &defaults) {
-        Ok(done) if done.unchanged => {
-            outcome.status = Status::Unchanged;
-            Ok(())
-        }
+    let items = (format.parse)(Box::new(stream));
+    match store.ingest(&meta, items, &defaults, || hashed.finish()) {
         Ok(done) => {
             for (line, message) in &done.warnings {
                 eprintln!(
@@ -232,7 +374,9 @@ fn try_ingest(
                 );
             }
             outcome.runs = done.runs;
-            outcome.status = if done.blocks == 0 {
+            outcome.status = if done.unchanged {
+                Status::Unchanged
+            } else if done.blocks == 0 {
                 Status::Skipped
             } else {
                 Status::Ingested
@@ -247,30 +391,109 @@ fn try_ingest(
     }
 }
 
-/// The first [`HEAD_BYTES`] of a file, and whether that is all of it.
-fn read_head(path: &Path) -> std::io::Result<(Vec<u8>, bool)> {
-    let mut buf = Vec::with_capacity(HEAD_BYTES);
-    File::open(path)?
-        .take(HEAD_BYTES as u64 + 1)
-        .read_to_end(&mut buf)?;
+fn sniff(file_name: &str, head: &[u8], complete: bool) -> Option<&'static Format> {
+    let text = String::from_utf8_lossy(head);
+    detect(&Head {
+        file_name,
+        text: &text,
+        complete,
+    })
+}
+
+/// The first [`HEAD_BYTES`] of a stream, and whether that is all of it.
+fn read_head(source: impl Read) -> std::io::Result<(Vec<u8>, bool)> {
+    let mut buf = Vec::with_capacity(HEAD_BYTES + 1);
+    source.take(HEAD_BYTES as u64 + 1).read_to_end(&mut buf)?;
     let complete = buf.len() <= HEAD_BYTES;
-    buf.truncate(HEAD_BYTES);
     Ok((buf, complete))
 }
 
-/// Hex SHA-256 and size of a file, read in 1 MiB chunks.
-fn hash_file(path: &Path) -> std::io::Result<(String, u64)> {
-    let mut f = File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut total = 0u64;
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
+/// Hex SHA-256 and size of a whole stream.
+fn hash_all(source: impl Read) -> std::io::Result<Digest> {
+    let h = Hashed::new(source);
+    h.finish()
+}
+
+/// A reader that hashes every byte it reads; clones share the stream, so the parser
+/// can own one while the ingest keeps another to finish the hash. Single-threaded
+/// sharing (`Rc<RefCell>`): the parser and the ingest take turns on one thread.
+struct Hashed<R> {
+    state: Rc<RefCell<HashState<R>>>,
+}
+
+struct HashState<R> {
+    inner: R,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<R> Clone for Hashed<R> {
+    fn clone(&self) -> Self {
+        Hashed {
+            state: Rc::clone(&self.state),
         }
-        hasher.update(&buf[..n]);
-        total += n as u64;
     }
-    Ok((hex::encode(hasher.finalize()), total))
+}
+
+impl<R: Read> Hashed<R> {
+    fn new(inner: R) -> Self {
+        use sha2::Digest as _;
+        Hashed {
+            state: Rc::new(RefCell::new(HashState {
+                inner,
+                hasher: Sha256::new(),
+                bytes: 0,
+            })),
+        }
+    }
+
+    /// Reads what the parser left (nothing, usually) and returns the digest of it all.
+    fn finish(&self) -> std::io::Result<Digest> {
+        use sha2::Digest as _;
+        let mut rest = self.clone();
+        std::io::copy(&mut rest, &mut std::io::sink())?;
+        let st = self.state.borrow();
+        Ok(Digest {
+            sha256: hex::encode(st.hasher.clone().finalize()),
+            bytes: st.bytes,
+        })
+    }
+}
+
+impl<R: Read> Read for Hashed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use sha2::Digest as _;
+        let mut st = self.state.borrow_mut();
+        let n = st.inner.read(buf)?;
+        st.hasher.update(&buf[..n]);
+        st.bytes += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn paths_that_are_not_plain_utf8_are_quoted_like_ls() {
+        assert_eq!(shown_path(Path::new("logs/a b.txt")), "logs/a b.txt");
+        let p = Path::new(OsStr::from_bytes(b"logs/caf\xe9.txt"));
+        assert_eq!(shown_path(p), "'logs/caf'$'\\351''.txt'");
+        assert_eq!(shown_path(Path::new("a\nb")), "'a'$'\\012''b'");
+    }
+
+    #[test]
+    fn hashing_reader_hashes_what_the_parser_read_and_the_rest() {
+        let data = b"0123456789".repeat(10_000);
+        let h = Hashed::new(Cursor::new(data.clone()));
+        let (head, complete) = read_head(h.clone()).unwrap();
+        assert_eq!(head.len(), HEAD_BYTES + 1);
+        assert!(!complete);
+        let mut part = vec![0u8; 10];
+        h.clone().read_exact(&mut part).unwrap();
+        assert_eq!(h.finish().unwrap(), Digest::of(&data));
+    }
 }

@@ -7,6 +7,7 @@ pub mod export;
 pub mod gate;
 pub mod ingest;
 pub mod label;
+pub mod migrate;
 pub mod report;
 pub mod run;
 pub mod runs;

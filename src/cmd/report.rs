@@ -8,6 +8,7 @@ use crate::selector::Selector;
 use crate::store::Db;
 use crate::store::url::Target;
 use anyhow::{Context, Result, bail};
+use std::path::Path;
 
 pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
@@ -47,10 +48,24 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
         .with_context(|| format!("creating {}", args.out.display()))?;
     for (name, text) in &site.files {
         let path = args.out.join(name);
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        write_atomically(&path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     println!("{}", args.out.join("index.html").display());
     Ok(crate::exit::OK)
+}
+
+/// Writes `path` through a temporary file beside it and a rename, so an interrupted
+/// report leaves the previous page or the new one, never half of one.
+/// The temporary name is private to this process (`.NAME.PID.tmp`).
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 fn refs(runs: &[StoredRun]) -> Vec<&StoredRun> {

@@ -3,12 +3,13 @@
 use crate::cli::RunsArgs;
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
-use crate::store::Db;
 use crate::store::url::Target;
+use crate::store::{Db, Detail};
 use anyhow::Result;
 use bench_db_parsers::{Data, Param};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::io::Write;
 
 /// One entry of `runs --json`.
 #[derive(Debug, Serialize)]
@@ -53,19 +54,43 @@ fn entry(r: &StoredRun) -> RunEntry<'_> {
     }
 }
 
+/// Streams the selected runs (without their points) to standard output.
 pub fn run(db: &Target, args: &RunsArgs) -> Result<u8> {
+    let sel = Selector::parse_opt(args.selector.as_deref())?;
     let store = Db::open_read(db)?;
-    let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
-    if args.json {
-        let entries: Vec<_> = runs.iter().map(entry).collect();
-        println!("{}", serde_json::to_string_pretty(&entries)?);
-        return Ok(crate::exit::OK);
+    let w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let result = if args.json {
+        list_json(&store, &sel, w)
+    } else {
+        list_text(&store, &sel, w)
+    };
+    match result {
+        Err(e) if crate::cmd::export::is_broken_pipe(&e) => Ok(crate::exit::OK),
+        Err(e) => Err(e),
+        Ok(()) => Ok(crate::exit::OK),
     }
-    println!(
+}
+
+fn list_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
+    use serde::ser::{SerializeSeq, Serializer};
+    let mut ser = serde_json::Serializer::pretty(&mut w);
+    let mut seq = ser.serialize_seq(None)?;
+    store.for_each_run(sel, Detail::Heads, |r| {
+        Ok(seq.serialize_element(&entry(&r))?)
+    })?;
+    seq.end()?;
+    writeln!(w)?;
+    w.flush()?;
+    Ok(())
+}
+
+fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
+    writeln!(
+        w,
         "{:>6}  {:<12} {:<32} {:>4}  {:<40} metrics",
         "id", "suite", "label", "run", "source"
-    );
-    for r in &runs {
+    )?;
+    let n = store.for_each_run(sel, Detail::Heads, |r| {
         let metrics: Vec<&str> = r
             .run
             .series
@@ -79,7 +104,8 @@ pub fn run(db: &Target, args: &RunsArgs) -> Result<u8> {
         } else {
             String::new()
         };
-        println!(
+        writeln!(
+            w,
             "{:>6}  {:<12} {:<32} {:>4}  {:<40} {}{more}",
             r.id,
             r.suite,
@@ -87,10 +113,12 @@ pub fn run(db: &Target, args: &RunsArgs) -> Result<u8> {
             r.run.index,
             truncate(&r.source, 40),
             metrics.join(",")
-        );
-    }
-    println!("{} runs", runs.len());
-    Ok(crate::exit::OK)
+        )?;
+        Ok(())
+    })?;
+    writeln!(w, "{n} runs")?;
+    w.flush()?;
+    Ok(())
 }
 
 /// Shortens `s` to `n` characters, marking the cut with `…`.

@@ -5,7 +5,7 @@
 use super::copy::{BlockMeta, BlockRows, SourceRecord};
 use super::pg::PgStore;
 use super::url::Target;
-use super::{BlockDefaults, Generated, IngestError, Ingested, SourceMeta, Store};
+use super::{BlockDefaults, Detail, Digest, Generated, IngestError, Ingested, SourceMeta, Store};
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
 use anyhow::Result;
@@ -26,13 +26,29 @@ impl Db {
         })
     }
 
-    /// Opens for the read commands: on PostgreSQL nothing is written, locked or drawn
-    /// from a sequence when the schema is current.
+    /// Opens an existing store for writing (a missing one is an error, not created).
+    pub fn open_existing(target: &Target) -> Result<Db> {
+        Ok(match target {
+            Target::Sqlite(p) => Db::Sqlite(Store::open_existing(p)?),
+            Target::Postgres(u) => Db::Postgres(Box::new(PgStore::open_existing(u)?)),
+        })
+    }
+
+    /// Opens for the read commands: nothing is written, locked or drawn from a sequence
+    /// when the schema is current; an older one is upgraded when these credentials can.
     pub fn open_read(target: &Target) -> Result<Db> {
         Ok(match target {
-            Target::Sqlite(p) => Db::Sqlite(Store::open(p)?),
+            Target::Sqlite(p) => Db::Sqlite(Store::open_read(p)?),
             Target::Postgres(u) => Db::Postgres(Box::new(PgStore::open_read(u)?)),
         })
+    }
+
+    /// Upgrades the store's schema; returns the versions before and after.
+    pub fn migrate(target: &Target) -> Result<(i64, i64)> {
+        match target {
+            Target::Sqlite(p) => Store::migrate(p),
+            Target::Postgres(u) => PgStore::migrate(u),
+        }
     }
 
     /// The schema version of the open store.
@@ -46,21 +62,31 @@ impl Db {
     /// Whether a source with this content hash is already stored.
     pub fn has_source(&self, sha256: &str) -> Result<bool> {
         match self {
-            Db::Sqlite(s) => Ok(s.has_source(sha256)?),
+            Db::Sqlite(s) => s.has_source(sha256),
             Db::Postgres(s) => s.has_source(sha256),
         }
     }
 
-    /// Stores every block of one source in one transaction: all or nothing.
-    pub fn ingest(
+    /// Whether a source of exactly this many bytes is stored.
+    pub fn has_source_of_size(&self, bytes: u64) -> Result<bool> {
+        match self {
+            Db::Sqlite(s) => s.has_source_of_size(bytes),
+            Db::Postgres(s) => s.has_source_of_size(bytes),
+        }
+    }
+
+    /// Stores every block of one source in one transaction: all or nothing. `digest` is
+    /// called once the items are exhausted; content already stored is `unchanged`.
+    pub fn ingest<'a>(
         &mut self,
         meta: &SourceMeta,
-        items: impl Iterator<Item = Result<Parsed, ParseError>>,
+        items: impl Iterator<Item = Result<Parsed, ParseError>> + 'a,
         defaults: &BlockDefaults,
+        digest: impl FnOnce() -> std::io::Result<Digest>,
     ) -> Result<Ingested, IngestError> {
         match self {
-            Db::Sqlite(s) => s.ingest(meta, items, defaults),
-            Db::Postgres(s) => s.ingest(meta, items, defaults),
+            Db::Sqlite(s) => s.ingest(meta, items, defaults, digest),
+            Db::Postgres(s) => s.ingest(meta, items, defaults, digest),
         }
     }
 
@@ -85,6 +111,20 @@ impl Db {
         match self {
             Db::Sqlite(s) => s.select(sel),
             Db::Postgres(s) => s.select(sel),
+        }
+    }
+
+    /// Streams the runs the selector matches, in id order, with bounded memory; returns
+    /// how many were passed to `f`.
+    pub fn for_each_run(
+        &self,
+        sel: &Selector,
+        detail: Detail,
+        f: impl FnMut(StoredRun) -> Result<()>,
+    ) -> Result<usize> {
+        match self {
+            Db::Sqlite(s) => s.for_each_run(sel, detail, f),
+            Db::Postgres(s) => s.for_each_run(sel, detail, f),
         }
     }
 

@@ -12,7 +12,7 @@ use super::Store;
 use super::backend::Db;
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
-use crate::store::{BlockDefaults, SourceMeta};
+use crate::store::{BlockDefaults, Digest, SourceMeta};
 use anyhow::{Context, Result};
 use bench_db_parsers::{Block, Parsed, PrintedStat, Run};
 use rusqlite::params;
@@ -208,8 +208,6 @@ impl Store {
         };
         let meta = SourceMeta {
             path: record.path.clone(),
-            sha256: record.sha256.clone(),
-            bytes: record.bytes,
             format: record.format.clone(),
             parser: record.parser.clone(),
         };
@@ -222,7 +220,14 @@ impl Store {
                 printed: b.printed.clone(),
             }))
         });
-        self.ingest(&meta, items, &defaults)?;
+        let digest = Digest {
+            sha256: record.sha256.clone(),
+            bytes: record.bytes,
+        };
+        let done = self.ingest(&meta, items, &defaults, || Ok(digest))?;
+        if done.unchanged {
+            return Ok(None);
+        }
         let tx = self.conn.transaction()?;
         let sid: i64 = tx.query_row(
             "SELECT id FROM source WHERE sha256 = ?1",

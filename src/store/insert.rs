@@ -1,23 +1,42 @@
-//! Writing parsed sources into the database: one transaction per source, blocks
-//! inserted as the parser yields them, so memory stays flat on large logs.
+//! Writing parsed sources into the database: one `BEGIN IMMEDIATE` transaction per
+//! source, blocks inserted as the parser yields them, so memory stays flat on large logs.
+//! The content hash is computed while the source is read and checked inside the same
+//! transaction, so a concurrent ingest of the same content ends `unchanged`.
 
-use super::Store;
+use super::{Store, pack};
 use bench_db_parsers::{Block, Data, ParseError, Parsed, Run, Series};
-use rusqlite::{Transaction, params};
+use rusqlite::{Statement, Transaction, TransactionBehavior, params};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// Provenance of one source.
 #[derive(Debug, Clone)]
 pub struct SourceMeta {
-    /// Path as given by the user (or an origin such as `run loopback`).
+    /// Path as given by the user (quoted when not UTF-8), `-` for standard input, or an
+    /// origin such as `run loopback`.
     pub path: String,
-    /// Hex SHA-256 of the whole content.
-    pub sha256: String,
-    pub bytes: u64,
     pub format: String,
     /// Parser name and version.
     pub parser: String,
+}
+
+/// Identity of a source's content, known once it has been read to the end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digest {
+    /// Hex SHA-256 of the whole content.
+    pub sha256: String,
+    pub bytes: u64,
+}
+
+impl Digest {
+    /// The digest of bytes held in memory.
+    pub fn of(bytes: &[u8]) -> Digest {
+        use sha2::Digest as _;
+        Digest {
+            sha256: hex::encode(sha2::Sha256::digest(bytes)),
+            bytes: bytes.len() as u64,
+        }
+    }
 }
 
 /// What the command line decides for every block of a source.
@@ -82,53 +101,86 @@ pub struct Generated<'a> {
 
 impl Store {
     /// Whether a source with this content hash is already stored.
-    pub fn has_source(&self, sha256: &str) -> rusqlite::Result<bool> {
-        self.conn.query_row(
+    pub fn has_source(&self, sha256: &str) -> anyhow::Result<bool> {
+        Ok(self.conn.query_row(
             "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1)",
             [sha256],
             |r| r.get(0),
-        )
+        )?)
+    }
+
+    /// Whether a source of exactly this many bytes is stored (then a file of that size
+    /// is worth hashing before it is parsed).
+    pub fn has_source_of_size(&self, bytes: u64) -> anyhow::Result<bool> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM source WHERE bytes = ?1)",
+            [bytes as i64],
+            |r| r.get(0),
+        )?)
     }
 
     /// Stores every block of one source in one transaction: all or nothing.
     ///
-    /// A parse error rolls everything back. A source that yields no block stores
-    /// nothing and returns `blocks == 0`.
-    pub fn ingest(
+    /// `digest` is called once the items are exhausted (the source has been read) and
+    /// identifies the content; when it is already stored, everything is rolled back and
+    /// `unchanged` is set. A parse error rolls everything back. A source that yields no
+    /// block stores nothing and returns `blocks == 0`.
+    pub fn ingest<'a>(
         &mut self,
         meta: &SourceMeta,
-        items: impl Iterator<Item = Result<Parsed, ParseError>>,
+        items: impl Iterator<Item = Result<Parsed, ParseError>> + 'a,
         defaults: &BlockDefaults,
+        digest: impl FnOnce() -> std::io::Result<Digest>,
     ) -> Result<Ingested, IngestError> {
-        let tx = self.conn.transaction()?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut out = Ingested::default();
-        let mut source_id = None;
-        for item in items {
-            match item? {
-                Parsed::Warning { line, message } => out.warnings.push((line, message)),
-                Parsed::Block(block) => {
-                    let sid = match source_id {
-                        Some(id) => id,
-                        None => *source_id.insert(insert_source(&tx, meta)?),
-                    };
-                    insert_block(&tx, sid, out.blocks, &block, defaults, &mut out)?;
-                    out.blocks += 1;
+        {
+            let mut w = Writer::new(&tx, defaults)?;
+            let mut source_id = None;
+            for item in items {
+                match item? {
+                    Parsed::Warning { line, message } => out.warnings.push((line, message)),
+                    Parsed::Block(block) => {
+                        let sid = match source_id {
+                            Some(id) => id,
+                            None => *source_id.insert(insert_source(&tx, meta)?),
+                        };
+                        w.block(sid, out.blocks, &block, &mut out)?;
+                        out.blocks += 1;
+                    }
                 }
             }
+            let d = digest()?;
+            let Some(sid) = source_id else {
+                return Ok(out);
+            };
+            let seen: bool = tx.query_row(
+                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1)",
+                [&d.sha256],
+                |r| r.get(0),
+            )?;
+            if seen {
+                return Ok(Ingested {
+                    unchanged: true,
+                    warnings: out.warnings,
+                    ..Ingested::default()
+                });
+            }
+            tx.execute(
+                "UPDATE source SET sha256 = ?2, bytes = ?3 WHERE id = ?1",
+                params![sid, d.sha256, d.bytes as i64],
+            )?;
         }
-        if out.blocks > 0 {
-            tx.commit()?;
-        }
+        tx.commit()?;
         Ok(out)
     }
 
     /// Stores the output of a built-in benchmark; returns the new run ids.
     pub fn insert_generated(&mut self, g: &Generated) -> anyhow::Result<Vec<i64>> {
-        use sha2::Digest;
         let meta = SourceMeta {
             path: g.origin.to_string(),
-            sha256: hex::encode(sha2::Sha256::digest(g.text.as_bytes())),
-            bytes: g.text.len() as u64,
             format: g.format.to_string(),
             parser: format!("{} {}", g.format, env!("CARGO_PKG_VERSION")),
         };
@@ -138,159 +190,162 @@ impl Store {
             fallback_label: g.format.to_string(),
             tags: g.tags.clone(),
         };
-        let before: i64 = self
-            .conn
-            .query_row("SELECT COALESCE(MAX(id), 0) FROM run", [], |r| r.get(0))?;
         let items = g.blocks.iter().cloned().map(|b| Ok(Parsed::Block(b)));
-        self.ingest(&meta, items, &defaults)?;
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id FROM run WHERE id > ?1 ORDER BY id")?;
-        let ids = stmt
-            .query_map([before], |r| r.get(0))?
-            .collect::<Result<Vec<i64>, _>>()?;
-        Ok(ids)
+        let done = self.ingest(&meta, items, &defaults, || {
+            Ok(Digest::of(g.text.as_bytes()))
+        })?;
+        Ok(done.run_ids)
     }
 }
 
 fn insert_source(tx: &Transaction, meta: &SourceMeta) -> rusqlite::Result<i64> {
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    // The hash is set once the whole source has been read; until then (inside this
+    // transaction only) the row holds a placeholder no real hash equals.
     tx.execute(
-        "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![meta.path, meta.sha256, meta.bytes as i64, meta.format, meta.parser, now],
+        "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at) VALUES (?1, 'pending', 0, ?2, ?3, ?4)",
+        params![meta.path, meta.format, meta.parser, now],
     )?;
     Ok(tx.last_insert_rowid())
 }
 
-fn insert_block(
-    tx: &Transaction,
-    source_id: i64,
-    idx: usize,
-    block: &Block,
-    defaults: &BlockDefaults,
-    out: &mut Ingested,
-) -> Result<(), IngestError> {
-    tx.prepare_cached(
-        "INSERT INTO block (source_id, idx, label, first_line, last_line) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute(params![source_id, idx as i64, block.label, block.first_line as i64, block.last_line as i64])?;
-    let block_id = tx.last_insert_rowid();
-    let mut stat = tx.prepare_cached(
-        "INSERT INTO printed_stat (block_id, metric, percentile, name, value) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    for p in &block.printed {
-        stat.execute(params![block_id, p.metric, p.percentile, p.name, p.value])?;
-    }
-    let label = defaults
-        .label_override
-        .clone()
-        .or_else(|| block.label.clone())
-        .unwrap_or_else(|| defaults.fallback_label.clone());
-    for run in &block.runs {
-        insert_run(tx, block_id, &label, run, defaults, out)?;
-        out.runs += 1;
-    }
-    Ok(())
+/// The prepared statements of one ingest.
+struct Writer<'t> {
+    tx: &'t Transaction<'t>,
+    defaults: &'t BlockDefaults,
+    block: Statement<'t>,
+    run: Statement<'t>,
+    series: Statement<'t>,
+    hist: Statement<'t>,
 }
 
-fn insert_run(
-    tx: &Transaction,
-    block_id: i64,
-    label: &str,
-    run: &Run,
-    defaults: &BlockDefaults,
-    out: &mut Ingested,
-) -> Result<(), IngestError> {
-    let mut tags = run.tags.clone();
-    tags.extend(defaults.tags.iter().map(|(k, v)| (k.clone(), v.clone())));
-    tx.prepare_cached(
-        "INSERT INTO run (block_id, suite, label, run_index, first_line, last_line, params, tags)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )?
-    .execute(params![
-        block_id,
-        defaults.suite,
-        label,
-        run.index,
-        run.first_line as i64,
-        run.last_line as i64,
-        serde_json::to_string(&run.params)?,
-        serde_json::to_string(&tags)?,
-    ])?;
-    let run_id = tx.last_insert_rowid();
-    for series in &run.series {
-        insert_series(tx, run_id, series, out)?;
-    }
-    Ok(())
-}
-
-fn insert_series(
-    tx: &Transaction,
-    run_id: i64,
-    s: &Series,
-    out: &mut Ingested,
-) -> Result<(), IngestError> {
-    let count = match &s.data {
-        Data::Ladder { count, .. } | Data::Histogram { count, .. } => count.map(|c| c as i64),
-        _ => None,
-    };
-    tx.prepare_cached(
-        "INSERT INTO series (run_id, metric, display, unit, kind, sample_count, stats)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(params![
-        run_id,
-        s.metric,
-        s.display,
-        s.unit,
-        s.kind(),
-        count,
-        serde_json::to_string(&s.stats)?
-    ])?;
-    let series_id = tx.last_insert_rowid();
-    let mut point = tx.prepare_cached(
-        "INSERT INTO point (series_id, percentile, t, value, line_value) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    if let Some(points) = s.ladder() {
-        for p in points {
-            point.execute(params![
-                series_id,
-                p.percentile,
-                None::<f64>,
-                p.value,
-                p.line_value
-            ])?;
-        }
-        out.points += points.len();
-    }
-    match &s.data {
-        Data::Ladder { .. } => {}
-        Data::Histogram { intervals, .. } => {
-            let mut hist = tx.prepare_cached(
+impl<'t> Writer<'t> {
+    fn new(tx: &'t Transaction<'t>, defaults: &'t BlockDefaults) -> rusqlite::Result<Self> {
+        Ok(Writer {
+            tx,
+            defaults,
+            block: tx.prepare(
+                "INSERT INTO block (source_id, idx, label, first_line, last_line, printed) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?,
+            run: tx.prepare(
+                "INSERT INTO run (block_id, suite, label, run_index, first_line, last_line, params, tags)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?,
+            series: tx.prepare(
+                "INSERT INTO series (run_id, metric, display, unit, kind, sample_count, stats, value, points)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?,
+            hist: tx.prepare(
                 "INSERT INTO histogram (series_id, idx, t, duration, tag, encoded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?;
+            )?,
+        })
+    }
+
+    fn block(
+        &mut self,
+        source_id: i64,
+        idx: usize,
+        block: &Block,
+        out: &mut Ingested,
+    ) -> Result<(), IngestError> {
+        self.block.execute(params![
+            source_id,
+            idx as i64,
+            block.label,
+            block.first_line as i64,
+            block.last_line as i64,
+            super::query::printed_to_json(&block.printed)?
+        ])?;
+        let block_id = self.tx.last_insert_rowid();
+        let label = self
+            .defaults
+            .label_override
+            .as_deref()
+            .or(block.label.as_deref())
+            .unwrap_or(&self.defaults.fallback_label);
+        for run in &block.runs {
+            let id = self.run(block_id, label, run, out)?;
+            out.run_ids.push(id);
+            out.runs += 1;
+        }
+        Ok(())
+    }
+
+    fn run(
+        &mut self,
+        block_id: i64,
+        label: &str,
+        run: &Run,
+        out: &mut Ingested,
+    ) -> Result<i64, IngestError> {
+        let tags = if self.defaults.tags.is_empty() {
+            serde_json::to_string(&run.tags)?
+        } else {
+            let mut tags = run.tags.clone();
+            tags.extend(
+                self.defaults
+                    .tags
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            );
+            serde_json::to_string(&tags)?
+        };
+        self.run.execute(params![
+            block_id,
+            self.defaults.suite,
+            label,
+            run.index,
+            run.first_line as i64,
+            run.last_line as i64,
+            serde_json::to_string(&run.params)?,
+            tags,
+        ])?;
+        let run_id = self.tx.last_insert_rowid();
+        for series in &run.series {
+            self.series(run_id, series, out)?;
+        }
+        Ok(run_id)
+    }
+
+    fn series(&mut self, run_id: i64, s: &Series, out: &mut Ingested) -> Result<(), IngestError> {
+        let (count, value, points) = match &s.data {
+            Data::Ladder { count, points } | Data::Histogram { count, points, .. } => {
+                out.points += points.len();
+                (count.map(|c| c as i64), None, Some(pack::ladder(points)))
+            }
+            Data::TimeSeries { points } => {
+                out.points += points.len();
+                (None, None, Some(pack::time_series(points)))
+            }
+            Data::Value { value } => {
+                out.points += 1;
+                (None, *value, None)
+            }
+        };
+        let stats = if s.stats.is_empty() {
+            "{}".to_string()
+        } else {
+            serde_json::to_string(&s.stats)?
+        };
+        self.series.execute(params![
+            run_id,
+            s.metric,
+            s.display,
+            s.unit,
+            s.kind(),
+            count,
+            stats,
+            value,
+            points
+        ])?;
+        if let Data::Histogram { intervals, .. } = &s.data {
+            let series_id = self.tx.last_insert_rowid();
             for (i, h) in intervals.iter().enumerate() {
-                hist.execute(params![
+                self.hist.execute(params![
                     series_id, i as i64, h.t, h.duration, h.tag, h.encoded
                 ])?;
             }
         }
-        Data::TimeSeries { points } => {
-            for p in points {
-                point.execute(params![series_id, None::<f64>, p.t, p.value, None::<f64>])?;
-            }
-            out.points += points.len();
-        }
-        Data::Value { value } => {
-            point.execute(params![
-                series_id,
-                None::<f64>,
-                None::<f64>,
-                value,
-                None::<f64>
-            ])?;
-            out.points += 1;
-        }
+        Ok(())
     }
-    Ok(())
 }

@@ -1,49 +1,147 @@
 //! The SQLite store: open, migrate, insert, query. SQL never leaves this folder.
 //!
-//! Every connection runs in WAL mode with foreign keys on and a busy timeout. The schema
-//! is a list of append-only migrations (`migrations/NNNN_*.sql`) applied in one
-//! transaction, keyed by `PRAGMA user_version`; a database written by a newer binary is
-//! refused rather than misread.
+//! Every writing connection runs in WAL mode with foreign keys on and waits for a lock
+//! held by another process (printing once that it waits) instead of failing. The schema
+//! is a list of append-only migrations (`migrations/NNNN_*.sql`) applied under
+//! `BEGIN IMMEDIATE`, keyed by `PRAGMA user_version` re-read inside that transaction, so
+//! concurrent first opens migrate once. A database is marked with
+//! `PRAGMA application_id`; a SQLite file that is not ours, or was written by a newer
+//! bench-db, is refused before anything is written to it. Read commands open the file
+//! read-only.
 
 mod backend;
 pub mod copy;
 mod insert;
+mod pack;
 mod pg;
 mod query;
 pub mod url;
 
 pub use backend::Db;
 
-pub use insert::{BlockDefaults, Generated, IngestError, Ingested, SourceMeta};
+pub use insert::{BlockDefaults, Digest, Generated, IngestError, Ingested, SourceMeta};
+pub use query::Detail;
 
-use anyhow::{Context, Result, bail};
-use rusqlite::Connection;
+use anyhow::{Context, Result, anyhow, bail};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+/// `PRAGMA application_id` of a bench-db database: "bDb1".
+const APPLICATION_ID: i32 = 0x6244_6231;
+
+/// One schema step: its SQL, then (when SQL cannot express it) a step in Rust.
+struct Migration {
+    sql: &'static str,
+    then: Option<fn(&Transaction) -> rusqlite::Result<()>>,
+}
+
 /// The migrations, in order; index + 1 is the schema version each one produces.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/0001_init.sql")];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        sql: include_str!("../../migrations/0001_init.sql"),
+        then: None,
+    },
+    Migration {
+        sql: include_str!("../../migrations/0002_packed_points.sql"),
+        then: Some(pack::pack_v1_rows),
+    },
+];
+
+/// The schema version this binary writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// An open bench-db database.
 pub struct Store {
     conn: Connection,
 }
 
+/// What a file turned out to hold.
+struct Found {
+    version: i64,
+    empty: bool,
+}
+
 impl Store {
-    /// Opens (creating if needed) and migrates the database at `path`.
+    /// Opens (creating if needed) and migrates the database at `path`, for writing.
     pub fn open(path: &Path) -> Result<Store> {
-        let conn = Connection::open(path)
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags)
             .with_context(|| format!("cannot open database {}", path.display()))?;
-        Self::setup(conn).with_context(|| format!("cannot use database {}", path.display()))
+        Self::setup_write(conn).with_context(|| format!("cannot use database {}", path.display()))
+    }
+
+    /// Opens an existing database for writing (a missing file is an error).
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            bail!(
+                "no database at {}; run `bench-db ingest` first",
+                path.display()
+            );
+        }
+        Store::open(path)
+    }
+
+    /// Opens an existing database for reading only. A missing file is an error; an
+    /// older schema is upgraded when the file can be written, else the error names
+    /// `bench-db migrate`.
+    pub fn open_read(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            bail!(
+                "no database at {}; run `bench-db ingest` first",
+                path.display()
+            );
+        }
+        let (conn, found) = open_read_only(path)
+            .with_context(|| format!("cannot use database {}", path.display()))?;
+        if found.empty {
+            bail!(
+                "no database at {} (the file is empty); run `bench-db ingest` first",
+                path.display()
+            );
+        }
+        if found.version < SCHEMA_VERSION {
+            drop(conn);
+            return Store::open(path).map_err(|e| {
+                anyhow!(
+                    "{} has schema version {}, older than this bench-db's {SCHEMA_VERSION}, and \
+                     cannot be upgraded here ({e:#}); run `bench-db --db {} migrate` where it \
+                     can be written",
+                    path.display(),
+                    found.version,
+                    path.display()
+                )
+            });
+        }
+        Ok(Store { conn })
+    }
+
+    /// Opens and upgrades the database at `path`; returns the versions before and after.
+    pub fn migrate(path: &Path) -> Result<(i64, i64)> {
+        if !path.exists() {
+            bail!(
+                "no database at {}; run `bench-db ingest` first",
+                path.display()
+            );
+        }
+        let (conn, found) = open_read_only(path)
+            .with_context(|| format!("cannot use database {}", path.display()))?;
+        drop(conn);
+        let store = Store::open(path)?;
+        Ok((found.version, store.schema_version()?))
     }
 
     /// An in-memory database (tests, benchmarks).
     pub fn open_in_memory() -> Result<Store> {
-        Self::setup(Connection::open_in_memory()?)
+        Self::setup_write(Connection::open_in_memory()?)
     }
 
-    fn setup(mut conn: Connection) -> Result<Store> {
-        conn.busy_timeout(Duration::from_secs(10))?;
+    fn setup_write(mut conn: Connection) -> Result<Store> {
+        conn.busy_handler(Some(wait_for_lock))?;
+        check_ours(&conn)?;
         // journal_mode answers with a row, so it is queried rather than executed.
         let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
@@ -59,27 +157,140 @@ impl Store {
     }
 }
 
-/// Applies the migrations the database lacks, all in one transaction.
-fn migrate(conn: &mut Connection) -> Result<()> {
-    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let latest = MIGRATIONS.len() as i64;
-    if current > latest {
+/// Opens `path` read-only and checks it is ours. A WAL database in a folder we cannot
+/// write has no `-shm` file to share; it is then opened as immutable, which is safe
+/// because no process can be writing it (a writer would need that folder too).
+fn open_read_only(path: &Path) -> Result<(Connection, Found)> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let first = Connection::open_with_flags(path, flags).map_err(anyhow::Error::from);
+    let first = first.and_then(|mut c| {
+        c.busy_handler(Some(wait_for_lock))?;
+        let found = check_ours(&c)?;
+        Ok((c, found))
+    });
+    match first {
+        Ok(x) => Ok(x),
+        Err(e) if cannot_open(&e) => {
+            let uri = immutable_uri(path)?;
+            let c = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)?;
+            let found = check_ours(&c)?;
+            Ok((c, found))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn cannot_open(e: &anyhow::Error) -> bool {
+    use rusqlite::ErrorCode::{CannotOpen, ReadOnly};
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<rusqlite::Error>(),
+            Some(rusqlite::Error::SqliteFailure(f, _)) if matches!(f.code, CannotOpen | ReadOnly)
+        )
+    })
+}
+
+/// `file:PATH?immutable=1`, the path percent-encoded as SQLite's URI parser expects.
+fn immutable_uri(path: &Path) -> Result<String> {
+    let abs = std::path::absolute(path)?;
+    let text = abs
+        .to_str()
+        .with_context(|| format!("{} is not valid UTF-8", abs.display()))?;
+    let mut uri = String::from("file:");
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    Ok(uri)
+}
+
+/// Reads (never writes) the file's marks and refuses a file that is not a bench-db
+/// database or is newer than this binary.
+fn check_ours(conn: &Connection) -> Result<Found> {
+    let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let tables: Vec<String> = conn
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let empty = app == 0 && version == 0 && tables.is_empty();
+    // Version 1 predates the application id.
+    let v1 = app == 0
+        && version == 1
+        && ["block", "run", "series", "source"]
+            .iter()
+            .all(|t| tables.iter().any(|n| n == t));
+    if !(app == APPLICATION_ID || empty || v1) {
         bail!(
-            "the database has schema version {current}, newer than this bench-db understands ({latest}); \
-             use a newer bench-db"
+            "not a bench-db database (application id {app:#x}, user_version {version}, tables: {}); \
+             left untouched",
+            if tables.is_empty() {
+                "none".to_string()
+            } else {
+                tables.join(", ")
+            }
         );
     }
-    if current == latest {
+    if version > SCHEMA_VERSION {
+        bail!(
+            "the database has schema version {version}, newer than this bench-db understands \
+             ({SCHEMA_VERSION}); use a newer bench-db"
+        );
+    }
+    Ok(Found { version, empty })
+}
+
+/// Applies the migrations the database lacks, all in one `BEGIN IMMEDIATE` transaction
+/// that re-reads the version, so two processes opening a new database migrate it once.
+fn migrate(conn: &mut Connection) -> Result<()> {
+    let seen: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if seen == SCHEMA_VERSION {
         return Ok(());
     }
-    let tx = conn.transaction()?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        tx.execute_batch(sql)
-            .with_context(|| format!("migration {} failed", i + 1))?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > SCHEMA_VERSION {
+        bail!(
+            "the database has schema version {current}, newer than this bench-db understands \
+             ({SCHEMA_VERSION}); use a newer bench-db"
+        );
     }
-    tx.pragma_update(None, "user_version", latest)?;
+    for (i, m) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        tx.execute_batch(m.sql)
+            .with_context(|| format!("migration {} failed", i + 1))?;
+        if let Some(step) = m.then {
+            step(&tx).with_context(|| format!("migration {} failed", i + 1))?;
+        }
+    }
+    tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.commit()?;
     Ok(())
+}
+
+/// How long a writer waits for another process's write (a large ingest holds the lock
+/// for its whole file) before giving up.
+const LOCK_WAIT: Duration = Duration::from_secs(600);
+const LOCK_POLL: Duration = Duration::from_millis(5);
+
+/// SQLite busy handler: sleeps and retries, saying once (after a second) that it waits.
+fn wait_for_lock(attempt: i32) -> bool {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    let waited = LOCK_POLL * attempt.max(0) as u32;
+    if waited >= LOCK_WAIT {
+        return false;
+    }
+    if waited >= Duration::from_secs(1) && !SAID.swap(true, Ordering::Relaxed) {
+        eprintln!("bench-db: waiting for another bench-db process to finish writing the database");
+    }
+    std::thread::sleep(LOCK_POLL);
+    true
 }
 
 #[cfg(test)]
@@ -91,7 +302,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b.db");
         let s = Store::open(&path).unwrap();
-        assert_eq!(s.schema_version().unwrap(), MIGRATIONS.len() as i64);
+        assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
         drop(s);
         // Reopening is a no-op.
         Store::open(&path).unwrap();
@@ -103,5 +314,69 @@ mod tests {
             format!("{err:#}").contains("newer than this bench-db"),
             "{err:#}"
         );
+    }
+
+    #[test]
+    fn refuses_a_foreign_database_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("app.db");
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+            .unwrap();
+        drop(c);
+        let before = std::fs::read(&path).unwrap();
+        for err in [
+            Store::open(&path).err().unwrap(),
+            Store::open_read(&path).err().unwrap(),
+        ] {
+            assert!(
+                format!("{err:#}").contains("not a bench-db database"),
+                "{err:#}"
+            );
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn generated_runs_report_their_own_ids_beside_other_runs() {
+        use bench_db_parsers::{Block, Run};
+        let mut s = Store::open_in_memory().unwrap();
+        let tags = std::collections::BTreeMap::new();
+        let block = |n: u32| Block {
+            runs: (1..=n)
+                .map(|index| Run {
+                    index,
+                    ..Run::default()
+                })
+                .collect(),
+            ..Block::default()
+        };
+        fn g<'a>(
+            text: &'a str,
+            blocks: &'a [Block],
+            tags: &'a std::collections::BTreeMap<String, String>,
+        ) -> Generated<'a> {
+            Generated {
+                origin: "run loopback",
+                format: "loopback",
+                text,
+                blocks,
+                suite: "loopback",
+                label_override: None,
+                tags,
+            }
+        }
+        let (first, second) = ([block(3)], [block(2)]);
+        let ids = |s: &mut Store, text, blocks| s.insert_generated(&g(text, blocks, &tags));
+        assert_eq!(ids(&mut s, "a", &first).unwrap(), vec![1, 2, 3]);
+        assert_eq!(ids(&mut s, "b", &second).unwrap(), vec![4, 5]);
+        // The same output again is stored once.
+        assert!(ids(&mut s, "b", &second).unwrap().is_empty());
+    }
+
+    #[test]
+    fn uri_escapes_what_sqlite_would_parse() {
+        let uri = immutable_uri(Path::new("/a b/c?d#e%f.db")).unwrap();
+        assert_eq!(uri, "file:/a%20b/c%3Fd%23e%25f.db?immutable=1");
     }
 }

@@ -1,12 +1,27 @@
-//! Reading runs back as [`StoredRun`]s, selected by a [`Selector`], and relabelling.
+//! Reading runs back as [`StoredRun`]s, selected by a [`Selector`], streamed from one
+//! query per selection; relabelling.
 
-use super::Store;
+use super::{Store, pack};
 use crate::dataset::StoredRun;
 use crate::selector::{Selector, Term};
 use anyhow::{Context, Result};
-use bench_db_parsers::{Data, HistInterval, LadderPoint, PrintedStat, Run, Series, TimePoint};
+use bench_db_parsers::{Data, HistInterval, PrintedStat, Run, Series};
 use rusqlite::types::Value;
-use std::collections::HashMap;
+
+/// How much of each run to load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Everything: series with their points and histograms.
+    Points,
+    /// Series without their points or histograms (names, units, single values): what a
+    /// listing prints.
+    Heads,
+}
+
+const RUN_COLUMNS: &str =
+    "r.id, r.suite, r.label, s.format, s.path, s.id, b.id, b.idx, s.ingested_at,
+     r.run_index, r.first_line, r.last_line, r.params, r.tags,
+     se.id, se.metric, se.display, se.unit, se.kind, se.sample_count, se.stats, se.value";
 
 impl Store {
     /// The ids of the runs the selector matches, in id order.
@@ -25,163 +40,120 @@ impl Store {
 
     /// Every run the selector matches, with its series, in id order.
     pub fn select(&self, sel: &Selector) -> Result<Vec<StoredRun>> {
+        let mut out = Vec::new();
+        self.for_each_run(sel, Detail::Points, |r| {
+            out.push(r);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Streams the runs the selector matches, in id order, one at a time, from one query
+    /// (runs joined with their series); memory does not grow with the database.
+    /// Returns how many runs were passed to `f`; an error from `f` stops the stream.
+    pub fn for_each_run(
+        &self,
+        sel: &Selector,
+        detail: Detail,
+        mut f: impl FnMut(StoredRun) -> Result<()>,
+    ) -> Result<usize> {
         let (where_sql, args) = where_clause(sel);
+        let points = match detail {
+            Detail::Points => "se.points",
+            Detail::Heads => "NULL",
+        };
         let sql = format!(
-            "SELECT r.id, r.suite, r.label, s.format, s.path, s.id, b.id, b.idx, s.ingested_at,
-                    r.run_index, r.first_line, r.last_line, r.params, r.tags
+            "SELECT {RUN_COLUMNS}, {points}, b.printed
              FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
-             {where_sql} ORDER BY r.id"
+             LEFT JOIN series se ON se.run_id = r.id
+             {where_sql} ORDER BY r.id, se.id"
         );
         let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(rusqlite::params_from_iter(args))?;
-        let mut printed: HashMap<i64, Vec<PrintedStat>> = HashMap::new();
-        let mut out = Vec::new();
+        let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
+        // The block whose printed numbers were loaded last (runs come grouped by block).
+        let mut printed: Option<(i64, Vec<PrintedStat>)> = None;
+        let mut current: Option<StoredRun> = None;
+        let mut count = 0;
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
-            let block_id: i64 = r.get(6)?;
-            let params: String = r.get(12)?;
-            let tags: String = r.get(13)?;
-            let run = Run {
-                index: r.get(9)?,
-                first_line: r.get::<_, i64>(10)? as u64,
-                last_line: r.get::<_, i64>(11)? as u64,
-                params: serde_json::from_str(&params)
-                    .with_context(|| format!("run {id}: bad params"))?,
-                tags: serde_json::from_str(&tags).with_context(|| format!("run {id}: bad tags"))?,
-                series: self.load_series(id)?,
-            };
-            let block_printed = match printed.get(&block_id) {
-                Some(p) => p.clone(),
-                None => {
-                    let p = self.load_printed(block_id)?;
-                    printed.insert(block_id, p.clone());
-                    p
+            if current.as_ref().is_none_or(|c| c.id != id) {
+                if let Some(done) = current.take() {
+                    f(done)?;
+                    count += 1;
                 }
+                let block_id: i64 = r.get(6)?;
+                if printed.as_ref().is_none_or(|p| p.0 != block_id) {
+                    let json: String = r.get(23)?;
+                    printed = Some((block_id, printed_from_json(&json, block_id)?));
+                }
+                let block_printed = printed.as_ref().map(|p| p.1.clone()).unwrap_or_default();
+                current = Some(run_head(r, block_printed)?);
+            }
+            let Some(series_id) = r.get::<_, Option<i64>>(14)? else {
+                continue;
             };
-            out.push(StoredRun {
-                id,
-                suite: r.get(1)?,
-                label: r.get(2)?,
-                format: r.get(3)?,
-                source: r.get(4)?,
-                source_id: r.get(5)?,
-                block_id,
-                block_index: r.get(7)?,
-                ingested_at: r.get(8)?,
-                run,
-                printed: block_printed,
-            });
+            let series = self.series_row(r, series_id, detail)?;
+            current.as_mut().expect("set above").run.series.push(series);
         }
-        Ok(out)
+        if let Some(done) = current.take() {
+            f(done)?;
+            count += 1;
+        }
+        Ok(count)
     }
 
     /// Sets the label of the selected runs; returns how many changed.
     pub fn relabel(&mut self, sel: &Selector, label: &str) -> Result<usize> {
-        let ids = self.select_ids(sel)?;
-        let tx = self.conn.transaction()?;
-        {
-            let mut stmt = tx.prepare("UPDATE run SET label = ?1 WHERE id = ?2")?;
-            for id in &ids {
-                stmt.execute(rusqlite::params![label, id])?;
-            }
-        }
-        tx.commit()?;
-        Ok(ids.len())
-    }
-
-    fn load_printed(&self, block_id: i64) -> Result<Vec<PrintedStat>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT metric, percentile, name, value FROM printed_stat WHERE block_id = ?1 ORDER BY rowid",
-        )?;
-        let rows = stmt.query_map([block_id], |r| {
-            Ok(PrintedStat {
-                metric: r.get(0)?,
-                percentile: r.get(1)?,
-                name: r.get(2)?,
-                value: r.get(3)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    fn load_series(&self, run_id: i64) -> Result<Vec<Series>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT id, metric, display, unit, kind, sample_count, stats FROM series WHERE run_id = ?1 ORDER BY id",
-        )?;
-        let heads = stmt
-            .query_map([run_id], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, Option<i64>>(5)?,
-                    r.get::<_, String>(6)?,
-                ))
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut out = Vec::with_capacity(heads.len());
-        for (id, metric, display, unit, kind, count, stats) in heads {
-            let points = self.load_points(id)?;
-            let count = count.map(|c| c as u64);
-            let ladder = || {
-                points
-                    .iter()
-                    .map(|p| LadderPoint {
-                        percentile: p.0.unwrap_or(f64::NAN),
-                        value: p.2,
-                        line_value: p.3,
-                    })
-                    .collect::<Vec<_>>()
-            };
-            let data = match kind.as_str() {
-                "ladder" => Data::Ladder {
-                    count,
-                    points: ladder(),
-                },
-                "histogram" => Data::Histogram {
-                    intervals: self.load_histograms(id)?,
-                    count,
-                    points: ladder(),
-                },
-                "timeseries" => Data::TimeSeries {
-                    points: points
-                        .iter()
-                        .map(|p| TimePoint {
-                            t: p.1.unwrap_or(f64::NAN),
-                            value: p.2,
-                        })
-                        .collect(),
-                },
-                _ => Data::Value {
-                    value: points.first().and_then(|p| p.2),
-                },
-            };
-            out.push(Series {
-                metric,
-                display,
-                unit,
-                data,
-                stats: serde_json::from_str(&stats)
-                    .with_context(|| format!("series {id}: bad stats"))?,
-            });
-        }
-        Ok(out)
-    }
-
-    #[allow(clippy::type_complexity)]
-    fn load_points(
-        &self,
-        series_id: i64,
-    ) -> Result<Vec<(Option<f64>, Option<f64>, Option<f64>, Option<f64>)>> {
-        let mut stmt = self
+        let (where_sql, args) = where_clause(sel);
+        let sql = format!(
+            "UPDATE run SET label = ? WHERE id IN (
+                SELECT r.id FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
+                {where_sql})"
+        );
+        let mut all = vec![Value::Text(label.to_string())];
+        all.extend(args);
+        let tx = self
             .conn
-            .prepare_cached("SELECT percentile, t, value, line_value FROM point WHERE series_id = ?1 ORDER BY rowid")?;
-        let rows = stmt.query_map([series_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let n = tx.execute(&sql, rusqlite::params_from_iter(all))?;
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// The series of one joined row (columns 14..).
+    fn series_row(&self, r: &rusqlite::Row, id: i64, detail: Detail) -> Result<Series> {
+        let kind: String = r.get(18)?;
+        let count = r.get::<_, Option<i64>>(19)?.map(|c| c as u64);
+        let stats: String = r.get(20)?;
+        let value: Option<f64> = r.get(21)?;
+        let blob = r.get_ref(22)?.as_blob_or_null()?;
+        let bad = |e: pack::Corrupt| anyhow::anyhow!("series {id}: {e}");
+        let data = match kind.as_str() {
+            "ladder" => Data::Ladder {
+                count,
+                points: pack::unpack_ladder(blob).map_err(bad)?,
+            },
+            "histogram" => Data::Histogram {
+                intervals: match detail {
+                    Detail::Points => self.load_histograms(id)?,
+                    Detail::Heads => Vec::new(),
+                },
+                count,
+                points: pack::unpack_ladder(blob).map_err(bad)?,
+            },
+            "timeseries" => Data::TimeSeries {
+                points: pack::unpack_time_series(blob).map_err(bad)?,
+            },
+            _ => Data::Value { value },
+        };
+        Ok(Series {
+            metric: r.get(15)?,
+            display: r.get(16)?,
+            unit: r.get(17)?,
+            data,
+            stats: serde_json::from_str(&stats)
+                .with_context(|| format!("series {id}: bad stats"))?,
+        })
     }
 
     fn load_histograms(&self, series_id: i64) -> Result<Vec<HistInterval>> {
@@ -198,6 +170,59 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// The printed numbers of a block, as stored in `block.printed` (see
+/// [`printed_to_json`]).
+fn printed_from_json(json: &str, block_id: i64) -> Result<Vec<PrintedStat>> {
+    let rows: Vec<(String, Option<f64>, String, Option<f64>)> = serde_json::from_str(json)
+        .with_context(|| format!("block {block_id}: bad printed numbers"))?;
+    Ok(rows
+        .into_iter()
+        .map(|(metric, percentile, name, value)| PrintedStat {
+            metric,
+            percentile,
+            name,
+            value,
+        })
+        .collect())
+}
+
+/// `block.printed`: a JSON array of `[metric, percentile, name, value]`, in printed order.
+pub(super) fn printed_to_json(stats: &[PrintedStat]) -> serde_json::Result<String> {
+    let rows: Vec<(&str, Option<f64>, &str, Option<f64>)> = stats
+        .iter()
+        .map(|p| (p.metric.as_str(), p.percentile, p.name.as_str(), p.value))
+        .collect();
+    serde_json::to_string(&rows)
+}
+
+/// The run part of a joined row (columns 0..14), without series yet.
+fn run_head(r: &rusqlite::Row, printed: Vec<PrintedStat>) -> Result<StoredRun> {
+    let id: i64 = r.get(0)?;
+    let params: String = r.get(12)?;
+    let tags: String = r.get(13)?;
+    Ok(StoredRun {
+        id,
+        suite: r.get(1)?,
+        label: r.get(2)?,
+        format: r.get(3)?,
+        source: r.get(4)?,
+        source_id: r.get(5)?,
+        block_id: r.get(6)?,
+        block_index: r.get(7)?,
+        ingested_at: r.get(8)?,
+        run: Run {
+            index: r.get(9)?,
+            first_line: r.get::<_, i64>(10)? as u64,
+            last_line: r.get::<_, i64>(11)? as u64,
+            params: serde_json::from_str(&params)
+                .with_context(|| format!("run {id}: bad params"))?,
+            tags: serde_json::from_str(&tags).with_context(|| format!("run {id}: bad tags"))?,
+            series: Vec::new(),
+        },
+        printed,
+    })
 }
 
 /// `WHERE …` for a selector (empty for none) and its bound values.

@@ -2,13 +2,15 @@
 //! batches of a bounded size, their ids drawn from the sequences in one round trip, and
 //! each table's rows sent with one `COPY … FROM STDIN (FORMAT binary)` per batch.
 //!
-//! The source row is inserted first with `ON CONFLICT (sha256) DO NOTHING`: a second
-//! writer of the same content waits on the unique index until the first commits, then
-//! inserts nothing and reports `unchanged` (or goes on if the first rolled back).
+//! An ingest learns the content hash only once it has read the source, so its source row
+//! holds a placeholder until then; setting the real hash meets the unique index, where a
+//! second writer of the same content waits until the first commits, then fails with a
+//! unique violation and reports `unchanged` (or goes on if the first rolled back). A copy
+//! knows the hash up front and inserts with `ON CONFLICT (sha256) DO NOTHING`.
 
 use super::{PgStore, pg_text};
 use crate::store::copy::{BlockRows, RunRows, SourceRecord};
-use crate::store::{BlockDefaults, Generated, IngestError, Ingested, SourceMeta};
+use crate::store::{BlockDefaults, Digest, Generated, IngestError, Ingested, SourceMeta};
 use bench_db_parsers::{Data, ParseError, Parsed};
 use postgres::Transaction;
 use postgres::binary_copy::BinaryCopyInWriter;
@@ -38,13 +40,28 @@ impl PgStore {
         Ok(row.get(0))
     }
 
-    /// Stores every block of one source in one transaction: all or nothing. A source
-    /// whose content another writer stored first is `unchanged`.
-    pub fn ingest(
+    /// Whether a source of exactly this many bytes is stored.
+    pub fn has_source_of_size(&self, bytes: u64) -> anyhow::Result<bool> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM source WHERE bytes = $1::bigint)",
+                &[&(bytes as i64)],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(row.get(0))
+    }
+
+    /// Stores every block of one source in one transaction: all or nothing. `digest` is
+    /// called once the items are exhausted; a content already stored (or stored meanwhile
+    /// by another writer) is `unchanged` and nothing is written.
+    pub fn ingest<'a>(
         &self,
         meta: &SourceMeta,
-        items: impl Iterator<Item = Result<Parsed, ParseError>>,
+        items: impl Iterator<Item = Result<Parsed, ParseError>> + 'a,
         defaults: &BlockDefaults,
+        digest: impl FnOnce() -> std::io::Result<Digest>,
     ) -> Result<Ingested, IngestError> {
         let mut client = self.client.borrow_mut();
         let mut tx = client.transaction()?;
@@ -52,8 +69,8 @@ impl PgStore {
         let mut writer: Option<Writer> = None;
         let record = SourceRecord {
             path: meta.path.clone(),
-            sha256: meta.sha256.clone(),
-            bytes: meta.bytes,
+            sha256: placeholder(),
+            bytes: 0,
             format: meta.format.clone(),
             parser: meta.parser.clone(),
             ingested_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
@@ -66,13 +83,7 @@ impl PgStore {
                         Some(w) => w,
                         None => match insert_source(&mut tx, &record)? {
                             Some(id) => writer.insert(Writer::new(id)),
-                            None => {
-                                return Ok(Ingested {
-                                    unchanged: true,
-                                    warnings: out.warnings,
-                                    ..Ingested::default()
-                                });
-                            }
+                            None => unreachable!("the placeholder hash is unique"),
                         },
                     };
                     let label = defaults
@@ -108,10 +119,34 @@ impl PgStore {
                 }
             }
         }
+        let d = digest()?;
         let Some(mut w) = writer else {
             return Ok(out);
         };
         w.flush(&mut tx)?;
+        let unchanged = || Ingested {
+            unchanged: true,
+            warnings: out.warnings.clone(),
+            ..Ingested::default()
+        };
+        let seen: bool = tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text)",
+                &[&d.sha256],
+            )?
+            .get(0);
+        if seen {
+            return Ok(unchanged());
+        }
+        match tx.execute(
+            "UPDATE source SET sha256 = $2::text, bytes = $3::bigint WHERE id = $1",
+            &[&w.source_id, &d.sha256, &(d.bytes as i64)],
+        ) {
+            Err(e) if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => {
+                return Ok(unchanged());
+            }
+            r => r?,
+        };
         tx.commit()?;
         out.runs = w.run_ids.len();
         out.points = w.points;
@@ -121,11 +156,8 @@ impl PgStore {
 
     /// Stores the output of a built-in benchmark; returns the new run ids.
     pub fn insert_generated(&self, g: &Generated) -> anyhow::Result<Vec<i64>> {
-        use sha2::Digest;
         let meta = SourceMeta {
             path: g.origin.to_string(),
-            sha256: hex::encode(sha2::Sha256::digest(g.text.as_bytes())),
-            bytes: g.text.len() as u64,
             format: g.format.to_string(),
             parser: format!("{} {}", g.format, env!("CARGO_PKG_VERSION")),
         };
@@ -136,7 +168,9 @@ impl PgStore {
             tags: g.tags.clone(),
         };
         let items = g.blocks.iter().cloned().map(|b| Ok(Parsed::Block(b)));
-        let done = self.ingest(&meta, items, &defaults)?;
+        let done = self.ingest(&meta, items, &defaults, || {
+            Ok(Digest::of(g.text.as_bytes()))
+        })?;
         Ok(done.run_ids)
     }
 
@@ -160,6 +194,20 @@ impl PgStore {
         tx.commit().map_err(|e| self.err(e))?;
         Ok(Some(w.run_ids))
     }
+}
+
+/// A hash no content has, unique to this transaction, held until the real one is known.
+fn placeholder() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "pending {} {nanos} {}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// Inserts the source row; `None` when a source with the same content hash exists.

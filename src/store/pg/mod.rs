@@ -42,16 +42,22 @@ impl PgStore {
         Ok(store)
     }
 
+    /// Connects for writing to a schema that must already hold bench-db's tables.
+    pub fn open_existing(url: &PgUrl) -> Result<PgStore> {
+        let store = Self::connect(url)?;
+        if store.version()?.is_none() {
+            bail!(no_tables(url));
+        }
+        store.migrate_schema()?;
+        Ok(store)
+    }
+
     /// Connects for reading: refuses a schema without bench-db's tables, and upgrades an
     /// older one only when this role can (else the error names `bench-db migrate`).
     pub fn open_read(url: &PgUrl) -> Result<PgStore> {
         let store = Self::connect(url)?;
         match store.version()? {
-            None => bail!(
-                "no bench-db tables in schema {:?} of {}; run `bench-db ingest` first",
-                url.schema,
-                url.masked()
-            ),
+            None => bail!(no_tables(url)),
             Some(v) if v > SCHEMA_VERSION => bail!(newer(v)),
             Some(v) if v < SCHEMA_VERSION => {
                 store.migrate_schema().map_err(|e| {
@@ -212,6 +218,14 @@ impl PgStore {
             self.url.scrub(&pg_text(&e))
         )
     }
+}
+
+fn no_tables(url: &PgUrl) -> String {
+    format!(
+        "no bench-db tables in schema {:?} of {}; run `bench-db ingest` first",
+        url.schema,
+        url.masked()
+    )
 }
 
 fn newer(v: i64) -> String {

@@ -5,6 +5,7 @@
 use super::PgStore;
 use crate::dataset::StoredRun;
 use crate::selector::{Selector, Term};
+use crate::store::Detail;
 use crate::store::copy::{BlockMeta, SourceRecord};
 use anyhow::{Context, Result};
 use bench_db_parsers::{Data, HistInterval, LadderPoint, PrintedStat, Run, Series, TimePoint};
@@ -27,7 +28,7 @@ impl PgStore {
     /// Every run the selector matches, with its series, in id order.
     pub fn select(&self, sel: &Selector) -> Result<Vec<StoredRun>> {
         let mut out = Vec::new();
-        self.for_each_run(sel, |r| {
+        self.for_each_run(sel, Detail::Points, |r| {
             out.push(r);
             Ok(())
         })?;
@@ -35,12 +36,13 @@ impl PgStore {
     }
 
     /// Calls `f` with every run the selector matches, in id order, holding one chunk of
-    /// runs in memory at a time.
+    /// runs in memory at a time; returns how many runs were passed to `f`.
     pub fn for_each_run(
         &self,
         sel: &Selector,
+        detail: Detail,
         mut f: impl FnMut(StoredRun) -> Result<()>,
-    ) -> Result<()> {
+    ) -> Result<usize> {
         let mut c = self.client.borrow_mut();
         let mut tx = c
             .build_transaction()
@@ -50,12 +52,12 @@ impl PgStore {
             .map_err(|e| self.err(e))?;
         let ids = select_ids(&mut tx, sel).map_err(|e| self.err(e))?;
         for chunk in ids.chunks(CHUNK) {
-            for run in load_chunk(&mut tx, chunk, |e| self.err(e))? {
+            for run in load_chunk(&mut tx, chunk, detail, |e| self.err(e))? {
                 f(run)?;
             }
         }
         tx.commit().map_err(|e| self.err(e))?;
-        Ok(())
+        Ok(ids.len())
     }
 
     /// Sets the label of the selected runs; returns how many changed.
@@ -121,10 +123,12 @@ fn select_ids(c: &mut impl GenericClient, sel: &Selector) -> Result<Vec<i64>, po
 type Point = (Option<f64>, Option<f64>, Option<f64>, Option<f64>);
 
 /// The runs with these ids (ascending), with series, points, histograms and the printed
-/// statistics of their blocks.
+/// statistics of their blocks; with [`Detail::Heads`], only the single values of the
+/// points and no histogram.
 fn load_chunk(
     c: &mut impl GenericClient,
     ids: &[i64],
+    detail: Detail,
     err: impl Fn(postgres::Error) -> anyhow::Error,
 ) -> Result<Vec<StoredRun>> {
     let ids = ids.to_vec();
@@ -149,8 +153,9 @@ fn load_chunk(
         .query(
             "SELECT p.series_id, p.percentile, p.t, p.value, p.line_value
              FROM point p JOIN series se ON se.id = p.series_id
-             WHERE se.run_id = ANY($1) ORDER BY p.series_id, p.idx",
-            &[&ids],
+             WHERE se.run_id = ANY($1) AND ($2 OR se.kind = 'value')
+             ORDER BY p.series_id, p.idx",
+            &[&ids, &(detail == Detail::Points)],
         )
         .map_err(&err)?
     {
@@ -164,8 +169,8 @@ fn load_chunk(
         .query(
             "SELECT h.series_id, h.t, h.duration, h.tag, h.encoded
              FROM histogram h JOIN series se ON se.id = h.series_id
-             WHERE se.run_id = ANY($1) ORDER BY h.series_id, h.idx",
-            &[&ids],
+             WHERE se.run_id = ANY($1) AND $2 ORDER BY h.series_id, h.idx",
+            &[&ids, &(detail == Detail::Points)],
         )
         .map_err(&err)?
     {

@@ -1,0 +1,401 @@
+//! Packed points: the ladder or time series of one series as one blob.
+//!
+//! ```text
+//! byte 0     layout: 4 = ladder (percentile, value)
+//!                    5 = ladder with line values (percentile, value, line_value)
+//!                    6 = time series (t, value)
+//!                    (1, 2, 3: the same with every number a plain f64, still read)
+//! bytes 1..  the points, each its 2 or 3 numbers in that order
+//! ```
+//!
+//! A number is one tag byte and its payload. Tag `0x00`: absent (`None`). Tag `0x1E`
+//! (e = 0..=9): a decimal `m / 10^e`, `m` a zigzag LEB128 varint, used only when that
+//! division gives back exactly the same bits (so 12.3, 99.99 and 50 take 2–3 bytes, as
+//! printed numbers do). Tag `0x20`: any other number, 8 bytes of little-endian IEEE-754.
+//! Written by hand rather than with a serialisation crate: the layout is fixed by the
+//! database, not by a crate's version, and the decimal form keeps the database smaller
+//! than the logs it came from.
+
+use bench_db_parsers::{LadderPoint, PrintedStat, TimePoint};
+use rusqlite::Transaction;
+
+const LADDER: u8 = 4;
+const LADDER_LINES: u8 = 5;
+const TIME_SERIES: u8 = 6;
+/// Layouts with every number as 8 raw bytes (`None` = [`FIXED_ABSENT`]).
+const FIXED_LADDER: u8 = 1;
+const FIXED_LADDER_LINES: u8 = 2;
+const FIXED_TIME_SERIES: u8 = 3;
+const FIXED_ABSENT: u64 = 0x7ff8_dead_0000_0001;
+
+const TAG_ABSENT: u8 = 0x00;
+const TAG_DECIMAL: u8 = 0x10;
+const TAG_RAW: u8 = 0x20;
+const POW10: [f64; 10] = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+/// Mantissas stay below 2^53, where every integer is an exact f64.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// `(m, e)` with `m / 10^e` bit-identical to `x`, fewest decimals first.
+fn decimal(x: f64) -> Option<(i64, u8)> {
+    if !x.is_finite() {
+        return None;
+    }
+    for (e, p) in POW10.iter().enumerate() {
+        let m = (x * p).round();
+        if m.abs() >= EXACT {
+            return None;
+        }
+        // Checked as it will be decoded: from the integer (so -0.0 stays raw).
+        let m = m as i64;
+        if (m as f64 / p).to_bits() == x.to_bits() {
+            return Some((m, e as u8));
+        }
+    }
+    None
+}
+
+fn put(out: &mut Vec<u8>, v: Option<f64>) {
+    match v {
+        None => out.push(TAG_ABSENT),
+        Some(x) => match decimal(x) {
+            Some((m, e)) => {
+                out.push(TAG_DECIMAL | e);
+                let mut z = ((m << 1) ^ (m >> 63)) as u64;
+                while z >= 0x80 {
+                    out.push((z as u8) | 0x80);
+                    z >>= 7;
+                }
+                out.push(z as u8);
+            }
+            None => {
+                out.push(TAG_RAW);
+                out.extend_from_slice(&x.to_bits().to_le_bytes());
+            }
+        },
+    }
+}
+
+/// Reads numbers from a blob body.
+struct Numbers<'a> {
+    body: &'a [u8],
+    fixed: bool,
+}
+
+impl Numbers<'_> {
+    fn next(&mut self) -> Result<Option<f64>, Corrupt> {
+        if self.fixed {
+            let (head, rest) = self
+                .body
+                .split_first_chunk::<8>()
+                .ok_or(Corrupt("cut inside a number"))?;
+            self.body = rest;
+            let bits = u64::from_le_bytes(*head);
+            return Ok((bits != FIXED_ABSENT).then(|| f64::from_bits(bits)));
+        }
+        let (&tag, rest) = self
+            .body
+            .split_first()
+            .ok_or(Corrupt("cut inside a number"))?;
+        self.body = rest;
+        match tag & 0xf0 {
+            TAG_ABSENT if tag == TAG_ABSENT => Ok(None),
+            TAG_DECIMAL if usize::from(tag & 0x0f) < POW10.len() => {
+                let mut z: u64 = 0;
+                let mut shift = 0;
+                loop {
+                    let (&b, rest) = self
+                        .body
+                        .split_first()
+                        .ok_or(Corrupt("cut inside a number"))?;
+                    self.body = rest;
+                    if shift > 63 {
+                        return Err(Corrupt("varint too long"));
+                    }
+                    z |= u64::from(b & 0x7f) << shift;
+                    shift += 7;
+                    if b < 0x80 {
+                        break;
+                    }
+                }
+                let m = ((z >> 1) as i64) ^ -((z & 1) as i64);
+                Ok(Some(m as f64 / POW10[usize::from(tag & 0x0f)]))
+            }
+            TAG_RAW if tag == TAG_RAW => {
+                let (head, rest) = self
+                    .body
+                    .split_first_chunk::<8>()
+                    .ok_or(Corrupt("cut inside a number"))?;
+                self.body = rest;
+                Ok(Some(f64::from_bits(u64::from_le_bytes(*head))))
+            }
+            _ => Err(Corrupt("unknown number tag")),
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.body.is_empty()
+    }
+}
+
+/// Packs a ladder; the line values are stored only when one is present.
+pub fn ladder(points: &[LadderPoint]) -> Vec<u8> {
+    let lines = points.iter().any(|p| p.line_value.is_some());
+    let mut out = Vec::with_capacity(1 + 9 * points.len());
+    out.push(if lines { LADDER_LINES } else { LADDER });
+    for p in points {
+        put(&mut out, Some(p.percentile));
+        put(&mut out, p.value);
+        if lines {
+            put(&mut out, p.line_value);
+        }
+    }
+    out
+}
+
+/// Packs a time series.
+pub fn time_series(points: &[TimePoint]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 + 8 * points.len());
+    out.push(TIME_SERIES);
+    for p in points {
+        put(&mut out, Some(p.t));
+        put(&mut out, p.value);
+    }
+    out
+}
+
+/// Why a blob cannot be unpacked.
+#[derive(Debug, thiserror::Error)]
+#[error("packed points are corrupt ({0})")]
+pub struct Corrupt(&'static str);
+
+/// Unpacks a ladder (empty blob or none: no points).
+pub fn unpack_ladder(blob: Option<&[u8]>) -> Result<Vec<LadderPoint>, Corrupt> {
+    let Some((&layout, body)) = blob.and_then(|b| b.split_first()) else {
+        return Ok(Vec::new());
+    };
+    let (lines, fixed) = match layout {
+        LADDER => (false, false),
+        LADDER_LINES => (true, false),
+        FIXED_LADDER => (false, true),
+        FIXED_LADDER_LINES => (true, true),
+        _ => return Err(Corrupt("not a ladder")),
+    };
+    let mut n = Numbers { body, fixed };
+    let mut out = Vec::new();
+    while !n.done() {
+        out.push(LadderPoint {
+            percentile: n.next()?.unwrap_or(f64::NAN),
+            value: n.next()?,
+            line_value: if lines { n.next()? } else { None },
+        });
+    }
+    Ok(out)
+}
+
+/// Unpacks a time series (empty blob or none: no points).
+pub fn unpack_time_series(blob: Option<&[u8]>) -> Result<Vec<TimePoint>, Corrupt> {
+    let Some((&layout, body)) = blob.and_then(|b| b.split_first()) else {
+        return Ok(Vec::new());
+    };
+    let fixed = match layout {
+        TIME_SERIES => false,
+        FIXED_TIME_SERIES => true,
+        _ => return Err(Corrupt("not a time series")),
+    };
+    let mut n = Numbers { body, fixed };
+    let mut out = Vec::new();
+    while !n.done() {
+        out.push(TimePoint {
+            t: n.next()?.unwrap_or(f64::NAN),
+            value: n.next()?,
+        });
+    }
+    Ok(out)
+}
+
+/// Migration 2: moves the rows of the version-1 tables `point` (into `series.value` and
+/// `series.points`) and `printed_stat` (into `block.printed`), in their insertion order,
+/// then drops both tables.
+pub(super) fn pack_v1_rows(tx: &Transaction) -> rusqlite::Result<()> {
+    pack_v1_points(tx)?;
+    let mut read = tx.prepare(
+        "SELECT block_id, metric, percentile, name, value FROM printed_stat ORDER BY block_id, rowid",
+    )?;
+    let mut write = tx.prepare("UPDATE block SET printed = ?2 WHERE id = ?1")?;
+    let mut rows = read.query([])?;
+    let mut current: Option<(i64, Vec<PrintedStat>)> = None;
+    let mut flush = |(id, stats): (i64, Vec<PrintedStat>)| -> rusqlite::Result<()> {
+        let json = super::query::printed_to_json(&stats)
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        write.execute(rusqlite::params![id, json])?;
+        Ok(())
+    };
+    while let Some(r) = rows.next()? {
+        let id: i64 = r.get(0)?;
+        if current.as_ref().is_none_or(|c| c.0 != id) {
+            if let Some(done) = current.take() {
+                flush(done)?;
+            }
+            current = Some((id, Vec::new()));
+        }
+        current.as_mut().expect("set above").1.push(PrintedStat {
+            metric: r.get(1)?,
+            percentile: r.get(2)?,
+            name: r.get(3)?,
+            value: r.get(4)?,
+        });
+    }
+    if let Some(done) = current.take() {
+        flush(done)?;
+    }
+    drop(rows);
+    tx.execute_batch("DROP TABLE printed_stat")
+}
+
+fn pack_v1_points(tx: &Transaction) -> rusqlite::Result<()> {
+    let mut read = tx.prepare(
+        "SELECT p.series_id, se.kind, p.percentile, p.t, p.value, p.line_value
+         FROM point p JOIN series se ON se.id = p.series_id
+         ORDER BY p.series_id, p.rowid",
+    )?;
+    let mut set_points = tx.prepare("UPDATE series SET points = ?2 WHERE id = ?1")?;
+    let mut set_value = tx.prepare("UPDATE series SET value = ?2 WHERE id = ?1")?;
+    let mut rows = read.query([])?;
+    // The series being gathered: id, kind, its ladder and time points.
+    let mut current: Option<(i64, String, Vec<LadderPoint>, Vec<TimePoint>)> = None;
+    let mut flush = |s: (i64, String, Vec<LadderPoint>, Vec<TimePoint>)| -> rusqlite::Result<()> {
+        let (id, kind, ladder_points, time_points) = s;
+        match kind.as_str() {
+            "timeseries" => set_points.execute(rusqlite::params![id, time_series(&time_points)])?,
+            "value" => set_value.execute(rusqlite::params![
+                id,
+                ladder_points.first().and_then(|p| p.value)
+            ])?,
+            _ => set_points.execute(rusqlite::params![id, ladder(&ladder_points)])?,
+        };
+        Ok(())
+    };
+    while let Some(r) = rows.next()? {
+        let id: i64 = r.get(0)?;
+        if current.as_ref().is_none_or(|c| c.0 != id) {
+            if let Some(done) = current.take() {
+                flush(done)?;
+            }
+            current = Some((id, r.get(1)?, Vec::new(), Vec::new()));
+        }
+        let c = current.as_mut().expect("set above");
+        let value: Option<f64> = r.get(4)?;
+        c.2.push(LadderPoint {
+            percentile: r.get::<_, Option<f64>>(2)?.unwrap_or(f64::NAN),
+            value,
+            line_value: r.get(5)?,
+        });
+        c.3.push(TimePoint {
+            t: r.get::<_, Option<f64>>(3)?.unwrap_or(f64::NAN),
+            value,
+        });
+    }
+    if let Some(done) = current.take() {
+        flush(done)?;
+    }
+    drop(rows);
+    tx.execute_batch("DROP TABLE point")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ladders_round_trip_with_and_without_line_values() {
+        let mut pts = vec![
+            LadderPoint {
+                percentile: 50.0,
+                value: Some(1.5),
+                line_value: None,
+            },
+            LadderPoint {
+                percentile: 99.99,
+                value: Some(12_345.678),
+                line_value: None,
+            },
+            LadderPoint {
+                percentile: 100.0,
+                value: None,
+                line_value: None,
+            },
+        ];
+        let blob = ladder(&pts);
+        // 50 (2 bytes) 1.5 (2) 99.99 (4) 12345.678 (5) 100 (3) absent (1)
+        assert_eq!(blob.len(), 1 + 2 + 2 + 4 + 5 + 3 + 1);
+        assert_eq!(unpack_ladder(Some(&blob)).unwrap(), pts);
+        pts[2].line_value = Some(7.25);
+        let blob = ladder(&pts);
+        assert_eq!(blob[0], LADDER_LINES);
+        assert_eq!(unpack_ladder(Some(&blob)).unwrap(), pts);
+        assert!(unpack_ladder(None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn every_number_comes_back_bit_identical() {
+        let odd = [
+            0.1 + 0.2,
+            -0.0,
+            f64::MIN_POSITIVE,
+            1e300,
+            -123_456_789.123,
+            std::f64::consts::PI,
+            9_007_199_254_740_993.0,
+            f64::NAN,
+            f64::INFINITY,
+            -2.5e-7,
+        ];
+        let pts: Vec<TimePoint> = odd
+            .iter()
+            .map(|&v| TimePoint {
+                t: 1.0,
+                value: Some(v),
+            })
+            .collect();
+        let back = unpack_time_series(Some(&time_series(&pts))).unwrap();
+        for (a, b) in pts.iter().zip(&back) {
+            assert_eq!(a.value.unwrap().to_bits(), b.value.unwrap().to_bits());
+        }
+    }
+
+    #[test]
+    fn time_series_round_trip_and_corruption_is_an_error() {
+        let pts = vec![
+            TimePoint {
+                t: 1_700_000_000.0,
+                value: Some(3.0),
+            },
+            TimePoint {
+                t: 2.0,
+                value: None,
+            },
+        ];
+        let blob = time_series(&pts);
+        assert_eq!(unpack_time_series(Some(&blob)).unwrap(), pts);
+        assert!(unpack_time_series(Some(&blob[..blob.len() - 2])).is_err());
+        assert!(
+            unpack_ladder(Some(&blob)).is_err(),
+            "layout byte is checked"
+        );
+        assert!(unpack_time_series(Some(&[TIME_SERIES, 0x7f])).is_err());
+    }
+
+    #[test]
+    fn fixed_width_blobs_are_still_read() {
+        let mut blob = vec![FIXED_LADDER];
+        for v in [50.0f64, 1.25] {
+            blob.extend_from_slice(&v.to_bits().to_le_bytes());
+        }
+        blob.extend_from_slice(&100.0f64.to_bits().to_le_bytes());
+        blob.extend_from_slice(&FIXED_ABSENT.to_le_bytes());
+        let back = unpack_ladder(Some(&blob)).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back[0].value, Some(1.25));
+        assert_eq!(back[1].value, None);
+    }
+}

@@ -1,0 +1,395 @@
+//! The store through the binary: concurrent processes, closed pipes, standard input,
+//! missing, foreign and newer databases, walk errors, the version-1 upgrade.
+
+use crate::common::{Env, fixture};
+use assert_cmd::Command;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Stdio};
+
+/// `bench-db --db DB ARGS…` as a child process with its output captured.
+fn spawn(env: &Env, args: &[&str]) -> Child {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("bench-db"));
+    c.current_dir(env.dir.path())
+        .env_remove("BENCH_DB")
+        .arg("--db")
+        .arg(env.db())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c.spawn().expect("spawn")
+}
+
+fn finish(child: Child) -> (i32, String, String) {
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// How many runs and sources the database holds, counted by the binary.
+fn counts(env: &Env) -> (usize, usize) {
+    let runs = env.json(&["runs", "--json"]);
+    let runs = runs.as_array().unwrap();
+    let mut sources: Vec<&str> = runs.iter().map(|r| r["source"].as_str().unwrap()).collect();
+    sources.sort();
+    sources.dedup();
+    (runs.len(), sources.len())
+}
+
+/// Copies `n` distinct small JLBH logs into `dir` (each a fixture plus a unique line).
+fn small_logs(env: &Env, dir: &str, n: usize) -> Vec<String> {
+    let base = std::fs::read(fixture("jlbh/two-outputs.txt")).unwrap();
+    (0..n)
+        .map(|i| {
+            let mut text = format!("copy {i}\n").into_bytes();
+            text.extend_from_slice(&base);
+            env.write(&format!("{dir}/log{i:02}.txt"), &text)
+        })
+        .collect()
+}
+
+/// Runs of `jlbh/two-outputs.txt`.
+const RUNS_PER_LOG: usize = 6;
+
+#[test]
+fn four_ingesters_on_a_new_database_all_succeed() {
+    let env = Env::new();
+    let logs = small_logs(&env, "logs", 8);
+    let children: Vec<Child> = logs
+        .chunks(2)
+        .map(|pair| spawn(&env, &["ingest", &pair[0], &pair[1]]))
+        .collect();
+    for child in children {
+        let (code, out, err) = finish(child);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("2 ingested, 0 unchanged"), "{out}");
+    }
+    assert_eq!(counts(&env), (8 * RUNS_PER_LOG, 8));
+}
+
+#[test]
+fn four_ingesters_on_one_folder_store_each_file_once() {
+    let env = Env::new();
+    small_logs(&env, "logs", 6);
+    let folder = env.dir.path().join("logs").display().to_string();
+    let children: Vec<Child> = (0..4)
+        .map(|_| spawn(&env, &["ingest", &folder, "--json"]))
+        .collect();
+    let mut ingested = 0;
+    for child in children {
+        let (code, out, err) = finish(child);
+        assert_eq!(code, 0, "{out}{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["errors"], 0);
+        assert_eq!(
+            v["ingested"].as_u64().unwrap() + v["unchanged"].as_u64().unwrap(),
+            6
+        );
+        ingested += v["ingested"].as_u64().unwrap();
+    }
+    assert_eq!(ingested, 6, "each file is ingested by exactly one process");
+    assert_eq!(counts(&env), (6 * RUNS_PER_LOG, 6));
+}
+
+#[test]
+fn ingest_beside_readers_loses_nothing() {
+    let env = Env::new();
+    let logs = small_logs(&env, "logs", 1);
+    env.ok(&["ingest", &logs[0]]);
+    let big = env.dir.path().join("big.log");
+    bench_db_parsers::jlbh::synthetic::generate(&big, 2).unwrap();
+    let ingest = spawn(&env, &["ingest", big.to_str().unwrap(), "--json"]);
+    let readers: Vec<Child> = (0..3)
+        .flat_map(|_| {
+            [
+                spawn(&env, &["runs"]),
+                spawn(&env, &["export"]),
+                spawn(&env, &["report", "label=none", "--out", "r"]),
+            ]
+        })
+        .collect();
+    for r in readers {
+        let (code, out, err) = finish(r);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    let (code, out, err) = finish(ingest);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ingested"], 1);
+    let runs = v["files"][0]["runs"].as_u64().unwrap() as usize;
+    assert!(runs > 1000, "{runs}");
+    assert_eq!(counts(&env), (RUNS_PER_LOG + runs, 2));
+}
+
+#[test]
+fn closed_stdout_never_loses_files() {
+    let env = Env::new();
+    small_logs(&env, "logs", 30);
+    let folder = env.dir.path().join("logs").display().to_string();
+    let mut child = spawn(&env, &["ingest", &folder]);
+    // Read one line, then close the pipe while the ingest goes on.
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("ingested"), "{first}");
+    let (code, _, err) = finish(child);
+    assert!(code == 0 || code == 141, "exit {code}: {err}");
+    assert_eq!(counts(&env), (30 * RUNS_PER_LOG, 30));
+}
+
+#[test]
+fn export_into_a_closed_pipe_exits_0() {
+    let env = Env::new();
+    let big = env.dir.path().join("big.log");
+    bench_db_parsers::jlbh::synthetic::generate(&big, 1).unwrap();
+    env.ok(&["ingest", big.to_str().unwrap()]);
+    for format in ["csv", "json"] {
+        let mut child = spawn(&env, &["export", "--format", format]);
+        let mut head = [0u8; 100];
+        child
+            .stdout
+            .as_mut()
+            .unwrap()
+            .read_exact(&mut head)
+            .unwrap();
+        drop(child.stdout.take());
+        let (code, _, err) = finish(child);
+        assert_eq!(code, 0, "{format}: {err}");
+        assert!(err.is_empty(), "{err}");
+    }
+}
+
+#[test]
+fn stdin_is_read_once_and_named() {
+    let env = Env::new();
+    let text = std::fs::read(fixture("jlbh/two-outputs.txt")).unwrap();
+    let out = env
+        .cmd(&["ingest", "-", "--json"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["files"][0]["path"], "-");
+    assert_eq!(v["files"][0]["format"], "jlbh");
+    assert_eq!(v["files"][0]["runs"], RUNS_PER_LOG);
+    // The same content again, under a name: unchanged.
+    let out = env
+        .cmd(&["ingest", "-", "--name", "nightly/run.txt"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().next().unwrap(),
+        "unchanged nightly/run.txt (jlbh)"
+    );
+    let runs = env.json(&["runs", "--json", "source=-"]);
+    assert_eq!(runs.as_array().unwrap().len(), RUNS_PER_LOG);
+    env.cmd(&["ingest", "-", "-"]).assert().code(2);
+}
+
+#[test]
+fn read_commands_refuse_a_missing_database_and_create_nothing() {
+    let env = Env::new();
+    for args in [
+        &["runs"][..],
+        &["export"],
+        &["variation"],
+        &["report", "--out", "r"],
+        &["label", "run=1", "x"],
+    ] {
+        let out = env.cmd(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        {
+            assert!(
+                err.contains(&format!(
+                    "no database at {}; run `bench-db ingest` first",
+                    env.db().display()
+                )),
+                "{err}"
+            );
+        }
+    }
+    assert!(!env.db().exists());
+}
+
+/// The files of `dir` with their bytes.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_foreign_sqlite_file_is_refused_byte_identical() {
+    let env = Env::new();
+    let c = rusqlite::Connection::open(env.db()).unwrap();
+    c.execute_batch(
+        "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ann');",
+    )
+    .unwrap();
+    drop(c);
+    let log = fixture("jlbh/two-outputs.txt");
+    let before = snapshot(env.dir.path());
+    for args in [&["runs"][..], &["export"], &["ingest", &log], &["migrate"]] {
+        let out = env.cmd(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("not a bench-db database") && err.contains("users"),
+            "{err}"
+        );
+    }
+    assert_eq!(snapshot(env.dir.path()), before);
+}
+
+#[test]
+fn a_newer_schema_is_refused_before_any_write() {
+    let env = Env::new();
+    env.ok(&["ingest", &fixture("jlbh/two-outputs.txt")]);
+    let c = rusqlite::Connection::open(env.db()).unwrap();
+    c.pragma_update(None, "user_version", 99).unwrap();
+    let _: String = c
+        .query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))
+        .unwrap();
+    drop(c);
+    let before = snapshot(env.dir.path());
+    for args in [&["runs"][..], &["ingest", &fixture("jlbh/v1-varlog.txt")]] {
+        let out = env.cmd(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("newer than this bench-db"), "{err}");
+    }
+    assert_eq!(
+        snapshot(env.dir.path()),
+        before,
+        "still in rollback-journal mode"
+    );
+}
+
+#[test]
+fn a_version_1_database_is_upgraded_in_place_and_reads_the_same() {
+    let env = Env::new();
+    std::fs::copy(fixture("store/v1.db"), env.db()).unwrap();
+    let runs = env.ok(&["runs", "--json"]);
+    let want: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("store/v1.runs.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&runs).unwrap(),
+        want
+    );
+    let export = env.ok(&["export", "--format", "json"]);
+    let want = std::fs::read_to_string(fixture("store/v1.export.json")).unwrap();
+    assert_eq!(export, want);
+    assert!(
+        env.ok(&["migrate"])
+            .contains("schema version 2, up to date")
+    );
+    // A fresh copy, upgraded by the command.
+    std::fs::remove_file(env.db()).unwrap();
+    for s in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{s}", env.db().display()));
+    }
+    std::fs::copy(fixture("store/v1.db"), env.db()).unwrap();
+    assert!(
+        env.ok(&["migrate"])
+            .contains("schema version 1 upgraded to 2")
+    );
+    let c = rusqlite::Connection::open(env.db()).unwrap();
+    let point: bool = c
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'point')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(!point, "the point rows moved into their series");
+}
+
+#[test]
+fn walk_errors_are_reported_per_entry_and_the_rest_is_stored() {
+    let env = Env::new();
+    small_logs(&env, "logs", 3);
+    std::os::unix::fs::symlink("nowhere", env.dir.path().join("logs/dangling.txt")).unwrap();
+    let folder = env.dir.path().join("logs").display().to_string();
+    let missing = env.dir.path().join("absent").display().to_string();
+    let out = env.cmd(&["ingest", &missing, &folder]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{missing}: no such file or folder")),
+        "{err}"
+    );
+    assert!(err.contains("dangling.txt: No such file"), "{err}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("3 ingested, 0 unchanged, 0 skipped, 2 errors")
+    );
+    assert_eq!(counts(&env), (3 * RUNS_PER_LOG, 3));
+}
+
+#[test]
+fn file_names_that_are_not_utf8_are_stored_quoted() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = Env::new();
+    let dir = env.dir.path().join("logs");
+    std::fs::create_dir(&dir).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    std::fs::copy(fixture("jlbh/two-outputs.txt"), dir.join(name)).unwrap();
+    let out = env.ok(&["ingest", dir.to_str().unwrap()]);
+    let quoted = format!("'{}/caf'$'\\351''.txt'", dir.display());
+    assert!(out.contains(&format!("ingested  {quoted} (jlbh")), "{out}");
+    let runs = env.json(&["runs", "--json"]);
+    assert_eq!(runs[0]["source"], quoted.as_str());
+}
+
+#[test]
+fn label_refuses_an_empty_selector_unless_all() {
+    let env = Env::new();
+    env.ok(&["ingest", &fixture("jlbh/two-outputs.txt")]);
+    let out = env.cmd(&["label", "", "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--all"));
+    assert!(
+        env.ok(&["label", "--all", "every"])
+            .contains("relabelled 6 runs")
+    );
+    assert_eq!(
+        env.json(&["runs", "--json", "label=every"])
+            .as_array()
+            .unwrap()
+            .len(),
+        6
+    );
+}
+
+#[test]
+fn msg_size_is_bounded() {
+    let env = Env::new();
+    let out = Command::cargo_bin("bench-db")
+        .unwrap()
+        .args(["--db"])
+        .arg(env.db())
+        .args(["run", "loopback", "--msg-size", "10000000000", "--no-store"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("64 MiB"));
+    assert!(!env.db().exists());
+}
