@@ -1,6 +1,7 @@
 //! Writing sources into PostgreSQL: one transaction per source; blocks are gathered into
 //! batches of a bounded size, their ids drawn from the sequences in one round trip, and
-//! each table's rows sent with one `COPY … FROM STDIN (FORMAT binary)` per batch.
+//! each table's rows sent with one `COPY … FROM STDIN (FORMAT binary)` per batch (four
+//! tables: block, run, series with its packed points, histogram).
 //!
 //! An ingest learns the content hash only once it has read the source, so its source row
 //! holds a placeholder until then; setting the real hash meets the unique index, where a
@@ -10,11 +11,12 @@
 
 use super::{PgStore, pg_text};
 use crate::store::copy::{BlockRows, RunRows, SourceRecord};
+use crate::store::pack;
 use crate::store::{BlockDefaults, Digest, Generated, IngestError, Ingested, SourceMeta};
 use bench_db_parsers::{Data, ParseError, Parsed};
 use postgres::Transaction;
 use postgres::binary_copy::BinaryCopyInWriter;
-use postgres::types::{ToSql, Type};
+use postgres::types::Type;
 
 /// A batch is sent once it holds this many runs or points (memory stays bounded).
 const BATCH_RUNS: usize = 2_000;
@@ -291,7 +293,7 @@ impl Writer {
 
         let mut block_w = copy(
             tx,
-            "block (id, source_id, idx, label, first_line, last_line)",
+            "block (id, source_id, idx, label, first_line, last_line, printed)",
             &[
                 Type::INT8,
                 Type::INT8,
@@ -299,9 +301,12 @@ impl Writer {
                 Type::TEXT,
                 Type::INT8,
                 Type::INT8,
+                Type::TEXT,
             ],
         )?;
         for (b, id) in blocks.iter().zip(&block_ids) {
+            let printed = crate::store::query::printed_to_json(&b.printed)
+                .expect("numbers and strings serialise");
             block_w.write(&[
                 id,
                 &self.source_id,
@@ -309,30 +314,10 @@ impl Writer {
                 &b.label,
                 &(b.first_line as i64),
                 &(b.last_line as i64),
+                &printed,
             ])?;
         }
         block_w.finish()?;
-
-        if blocks.iter().any(|b| !b.printed.is_empty()) {
-            let mut w = copy(
-                tx,
-                "printed_stat (block_id, idx, metric, percentile, name, value)",
-                &[
-                    Type::INT8,
-                    Type::INT8,
-                    Type::TEXT,
-                    Type::FLOAT8,
-                    Type::TEXT,
-                    Type::FLOAT8,
-                ],
-            )?;
-            for (b, id) in blocks.iter().zip(&block_ids) {
-                for (i, p) in b.printed.iter().enumerate() {
-                    w.write(&[id, &(i as i64), &p.metric, &p.percentile, &p.name, &p.value])?;
-                }
-            }
-            w.finish()?;
-        }
 
         let mut run_w = copy(
             tx,
@@ -370,9 +355,11 @@ impl Writer {
         }
         run_w.finish()?;
 
+        // As SQLite's schema 2: a ladder (also a histogram's merged one) or a time series is
+        // packed into `points`, a single number goes in `value`.
         let mut series_w = copy(
             tx,
-            "series (id, run_id, metric, display, unit, kind, sample_count, stats)",
+            "series (id, run_id, metric, display, unit, kind, sample_count, stats, value, points)",
             &[
                 Type::INT8,
                 Type::INT8,
@@ -382,6 +369,8 @@ impl Writer {
                 Type::TEXT,
                 Type::INT8,
                 Type::TEXT,
+                Type::FLOAT8,
+                Type::BYTEA,
             ],
         )?;
         let runs = || blocks.iter().flat_map(|b| &b.runs).zip(&run_ids);
@@ -391,11 +380,12 @@ impl Writer {
                 .zip(&series_ids)
         };
         for ((run_id, s), id) in all_series() {
-            let count = match &s.data {
-                Data::Ladder { count, .. } | Data::Histogram { count, .. } => {
-                    count.map(|c| c as i64)
+            let (count, value, points) = match &s.data {
+                Data::Ladder { count, points } | Data::Histogram { count, points, .. } => {
+                    (count.map(|c| c as i64), None, Some(pack::ladder(points)))
                 }
-                _ => None,
+                Data::TimeSeries { points } => (None, None, Some(pack::time_series(points))),
+                Data::Value { value } => (None, *value, None),
             };
             let stats = json(&s.stats);
             series_w.write(&[
@@ -407,50 +397,12 @@ impl Writer {
                 &s.kind(),
                 &count,
                 &stats,
+                &value,
+                &points,
             ])?;
-        }
-        series_w.finish()?;
-
-        let mut point_w = copy(
-            tx,
-            "point (series_id, idx, percentile, t, value, line_value)",
-            &[
-                Type::INT8,
-                Type::INT8,
-                Type::FLOAT8,
-                Type::FLOAT8,
-                Type::FLOAT8,
-                Type::FLOAT8,
-            ],
-        )?;
-        let none = None::<f64>;
-        for ((_, s), id) in all_series() {
-            let mut i = 0i64;
-            let mut row = |w: &mut BinaryCopyInWriter, vals: [&(dyn ToSql + Sync); 4]| {
-                let r = w.write(&[id, &i, vals[0], vals[1], vals[2], vals[3]]);
-                i += 1;
-                r
-            };
-            if let Some(points) = s.ladder() {
-                for p in points {
-                    row(
-                        &mut point_w,
-                        [&p.percentile, &none, &p.value, &p.line_value],
-                    )?;
-                }
-            }
-            match &s.data {
-                Data::Ladder { .. } | Data::Histogram { .. } => {}
-                Data::TimeSeries { points } => {
-                    for p in points {
-                        row(&mut point_w, [&none, &p.t, &p.value, &none])?;
-                    }
-                }
-                Data::Value { value } => row(&mut point_w, [&none, &none, value, &none])?,
-            }
             self.points += point_count(&s.data);
         }
-        point_w.finish()?;
+        series_w.finish()?;
 
         let has_hist = all_series()
             .any(|((_, s), _)| matches!(&s.data, Data::Histogram { intervals, .. } if !intervals.is_empty()));

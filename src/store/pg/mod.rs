@@ -18,8 +18,26 @@ use anyhow::{Context, Result, anyhow, bail};
 use postgres::Client;
 use std::cell::RefCell;
 
-/// The PostgreSQL migrations, in order; index + 1 is the schema version each produces.
-const MIGRATIONS: &[&str] = &[include_str!("../../../migrations/postgres/0001_init.sql")];
+/// One schema step: its SQL, then (when SQL cannot express it) a step in Rust.
+struct Migration {
+    sql: &'static str,
+    then: Option<Step>,
+}
+
+type Step = fn(&mut postgres::Transaction) -> Result<(), postgres::Error>;
+
+/// The PostgreSQL migrations, in order; index + 1 is the schema version each produces,
+/// the same version the SQLite migration of that number produces.
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0001_init.sql"),
+        then: None,
+    },
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0002_packed_points.sql"),
+        then: Some(pack_v1_rows),
+    },
+];
 
 /// The schema version this binary writes on PostgreSQL.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -192,10 +210,15 @@ impl PgStore {
         if current > SCHEMA_VERSION {
             bail!(newer(current));
         }
-        for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-            tx.batch_execute(sql)
+        for (i, m) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+            tx.batch_execute(m.sql)
                 .map_err(|e| self.err(e))
                 .with_context(|| format!("migration {} failed", i + 1))?;
+            if let Some(step) = m.then {
+                step(&mut tx)
+                    .map_err(|e| self.err(e))
+                    .with_context(|| format!("migration {} failed", i + 1))?;
+            }
         }
         if current < SCHEMA_VERSION {
             tx.execute("DELETE FROM bench_db_schema", &[])
@@ -218,6 +241,70 @@ impl PgStore {
             self.url.scrub(&pg_text(&e))
         )
     }
+}
+
+/// Migration 2: moves the rows of the version-1 tables `point` (into `series.value` and
+/// `series.points`) and `printed_stat` (into `block.printed`), in their order, packed as
+/// SQLite's migration 2 packs them, then drops both tables.
+fn pack_v1_rows(tx: &mut postgres::Transaction) -> Result<(), postgres::Error> {
+    use super::pack;
+    use bench_db_parsers::{LadderPoint, PrintedStat, TimePoint};
+    let rows = tx.query(
+        "SELECT p.series_id, se.kind, p.percentile, p.t, p.value, p.line_value
+         FROM point p JOIN series se ON se.id = p.series_id ORDER BY p.series_id, p.idx",
+        &[],
+    )?;
+    let set_points = tx.prepare("UPDATE series SET points = $2 WHERE id = $1")?;
+    let set_value = tx.prepare("UPDATE series SET value = $2 WHERE id = $1")?;
+    let mut i = 0;
+    while i < rows.len() {
+        let id: i64 = rows[i].get(0);
+        let kind: String = rows[i].get(1);
+        let mut ladder = Vec::new();
+        let mut times = Vec::new();
+        while i < rows.len() && rows[i].get::<_, i64>(0) == id {
+            let r = &rows[i];
+            let value: Option<f64> = r.get(4);
+            ladder.push(LadderPoint {
+                percentile: r.get::<_, Option<f64>>(2).unwrap_or(f64::NAN),
+                value,
+                line_value: r.get(5),
+            });
+            times.push(TimePoint {
+                t: r.get::<_, Option<f64>>(3).unwrap_or(f64::NAN),
+                value,
+            });
+            i += 1;
+        }
+        match kind.as_str() {
+            "timeseries" => tx.execute(&set_points, &[&id, &pack::time_series(&times)])?,
+            "value" => tx.execute(&set_value, &[&id, &ladder.first().and_then(|p| p.value)])?,
+            _ => tx.execute(&set_points, &[&id, &pack::ladder(&ladder)])?,
+        };
+    }
+    let rows = tx.query(
+        "SELECT block_id, metric, percentile, name, value FROM printed_stat ORDER BY block_id, idx",
+        &[],
+    )?;
+    let set_printed = tx.prepare("UPDATE block SET printed = $2 WHERE id = $1")?;
+    let mut i = 0;
+    while i < rows.len() {
+        let id: i64 = rows[i].get(0);
+        let mut stats = Vec::new();
+        while i < rows.len() && rows[i].get::<_, i64>(0) == id {
+            let r = &rows[i];
+            stats.push(PrintedStat {
+                metric: r.get(1),
+                percentile: r.get(2),
+                name: r.get(3),
+                value: r.get(4),
+            });
+            i += 1;
+        }
+        let json = super::query::printed_to_json(&stats).expect("numbers and strings serialise");
+        tx.execute(&set_printed, &[&id, &json])?;
+    }
+    tx.batch_execute("DROP TABLE point; DROP TABLE printed_stat")
 }
 
 fn no_tables(url: &PgUrl) -> String {

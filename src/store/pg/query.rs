@@ -1,14 +1,16 @@
 //! Reading runs back from PostgreSQL, a bounded chunk of runs at a time, inside one
 //! `REPEATABLE READ READ ONLY` transaction (a consistent snapshot that writes nothing).
-//! Each chunk costs five queries whatever its size, not one per run or series.
+//! Each chunk costs three queries whatever its size, not one per run or series.
 
 use super::PgStore;
 use crate::dataset::StoredRun;
 use crate::selector::{Selector, Term};
 use crate::store::Detail;
 use crate::store::copy::{BlockMeta, SourceRecord};
+use crate::store::pack;
+use crate::store::query::printed_from_json;
 use anyhow::{Context, Result};
-use bench_db_parsers::{Data, HistInterval, LadderPoint, PrintedStat, Run, Series, TimePoint};
+use bench_db_parsers::{Data, HistInterval, Run, Series};
 use postgres::GenericClient;
 use postgres::types::ToSql;
 use std::collections::HashMap;
@@ -120,8 +122,6 @@ fn select_ids(c: &mut impl GenericClient, sel: &Selector) -> Result<Vec<i64>, po
     Ok(c.query(&sql, &refs)?.iter().map(|r| r.get(0)).collect())
 }
 
-type Point = (Option<f64>, Option<f64>, Option<f64>, Option<f64>);
-
 /// The runs with these ids (ascending), with series, points, histograms and the printed
 /// statistics of their blocks; with [`Detail::Heads`], only the single values of the
 /// points and no histogram.
@@ -135,7 +135,7 @@ fn load_chunk(
     let heads = c
         .query(
             "SELECT r.id, r.suite, r.label, s.format, s.path, s.id, b.id, b.idx, s.ingested_at,
-                    r.run_index, r.first_line, r.last_line, r.params, r.tags
+                    r.run_index, r.first_line, r.last_line, r.params, r.tags, b.printed
              FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
              WHERE r.id = ANY($1) ORDER BY r.id",
             &[&ids],
@@ -143,27 +143,12 @@ fn load_chunk(
         .map_err(&err)?;
     let series_rows = c
         .query(
-            "SELECT id, run_id, metric, display, unit, kind, sample_count, stats
+            "SELECT id, run_id, metric, display, unit, kind, sample_count, stats, value,
+                    CASE WHEN $2 THEN points END
              FROM series WHERE run_id = ANY($1) ORDER BY run_id, id",
-            &[&ids],
-        )
-        .map_err(&err)?;
-    let mut points: HashMap<i64, Vec<Point>> = HashMap::new();
-    for r in c
-        .query(
-            "SELECT p.series_id, p.percentile, p.t, p.value, p.line_value
-             FROM point p JOIN series se ON se.id = p.series_id
-             WHERE se.run_id = ANY($1) AND ($2 OR se.kind = 'value')
-             ORDER BY p.series_id, p.idx",
             &[&ids, &(detail == Detail::Points)],
         )
-        .map_err(&err)?
-    {
-        points
-            .entry(r.get(0))
-            .or_default()
-            .push((r.get(1), r.get(2), r.get(3), r.get(4)));
-    }
+        .map_err(&err)?;
     let mut hists: HashMap<i64, Vec<HistInterval>> = HashMap::new();
     for r in c
         .query(
@@ -181,66 +166,29 @@ fn load_chunk(
             encoded: r.get(4),
         });
     }
-    let block_ids: Vec<i64> = {
-        let mut b: Vec<i64> = heads.iter().map(|r| r.get(6)).collect();
-        b.sort_unstable();
-        b.dedup();
-        b
-    };
-    let mut printed: HashMap<i64, Vec<PrintedStat>> = HashMap::new();
-    for r in c
-        .query(
-            "SELECT block_id, metric, percentile, name, value FROM printed_stat
-             WHERE block_id = ANY($1) ORDER BY block_id, idx",
-            &[&block_ids],
-        )
-        .map_err(&err)?
-    {
-        printed.entry(r.get(0)).or_default().push(PrintedStat {
-            metric: r.get(1),
-            percentile: r.get(2),
-            name: r.get(3),
-            value: r.get(4),
-        });
-    }
     let mut series: HashMap<i64, Vec<Series>> = HashMap::new();
     for r in &series_rows {
         let id: i64 = r.get(0);
         let kind: String = r.get(5);
         let count = r.get::<_, Option<i64>>(6).map(|c| c as u64);
         let stats: String = r.get(7);
-        let pts = points.remove(&id).unwrap_or_default();
-        let ladder = || {
-            pts.iter()
-                .map(|p| LadderPoint {
-                    percentile: p.0.unwrap_or(f64::NAN),
-                    value: p.2,
-                    line_value: p.3,
-                })
-                .collect::<Vec<_>>()
-        };
+        let value: Option<f64> = r.get(8);
+        let packed: Option<Vec<u8>> = r.get(9);
+        let corrupt = |e| anyhow::anyhow!("series {id}: {e}");
         let data = match kind.as_str() {
             "ladder" => Data::Ladder {
                 count,
-                points: ladder(),
+                points: pack::unpack_ladder(packed.as_deref()).map_err(corrupt)?,
             },
             "histogram" => Data::Histogram {
                 intervals: hists.remove(&id).unwrap_or_default(),
                 count,
-                points: ladder(),
+                points: pack::unpack_ladder(packed.as_deref()).map_err(corrupt)?,
             },
             "timeseries" => Data::TimeSeries {
-                points: pts
-                    .iter()
-                    .map(|p| TimePoint {
-                        t: p.1.unwrap_or(f64::NAN),
-                        value: p.2,
-                    })
-                    .collect(),
+                points: pack::unpack_time_series(packed.as_deref()).map_err(corrupt)?,
             },
-            _ => Data::Value {
-                value: pts.first().and_then(|p| p.2),
-            },
+            _ => Data::Value { value },
         };
         series.entry(r.get(1)).or_default().push(Series {
             metric: r.get(2),
@@ -257,6 +205,7 @@ fn load_chunk(
         let block_id: i64 = r.get(6);
         let params: String = r.get(12);
         let tags: String = r.get(13);
+        let printed: String = r.get(14);
         let run = Run {
             index: u32::try_from(r.get::<_, i64>(9))
                 .with_context(|| format!("run {id}: bad index"))?,
@@ -279,7 +228,7 @@ fn load_chunk(
                 .with_context(|| format!("run {id}: bad block index"))?,
             ingested_at: r.get(8),
             run,
-            printed: printed.get(&block_id).cloned().unwrap_or_default(),
+            printed: printed_from_json(&printed, block_id)?,
         });
     }
     Ok(out)
