@@ -681,3 +681,87 @@ fn many_first_opens_migrate_once() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("run `bench-db ingest` first"));
 }
+
+/// metric, percentile, t, value of one exported point.
+type ExportedPoint = (String, Option<f64>, Option<f64>, Option<f64>);
+
+#[test]
+fn a_version_1_postgres_schema_is_upgraded_in_place() {
+    let Some(base) = pg_base() else { return };
+    let s = Store::postgres(&base);
+    let name = &s.schema().name;
+    let mut c = postgres::Client::connect(&plain(&base), postgres::NoTls).unwrap();
+    c.batch_execute(&format!("CREATE SCHEMA {name}; SET search_path TO {name};"))
+        .unwrap();
+    // A version-1 schema as the first PostgreSQL store wrote it.
+    c.batch_execute(include_str!("../migrations/postgres/0001_init.sql"))
+        .unwrap();
+    c.batch_execute(
+        "CREATE TABLE bench_db_schema (version bigint NOT NULL);
+         INSERT INTO bench_db_schema VALUES (1);
+         INSERT INTO source (id, path, sha256, bytes, format, parser, ingested_at)
+             VALUES (1, 'a.txt', 'abc', 10, 'jlbh', 'jlbh 1', '2026-01-01T00:00:00Z');
+         INSERT INTO block (id, source_id, idx, label, first_line, last_line) VALUES (1, 1, 0, 'L', 1, 9);
+         INSERT INTO printed_stat VALUES (1, 0, 'end_to_end', 50, 'variation_pct', 1.5),
+                                         (1, 1, 'end_to_end', 99, 'variation_pct', NULL);
+         INSERT INTO run (id, block_id, suite, label, run_index, first_line, last_line)
+             VALUES (1, 1, 'jlbh', 'L', 1, 1, 9);
+         INSERT INTO series (id, run_id, metric, display, unit, kind, sample_count)
+             VALUES (1, 1, 'end_to_end', 'End to End', 'us', 'ladder', 100),
+                    (2, 1, 'count', 'count', '', 'value', NULL),
+                    (3, 1, 'rate', 'rate', '/s', 'timeseries', NULL);
+         INSERT INTO point VALUES (1, 0, 50, NULL, 12.5, NULL), (1, 1, 99, NULL, 20.25, NULL),
+                                  (2, 0, NULL, NULL, 7, NULL),
+                                  (3, 0, NULL, 0, 100, NULL), (3, 1, NULL, 1.5, NULL, NULL);
+         SELECT setval('source_id_seq', 1), setval('block_id_seq', 1), setval('run_id_seq', 1),
+                setval('series_id_seq', 3);",
+    )
+    .unwrap();
+    // A read command upgrades it (the owner may write) and reads the same numbers back.
+    let points: serde_json::Value =
+        serde_json::from_str(&s.ok(&["export", "--format", "json"])).unwrap();
+    let got: Vec<ExportedPoint> = points
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["metric"].as_str().unwrap().to_string(),
+                p["percentile"].as_f64(),
+                p["t"].as_f64(),
+                p["value"].as_f64(),
+            )
+        })
+        .collect();
+    let want = vec![
+        ("count".to_string(), None, None, Some(7.0)),
+        ("end_to_end".to_string(), Some(50.0), None, Some(12.5)),
+        ("end_to_end".to_string(), Some(99.0), None, Some(20.25)),
+        ("rate".to_string(), None, Some(0.0), Some(100.0)),
+        ("rate".to_string(), None, Some(1.5), None),
+    ];
+    assert_eq!(got, want);
+    let runs: serde_json::Value = serde_json::from_str(&s.ok(&["runs", "--json"])).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 1);
+    let v: serde_json::Value = serde_json::from_str(&s.ok(&["variation", "--json"])).unwrap();
+    assert!(
+        v.to_string().contains("1.5"),
+        "the printed variation survives: {v}"
+    );
+    let version: i64 = c
+        .query_one("SELECT version FROM bench_db_schema", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, 2);
+    let gone: bool = c
+        .query_one(
+            "SELECT to_regclass('point') IS NULL AND to_regclass('printed_stat') IS NULL",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(gone);
+    // And it takes new files.
+    s.ok(&["ingest", &fixture("jlbh")]);
+    assert!(s.ok(&["runs"]).lines().count() > 2);
+}
