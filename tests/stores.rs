@@ -358,7 +358,9 @@ fn seeds_and_samples_give_the_same_answers_on_both_stores() {
             .filter(|(args, _, _)| args.starts_with("gate"))
             .map(|(_, code, _)| *code)
             .collect();
-        assert!(gates.iter().any(|c| *c == 0 || *c == 1), "{gates:?}");
+        if shared("seeds").is_some() {
+            assert!(gates.iter().any(|c| *c == 0 || *c == 1), "{gates:?}");
+        }
     }
 }
 
