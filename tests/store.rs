@@ -125,6 +125,45 @@ fn ingest_beside_readers_loses_nothing() {
 }
 
 #[test]
+fn a_walk_leaves_out_the_database_itself() {
+    let env = Env::new();
+    small_logs(&env, "logs", 1);
+    let db = env.dir.path().join("logs/runs.db");
+    let ingest = || {
+        let out = Command::cargo_bin("bench-db")
+            .unwrap()
+            .arg("--db")
+            .arg(&db)
+            .args(["ingest", "logs", "--json"])
+            .current_dir(env.dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(ingest()["ingested"], 1);
+    // Kept open by a reader, so that its -wal and -shm files exist during the walk.
+    let reader = rusqlite::Connection::open(&db).unwrap();
+    let _: i64 = reader
+        .query_row("SELECT count(*) FROM run", [], |r| r.get(0))
+        .unwrap();
+    assert!(Path::new(&format!("{}-wal", db.display())).exists());
+    let v = ingest();
+    let paths: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["logs/log00.txt"]);
+    assert_eq!(v["unchanged"], 1);
+}
+
+#[test]
 fn closed_stdout_never_loses_files() {
     let env = Env::new();
     small_logs(&env, "logs", 30);
@@ -195,6 +234,15 @@ fn stdin_is_read_once_and_named() {
     let runs = env.json(&["runs", "--json", "source=-"]);
     assert_eq!(runs.as_array().unwrap().len(), RUNS_PER_LOG);
     env.cmd(&["ingest", "-", "-"]).assert().code(2);
+    // A pipe given by name is read like a file.
+    let other = std::fs::read(fixture("jlbh/v1-varlog.txt")).unwrap();
+    let out = env
+        .cmd(&["ingest", "/dev/stdin"])
+        .write_stdin(other)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("ingested  /dev/stdin (jlbh, "), "{text}");
 }
 
 #[test]
@@ -254,6 +302,16 @@ fn a_foreign_sqlite_file_is_refused_byte_identical() {
             err.contains("not a bench-db database") && err.contains("users"),
             "{err}"
         );
+    }
+    assert_eq!(snapshot(env.dir.path()), before);
+    // A file that is not SQLite at all.
+    std::fs::write(env.db(), b"just some notes\n".repeat(100)).unwrap();
+    let before = snapshot(env.dir.path());
+    for args in [&["runs"][..], &["ingest", &log]] {
+        let out = env.cmd(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not a database"), "{err}");
     }
     assert_eq!(snapshot(env.dir.path()), before);
 }
@@ -392,4 +450,107 @@ fn msg_size_is_bounded() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("64 MiB"));
     assert!(!env.db().exists());
+}
+
+#[test]
+fn an_over_long_path_is_one_error_and_the_rest_is_stored() {
+    let env = Env::new();
+    small_logs(&env, "logs", 2);
+    // Twenty nested 250-byte names, deeper than PATH_MAX (4096): two chains of ten,
+    // the second moved into the first.
+    let chain: std::path::PathBuf = std::iter::repeat_n("d".repeat(250), 10).collect();
+    let first = env.dir.path().join("logs").join(&chain);
+    let second = env.dir.path().join("more").join(&chain);
+    std::fs::create_dir_all(&first).unwrap();
+    std::fs::create_dir_all(&second).unwrap();
+    std::fs::write(second.join("deep.txt"), b"x\n").unwrap();
+    std::fs::rename(
+        env.dir.path().join("more").join("d".repeat(250)),
+        first.join("e"),
+    )
+    .unwrap();
+    let folder = env.dir.path().join("logs").display().to_string();
+    let out = env.cmd(&["ingest", &folder]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("File name too long"), "{err}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("2 ingested, 0 unchanged"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(counts(&env), (2 * RUNS_PER_LOG, 2));
+}
+
+/// `bench-db ARGS…` as a user who cannot write `dir`: this user when it is not root,
+/// else `nobody` through `setpriv` (`None` when that is not possible: the test skips).
+fn as_unprivileged(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = assert_cmd::cargo::cargo_bin("bench-db");
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut c = if root {
+        let found = std::process::Command::new("setpriv")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !found {
+            eprintln!("skipping: running as root without setpriv");
+            return None;
+        }
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
+        c
+    } else {
+        std::process::Command::new(&bin)
+    };
+    let mut p = dir.to_path_buf();
+    // Every folder up to `dir` must be searchable by that user (temp dirs are 0700).
+    while let Some(parent) = p.parent() {
+        if p.starts_with(std::env::temp_dir()) && p != std::env::temp_dir() {
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).ok()?;
+        }
+        p = parent.to_path_buf();
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).ok()?;
+    let out = c.args(args).env_remove("BENCH_DB").output().ok();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).ok()?;
+    out
+}
+
+#[test]
+fn a_database_in_a_read_only_folder_is_read_and_an_old_one_names_migrate() {
+    let env = Env::new();
+    let dir = env.dir.path().join("ro");
+    std::fs::create_dir(&dir).unwrap();
+    let db = dir.join("b.db");
+    let db_s = db.to_str().unwrap();
+    Command::cargo_bin("bench-db")
+        .unwrap()
+        .args(["--db", db_s, "ingest", &fixture("jlbh/two-outputs.txt")])
+        .assert()
+        .success();
+    let Some(out) = as_unprivileged(&dir, &["--db", db_s, "runs"]) else {
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("6 runs\n"));
+    // A version-1 database there cannot be upgraded: the error names `migrate`.
+    let old = dir.join("v1.db");
+    std::fs::copy(fixture("store/v1.db"), &old).unwrap();
+    let old_s = old.to_str().unwrap();
+    let before = std::fs::read(&old).unwrap();
+    let out = as_unprivileged(&dir, &["--db", old_s, "runs"]).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("has schema version 1") && err.contains("migrate`"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&old).unwrap(), before);
 }

@@ -70,7 +70,8 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
     if args.name.is_some() && stdin_count == 0 {
         bail!("--name names standard input; give `-` among the paths");
     }
-    let inputs = collect_inputs(&args.paths);
+    // A PostgreSQL store has no file a walk could meet.
+    let inputs = collect_inputs(&args.paths, db.as_path().unwrap_or(Path::new("")));
     let mut store = Db::open(db)?;
     let progress = progress_bar(&inputs);
     let mut out = Out::default();
@@ -204,9 +205,29 @@ pub fn shown_path(path: &Path) -> String {
     }
 }
 
+/// Whether `entry` is the database or one of its companion files (`-wal`, `-shm`,
+/// `-journal`), which a walk of the folder holding the database meets.
+fn is_own_file(entry: &Path, db: &Path) -> bool {
+    let (Some(name), Some(db_name)) = (entry.file_name(), db.file_name()) else {
+        return false;
+    };
+    let mut ours = false;
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut own = db_name.to_os_string();
+        own.push(suffix);
+        ours |= own == name;
+    }
+    let dir = |p: &Path| {
+        let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+        parent.unwrap_or(Path::new(".")).canonicalize().ok()
+    };
+    ours && dir(entry).is_some_and(|d| dir(db) == Some(d))
+}
+
 /// Every file under the given paths, folders walked recursively in name order; an
 /// entry that cannot be read becomes an [`Input::Unreadable`] and the walk goes on.
-fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
+/// The database's own files are left out.
+fn collect_inputs(paths: &[PathBuf], db: &Path) -> Vec<Input> {
     let mut out = Vec::new();
     for p in paths {
         if is_stdin(p) {
@@ -226,6 +247,7 @@ fn collect_inputs(paths: &[PathBuf]) -> Vec<Input> {
                 for entry in walkdir::WalkDir::new(p).sort_by_file_name() {
                     match entry {
                         Ok(entry) if entry.file_type().is_dir() => {}
+                        Ok(entry) if is_own_file(entry.path(), db) => {}
                         Ok(entry) => out.push(Input::File(entry.into_path())),
                         Err(e) => out.push(Input::Unreadable {
                             path: e.path().map_or_else(|| shown_path(p), shown_path),
