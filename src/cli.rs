@@ -5,7 +5,13 @@ use std::path::PathBuf;
 
 /// Database and regression reporter for latency and throughput benchmarks.
 #[derive(Debug, Parser)]
-#[command(name = "bench-db", version, about, max_term_width = 100)]
+#[command(
+    name = "bench-db",
+    version,
+    about,
+    max_term_width = 100,
+    after_help = crate::selector::HELP
+)]
 pub struct Cli {
     /// SQLite database file, or a PostgreSQL URL `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`
     /// (default: $BENCH_DB, else bench.db in the current directory).
@@ -39,6 +45,12 @@ pub enum Command {
     Curve(CurveArgs),
     /// CI gate: exit 1 on a percentile regression, 3 when it cannot decide.
     Gate(GateArgs),
+    /// Values over commits per suite, metric and percentile, with change points.
+    #[command(after_help = crate::selector::HELP)]
+    History(HistoryArgs),
+    /// False-alarm rate of a gate policy on stored runs split at random (A/A), and the
+    /// smallest shift it detects.
+    Calibrate(CalibrateArgs),
     /// Write a static HTML report with SVG charts.
     Report(ReportArgs),
     /// Run a built-in benchmark and store its results.
@@ -80,9 +92,16 @@ pub struct IngestArgs {
     /// Suite name (default: the format's name).
     #[arg(long)]
     pub suite: Option<String>,
-    /// Tag every run: KEY=VALUE (repeatable).
+    /// Tag every run: KEY=VALUE (repeatable). `commit`, `branch`, `time`, `host` and
+    /// `dirty` are otherwise taken from CI variables, then from git in this directory.
     #[arg(long = "tag", value_parser = parse_key_value)]
     pub tags: Vec<(String, String)>,
+    /// Run time, RFC 3339 (default: the commit's time, else the file's modification time).
+    #[arg(long, value_parser = crate::metadata::parse_time)]
+    pub time: Option<String>,
+    /// Do not read commit and branch from CI variables or git.
+    #[arg(long)]
+    pub no_git: bool,
     /// Print one JSON object describing the outcome per file.
     #[arg(long)]
     pub json: bool,
@@ -90,7 +109,7 @@ pub struct IngestArgs {
 
 #[derive(Debug, Args)]
 pub struct RunsArgs {
-    /// Which runs: terms like `label=X;suite=Y;run=1+2;source=PATH;tag.K=V`.
+    /// Which runs: terms like `label=X;suite=Y;run=1+2;source=PATH;tag.K=V;latest=N`.
     pub selector: Option<String>,
     #[arg(long)]
     pub json: bool,
@@ -146,6 +165,9 @@ pub struct CompareArgs {
     pub json: bool,
     #[arg(long)]
     pub markdown: bool,
+    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
+    #[arg(long)]
+    pub include_first: bool,
 }
 
 #[derive(Debug, Args)]
@@ -190,6 +212,57 @@ pub struct GateArgs {
     /// Write the verdict here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
+    #[arg(long)]
+    pub include_first: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    pub selector: Option<String>,
+    /// Policy file (TOML).
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
+    /// Allowed worsening, as for `gate` (repeatable).
+    #[arg(long)]
+    pub max: Vec<String>,
+    /// Random splits per group.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub trials: u32,
+    /// Seed of the random splits.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
+    #[arg(long)]
+    pub include_first: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Which runs, e.g. `tag.branch=main;latest=50` (see below).
+    pub selector: Option<String>,
+    /// Only these metrics (repeatable).
+    #[arg(long)]
+    pub metric: Vec<String>,
+    /// Only these percentiles (repeatable; default: every percentile the runs have).
+    #[arg(long)]
+    pub percentile: Vec<f64>,
+    /// One series per label instead of across labels.
+    #[arg(long, value_parser = ["label"])]
+    pub by: Option<String>,
+    /// Change-point sliding window, in points (Apache Otava's default).
+    #[arg(long, default_value_t = 50)]
+    pub window: usize,
+    /// Significance a change point must reach.
+    #[arg(long, default_value_t = 0.001)]
+    pub p_value: f64,
+    /// Minimum relative change of a change point, as a fraction.
+    #[arg(long, default_value_t = 0.0)]
+    pub magnitude: f64,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -259,6 +332,9 @@ pub struct LoopbackArgs {
     /// Do not store the results.
     #[arg(long)]
     pub no_store: bool,
+    /// Do not read commit and branch from CI variables or git.
+    #[arg(long)]
+    pub no_git: bool,
     /// Write HdrHistogram interval logs to this file.
     #[arg(long)]
     pub hlog: Option<PathBuf>,
@@ -288,6 +364,9 @@ pub struct ThreadsArgs {
     pub tags: Vec<(String, String)>,
     #[arg(long)]
     pub no_store: bool,
+    /// Do not read commit and branch from CI variables or git.
+    #[arg(long)]
+    pub no_git: bool,
     #[arg(long)]
     pub json: bool,
 }

@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod cli;
 pub mod cmd;
 pub mod dataset;
+pub mod metadata;
 pub mod output;
 pub mod report;
 pub mod runner;
@@ -41,6 +42,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Compare(a) => cmd::compare::run(db, &a),
         Command::Curve(a) => cmd::curve::run(db, &a),
         Command::Gate(a) => cmd::gate::run(db, &a),
+        Command::History(a) => cmd::history::run(db, &a),
+        Command::Calibrate(a) => cmd::calibrate::run(db, &a),
         Command::Report(a) => cmd::report::run(db, &a),
         Command::Run(RunCommand::Loopback(a)) => cmd::run::loopback(db, &a),
         Command::Run(RunCommand::Threads(a)) => cmd::run::threads(db, &a),

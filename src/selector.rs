@@ -2,8 +2,40 @@
 //!
 //! Terms `label=TEXT`, `suite=NAME`, `run=ID[+ID...]`, `source=PATH`, `tag.KEY=VALUE`,
 //! joined by `;`; all must hold; matching is exact. Values may contain commas and spaces.
+//!
+//! History terms (`latest=N`, `run=A..B`, `time>=T`, `time<T`) are [`PostTerm`]s: the
+//! store answers the plain terms and [`Selector::post_filter`] then narrows its runs in
+//! memory, so the history terms need nothing from the database schema.
 
+use crate::dataset::StoredRun;
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
 use thiserror::Error;
+
+/// The selector syntax, for `--help`.
+pub const HELP: &str = "\
+SELECTOR: terms joined by ';', all must hold:
+  label=TEXT  suite=NAME  source=PATH  tag.KEY=VALUE (tag.commit=…, tag.branch=…)
+  run=ID[+ID…]  run=A..B (ids A to B inclusive)
+  time>=RFC3339  time<RFC3339 (the run's time tag, else its ingest time)
+  latest=N (the runs of the N most recent commits, or the N most recent runs without commits)
+Examples:
+  bench-db history 'tag.branch=main;latest=20'
+  bench-db gate --baseline 'tag.branch=main;latest=10' --candidate \"tag.commit=$SHA\"
+  bench-db runs 'suite=jlbh;time>=2024-05-01T00:00:00Z;time<2024-06-01T00:00:00Z'";
+
+/// A history condition applied to the runs the store returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PostTerm {
+    /// Runs of the N most recent commits (runs without a commit count one each).
+    Latest(usize),
+    /// Run ids from A to B inclusive.
+    RunRange(i64, i64),
+    /// Run time at or after (RFC 3339).
+    TimeFrom(DateTime<Utc>),
+    /// Run time before.
+    TimeBefore(DateTime<Utc>),
+}
 
 /// One condition on a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +51,8 @@ pub enum Term {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selector {
     pub terms: Vec<Term>,
+    /// History terms, applied by [`Selector::post_filter`].
+    pub post: Vec<PostTerm>,
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -27,8 +61,12 @@ pub enum SelectorError {
     NotKeyValue(String),
     #[error("unknown selector key {0:?} (keys: label, suite, run, source, tag.NAME)")]
     UnknownKey(String),
-    #[error("run ids must be whole numbers joined by '+', got {0:?}")]
+    #[error("run ids must be whole numbers joined by '+' or a range A..B, got {0:?}")]
     BadRunIds(String),
+    #[error("latest=N needs a whole number N ≥ 1, got {0:?}")]
+    BadLatest(String),
+    #[error("time terms need an RFC 3339 time like 2024-05-01T00:00:00Z, got {0:?}")]
+    BadTime(String),
 }
 
 impl Selector {
@@ -40,8 +78,13 @@ impl Selector {
     /// Parses `label=A;suite=B;…`. An absent or blank selector selects every run.
     pub fn parse(text: &str) -> Result<Self, SelectorError> {
         let mut terms = Vec::new();
+        let mut post = Vec::new();
         for raw in text.split(';') {
             if raw.trim().is_empty() {
+                continue;
+            }
+            if let Some(p) = post_term(raw)? {
+                post.push(p);
                 continue;
             }
             let (key, value) = raw
@@ -66,13 +109,117 @@ impl Selector {
             };
             terms.push(term);
         }
-        Ok(Selector { terms })
+        Ok(Selector { terms, post })
+    }
+
+    /// Applies the history terms to the runs the plain terms selected (kept in their
+    /// order): ranges and times first, then `latest`.
+    pub fn post_filter(&self, mut runs: Vec<StoredRun>) -> Vec<StoredRun> {
+        for p in &self.post {
+            match p {
+                PostTerm::RunRange(a, b) => runs.retain(|r| (*a..=*b).contains(&r.id)),
+                PostTerm::TimeFrom(t) => runs.retain(|r| run_time(r).is_some_and(|x| x >= *t)),
+                PostTerm::TimeBefore(t) => runs.retain(|r| run_time(r).is_some_and(|x| x < *t)),
+                PostTerm::Latest(_) => {}
+            }
+        }
+        for p in &self.post {
+            if let PostTerm::Latest(n) = p {
+                runs = latest(runs, *n);
+            }
+        }
+        runs
+    }
+
+    /// The plain terms alone (what the store's query answers).
+    pub fn without_post(&self) -> Selector {
+        Selector {
+            terms: self.terms.clone(),
+            post: Vec::new(),
+        }
+    }
+
+    /// Selects exactly these run ids (none when empty).
+    pub fn from_ids(mut ids: Vec<i64>) -> Selector {
+        ids.sort_unstable();
+        Selector {
+            terms: vec![Term::Runs(ids)],
+            post: Vec::new(),
+        }
     }
 
     /// Parses an optional selector (absent = every run).
     pub fn parse_opt(text: Option<&str>) -> Result<Self, SelectorError> {
         text.map_or(Ok(Selector::all()), Selector::parse)
     }
+}
+
+/// `latest=N`, `run=A..B`, `time>=T`, `time<T`; `None` for a plain term.
+fn post_term(raw: &str) -> Result<Option<PostTerm>, SelectorError> {
+    let t = raw.trim();
+    let time = |v: &str| {
+        DateTime::parse_from_rfc3339(v.trim())
+            .map(|d| d.with_timezone(&Utc))
+            .map_err(|_| SelectorError::BadTime(v.to_string()))
+    };
+    if let Some(v) = t.strip_prefix("time>=") {
+        return Ok(Some(PostTerm::TimeFrom(time(v)?)));
+    }
+    if let Some(v) = t.strip_prefix("time<") {
+        return Ok(Some(PostTerm::TimeBefore(time(v)?)));
+    }
+    if let Some(v) = t.strip_prefix("latest=") {
+        return match v.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(Some(PostTerm::Latest(n))),
+            _ => Err(SelectorError::BadLatest(v.to_string())),
+        };
+    }
+    if let Some(v) = t.strip_prefix("run=")
+        && let Some((a, b)) = v.split_once("..")
+    {
+        let id = |s: &str| {
+            s.trim()
+                .parse::<i64>()
+                .map_err(|_| SelectorError::BadRunIds(v.to_string()))
+        };
+        return Ok(Some(PostTerm::RunRange(id(a)?, id(b)?)));
+    }
+    Ok(None)
+}
+
+/// A run's time: its `time` tag, else its ingest time.
+pub fn run_time(r: &StoredRun) -> Option<DateTime<Utc>> {
+    let parse = |s: &str| {
+        DateTime::parse_from_rfc3339(s)
+            .ok()
+            .map(|d| d.with_timezone(&Utc))
+    };
+    r.run
+        .tags
+        .get("time")
+        .and_then(|t| parse(t))
+        .or_else(|| parse(&r.ingested_at))
+}
+
+/// The runs of the `n` most recent commits (a run without a commit is its own), by the
+/// latest run time of each commit, then the highest run id; run order is kept.
+fn latest(runs: Vec<StoredRun>, n: usize) -> Vec<StoredRun> {
+    let key = |r: &StoredRun| match r.run.tags.get("commit") {
+        Some(c) => format!("commit:{c}"),
+        None => format!("run:{}", r.id),
+    };
+    type Recency = (Option<DateTime<Utc>>, i64);
+    let mut recency: HashMap<String, Recency> = HashMap::new();
+    for r in &runs {
+        let e = recency.entry(key(r)).or_insert((None, i64::MIN));
+        *e = (e.0.max(run_time(r)), e.1.max(r.id));
+    }
+    let mut order: Vec<(&String, &Recency)> = recency.iter().collect();
+    order.sort_by(|a, b| b.1.cmp(a.1));
+    let keep: std::collections::HashSet<&String> = order.iter().take(n).map(|(k, _)| *k).collect();
+    runs.into_iter()
+        .filter(|r| keep.contains(&key(r)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -110,5 +257,82 @@ mod tests {
             Selector::parse("run=1+x"),
             Err(SelectorError::BadRunIds(_))
         ));
+        assert!(matches!(
+            Selector::parse("latest=0"),
+            Err(SelectorError::BadLatest(_))
+        ));
+        assert!(matches!(
+            Selector::parse("time<yesterday"),
+            Err(SelectorError::BadTime(_))
+        ));
+        assert!(matches!(
+            Selector::parse("run=3..x"),
+            Err(SelectorError::BadRunIds(_))
+        ));
+    }
+
+    fn run(id: i64, commit: Option<&str>, time: &str) -> StoredRun {
+        let mut tags = std::collections::BTreeMap::new();
+        if let Some(c) = commit {
+            tags.insert("commit".to_string(), c.to_string());
+        }
+        tags.insert("time".to_string(), time.to_string());
+        StoredRun {
+            id,
+            suite: "s".into(),
+            label: "l".into(),
+            format: "f".into(),
+            source: "x".into(),
+            source_id: id,
+            block_id: id,
+            block_index: 0,
+            ingested_at: "2030-01-01T00:00:00Z".into(),
+            run: bench_db_parsers::Run {
+                index: 1,
+                first_line: 1,
+                last_line: 1,
+                params: Default::default(),
+                tags,
+                series: Vec::new(),
+            },
+            printed: Vec::new(),
+        }
+    }
+
+    fn ids(sel: &str, runs: &[StoredRun]) -> Vec<i64> {
+        Selector::parse(sel)
+            .unwrap()
+            .post_filter(runs.to_vec())
+            .iter()
+            .map(|r| r.id)
+            .collect()
+    }
+
+    #[test]
+    fn history_terms_filter_after_the_store() {
+        let runs = vec![
+            run(1, Some("a"), "2024-01-01T00:00:00Z"),
+            run(2, Some("a"), "2024-01-01T00:00:00Z"),
+            run(3, Some("c"), "2024-03-01T00:00:00Z"),
+            run(4, Some("b"), "2024-02-01T00:00:00Z"),
+            run(5, Some("b"), "2024-02-01T00:00:00Z"),
+        ];
+        // The two most recent commits are c and b, whatever their ids.
+        assert_eq!(ids("latest=2", &runs), vec![3, 4, 5]);
+        assert_eq!(ids("latest=1", &runs), vec![3]);
+        assert_eq!(ids("run=2..4", &runs), vec![2, 3, 4]);
+        assert_eq!(ids("time>=2024-02-01T00:00:00Z", &runs), vec![3, 4, 5]);
+        assert_eq!(
+            ids("time<2024-02-01T02:00:00+01:00", &runs),
+            vec![1, 2, 4, 5]
+        );
+        // latest applies to what the other terms kept.
+        assert_eq!(ids("latest=1;time<2024-02-15T00:00:00Z", &runs), vec![4, 5]);
+        let bare = vec![
+            run(7, None, "2024-01-01T00:00:00Z"),
+            run(8, None, "2024-01-03T00:00:00Z"),
+            run(9, None, "2024-01-02T00:00:00Z"),
+        ];
+        assert_eq!(ids("latest=2", &bare), vec![8, 9]);
     }
 }

@@ -2,11 +2,14 @@
 
 mod analysis_cli;
 mod common;
+mod history;
 mod ingest;
+mod otava;
 mod report_browser;
 mod report_cli;
 mod report_snapshots;
 mod runner_cli;
 mod runner_roundtrip;
+mod stats_cli;
 mod store;
 mod stores;

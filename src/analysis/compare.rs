@@ -1,53 +1,66 @@
 //! Before/after comparison: one cell per metric (and percentile) present on both sides,
-//! with central values, the relative delta, a bootstrap CI, a p-value corrected across
-//! the whole comparison, and a verdict.
+//! with central values, the relative delta, the tested shift with its interval, raw and
+//! family-adjusted p-values, and a verdict.
 //!
 //! Methods:
+//! - replicates: runs. The warm-up rule ([`super::warmup`]) drops JLBH's run 1 first. A
+//!   ladder percentile or a single value gives one replicate per run; a time series gives
+//!   its run's mean. With one run on a side, a time series is tested on its samples with
+//!   an autocorrelation-aware variance instead ([`crate::stats::autocorr`]), and its
+//!   replicate count is the effective sample size;
 //! - central value: median across runs for a ladder percentile; the percentile of the
 //!   merged histogram for histograms (never an average of percentiles); the mean for
-//!   time-series samples and single values;
-//! - CI: percentile bootstrap of the relative change of that same estimator
-//!   ([`crate::stats::bootstrap`]); for histograms, of the median of the runs' own values;
-//! - test: an exact permutation test of the difference of means when the rearrangements
-//!   can be enumerated, Welch's t-test beyond that ([`crate::stats::permutation`]), on log
-//!   values when all are positive (raw values otherwise), after dropping each side's
-//!   outliers by the modified z-score ([`crate::stats::outliers`]). Latencies are
-//!   right-skewed and change multiplicatively: the log makes a shift symmetric; dropping
-//!   the rare wild run (a GC pause, a noisy neighbour) keeps it from hiding a real shift,
-//!   where a rank test (Mann-Whitney U) gives away power. The gate proof test
-//!   (`gate_proof.rs`) measures the difference;
-//! - family: Benjamini–Hochberg across every tested cell of one comparison. When nothing
-//!   really changed (an A/A comparison) it bounds the chance of any false call at α exactly
-//!   as Holm does (FDR = FWER under the global null; Benjamini & Hochberg 1995, §2), and
-//!   when a change moves a whole ladder it does not divide α by the number of percentiles,
-//!   which with the exact test's p-value floor would make 5 runs a side undecidable;
-//! - verdict: `better`/`worse` when the adjusted p is below α and the CI excludes zero,
-//!   `same` otherwise (and for 0 → 0), `insufficient` with fewer than two replicates a
-//!   side (single values).
+//!   time-series samples and single values. `delta_pct` compares these;
+//! - test: Yuen's studentized 20%-trimmed (from 10 runs a side) mean difference of log values (raw values when
+//!   any is ≤ 0), recomputed on every rearrangement of whole runs
+//!   ([`crate::stats::shift`]): exact when the rearrangements can be enumerated, sampled
+//!   beyond (p = (k + 1)/(B + 1)). Nothing is dropped beforehand; outliers by the modified
+//!   z-score are counted and reported ([`crate::stats::outliers`]). Latencies are
+//!   right-skewed and change multiplicatively: the log makes a shift symmetric;
+//! - interval: the shifts the same permutation test does not reject (test inversion), so
+//!   it is of the same statistic on the same scale and excludes 0 exactly when the test
+//!   rejects; shown as the percent change of the trimmed geometric mean (`shift_pct`).
+//!   Series use the t interval of their test;
+//! - family: Westfall–Young step-down max-T over the rearrangements of whole runs, across
+//!   every tested cell (two-sided); time series tested within one run are Holm-adjusted
+//!   among themselves, and when both kinds are present each family's adjusted p is
+//!   doubled (Bonferroni over the two);
+//! - verdict: `better`/`worse` when the adjusted p is below α; `same` when it is not and
+//!   the interval lies within ± the equivalence margin (default 10%); `inconclusive`
+//!   otherwise, including replicate counts whose smallest possible p is not below α;
+//!   `insufficient` with fewer than two replicates a side (single values).
 
-use super::polarity::{Kind, Polarity, kind, polarity};
-use super::samples::{CellKey, Shape, SideCell, gather};
+use super::polarity::{Kind, Polarity, kind, known_polarity};
+use super::samples::{CellKey, Shape, SideCell, gather, gather_per_run};
 use crate::dataset::StoredRun;
-use crate::stats::bootstrap::{Estimator, delta_pct_ci};
-use crate::stats::correction::benjamini_hochberg;
+use crate::stats::autocorr::series_test;
+use crate::stats::correction::holm;
+use crate::stats::describe::{mean, median};
 use crate::stats::histogram;
-use crate::stats::outliers::without_outliers;
-use crate::stats::permutation::shift_test;
+use crate::stats::outliers::outlier_count;
+use crate::stats::shift::{FamilyCell, Method, Plan, family_test, shift_ci};
 use crate::stats::variation::robust_cv_pct;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Equivalence margin of `compare`'s `same`, in percent.
+pub const DEFAULT_MARGIN_PCT: f64 = 10.0;
+
 /// Knobs of a comparison.
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
-    /// Family-wise significance level.
+    /// Family-wise significance level (two-sided).
     pub alpha: f64,
-    /// Bootstrap resamples for the CI (0 = no CI).
-    pub resamples: usize,
-    /// Two-sided CI coverage.
+    /// Two-sided interval coverage.
     pub confidence: f64,
-    /// Bootstrap seed (fixed, so output is reproducible).
-    pub seed: u64,
+    /// Whether to compute intervals (the gate's decision does not need them).
+    pub interval: bool,
+    /// `same` needs the interval within ± this many percent.
+    pub margin_pct: f64,
+    /// Keep JLBH's warm-up run 1.
+    pub include_first: bool,
+    /// Rearrangements of the permutation test (seeded, so output is reproducible).
+    pub plan: Plan,
     /// Per-metric polarity overrides.
     pub polarity: BTreeMap<String, Polarity>,
 }
@@ -56,9 +69,11 @@ impl Default for CompareOptions {
     fn default() -> Self {
         CompareOptions {
             alpha: 0.05,
-            resamples: 2000,
             confidence: 0.95,
-            seed: 0x5eed,
+            interval: true,
+            margin_pct: DEFAULT_MARGIN_PCT,
+            include_first: false,
+            plan: Plan::default(),
             polarity: BTreeMap::new(),
         }
     }
@@ -71,6 +86,9 @@ pub enum Verdict {
     Better,
     Worse,
     Same,
+    /// Not significant, but the interval is wider than the margin (or the replicate
+    /// counts cannot reach α): no evidence either way.
+    Inconclusive,
     Insufficient,
 }
 
@@ -81,7 +99,41 @@ impl Verdict {
             Verdict::Better => "better",
             Verdict::Worse => "worse",
             Verdict::Same => "same",
+            Verdict::Inconclusive => "inconclusive",
             Verdict::Insufficient => "insufficient",
+        }
+    }
+}
+
+/// What a cell's replicates are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Replicates {
+    /// One value per run.
+    Runs,
+    /// The samples of one run a side (a time series), counted by their effective size.
+    Samples,
+}
+
+/// How a cell was tested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestMethod {
+    ExactPermutation,
+    SampledPermutation,
+    /// Welch's t on series means with autocorrelation-aware variances.
+    SeriesT,
+    None,
+}
+
+impl TestMethod {
+    /// A short description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TestMethod::ExactPermutation => "exact permutation of runs",
+            TestMethod::SampledPermutation => "sampled permutations of runs",
+            TestMethod::SeriesT => "autocorrelation-aware t on samples",
+            TestMethod::None => "untested",
         }
     }
 }
@@ -97,37 +149,63 @@ pub struct Cell {
     pub shape: Shape,
     pub kind: Kind,
     pub polarity: Polarity,
-    /// Replicates per side (runs, or samples for a time series).
+    /// Whether the name rules (or an override) know the polarity.
+    pub polarity_known: bool,
+    pub replicates: Replicates,
+    /// Replicates per side (runs; samples for a series tested within one run).
     pub n_baseline: usize,
     pub n_candidate: usize,
+    /// Effective sample sizes of a series tested on its samples.
+    pub ess_baseline: Option<f64>,
+    pub ess_candidate: Option<f64>,
     pub baseline: Option<f64>,
     pub candidate: Option<f64>,
     /// `100·(candidate/baseline − 1)`; `None` when the baseline is 0.
     pub delta_pct: Option<f64>,
+    /// The tested statistic's change: trimmed geometric means (series: geometric means),
+    /// in percent; on raw values, relative to the baseline's central value.
+    pub shift_pct: Option<f64>,
+    /// Interval of `shift_pct` at the comparison's confidence.
     pub ci_low_pct: Option<f64>,
     pub ci_high_pct: Option<f64>,
-    /// Two-sided p-value, raw and after the Benjamini–Hochberg correction.
+    pub method: TestMethod,
+    /// Two-sided p-value, raw and family-adjusted.
     pub p_value: Option<f64>,
     pub p_adjusted: Option<f64>,
-    /// One-sided p-value for "the candidate is worse" (the gate's test).
+    /// One-sided p-value for "the candidate is worse", raw and family-adjusted (the
+    /// gate's family, when one was tested).
     pub p_worse: Option<f64>,
+    pub p_worse_adjusted: Option<f64>,
     /// The smallest one-sided p-value the test can reach with these replicate counts
-    /// (non-zero for the exact permutation test).
+    /// (1/C for the exact test, 1/(B + 1) sampled, 0 for series).
     pub p_floor: Option<f64>,
     /// Robust CV (%) of the baseline replicates: its own run-to-run (or sample) noise.
     pub noise_pct: Option<f64>,
+    /// Replicates flagged by the modified z-score (reported, never removed).
+    pub outliers_baseline: usize,
+    pub outliers_candidate: usize,
     pub verdict: Verdict,
+    /// Replicates in the baseline's unit (samples for a series tested within one run).
     pub baseline_values: Vec<f64>,
     pub candidate_values: Vec<f64>,
+    /// Test inputs: transformed value per pooled run (baseline runs first), or the
+    /// transformed samples of each side.
+    pub(crate) per_run: Option<Vec<Option<f64>>>,
+    pub(crate) samples: Option<(Vec<f64>, Vec<f64>)>,
+    /// Whether the test ran on log values (all positive) rather than raw ones.
+    pub logs: bool,
 }
 
 impl Cell {
-    /// The change in the bad direction, in percent (positive = worse).
+    /// The change in the bad direction, in percent (positive = worse): of the tested
+    /// statistic (`shift_pct`) when there is one, else of the central values.
     pub fn worsening_pct(&self) -> Option<f64> {
-        self.delta_pct.map(|d| match self.polarity {
-            Polarity::Lower => d,
-            Polarity::Higher => -d,
-        })
+        self.shift_pct
+            .or(self.delta_pct)
+            .map(|d| match self.polarity {
+                Polarity::Lower => d,
+                Polarity::Higher => -d,
+            })
     }
 
     /// `metric` or `metric@percentile`.
@@ -135,6 +213,15 @@ impl Cell {
         match self.percentile {
             Some(p) => format!("{}@{}", self.metric, fmt_percentile(p)),
             None => self.metric.clone(),
+        }
+    }
+
+    /// The replicate count checked against a minimum: runs, or the smaller effective
+    /// sample size of a series tested on its samples.
+    pub fn replicate_count(&self) -> f64 {
+        match (self.ess_baseline, self.ess_candidate) {
+            (Some(b), Some(c)) => b.min(c),
+            _ => self.n_baseline.min(self.n_candidate) as f64,
         }
     }
 }
@@ -154,6 +241,15 @@ pub fn fmt_p(p: f64) -> String {
     }
 }
 
+/// Cells of both sides before any family is tested.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    pub cells: Vec<Cell>,
+    /// Runs per side after the warm-up rule.
+    pub baseline_runs: usize,
+    pub candidate_runs: usize,
+}
+
 /// Compares `candidate` against `baseline` on every cell present on both sides (only the
 /// given `metrics` when not empty). Cells come sorted by metric, then percentile.
 pub fn compare(
@@ -162,31 +258,65 @@ pub fn compare(
     metrics: &[String],
     opts: &CompareOptions,
 ) -> Vec<Cell> {
-    let base = gather(baseline, metrics);
-    let cand = gather(candidate, metrics);
-    let mut cells: Vec<Cell> = base
-        .iter()
-        .filter_map(|(key, b)| Some(cell(key, b, cand.get(key)?, opts)))
-        .collect();
-    let tested: Vec<usize> = (0..cells.len())
-        .filter(|&i| cells[i].p_value.is_some())
-        .collect();
-    let adjusted = benjamini_hochberg(
-        &tested
-            .iter()
-            .map(|&i| cells[i].p_value.unwrap_or(1.0))
-            .collect::<Vec<_>>(),
-    );
-    for (&i, adj) in tested.iter().zip(adjusted) {
-        cells[i].p_adjusted = Some(adj);
+    let mut cmp = prepare(baseline, candidate, metrics, opts);
+    let members = vec![true; cmp.cells.len()];
+    test_family(&mut cmp, &members, &opts.plan);
+    for c in &mut cmp.cells {
+        c.verdict = verdict(c, opts);
     }
-    for c in &mut cells {
-        c.verdict = verdict(c, opts.alpha);
-    }
-    cells
+    cmp.cells
 }
 
-fn cell(key: &CellKey, b: &SideCell, c: &SideCell, opts: &CompareOptions) -> Cell {
+/// Gathers both sides' cells with their central values, deltas and intervals.
+pub fn prepare(
+    baseline: &[StoredRun],
+    candidate: &[StoredRun],
+    metrics: &[String],
+    opts: &CompareOptions,
+) -> Comparison {
+    let baseline = super::warmup::measured(baseline, opts.include_first);
+    let candidate = super::warmup::measured(candidate, opts.include_first);
+    let base = gather(&baseline, metrics);
+    let cand = gather(&candidate, metrics);
+    let base_runs = gather_per_run(&baseline, metrics);
+    let cand_runs = gather_per_run(&candidate, metrics);
+    let cells = base
+        .iter()
+        .filter_map(|(key, b)| {
+            let c = cand.get(key)?;
+            Some(cell(key, b, c, &base_runs, &cand_runs, opts))
+        })
+        .collect();
+    Comparison {
+        cells,
+        baseline_runs: baseline.len(),
+        candidate_runs: candidate.len(),
+    }
+}
+
+/// One value per run of a side, in `unit`: the run's value, or its series' mean.
+fn per_run(runs: &[BTreeMap<CellKey, SideCell>], key: &CellKey, unit: &str) -> Vec<Option<f64>> {
+    runs.iter()
+        .map(|r| {
+            let s = r.get(key)?;
+            let v: Vec<f64> = s
+                .values
+                .iter()
+                .filter_map(|&v| super::units::convert(v, &s.unit, unit))
+                .collect();
+            mean(&v)
+        })
+        .collect()
+}
+
+fn cell(
+    key: &CellKey,
+    b: &SideCell,
+    c: &SideCell,
+    base_runs: &[BTreeMap<CellKey, SideCell>],
+    cand_runs: &[BTreeMap<CellKey, SideCell>],
+    opts: &CompareOptions,
+) -> Cell {
     let percentile = key.percentile();
     // Candidate values in the baseline's unit (time units convert; others must match).
     let cand_values: Vec<f64> = c
@@ -201,50 +331,83 @@ fn cell(key: &CellKey, b: &SideCell, c: &SideCell, opts: &CompareOptions) -> Cel
     } else {
         b.unit.clone()
     };
-    let est = match b.shape {
-        Shape::Ladder | Shape::Histogram => Estimator::Median,
-        Shape::TimeSeries | Shape::Value => Estimator::Mean,
-    };
-    let central = |side: &SideCell, values: &[f64]| -> Option<f64> {
-        if side.shape == Shape::Histogram {
-            merged_percentile(side, percentile?)
-                .and_then(|v| super::units::convert(v, &side.unit, &b.unit))
-        } else {
-            est.apply(values)
+    let rb = per_run(base_runs, key, &b.unit);
+    let rc = per_run(cand_runs, key, &b.unit);
+    let present = |v: &[Option<f64>]| v.iter().flatten().copied().collect::<Vec<f64>>();
+    let (pb, pc) = (present(&rb), present(&rc));
+    let series = b.shape == Shape::TimeSeries && (pb.len() < 2 || pc.len() < 2);
+    let central = |side: &SideCell, runs: &[f64], samples: &[f64]| -> Option<f64> {
+        match side.shape {
+            Shape::Histogram => merged_percentile(side, percentile?)
+                .and_then(|v| super::units::convert(v, &side.unit, &b.unit)),
+            Shape::Ladder => median(runs),
+            Shape::TimeSeries => mean(samples),
+            Shape::Value => mean(runs),
         }
     };
-    let baseline = central(b, &b.values);
-    let candidate = central(c, &cand_values);
+    let baseline = central(b, &pb, &b.values);
+    let candidate = central(c, &pc, &cand_values);
     let delta_pct = match (baseline, candidate) {
         (Some(x), Some(y)) if x != 0.0 => Some(100.0 * (y / x - 1.0)),
         _ => None,
     };
-    let ci = delta_pct_ci(
-        &b.values,
-        &cand_values,
-        est,
-        opts.resamples,
-        opts.confidence,
-        opts.seed,
-    );
-    let logs = b.values.iter().chain(&cand_values).all(|&v| v > 0.0);
-    let tx = |v: &[f64]| -> Vec<f64> {
+    let (bv, cv) = if series {
+        (b.values.clone(), cand_values.clone())
+    } else {
+        (pb, pc)
+    };
+    let logs = bv.iter().chain(&cv).all(|&v| v > 0.0) && !(bv.is_empty() && cv.is_empty());
+    let tx = |v: f64| if logs { v.ln() } else { v };
+    let to_pct = |x: f64| -> Option<f64> {
         if logs {
-            v.iter().map(|x| x.ln()).collect()
+            // `+ 0.0` turns −0 into 0.
+            Some(100.0 * x.exp_m1() + 0.0)
         } else {
-            v.to_vec()
+            baseline
+                .filter(|m| *m != 0.0)
+                .map(|m| 100.0 * x / m.abs() + 0.0)
         }
     };
-    let test = shift_test(
-        &without_outliers(&tx(&cand_values)),
-        &without_outliers(&tx(&b.values)),
-    );
-    let pol = opts
-        .polarity
-        .get(&key.metric)
-        .copied()
-        .unwrap_or_else(|| polarity(&key.metric, &b.unit));
+    let pol_override = opts.polarity.get(&key.metric).copied();
+    let known = pol_override.or_else(|| known_polarity(&key.metric, &b.unit));
+    let pol = known.unwrap_or(Polarity::Lower);
+    let (mut shift, mut ci, mut ess) = (None, None, (None, None));
+    let (per_run_tx, samples) = if series {
+        let (sb, sc): (Vec<f64>, Vec<f64>) = (
+            bv.iter().map(|v| tx(*v)).collect(),
+            cv.iter().map(|v| tx(*v)).collect(),
+        );
+        if let Some(t) = series_test(&sb, &sc) {
+            shift = Some(t.diff);
+            ess = (Some(t.baseline.ess), Some(t.candidate.ess));
+            if opts.interval {
+                ci = Some(t.ci(opts.confidence));
+            }
+        }
+        (None, Some((sb, sc)))
+    } else {
+        let pooled: Vec<Option<f64>> = rb.iter().chain(&rc).map(|v| v.map(tx)).collect();
+        let (sb, sc): (Vec<f64>, Vec<f64>) = (
+            rb.iter().flatten().map(|v| tx(*v)).collect(),
+            rc.iter().flatten().map(|v| tx(*v)).collect(),
+        );
+        if opts.interval
+            && let Some((est, lo, hi)) = shift_ci(&sb, &sc, opts.confidence, &opts.plan)
+        {
+            shift = Some(est);
+            ci = Some((lo, hi));
+        }
+        if shift.is_none() && sb.len() >= 2 && sc.len() >= 2 {
+            let tm = |v: &[f64]| {
+                let g = crate::stats::shift::trim_count(v.len());
+                crate::stats::describe::trimmed_mean(v, g as f64 / v.len() as f64 + 1e-12)
+            };
+            shift = tm(&sc).zip(tm(&sb)).map(|(c, b)| c - b);
+        }
+        (Some(pooled), None)
+    };
     let suites: std::collections::BTreeSet<&String> = b.suites.iter().chain(&c.suites).collect();
+    let txv = |v: &[f64]| v.iter().map(|x| tx(*x)).collect::<Vec<f64>>();
     Cell {
         suite: suites
             .into_iter()
@@ -261,24 +424,139 @@ fn cell(key: &CellKey, b: &SideCell, c: &SideCell, opts: &CompareOptions) -> Cel
             matches!(b.shape, Shape::Ladder | Shape::Histogram),
         ),
         polarity: pol,
-        n_baseline: b.values.len(),
-        n_candidate: cand_values.len(),
+        polarity_known: known.is_some() || matches!(b.shape, Shape::Ladder | Shape::Histogram),
+        replicates: if series {
+            Replicates::Samples
+        } else {
+            Replicates::Runs
+        },
+        n_baseline: bv.len(),
+        n_candidate: cv.len(),
+        ess_baseline: ess.0,
+        ess_candidate: ess.1,
         baseline,
         candidate,
         delta_pct,
-        ci_low_pct: ci.map(|c| c.0),
-        ci_high_pct: ci.map(|c| c.1),
-        p_value: test.map(|t| t.p_two_sided),
+        shift_pct: shift.and_then(to_pct),
+        ci_low_pct: ci.and_then(|c| to_pct(c.0)),
+        ci_high_pct: ci.and_then(|c| to_pct(c.1)),
+        method: TestMethod::None,
+        p_value: None,
         p_adjusted: None,
-        p_worse: test.map(|t| match pol {
+        p_worse: None,
+        p_worse_adjusted: None,
+        p_floor: None,
+        noise_pct: robust_cv_pct(&bv),
+        outliers_baseline: outlier_count(&txv(&bv)),
+        outliers_candidate: outlier_count(&txv(&cv)),
+        verdict: Verdict::Insufficient,
+        baseline_values: bv,
+        candidate_values: cv,
+        per_run: per_run_tx,
+        samples,
+        logs,
+    }
+}
+
+/// Tests the cells: raw p-values for all, family-adjusted ones for the `members` (see the
+/// module doc). Returns a one-line description of the family.
+pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> String {
+    let runs: Vec<usize> = (0..cmp.cells.len())
+        .filter(|&i| cmp.cells[i].per_run.is_some())
+        .collect();
+    let sign = |c: &Cell| match c.polarity {
+        Polarity::Lower => 1.0,
+        Polarity::Higher => -1.0,
+    };
+    let fam: Vec<FamilyCell> = runs
+        .iter()
+        .map(|&i| FamilyCell {
+            values: cmp.cells[i].per_run.clone().unwrap_or_default(),
+            worse_sign: sign(&cmp.cells[i]),
+            member: members[i],
+        })
+        .collect();
+    let mut run_members = 0;
+    let mut description = Vec::new();
+    if let Some(f) = family_test(&fam, cmp.baseline_runs, plan) {
+        for (&i, t) in runs.iter().zip(&f.cells) {
+            let c = &mut cmp.cells[i];
+            let Some(t) = t else { continue };
+            c.method = match f.method {
+                Method::ExactPermutation => TestMethod::ExactPermutation,
+                Method::SampledPermutation => TestMethod::SampledPermutation,
+            };
+            c.p_value = Some(t.p_two_sided);
+            c.p_worse = Some(t.p_worse);
+            c.p_adjusted = t.p_two_sided_adjusted;
+            c.p_worse_adjusted = t.p_worse_adjusted;
+            c.p_floor = Some(f.p_floor);
+            if t.p_worse_adjusted.is_some() {
+                run_members += 1;
+            }
+        }
+        if run_members > 0 {
+            description.push(format!(
+                "step-down max-T over {run_members} cell(s), {} {} of {} baseline and {} candidate runs",
+                f.rearrangements,
+                if f.method == Method::ExactPermutation {
+                    "rearrangements (all)"
+                } else {
+                    "sampled rearrangements"
+                },
+                cmp.baseline_runs,
+                cmp.candidate_runs
+            ));
+        }
+    }
+    let mut series_members = Vec::new();
+    for (i, c) in cmp.cells.iter_mut().enumerate() {
+        let Some((b, s)) = &c.samples else { continue };
+        let Some(t) = series_test(b, s) else { continue };
+        c.method = TestMethod::SeriesT;
+        c.p_value = Some(t.p_two_sided);
+        c.p_worse = Some(match c.polarity {
             Polarity::Lower => t.p_greater,
             Polarity::Higher => t.p_less,
-        }),
-        p_floor: test.map(|t| t.p_floor),
-        noise_pct: robust_cv_pct(&b.values),
-        verdict: Verdict::Insufficient,
-        baseline_values: b.values.clone(),
-        candidate_values: cand_values,
+        });
+        c.p_floor = Some(0.0);
+        if members[i] {
+            series_members.push(i);
+        }
+    }
+    let two = holm(
+        &series_members
+            .iter()
+            .map(|&i| cmp.cells[i].p_value.unwrap_or(1.0))
+            .collect::<Vec<_>>(),
+    );
+    let one = holm(
+        &series_members
+            .iter()
+            .map(|&i| cmp.cells[i].p_worse.unwrap_or(1.0))
+            .collect::<Vec<_>>(),
+    );
+    for (k, &i) in series_members.iter().enumerate() {
+        cmp.cells[i].p_adjusted = Some(two[k]);
+        cmp.cells[i].p_worse_adjusted = Some(one[k]);
+    }
+    if !series_members.is_empty() {
+        description.push(format!(
+            "Holm over {} time series tested on their samples",
+            series_members.len()
+        ));
+    }
+    if run_members > 0 && !series_members.is_empty() {
+        for c in &mut cmp.cells {
+            c.p_adjusted = c.p_adjusted.map(|p| (2.0 * p).min(1.0));
+            c.p_worse_adjusted = c.p_worse_adjusted.map(|p| (2.0 * p).min(1.0));
+        }
+        description.push("each doubled (Bonferroni over the two)".to_string());
+    }
+    if description.is_empty() {
+        "no cell tested".to_string()
+    } else {
+        description.join("; ")
     }
 }
 
@@ -293,7 +571,7 @@ fn merged_percentile(side: &SideCell, percentile: f64) -> Option<f64> {
     Some(histogram::value_at(&merged, percentile) * scale)
 }
 
-fn verdict(c: &Cell, alpha: f64) -> Verdict {
+fn verdict(c: &Cell, opts: &CompareOptions) -> Verdict {
     // 0 → 0 has no relative delta and nothing to test: the same, whatever the counts.
     if c.baseline == Some(0.0) && c.candidate == Some(0.0) {
         return Verdict::Same;
@@ -301,25 +579,27 @@ fn verdict(c: &Cell, alpha: f64) -> Verdict {
     if c.n_baseline < 2 || c.n_candidate < 2 {
         return Verdict::Insufficient;
     }
-    let (Some(p), Some(delta)) = (c.p_adjusted, c.delta_pct) else {
-        return Verdict::Insufficient;
+    let Some(p) = c.p_adjusted else {
+        return Verdict::Inconclusive;
     };
-    let ci_excludes_zero = match (c.ci_low_pct, c.ci_high_pct) {
-        (Some(lo), Some(hi)) => lo > 0.0 || hi < 0.0,
-        _ => false,
-    };
-    if p < alpha && ci_excludes_zero {
+    if c.p_floor.is_some_and(|f| f >= opts.alpha) {
+        return Verdict::Inconclusive;
+    }
+    let shift = c.shift_pct.or(c.delta_pct).unwrap_or(0.0);
+    if p < opts.alpha && shift != 0.0 {
         let improved = match c.polarity {
-            Polarity::Lower => delta < 0.0,
-            Polarity::Higher => delta > 0.0,
+            Polarity::Lower => shift < 0.0,
+            Polarity::Higher => shift > 0.0,
         };
-        if improved {
+        return if improved {
             Verdict::Better
         } else {
             Verdict::Worse
-        }
-    } else {
-        Verdict::Same
+        };
+    }
+    match (c.ci_low_pct, c.ci_high_pct) {
+        (Some(lo), Some(hi)) if lo >= -opts.margin_pct && hi <= opts.margin_pct => Verdict::Same,
+        _ => Verdict::Inconclusive,
     }
 }
 
@@ -350,14 +630,18 @@ mod tests {
         assert!((rt.candidate.unwrap() - 2.961_818).abs() < 1e-6);
         assert_eq!(round2(rt.delta_pct), -12.58);
         assert_eq!(rt.verdict, Verdict::Better);
-        assert!(rt.p_adjusted.unwrap() < 0.001, "{rt:?}");
+        // One run a side: the autocorrelation-aware test on the samples.
+        assert_eq!(rt.replicates, Replicates::Samples);
+        assert!(rt.p_value.unwrap() < 0.01, "{rt:?}");
+        assert!(rt.p_adjusted.unwrap() < 0.01, "{rt:?}");
         assert!(rt.ci_high_pct.unwrap() < 0.0);
         let cpu = find(&cells, "cpu.util");
         assert_eq!(round2(cpu.baseline), 68.36);
         assert_eq!(round2(cpu.candidate), 70.08);
         assert_eq!(round2(cpu.delta_pct), 2.51);
         assert_eq!(cpu.verdict, Verdict::Worse);
-        assert!(cpu.p_adjusted.unwrap() < 0.001);
+        assert!(cpu.p_value.unwrap() < 0.01, "{cpu:?}");
+        assert!(cpu.p_adjusted.unwrap() < 0.01);
         // Little's law: 92.0K/s × 3.388 ms ≈ 319 requests in flight before the patch.
         let l = find(&cells, "ts.concurrency");
         assert!(
@@ -473,12 +757,14 @@ mod tests {
         // own medians would be (149 + 1049) / 2 = 599.
         assert_eq!(p50.baseline, Some(199.0));
         assert_eq!(p50.delta_pct, Some(0.0));
-        assert_eq!(p50.verdict, Verdict::Same);
+        // Two runs a side: 6 rearrangements, the smallest p is 1/6 > 0.05.
+        assert_eq!(p50.p_floor, Some(1.0 / 6.0));
+        assert_eq!(p50.verdict, Verdict::Inconclusive);
     }
 
     #[test]
     fn time_units_convert_before_comparing() {
-        let base = ladder_runs("end_to_end", "us", &[(99.0, &[100.0, 110.0, 105.0])], 1);
+        let base = ladder_runs("end_to_end", "us", &[(99.0, &[100.0, 110.0, 105.0])], 2);
         let cand = ladder_runs("end_to_end", "ms", &[(99.0, &[0.1, 0.11, 0.105])], 10);
         let cells = compare(&base, &cand, &[], &CompareOptions::default());
         assert_eq!(cells.len(), 1);

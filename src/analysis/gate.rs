@@ -1,275 +1,34 @@
-//! The CI gate: which cells are gated and at what threshold (policy file and `--max`
-//! terms), the verdict per cell, and the overall outcome with its exit code.
+//! The gate's verdict: per gated cell and overall, from a policy ([`super::policy`]) and
+//! a comparison ([`super::compare`]). The exit code of an outcome is the command's
+//! business (`cmd::gate`).
 //!
 //! A gated cell regresses only when all three hold (criterion's and asv's rule, plus a
 //! measured noise floor):
 //! 1. its worsening (the delta in the metric's bad direction) exceeds the threshold;
 //! 2. the worsening exceeds `noise_multiplier` × the baseline's own noise: the robust CV
 //!    of the baseline replicates (run-to-run spread of a ladder percentile across runs,
-//!    spread of the samples of a time series), so tail percentiles get wider bands;
-//! 3. the one-sided test in the bad direction (exact permutation test or Welch's t on log
-//!    values after outlier rejection, see [`super::compare`]) is significant at `alpha`
-//!    after the Benjamini–Hochberg correction across the gated cells (under the A/A null
-//!    this bounds the chance of any false alarm at `alpha`).
+//!    spread of the samples of a series tested within one run);
+//! 3. the one-sided test in the bad direction is significant at `alpha` after the family
+//!    correction: Westfall–Young step-down max-T over the rearrangements of whole runs,
+//!    across the gated cells only (see [`super::compare`]). A change confined to one
+//!    probe's tail is not diluted by the cells that did not move.
 //!
-//! A worsening past the threshold that fails 2 or 3 is a warning. A worsening past the
-//! threshold and the noise, with replicate counts that can never reach significance
-//! (4 runs a side: the exact test's smallest p-value is 1/70 > 0.01), is undecided, not
-//! passed. Outcome: any regression → exit 1; else any gated cell with too few replicates
-//! (or nothing to gate) → exit 3; else exit 0. Identical sides have a zero delta and so
-//! can never regress.
+//! A cell is undecided when its replicate count (runs after the warm-up rule, or the
+//! effective sample size of a series tested within one run) is below `min_runs`, or when
+//! it is worse beyond threshold and noise but the test cannot decide: no p-value, or a
+//! smallest reachable p (the same for the adjusted p under max-T) not below `alpha` (4 runs
+//! a side: 1/70 > 0.01). A worsening past the threshold that fails 2 or 3 is a warning.
+//! Outcome: any regression → regression; else any undecided gated cell (or nothing to
+//! gate, or an empty side) → undecided; else pass. Identical sides have a zero delta and
+//! so can never regress.
 
-use super::compare::{Cell, CompareOptions, compare, fmt_p, fmt_percentile};
-use super::polarity::{Kind, Polarity};
-use super::samples::Shape;
+use super::compare::{Cell, CompareOptions, fmt_p, fmt_percentile, prepare, test_family};
+pub use super::policy::{
+    DEFAULT_ALPHA, DEFAULT_MIN_RUNS, DEFAULT_NOISE_MULTIPLIER, DEFAULT_THRESHOLD_PCT, GateError,
+    Policy, Target, Term, Threshold, parse_max, parse_pct, parse_target,
+};
 use crate::dataset::StoredRun;
-use crate::stats::correction::benjamini_hochberg;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use thiserror::Error;
-
-/// Threshold of the default policy, in percent worsening.
-pub const DEFAULT_THRESHOLD_PCT: f64 = 10.0;
-/// Family-wise significance level of the default policy.
-pub const DEFAULT_ALPHA: f64 = 0.01;
-/// Minimum replicates per side of the default policy.
-pub const DEFAULT_MIN_RUNS: usize = 3;
-/// Noise multiplier of the default policy.
-pub const DEFAULT_NOISE_MULTIPLIER: f64 = 1.0;
-
-/// Errors in the policy or the `--max` terms (exit code 2).
-#[derive(Debug, Error, PartialEq)]
-pub enum GateError {
-    #[error(
-        "threshold {0:?} is not TERM=+N% (TERM: METRIC, METRIC@PERCENTILE or pPERCENTILE; N ≥ 0)"
-    )]
-    BadTerm(String),
-    #[error("threshold {term:?} names nothing in the compared runs; present: {present}")]
-    UnknownTarget { term: String, present: String },
-    #[error("policy file: {0}")]
-    Policy(String),
-}
-
-/// What a threshold applies to.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Target {
-    /// Every cell of the metric (every percentile of a ladder).
-    Metric(String),
-    /// One percentile of one ladder metric.
-    MetricAt(String, f64),
-    /// That percentile of every ladder metric.
-    Percentile(f64),
-}
-
-impl Target {
-    fn matches(&self, c: &Cell) -> bool {
-        let same_p = |p: f64| c.percentile.is_some_and(|q| (q - p).abs() < 1e-9);
-        match self {
-            Target::Metric(m) => c.metric == *m,
-            Target::MetricAt(m, p) => c.metric == *m && same_p(*p),
-            Target::Percentile(p) => same_p(*p),
-        }
-    }
-
-    /// Higher is more specific: METRIC@P over METRIC over pP.
-    fn specificity(&self) -> u8 {
-        match self {
-            Target::MetricAt(..) => 2,
-            Target::Metric(_) => 1,
-            Target::Percentile(_) => 0,
-        }
-    }
-}
-
-/// One threshold: the allowed worsening of a target, in percent.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Term {
-    /// The term as written (for messages).
-    pub text: String,
-    pub target: Target,
-    pub max_pct: f64,
-}
-
-fn parse_percentile(s: &str) -> Option<f64> {
-    s.parse::<f64>().ok().filter(|p| (0.0..=100.0).contains(p))
-}
-
-/// Parses a TERM (`METRIC`, `METRIC@PERCENTILE`, `pPERCENTILE`).
-pub fn parse_target(s: &str) -> Option<Target> {
-    let s = s.trim();
-    if s.is_empty() {
-        return None;
-    }
-    if let Some((m, p)) = s.split_once('@') {
-        let m = m.trim();
-        return (!m.is_empty())
-            .then(|| Some(Target::MetricAt(m.to_string(), parse_percentile(p.trim())?)))
-            .flatten();
-    }
-    if let Some(p) = s.strip_prefix('p').and_then(parse_percentile) {
-        return Some(Target::Percentile(p));
-    }
-    Some(Target::Metric(s.to_string()))
-}
-
-/// Parses an allowed worsening: `+10%`, `10%` or `10`.
-pub fn parse_pct(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let s = s.strip_suffix('%').unwrap_or(s).trim();
-    let s = s.strip_prefix('+').unwrap_or(s);
-    s.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0)
-}
-
-/// Parses a `--max` value: `TERM=+N%`.
-pub fn parse_max(s: &str) -> Result<Term, GateError> {
-    let bad = || GateError::BadTerm(s.to_string());
-    let (t, v) = s.split_once('=').ok_or_else(bad)?;
-    Ok(Term {
-        text: t.trim().to_string(),
-        target: parse_target(t).ok_or_else(bad)?,
-        max_pct: parse_pct(v).ok_or_else(bad)?,
-    })
-}
-
-/// A threshold in the policy file: a number (percent) or a string like `"+5%"`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-enum ThresholdValue {
-    Pct(f64),
-    Text(String),
-}
-
-/// The policy file (TOML). Example:
-///
-/// ```toml
-/// alpha = 0.01            # family-wise significance level
-/// min_runs = 5            # minimum replicates per side (runs, or samples of a time series)
-/// noise_multiplier = 1.5  # the worsening must exceed this × the baseline's robust CV
-/// ignore = ["ts.cons", "cpu.*"]
-///
-/// [thresholds]            # TERM = allowed worsening
-/// "p99" = "+10%"
-/// "end_to_end@99.9" = 25
-/// "ts.rt" = "+5%"
-///
-/// [polarity]              # override the name rules: "lower" or "higher" is better
-/// "ts.cons" = "higher"
-/// ```
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PolicyFile {
-    alpha: Option<f64>,
-    min_runs: Option<usize>,
-    noise_multiplier: Option<f64>,
-    #[serde(default)]
-    ignore: Vec<String>,
-    #[serde(default)]
-    thresholds: BTreeMap<String, ThresholdValue>,
-    #[serde(default)]
-    polarity: BTreeMap<String, Polarity>,
-}
-
-/// The effective gate policy.
-#[derive(Debug, Clone)]
-pub struct Policy {
-    pub alpha: f64,
-    pub min_runs: usize,
-    pub noise_multiplier: f64,
-    /// Metric names (a trailing `*` matches a prefix) that are never gated.
-    pub ignore: Vec<String>,
-    pub polarity: BTreeMap<String, Polarity>,
-    /// Thresholds, policy file first then `--max` (later wins at equal specificity).
-    pub terms: Vec<Term>,
-}
-
-impl Default for Policy {
-    /// The default policy: with no thresholds named, every latency metric (every
-    /// percentile) and every throughput metric is gated at [`DEFAULT_THRESHOLD_PCT`].
-    fn default() -> Self {
-        Policy {
-            alpha: DEFAULT_ALPHA,
-            min_runs: DEFAULT_MIN_RUNS,
-            noise_multiplier: DEFAULT_NOISE_MULTIPLIER,
-            ignore: Vec::new(),
-            polarity: BTreeMap::new(),
-            terms: Vec::new(),
-        }
-    }
-}
-
-impl Policy {
-    /// Reads a policy file's text.
-    pub fn from_toml(text: &str) -> Result<Policy, GateError> {
-        let f: PolicyFile = toml::from_str(text).map_err(|e| GateError::Policy(e.to_string()))?;
-        let d = Policy::default();
-        let alpha = f.alpha.unwrap_or(d.alpha);
-        if !(alpha > 0.0 && alpha < 1.0) {
-            return Err(GateError::Policy(format!(
-                "alpha must be in (0, 1), got {alpha}"
-            )));
-        }
-        let noise_multiplier = f.noise_multiplier.unwrap_or(d.noise_multiplier);
-        if !(noise_multiplier >= 0.0 && noise_multiplier.is_finite()) {
-            return Err(GateError::Policy(format!(
-                "noise_multiplier must be ≥ 0, got {noise_multiplier}"
-            )));
-        }
-        let mut terms = Vec::new();
-        for (t, v) in f.thresholds {
-            let max_pct = match &v {
-                ThresholdValue::Pct(p) => Some(*p).filter(|p| p.is_finite() && *p >= 0.0),
-                ThresholdValue::Text(s) => parse_pct(s),
-            };
-            let bad = || GateError::BadTerm(format!("{t} = {v:?}"));
-            terms.push(Term {
-                target: parse_target(&t).ok_or_else(bad)?,
-                max_pct: max_pct.ok_or_else(bad)?,
-                text: t,
-            });
-        }
-        Ok(Policy {
-            alpha,
-            min_runs: f.min_runs.unwrap_or(d.min_runs).max(1),
-            noise_multiplier,
-            ignore: f.ignore,
-            polarity: f.polarity,
-            terms,
-        })
-    }
-
-    /// Adds `--max` terms (they override the file's at equal specificity).
-    pub fn with_max(mut self, max: &[String]) -> Result<Policy, GateError> {
-        for m in max {
-            self.terms.push(parse_max(m)?);
-        }
-        Ok(self)
-    }
-
-    fn ignored(&self, metric: &str) -> bool {
-        self.ignore.iter().any(|i| match i.strip_suffix('*') {
-            Some(prefix) => metric.starts_with(prefix),
-            None => metric == i,
-        })
-    }
-
-    /// The threshold of a cell: the most specific matching term (the last one among
-    /// equals); with no terms at all, the default for latency and throughput metrics.
-    fn threshold(&self, c: &Cell) -> Option<f64> {
-        if self.ignored(&c.metric) {
-            return None;
-        }
-        if self.terms.is_empty() {
-            return matches!(c.kind, Kind::Latency | Kind::Throughput)
-                .then_some(DEFAULT_THRESHOLD_PCT);
-        }
-        // `max_by_key` returns the last of equal maxima: later terms (`--max`) win.
-        self.terms
-            .iter()
-            .filter(|t| t.target.matches(c))
-            .max_by_key(|t| t.target.specificity())
-            .map(|t| t.max_pct)
-    }
-}
+use serde::Serialize;
 
 /// Status of one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -303,7 +62,7 @@ impl Status {
 pub struct GateCell {
     pub cell: Cell,
     pub threshold_pct: Option<f64>,
-    /// Benjamini–Hochberg adjusted one-sided p-value within the gated family.
+    /// Step-down max-T adjusted one-sided p-value within the gated family.
     pub p_adjusted_worse: Option<f64>,
     pub status: Status,
     pub reason: String,
@@ -319,15 +78,6 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The process exit code (`crate::exit`).
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Outcome::Pass => crate::exit::OK,
-            Outcome::Regression => crate::exit::REGRESSION,
-            Outcome::Undecided => crate::exit::UNDECIDED,
-        }
-    }
-
     /// The word printed for it.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -347,8 +97,13 @@ pub struct GateReport {
     pub alpha: f64,
     pub min_runs: usize,
     pub noise_multiplier: f64,
+    /// Runs per side after the warm-up rule.
     pub baseline_runs: usize,
     pub candidate_runs: usize,
+    /// Whether JLBH's warm-up run 1 was kept.
+    pub include_first: bool,
+    /// What the family correction was, in one line.
+    pub family: String,
     /// Gated cells first (worst first), then the informational ones.
     pub cells: Vec<GateCell>,
 }
@@ -365,8 +120,9 @@ impl GateReport {
     }
 }
 
-/// Runs the gate. `opts` controls the underlying comparison (its α and polarity are
-/// replaced by the policy's).
+/// Runs the gate. `opts` controls the underlying comparison (its polarity overrides are
+/// replaced by the policy's; no intervals are needed for the decision but they are shown
+/// when `opts.interval`).
 pub fn gate(
     baseline: &[StoredRun],
     candidate: &[StoredRun],
@@ -378,34 +134,24 @@ pub fn gate(
         polarity: policy.polarity.clone(),
         ..opts.clone()
     };
-    let cells = compare(baseline, candidate, &[], &opts);
+    let mut cmp = prepare(baseline, candidate, &[], &opts);
     for t in &policy.terms {
-        if !cells.iter().any(|c| t.target.matches(c)) {
+        if !cmp.cells.iter().any(|c| t.target.matches(c)) {
             return Err(GateError::UnknownTarget {
                 term: t.text.clone(),
-                present: present(&cells),
+                present: present(&cmp.cells),
             });
         }
     }
-    let thresholds: Vec<Option<f64>> = cells.iter().map(|c| policy.threshold(c)).collect();
-    let family: Vec<usize> = (0..cells.len())
-        .filter(|&i| thresholds[i].is_some() && cells[i].p_worse.is_some())
-        .collect();
-    let adj = benjamini_hochberg(
-        &family
-            .iter()
-            .map(|&i| cells[i].p_worse.unwrap_or(1.0))
-            .collect::<Vec<_>>(),
-    );
-    let mut p_adj = vec![None; cells.len()];
-    for (&i, a) in family.iter().zip(adj) {
-        p_adj[i] = Some(a);
-    }
-    let mut out: Vec<GateCell> = cells
+    let thresholds: Vec<Threshold> = cmp.cells.iter().map(|c| policy.threshold(c)).collect();
+    let members: Vec<bool> = thresholds.iter().map(|t| t.pct().is_some()).collect();
+    let family = test_family(&mut cmp, &members, &opts.plan);
+    let (baseline_runs, candidate_runs) = (cmp.baseline_runs, cmp.candidate_runs);
+    let mut out: Vec<GateCell> = cmp
+        .cells
         .into_iter()
         .zip(thresholds)
-        .zip(p_adj)
-        .map(|((cell, thr), p)| judge(cell, thr, p, policy))
+        .map(|(cell, thr)| judge(cell, thr, policy))
         .collect();
     let rank = |s: Status| match s {
         Status::Regression => 0,
@@ -418,13 +164,11 @@ pub fn gate(
     out.sort_by_key(|c| rank(c.status));
     let gated = out.iter().filter(|c| c.status != Status::Info).count();
     let count = |s: Status| out.iter().filter(|c| c.status == s).count();
-    let (outcome, summary) = if baseline.is_empty() || candidate.is_empty() {
+    let (outcome, summary) = if baseline_runs == 0 || candidate_runs == 0 {
         (
             Outcome::Undecided,
             format!(
-                "cannot decide: {} baseline run(s), {} candidate run(s)",
-                baseline.len(),
-                candidate.len()
+                "cannot decide: {baseline_runs} baseline run(s), {candidate_runs} candidate run(s)"
             ),
         )
     } else if count(Status::Regression) > 0 {
@@ -472,8 +216,10 @@ pub fn gate(
         alpha: policy.alpha,
         min_runs: policy.min_runs,
         noise_multiplier: policy.noise_multiplier,
-        baseline_runs: baseline.len(),
-        candidate_runs: candidate.len(),
+        baseline_runs,
+        candidate_runs,
+        include_first: opts.include_first,
+        family,
         cells: out,
     })
 }
@@ -495,27 +241,40 @@ fn present(cells: &[Cell]) -> String {
     }
 }
 
-fn judge(cell: Cell, threshold: Option<f64>, p_adj: Option<f64>, policy: &Policy) -> GateCell {
+fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
+    let p_adj = cell.p_worse_adjusted;
     let mk = |cell: Cell, status: Status, reason: String| GateCell {
         cell,
-        threshold_pct: threshold,
+        threshold_pct: threshold.pct(),
         p_adjusted_worse: p_adj,
         status,
         reason,
     };
-    let Some(thr) = threshold else {
-        return mk(cell, Status::Info, "not gated".to_string());
+    let thr = match threshold {
+        Threshold::Pct(t) => t,
+        Threshold::UnknownPolarity => {
+            return mk(
+                cell,
+                Status::Info,
+                "not gated: unknown polarity (name it in the policy's thresholds or [polarity])"
+                    .to_string(),
+            );
+        }
+        Threshold::Ignored => return mk(cell, Status::Info, "not gated: ignored".to_string()),
+        Threshold::None => return mk(cell, Status::Info, "not gated".to_string()),
     };
-    let unit = if cell.shape == Shape::TimeSeries {
-        "samples"
-    } else {
-        "runs"
-    };
-    if cell.n_baseline < policy.min_runs || cell.n_candidate < policy.min_runs {
-        let reason = format!(
-            "{} baseline and {} candidate {unit}; the policy needs {} a side",
-            cell.n_baseline, cell.n_candidate, policy.min_runs
-        );
+    let count = cell.replicate_count();
+    if count < policy.min_runs as f64 {
+        let reason = match (cell.ess_baseline, cell.ess_candidate) {
+            (Some(b), Some(c)) => format!(
+                "one run a side: {} and {} samples count as {b:.1} and {c:.1} independent ones (autocorrelation); the policy needs {} a side",
+                cell.n_baseline, cell.n_candidate, policy.min_runs
+            ),
+            _ => format!(
+                "{} baseline and {} candidate runs; the policy needs {} a side",
+                cell.n_baseline, cell.n_candidate, policy.min_runs
+            ),
+        };
         return mk(cell, Status::Undecided, reason);
     }
     if cell.baseline == Some(0.0) && cell.candidate == Some(0.0) {
@@ -533,20 +292,30 @@ fn judge(cell: Cell, threshold: Option<f64>, p_adj: Option<f64>, policy: &Policy
         );
     };
     let noise = policy.noise_multiplier * cell.noise_pct.unwrap_or(0.0);
-    // Worse beyond threshold and noise, but too few replicates for the test to ever
-    // reach alpha: say so instead of passing.
-    if w > thr
-        && w > noise
-        && let Some(floor) = cell.p_floor.filter(|f| *f >= policy.alpha)
-    {
-        let reason = format!(
-            "worse by {w:+.2}% (allowed +{thr}%), but {} baseline and {} candidate {unit} cannot reach p < {} (smallest possible p {}); add runs",
-            cell.n_baseline,
-            cell.n_candidate,
-            policy.alpha,
-            fmt_p(floor)
-        );
-        return mk(cell, Status::Undecided, reason);
+    let unit = match cell.replicates {
+        super::compare::Replicates::Runs => "runs",
+        super::compare::Replicates::Samples => "samples",
+    };
+    // Worse beyond threshold and noise, but the test cannot decide: say so instead of
+    // passing. Under max-T the adjusted p has the same floor as the raw one.
+    if w > thr && w > noise {
+        if p_adj.is_none() {
+            let reason = format!(
+                "worse by {w:+.2}% (allowed +{thr}%), but no test is possible with {} baseline and {} candidate {unit}; add runs",
+                cell.n_baseline, cell.n_candidate
+            );
+            return mk(cell, Status::Undecided, reason);
+        }
+        if let Some(floor) = cell.p_floor.filter(|f| *f >= policy.alpha) {
+            let reason = format!(
+                "worse by {w:+.2}% (allowed +{thr}%), but {} baseline and {} candidate {unit} cannot reach p < {} (smallest possible p {}); add runs",
+                cell.n_baseline,
+                cell.n_candidate,
+                policy.alpha,
+                fmt_p(floor)
+            );
+            return mk(cell, Status::Undecided, reason);
+        }
     }
     let significant = p_adj.is_some_and(|p| p < policy.alpha);
     let p_txt = p_adj.map_or("n/a".to_string(), fmt_p);
@@ -580,6 +349,7 @@ fn judge(cell: Cell, threshold: Option<f64>, p_adj: Option<f64>, policy: &Policy
 mod tests {
     use super::*;
     use crate::analysis::compare::compare;
+    use crate::analysis::polarity::Polarity;
     use crate::analysis::testdata::*;
 
     fn run(base: &[StoredRun], cand: &[StoredRun], max: &[&str]) -> Result<GateReport, GateError> {
@@ -618,7 +388,7 @@ mod tests {
         assert_eq!(r.gated().count(), 1);
         let r = run(&seed003_patch(), &seed003_master(), &["ts.rt=+5%"]).unwrap();
         assert_eq!(r.outcome, Outcome::Regression);
-        assert_eq!(r.outcome.exit_code(), 1);
+        assert_eq!(crate::cmd::gate::exit_code(r.outcome), 1);
         assert_eq!(r.cells[0].cell.metric, "ts.rt");
         assert!(r.summary.contains("ts.rt"), "{}", r.summary);
         // cpu.util is shown but not gated.
@@ -664,13 +434,33 @@ mod tests {
         let policy = Policy::default()
             .with_max(&["end_to_end@99=+1%".into(), "p99=+20%".into()])
             .unwrap();
-        assert_eq!(policy.threshold(&cells[0]), Some(1.0));
+        assert_eq!(policy.threshold(&cells[0]), Threshold::Pct(1.0));
     }
 
     #[test]
     fn too_few_runs_to_reach_alpha_cannot_decide() {
-        // Four runs a side: the exact test's smallest one-sided p is 1/70 > 0.01.
+        // Four runs a side are below the default minimum of 5.
         let r = run(&seed002_tcp(), &seed002_default(), &["msgs_per_sec=+1%"]).unwrap();
+        assert_eq!(r.outcome, Outcome::Undecided, "{}", r.summary);
+        assert!(
+            r.cells[0].reason.contains("needs 5"),
+            "{}",
+            r.cells[0].reason
+        );
+        // With a minimum of 4, the exact test's smallest one-sided p is 1/70 > 0.01.
+        let policy = Policy {
+            min_runs: 4,
+            ..Policy::default()
+        }
+        .with_max(&["msgs_per_sec=+1%".to_string()])
+        .unwrap();
+        let r = gate(
+            &seed002_tcp(),
+            &seed002_default(),
+            &policy,
+            &CompareOptions::default(),
+        )
+        .unwrap();
         assert_eq!(r.outcome, Outcome::Undecided, "{}", r.summary);
         assert!(
             r.cells[0].reason.contains("add runs"),
@@ -678,7 +468,13 @@ mod tests {
             r.cells[0].reason
         );
         // The same runs the other way round improve: nothing to decide, a pass.
-        let r = run(&seed002_default(), &seed002_tcp(), &["msgs_per_sec=+1%"]).unwrap();
+        let r = gate(
+            &seed002_default(),
+            &seed002_tcp(),
+            &policy,
+            &CompareOptions::default(),
+        )
+        .unwrap();
         assert_eq!(r.outcome, Outcome::Pass, "{}", r.summary);
     }
 
@@ -704,8 +500,8 @@ mod tests {
             .copied()
             .zip(doubled.iter().map(Vec::as_slice))
             .collect();
-        let b = ladder_runs("end_to_end", "us", &b_ladder, 1);
-        let c = ladder_runs("end_to_end", "us", &c_ladder, 11);
+        let b = ladder_runs("end_to_end", "us", &b_ladder, 2);
+        let c = ladder_runs("end_to_end", "us", &c_ladder, 12);
         let r = run(&b, &c, &[]).unwrap();
         assert_eq!(r.outcome, Outcome::Regression, "{}", r.summary);
         assert_eq!(r.count(Status::Regression), 5);
@@ -724,7 +520,7 @@ mod tests {
     fn no_baseline_cannot_decide() {
         let r = run(&[], &seed003_patch(), &[]).unwrap();
         assert_eq!(r.outcome, Outcome::Undecided);
-        assert_eq!(r.outcome.exit_code(), 3);
+        assert_eq!(crate::cmd::gate::exit_code(r.outcome), 3);
     }
 
     #[test]
@@ -737,6 +533,47 @@ mod tests {
         );
         assert!(!gated.contains(&"cpu.util"));
         assert_eq!(r.outcome, Outcome::Pass);
+    }
+
+    #[test]
+    fn unknown_polarity_is_gated_only_when_named() {
+        let side = |first: i64, f: f64, name: &str| -> Vec<StoredRun> {
+            (0..6)
+                .map(|i| {
+                    let v = f * (100.0 + f64::from(i as i32 % 3));
+                    stored(
+                        first + i,
+                        "jgroups",
+                        "x",
+                        vec![bench_db_parsers::Series::value(name, "", Some(v))],
+                    )
+                })
+                .collect()
+        };
+        let r = run(&side(10, 1.0, "widgets"), &side(20, 2.0, "widgets"), &[]).unwrap();
+        assert_eq!(r.cells[0].status, Status::Info);
+        assert!(
+            r.cells[0].reason.contains("unknown polarity"),
+            "{}",
+            r.cells[0].reason
+        );
+        assert_eq!(r.outcome, Outcome::Undecided);
+        let r = run(
+            &side(10, 1.0, "widgets"),
+            &side(20, 2.0, "widgets"),
+            &["widgets=+5%"],
+        )
+        .unwrap();
+        assert_eq!(r.outcome, Outcome::Regression, "{}", r.summary);
+        // More loss is worse even though `rate` is a throughput token.
+        let r = run(
+            &side(10, 1.0, "loss_rate"),
+            &side(20, 2.0, "loss_rate"),
+            &["loss_rate=+5%"],
+        )
+        .unwrap();
+        assert_eq!(r.outcome, Outcome::Regression, "{}", r.summary);
+        assert_eq!(r.cells[0].cell.polarity, Polarity::Lower);
     }
 
     #[test]
@@ -770,6 +607,8 @@ ignore = ["ts.*"]
         // With "higher is better", more cpu is an improvement: passes.
         assert_eq!(r.outcome, Outcome::Pass);
         assert!(Policy::from_toml("alpha = 2").is_err());
+        assert!(Policy::from_toml("min_runs = 1").is_err());
+        assert_eq!(Policy::from_toml("").unwrap().min_runs, 5);
         assert!(Policy::from_toml("colour = 1").is_err());
         assert!(Policy::from_toml("[thresholds]\n\"x\" = \"-3%\"").is_err());
     }
@@ -780,11 +619,11 @@ ignore = ["ts.*"]
             p99 in proptest::collection::vec(1.0f64..1e6, 1..12),
             threshold in 0.0f64..50.0,
         ) {
-            let runs = ladder_runs("end_to_end", "us", &[(99.0, &p99)], 1);
+            let runs = ladder_runs("end_to_end", "us", &[(99.0, &p99)], 2);
             let policy = Policy::default()
                 .with_max(&[format!("p99=+{threshold}%")])
                 .unwrap();
-            let opts = CompareOptions { resamples: 50, ..CompareOptions::default() };
+            let opts = CompareOptions { interval: false, ..CompareOptions::default() };
             let r = gate(&runs, &runs, &policy, &opts).unwrap();
             proptest::prop_assert_ne!(r.outcome, Outcome::Regression);
         }
@@ -797,7 +636,7 @@ ignore = ["ts.*"]
             "end_to_end",
             "us",
             &[(99.9, &[100.0, 160.0, 70.0, 130.0, 90.0, 200.0])],
-            1,
+            2,
         );
         let cand = ladder_runs(
             "end_to_end",

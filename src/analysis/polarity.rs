@@ -2,12 +2,18 @@
 //! normalised name and unit. The policy file can override the polarity per metric.
 //!
 //! Rules, first match wins, on the name's tokens (split at `.`, `_`, `-`, lower-cased):
+//! 0. cost: a token starting with `loss`, `lost`, `error`, `fail`, `drop`, `miss`,
+//!    `timeout`, `retrans`, `outstanding` or `queue` → lower is better, checked before
+//!    the throughput tokens (`loss_rate`, `zk_outstanding_requests`, `dropped_msgs`);
 //! 1. throughput: a token `qps`, `tps`, `rps`, `ops`, `throughput`, `msgs`, `requests`,
 //!    `reqs`, `bps`, `rate`, `bandwidth`, or a `per` + `sec` pair, or a unit ending in
 //!    `/s` or `/sec` → higher is better;
 //! 2. latency: a time unit, a percentile ladder, a token containing `latency`, or a token
 //!    `rt`, `time`, `duration`, `end` (`end_to_end`), `lat` → lower is better;
-//! 3. everything else (cpu, util, memory, errors, counts) is a cost: lower is better.
+//! 3. resources: a token `cpu`, `util`, `mem`, `memory`, `rss`, `heap`, `gc`, `load`,
+//!    `sys`, `user`, `wait`, `concurrency` → lower is better;
+//! 4. anything else has no known polarity: [`known_polarity`] says `None`, the gate does
+//!    not gate it unless the policy names it, and `compare` reads it as lower-is-better.
 
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +44,41 @@ fn tokens(metric: &str) -> Vec<String> {
         .collect()
 }
 
+/// Token prefixes of counters where more is worse, checked before the throughput tokens.
+const COST: &[&str] = &[
+    "loss",
+    "lost",
+    "error",
+    "fail",
+    "drop",
+    "miss",
+    "timeout",
+    "retrans",
+    "outstanding",
+    "queue",
+];
+
+/// Resource tokens: lower is better.
+const RESOURCE: &[&str] = &[
+    "cpu",
+    "util",
+    "mem",
+    "memory",
+    "rss",
+    "heap",
+    "gc",
+    "load",
+    "sys",
+    "user",
+    "wait",
+    // Little's-law requests in flight: at a given throughput, more means slower.
+    "concurrency",
+];
+
+fn is_cost(t: &[String]) -> bool {
+    t.iter().any(|x| COST.iter().any(|c| x.starts_with(c)))
+}
+
 /// The kind of a metric (rules in the module doc); `ladder` says its data is a percentile ladder.
 pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
     const THROUGHPUT: &[&str] = &[
@@ -57,7 +98,9 @@ pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
     let t = tokens(metric);
     let has = |w: &str| t.iter().any(|x| x == w);
     let unit = unit.trim().to_ascii_lowercase();
-    if THROUGHPUT.iter().any(|w| has(w))
+    if is_cost(&t) {
+        Kind::Other
+    } else if THROUGHPUT.iter().any(|w| has(w))
         || (has("per") && (has("sec") || has("second")))
         || unit.ends_with("/s")
         || unit.ends_with("/sec")
@@ -74,11 +117,22 @@ pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
     }
 }
 
-/// Default polarity: higher is better for throughput, lower for everything else.
+/// Default polarity: higher is better for throughput, lower for everything else
+/// (including metrics of unknown polarity).
 pub fn polarity(metric: &str, unit: &str) -> Polarity {
+    known_polarity(metric, unit).unwrap_or(Polarity::Lower)
+}
+
+/// The polarity the name rules know, `None` when no rule matches (rule 4).
+pub fn known_polarity(metric: &str, unit: &str) -> Option<Polarity> {
     match kind(metric, unit, false) {
-        Kind::Throughput => Polarity::Higher,
-        _ => Polarity::Lower,
+        Kind::Throughput => Some(Polarity::Higher),
+        Kind::Latency => Some(Polarity::Lower),
+        Kind::Other => {
+            let t = tokens(metric);
+            (is_cost(&t) || t.iter().any(|x| RESOURCE.contains(&x.as_str())))
+                .then_some(Polarity::Lower)
+        }
     }
 }
 
@@ -100,5 +154,27 @@ mod tests {
         assert_eq!(kind("cpu.util", "%", false), Kind::Other);
         assert_eq!(kind("serverstats.maxlatency", "", false), Kind::Latency);
         assert_eq!(kind("ts.qps", "", false), Kind::Throughput);
+    }
+
+    #[test]
+    fn costs_win_over_throughput_tokens_and_unknowns_say_so() {
+        for m in [
+            "loss_rate",
+            "zk_outstanding_requests",
+            "dropped_msgs",
+            "errors_per_sec",
+            "timeouts",
+            "tcp_retransmits",
+            "queue_depth",
+            "cache_misses",
+            "failed_requests",
+        ] {
+            assert_eq!(known_polarity(m, ""), Some(Polarity::Lower), "{m}");
+            assert_eq!(kind(m, "", false), Kind::Other, "{m}");
+        }
+        assert_eq!(known_polarity("cpu.util", "%"), Some(Polarity::Lower));
+        assert_eq!(known_polarity("ts.qps", ""), Some(Polarity::Higher));
+        assert_eq!(known_polarity("ts.cons", ""), None);
+        assert_eq!(polarity("ts.cons", ""), Polarity::Lower);
     }
 }

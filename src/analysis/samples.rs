@@ -64,41 +64,56 @@ pub struct SideCell {
 /// Every cell of one side, including derived Little's-law concurrency.
 pub fn gather(runs: &[StoredRun], metrics: &[String]) -> BTreeMap<CellKey, SideCell> {
     let mut cells: BTreeMap<CellKey, SideCell> = BTreeMap::new();
-    let wanted = |m: &str| metrics.is_empty() || metrics.iter().any(|w| w == m);
     for run in runs {
-        let derived = concurrency_series(run);
-        for s in run.run.series.iter().chain(&derived) {
-            if !wanted(&s.metric) {
-                continue;
-            }
-            for (key, shape, vals) in replicates(s) {
-                let cell = cells.entry(key).or_insert_with(|| SideCell {
-                    shape,
-                    unit: s.unit.clone(),
-                    values: Vec::new(),
-                    suites: BTreeSet::new(),
-                    run_ids: BTreeSet::new(),
-                    histograms: Vec::new(),
-                });
-                let before = cell.values.len();
-                cell.values.extend(
-                    vals.into_iter()
-                        .filter_map(|v| convert(v, &s.unit, &cell.unit)),
-                );
-                if cell.values.len() > before {
-                    cell.suites.insert(run.suite.clone());
-                    cell.run_ids.insert(run.id);
-                }
-            }
-            if let Data::Histogram {
-                intervals, points, ..
-            } = &s.data
-            {
-                add_histograms(&mut cells, s, intervals, points);
-            }
-        }
+        add_run(&mut cells, run, metrics);
     }
     cells
+}
+
+/// The cells of each run on its own, in run order.
+pub fn gather_per_run(runs: &[StoredRun], metrics: &[String]) -> Vec<BTreeMap<CellKey, SideCell>> {
+    runs.iter()
+        .map(|run| {
+            let mut cells = BTreeMap::new();
+            add_run(&mut cells, run, metrics);
+            cells
+        })
+        .collect()
+}
+
+fn add_run(cells: &mut BTreeMap<CellKey, SideCell>, run: &StoredRun, metrics: &[String]) {
+    let wanted = |m: &str| metrics.is_empty() || metrics.iter().any(|w| w == m);
+    let derived = concurrency_series(run);
+    for s in run.run.series.iter().chain(&derived) {
+        if !wanted(&s.metric) {
+            continue;
+        }
+        for (key, shape, vals) in replicates(s) {
+            let cell = cells.entry(key).or_insert_with(|| SideCell {
+                shape,
+                unit: s.unit.clone(),
+                values: Vec::new(),
+                suites: BTreeSet::new(),
+                run_ids: BTreeSet::new(),
+                histograms: Vec::new(),
+            });
+            let before = cell.values.len();
+            cell.values.extend(
+                vals.into_iter()
+                    .filter_map(|v| convert(v, &s.unit, &cell.unit)),
+            );
+            if cell.values.len() > before {
+                cell.suites.insert(run.suite.clone());
+                cell.run_ids.insert(run.id);
+            }
+        }
+        if let Data::Histogram {
+            intervals, points, ..
+        } = &s.data
+        {
+            add_histograms(cells, s, intervals, points);
+        }
+    }
 }
 
 /// (key, shape, replicate values) contributed by one series of one run.

@@ -41,7 +41,7 @@ type GroupKey = (String, String, i64);
 /// Builds the variation rows of `runs`, groups in order of their first run.
 ///
 /// Run 1 of each block is left out of the variation and the spread unless
-/// `include_first` (JLBH's default skips it: the first run is often still warming up).
+/// `include_first` ([`super::warmup`]: JLBH-layout blocks only).
 pub fn variation(
     runs: &[StoredRun],
     metric: Option<&str>,
@@ -65,7 +65,7 @@ pub fn variation(
                 let included: Vec<f64> = members
                     .iter()
                     .zip(&values)
-                    .filter(|(r, _)| include_first || r.run.index != 1)
+                    .filter(|(r, _)| include_first || !super::warmup::is_warmup(r))
                     .filter_map(|(_, v)| *v)
                     .collect();
                 let printed = members[0]

@@ -23,7 +23,11 @@ pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
     if cand.is_empty() {
         bail!("--candidate {:?} selects no run", args.candidate);
     }
-    let cells = compare(&base, &cand, &args.metric, &CompareOptions::default());
+    let opts = CompareOptions {
+        include_first: args.include_first,
+        ..CompareOptions::default()
+    };
+    let cells = compare(&base, &cand, &args.metric, &opts);
     for m in &args.metric {
         if !cells.iter().any(|c| &c.metric == m) {
             eprintln!("bench-db: warning: metric {m:?} is not present on both sides");

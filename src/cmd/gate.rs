@@ -2,7 +2,7 @@
 //! written; the exit code is the outcome (0 pass, 1 regression, 3 cannot decide; errors 2).
 
 use crate::analysis::compare::CompareOptions;
-use crate::analysis::gate::{Policy, gate};
+use crate::analysis::gate::{Outcome, Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
 use crate::output;
 use crate::selector::Selector;
@@ -10,25 +10,32 @@ use crate::store::Db;
 use crate::store::url::Target;
 use anyhow::{Context, Result};
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 
 pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
-    let policy = match &args.policy {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading the policy {}", path.display()))?;
-            Policy::from_toml(&text).with_context(|| format!("policy {}", path.display()))?
-        }
-        None => Policy::default(),
-    };
-    let policy = policy.with_max(&args.max)?;
+    let policy = load_policy(args.policy.as_deref(), &args.max)?;
     let store = Db::open_read(db)?;
     let base = store
         .select(&Selector::parse(&args.baseline).context("--baseline")?)
         .context("selecting the baseline runs")?;
+    // A baseline over several commits: only its most recent segment (after its last
+    // change point), whose runs then give the baseline noise.
+    let selected = base.len();
+    let base = crate::analysis::history::last_segment_runs(&base, &Default::default());
+    if base.len() < selected {
+        eprintln!(
+            "bench-db gate: baseline: the {} of {selected} runs after its last change point",
+            base.len()
+        );
+    }
     let cand = store
         .select(&Selector::parse(&args.candidate).context("--candidate")?)
         .context("selecting the candidate runs")?;
-    let report = gate(&base, &cand, &policy, &CompareOptions::default())?;
+    let opts = CompareOptions {
+        include_first: args.include_first,
+        ..CompareOptions::default()
+    };
+    let report = gate(&base, &cand, &policy, &opts)?;
     let color = args.out.is_none() && std::io::stdout().is_terminal();
     let text = match args.format {
         GateFormat::Text => output::gate::text(&report, color),
@@ -37,6 +44,9 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
         GateFormat::Junit => output::gate::junit(&report),
         GateFormat::Github => output::gate::github(&report),
     };
+    if args.format == GateFormat::Github {
+        append_step_summary(&output::gate::markdown(&report))?;
+    }
     match &args.out {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
@@ -44,5 +54,41 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
         }
         None => std::io::stdout().write_all(text.as_bytes())?,
     }
-    Ok(report.outcome.exit_code())
+    Ok(exit_code(report.outcome))
+}
+
+/// The policy file (if any) with the `--max` terms added.
+pub fn load_policy(path: Option<&Path>, max: &[String]) -> Result<Policy> {
+    let policy = match path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the policy {}", path.display()))?;
+            Policy::from_toml(&text).with_context(|| format!("policy {}", path.display()))?
+        }
+        None => Policy::default(),
+    };
+    Ok(policy.with_max(max)?)
+}
+
+/// The process exit code of a gate outcome (`crate::exit`).
+pub fn exit_code(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Pass => crate::exit::OK,
+        Outcome::Regression => crate::exit::REGRESSION,
+        Outcome::Undecided => crate::exit::UNDECIDED,
+    }
+}
+
+/// Appends to the file `$GITHUB_STEP_SUMMARY` names, when it names one.
+fn append_step_summary(markdown: &str) -> Result<()> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("opening $GITHUB_STEP_SUMMARY {}", path.to_string_lossy()))?;
+    f.write_all(markdown.as_bytes())
+        .with_context(|| format!("writing $GITHUB_STEP_SUMMARY {}", path.to_string_lossy()))
 }

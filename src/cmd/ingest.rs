@@ -384,7 +384,7 @@ fn try_ingest(
             .unwrap_or_else(|| format.name.to_string()),
         label_override: args.label.clone(),
         fallback_label,
-        tags: args.tags.iter().cloned().collect(),
+        tags: crate::metadata::run_tags(&args.tags, args.time.as_deref(), args.no_git, path),
     };
     let items = (format.parse)(Box::new(stream));
     match store.ingest(&meta, items, &defaults, || hashed.finish()) {

@@ -1,10 +1,12 @@
 //! One module per subcommand: the only place, with `store`, that does IO.
 
+pub mod calibrate;
 pub mod compare;
 pub mod copy;
 pub mod curve;
 pub mod export;
 pub mod gate;
+pub mod history;
 pub mod ingest;
 pub mod label;
 pub mod migrate;

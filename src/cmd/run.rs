@@ -34,7 +34,8 @@ pub fn loopback(db: &Target, args: &LoopbackArgs) -> anyhow::Result<u8> {
     };
     let sets = loopback::run(&cfg)?;
     let mut rendered = render::render(&sets);
-    let tags: BTreeMap<String, String> = args.tags.iter().cloned().collect();
+    let tags: BTreeMap<String, String> =
+        crate::metadata::run_tags(&args.tags, None, args.no_git, None);
     tag_runs(&mut rendered.blocks, &tags);
     for set in &sets {
         for run in &set.runs {
@@ -87,7 +88,8 @@ pub fn threads(db: &Target, args: &ThreadsArgs) -> anyhow::Result<u8> {
         .unwrap_or_else(|| threads::default_label(&cfg));
     let mut block = threads::to_block(&cfg, &points, &label, cores);
     let text = threads::render(&cfg, &points, &mut block, cores);
-    let tags: BTreeMap<String, String> = args.tags.iter().cloned().collect();
+    let tags: BTreeMap<String, String> =
+        crate::metadata::run_tags(&args.tags, None, args.no_git, None);
     let mut blocks = vec![block];
     tag_runs(&mut blocks, &tags);
     let mut out = std::io::stdout().lock();

@@ -87,8 +87,8 @@ fn list_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
 fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     writeln!(
         w,
-        "{:>6}  {:<12} {:<32} {:>4}  {:<40} metrics",
-        "id", "suite", "label", "run", "source"
+        "{:>6}  {:<12} {:<32} {:>4}  {:<9} {:<40} metrics",
+        "id", "suite", "label", "run", "commit", "source"
     )?;
     let n = store.for_each_run(sel, Detail::Heads, |r| {
         let metrics: Vec<&str> = r
@@ -106,11 +106,15 @@ fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
         };
         writeln!(
             w,
-            "{:>6}  {:<12} {:<32} {:>4}  {:<40} {}{more}",
+            "{:>6}  {:<12} {:<32} {:>4}  {:<9} {:<40} {}{more}",
             r.id,
             r.suite,
             truncate(&r.label, 32),
             r.run.index,
+            r.run
+                .tags
+                .get("commit")
+                .map_or_else(|| "-".to_string(), |c| c.chars().take(9).collect()),
             truncate(&r.source, 40),
             metrics.join(",")
         )?;

@@ -2,7 +2,7 @@
 
 use super::table::{Cell as T, render};
 use super::{json_num, md_cell, num, p, pct, percentile};
-use crate::analysis::compare::{Cell, Verdict};
+use crate::analysis::compare::{Cell, Replicates, TestMethod, Verdict};
 use serde::Serialize;
 
 fn verdict_color(v: Verdict) -> &'static str {
@@ -10,7 +10,7 @@ fn verdict_color(v: Verdict) -> &'static str {
         Verdict::Better => "32",
         Verdict::Worse => "31",
         Verdict::Same => "",
-        Verdict::Insufficient => "33",
+        Verdict::Inconclusive | Verdict::Insufficient => "33",
     }
 }
 
@@ -72,10 +72,23 @@ pub fn text(cells: &[Cell], color: bool) -> String {
     }
     let mut out = render(rows, color);
     out.push_str(
-        "\nn = replicates baseline/candidate (runs; samples for a time series). p: exact \
-         permutation test (Welch's t for large samples) on log values after outlier rejection; \
-         p_adj: Benjamini–Hochberg across all rows.\n",
+        "\nn = replicates baseline/candidate: runs (JLBH's warm-up run 1 skipped); samples of a \
+         series with one run a side, tested with an autocorrelation-aware t. p: permutation test \
+         of whole runs on Yuen's trimmed t of log values (20% trimmed from 10 runs a side; exact when the \
+         rearrangements can be enumerated, else sampled), nothing dropped; CI: of the trimmed geometric-mean change, \
+         by inverting the same test; p_adj: step-down max-T across the rows tested over runs, Holm \
+         across the series tested on samples. same = not \
+         significant and the CI within ±10%; inconclusive = neither.\n",
     );
+    let outliers: usize = cells
+        .iter()
+        .map(|c| c.outliers_baseline + c.outliers_candidate)
+        .sum();
+    if outliers > 0 {
+        out.push_str(&format!(
+            "{outliers} replicate(s) beyond a modified z-score of 3.5 (kept, not removed)\n"
+        ));
+    }
     if has_concurrency(cells) {
         out.push_str(LITTLE);
         out.push('\n');
@@ -83,7 +96,8 @@ pub fn text(cells: &[Cell], color: bool) -> String {
     out
 }
 
-/// One element of the `--json` array (exactly these keys, in this order).
+/// One element of the `--json` array: the documented keys first, in this order, then
+/// the ones added since (`schema` 1).
 #[derive(Serialize)]
 struct JsonCell<'a> {
     suite: &'a str,
@@ -97,6 +111,19 @@ struct JsonCell<'a> {
     p_value: Option<f64>,
     p_adjusted: Option<f64>,
     verdict: Verdict,
+    schema: u32,
+    unit: &'a str,
+    n_baseline: usize,
+    n_candidate: usize,
+    replicates: Replicates,
+    ess_baseline: Option<f64>,
+    ess_candidate: Option<f64>,
+    shift_pct: Option<f64>,
+    method: TestMethod,
+    p_worse: Option<f64>,
+    p_floor: Option<f64>,
+    outliers_baseline: usize,
+    outliers_candidate: usize,
 }
 
 /// Top-level JSON array of cells.
@@ -115,6 +142,19 @@ pub fn json(cells: &[Cell]) -> String {
             p_value: c.p_value,
             p_adjusted: c.p_adjusted,
             verdict: c.verdict,
+            schema: 1,
+            unit: &c.unit,
+            n_baseline: c.n_baseline,
+            n_candidate: c.n_candidate,
+            replicates: c.replicates,
+            ess_baseline: json_num(c.ess_baseline),
+            ess_candidate: json_num(c.ess_candidate),
+            shift_pct: json_num(c.shift_pct),
+            method: c.method,
+            p_worse: c.p_worse,
+            p_floor: c.p_floor,
+            outliers_baseline: c.outliers_baseline,
+            outliers_candidate: c.outliers_candidate,
         })
         .collect();
     let mut s = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".to_string());
@@ -203,8 +243,25 @@ mod tests {
             "p_adjusted",
             "verdict",
         ];
+        // Documented keys stay; `schema` 1 added unit, counts, shift and method.
+        want.extend([
+            "schema",
+            "unit",
+            "n_baseline",
+            "n_candidate",
+            "replicates",
+            "ess_baseline",
+            "ess_candidate",
+            "shift_pct",
+            "method",
+            "p_worse",
+            "p_floor",
+            "outliers_baseline",
+            "outliers_candidate",
+        ]);
         want.sort();
         assert_eq!(keys, want);
+        assert_eq!(first["schema"], 1);
         let rt = v
             .as_array()
             .unwrap()

@@ -3,6 +3,7 @@
 
 use super::table::{Cell as T, render};
 use super::{json_num, md_cell, num, p, pct, percentile};
+use crate::analysis::compare::{Replicates, TestMethod};
 use crate::analysis::gate::{GateCell, GateReport, Outcome, Status};
 use crate::analysis::polarity::Polarity;
 use serde::Serialize;
@@ -23,14 +24,16 @@ fn allowed(c: &GateCell) -> String {
 
 fn header(r: &GateReport) -> String {
     format!(
-        "gate: {} ({})\nbaseline {} run(s), candidate {} run(s); alpha {}, at least {} replicates a side, noise multiplier {}\n",
+        "gate: {} ({})\nbaseline {} run(s), candidate {} run(s){}; alpha {}, at least {} replicates a side, noise multiplier {}\nfamily: {}\n",
         r.outcome.as_str().to_uppercase(),
         r.summary,
         r.baseline_runs,
         r.candidate_runs,
+        if r.include_first { ", run 1 kept" } else { "" },
         r.alpha,
         r.min_runs,
-        r.noise_multiplier
+        r.noise_multiplier,
+        r.family
     )
 }
 
@@ -104,10 +107,21 @@ struct JsonCell<'a> {
     p_worse: Option<f64>,
     p_adjusted: Option<f64>,
     reason: &'a str,
+    p_value: Option<f64>,
+    p_floor: Option<f64>,
+    shift_pct: Option<f64>,
+    method: TestMethod,
+    replicates: Replicates,
+    ess_baseline: Option<f64>,
+    ess_candidate: Option<f64>,
+    outliers_baseline: usize,
+    outliers_candidate: usize,
+    polarity_known: bool,
 }
 
 #[derive(Serialize)]
 struct JsonReport<'a> {
+    schema: u32,
     outcome: Outcome,
     exit_code: u8,
     summary: &'a str,
@@ -116,20 +130,25 @@ struct JsonReport<'a> {
     noise_multiplier: f64,
     baseline_runs: usize,
     candidate_runs: usize,
+    include_first: bool,
+    family: &'a str,
     cells: Vec<JsonCell<'a>>,
 }
 
 /// JSON verdict: the outcome and every cell with its numbers and reason.
 pub fn json(r: &GateReport) -> String {
     let doc = JsonReport {
+        schema: 1,
         outcome: r.outcome,
-        exit_code: r.outcome.exit_code(),
+        exit_code: crate::cmd::gate::exit_code(r.outcome),
         summary: &r.summary,
         alpha: r.alpha,
         min_runs: r.min_runs,
         noise_multiplier: r.noise_multiplier,
         baseline_runs: r.baseline_runs,
         candidate_runs: r.candidate_runs,
+        include_first: r.include_first,
+        family: &r.family,
         cells: r
             .cells
             .iter()
@@ -154,6 +173,16 @@ pub fn json(r: &GateReport) -> String {
                 p_worse: c.cell.p_worse,
                 p_adjusted: c.p_adjusted_worse,
                 reason: &c.reason,
+                p_value: c.cell.p_value,
+                p_floor: c.cell.p_floor,
+                shift_pct: json_num(c.cell.shift_pct),
+                method: c.cell.method,
+                replicates: c.cell.replicates,
+                ess_baseline: json_num(c.cell.ess_baseline),
+                ess_candidate: json_num(c.cell.ess_candidate),
+                outliers_baseline: c.cell.outliers_baseline,
+                outliers_candidate: c.cell.outliers_candidate,
+                polarity_known: c.cell.polarity_known,
             })
             .collect(),
     };

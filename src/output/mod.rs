@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod curve;
 pub mod gate;
+pub mod history;
 pub mod table;
 
 /// A number for people: four significant digits without exponent (`3.388`, `68.36`,

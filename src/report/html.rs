@@ -178,6 +178,11 @@ fn index(
     if untested {
         h.push_str("<p class=\"note\">Cells marked insufficient have too few replicates for a significance test: they are listed by the direction of their change alone.</p>\n");
     }
+    let by_suite: Vec<_> = suites
+        .iter()
+        .map(|(s, r)| (*s, names[s].as_str(), r.clone()))
+        .collect();
+    h.push_str(&super::changes::recent(&by_suite));
     h.push_str("<h2>Suites</h2>\n<table><tr><th>suite</th><th>runs</th><th>sources</th><th>formats</th></tr>\n");
     for (suite, runs) in suites {
         let mut sources: Vec<i64> = runs.iter().map(|r| r.source_id).collect();
@@ -269,6 +274,7 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
             h.push_str(&figure(history::render(input)));
         }
     }
+    h.push_str(&super::changes::section(runs));
     page(&format!("Suite {suite}"), &h)
 }
 

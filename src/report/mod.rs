@@ -5,6 +5,7 @@
 //! how the analysis computes its numbers) and most can be built from stored runs.
 
 pub mod axis;
+pub mod changes;
 pub mod chart;
 pub mod curve;
 pub mod delta;

@@ -121,6 +121,27 @@ pub fn student_t_sf(t: f64, df: f64) -> f64 {
     }
 }
 
+/// Quantile of Student's t: the t with P(T ≤ t) = `q`, by bisection on
+/// [`student_t_sf`] (monotone; 200 halvings reach the f64 resolution).
+pub fn student_t_quantile(q: f64, df: f64) -> f64 {
+    if !(q > 0.0 && q < 1.0) || df.is_nan() || df <= 0.0 {
+        return f64::NAN;
+    }
+    let (mut lo, mut hi) = (-1e6, 1e6);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if 1.0 - student_t_sf(mid, df) < q {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo < 1e-12 * mid.abs().max(1.0) {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +161,7 @@ mod tests {
         assert!((student_t_sf(-2.228_139, 10.0) - 0.975).abs() < 1e-6);
         // Large df tends to the normal.
         assert!((student_t_sf(1.959_964, 1e7) - 0.025).abs() < 1e-5);
+        assert!((student_t_quantile(0.975, 10.0) - 2.228_139).abs() < 1e-5);
+        assert!((student_t_quantile(0.005, 3.0) + 5.840_909).abs() < 1e-4);
     }
 }

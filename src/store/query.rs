@@ -57,6 +57,42 @@ impl Store {
         detail: Detail,
         mut f: impl FnMut(StoredRun) -> Result<()>,
     ) -> Result<usize> {
+        if sel.post.is_empty() {
+            return self.stream_runs(sel, detail, f);
+        }
+        // History terms (`latest=N`, …) need the whole selection: they narrow the runs'
+        // heads first, then the runs they keep are streamed.
+        let keep = self.post_filtered_ids(sel)?;
+        let plain = sel.without_post();
+        let mut n = 0;
+        self.stream_runs(&plain, detail, |r| {
+            if keep.contains(&r.id) {
+                n += 1;
+                f(r)
+            } else {
+                Ok(())
+            }
+        })?;
+        Ok(n)
+    }
+
+    /// The ids of the runs the selector keeps after its history terms.
+    fn post_filtered_ids(&self, sel: &Selector) -> Result<std::collections::HashSet<i64>> {
+        let mut heads = Vec::new();
+        self.stream_runs(&sel.without_post(), Detail::Heads, |r| {
+            heads.push(r);
+            Ok(())
+        })?;
+        Ok(sel.post_filter(heads).iter().map(|r| r.id).collect())
+    }
+
+    /// [`Store::for_each_run`] for the plain terms (the SQL part of a selector).
+    fn stream_runs(
+        &self,
+        sel: &Selector,
+        detail: Detail,
+        mut f: impl FnMut(StoredRun) -> Result<()>,
+    ) -> Result<usize> {
         let (where_sql, args) = where_clause(sel);
         let points = match detail {
             Detail::Points => "se.points",
@@ -104,6 +140,10 @@ impl Store {
 
     /// Sets the label of the selected runs; returns how many changed.
     pub fn relabel(&mut self, sel: &Selector, label: &str) -> Result<usize> {
+        if !sel.post.is_empty() {
+            let ids: Vec<i64> = self.post_filtered_ids(sel)?.into_iter().collect();
+            return self.relabel(&Selector::from_ids(ids), label);
+        }
         let (where_sql, args) = where_clause(sel);
         let sql = format!(
             "UPDATE run SET label = ? WHERE id IN (

@@ -52,7 +52,18 @@ impl PgStore {
             .read_only(true)
             .start()
             .map_err(|e| self.err(e))?;
-        let ids = select_ids(&mut tx, sel).map_err(|e| self.err(e))?;
+        let mut ids = select_ids(&mut tx, sel).map_err(|e| self.err(e))?;
+        if !sel.post.is_empty() {
+            // History terms (`latest=N`, …) judge the whole selection: they narrow the
+            // runs' heads first, then the runs they keep are loaded.
+            let mut heads = Vec::new();
+            for chunk in ids.chunks(CHUNK) {
+                heads.extend(load_chunk(&mut tx, chunk, Detail::Heads, |e| self.err(e))?);
+            }
+            let keep: std::collections::HashSet<i64> =
+                sel.post_filter(heads).iter().map(|r| r.id).collect();
+            ids.retain(|id| keep.contains(id));
+        }
         for chunk in ids.chunks(CHUNK) {
             for run in load_chunk(&mut tx, chunk, detail, |e| self.err(e))? {
                 f(run)?;

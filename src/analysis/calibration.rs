@@ -1,0 +1,394 @@
+//! Seeded noise models for calibrating the gate off its own model: each builds stored runs
+//! for a baseline and a candidate side (an A/A pair, or one with a known change), the gate
+//! judges them, and a one-sided Mann–Whitney U at the same α on the same replicates (runs
+//! after the warm-up rule; samples for the single-run series) is the simple reference.
+//! Used by the calibration tests and by `examples/calibration.rs`, which prints the
+//! README's table. Pure: no IO.
+//!
+//! Models (all values are latencies, lower is better; one run = one JLBH-style ladder
+//! unless stated):
+//! - `lognormal`: p50/p99/p99.9 of 11 printed runs a side (10 after the warm-up),
+//!   each × exp(N(0, 5%)); change: every percentile × 1.10; policy `p50`, `p99`, `p99.9`
+//!   at +5%;
+//! - `log-t3`: the same ladder with log-t(3) tails (4% scale), a factor exp(N(0, 3%))
+//!   shared by all percentiles of a run, and a warm-up run 1 that is 30% slower;
+//! - `bimodal`: exp(N(0, 3%)) and a quarter of runs in a slow mode × 1.15;
+//! - `ar1`: one tsar run a side, 30 one-minute samples of `ts.rt`, AR(1) with ρ 0.8 and
+//!   a marginal CV of 5%; change +25%; policy `ts.rt=+10%`, `min_runs = 2` (30 such
+//!   samples count as about 4 independent ones, below the default 5);
+//! - `stall`: 4 probes × (p50, p90, p99, p99.9, p99.99, worst) = 24 cells, 6 printed runs
+//!   a side (5 after the warm-up), log-sd 2%…20% from p50 to worst plus a 2% factor shared
+//!   by the run; change: one probe's p99.9 and worst × 3; default policy;
+//! - `session`: the lognormal model with every candidate run × exp(N(0, 3%)), one draw
+//!   per pair (a machine or session offset between the sides).
+
+use super::compare::CompareOptions;
+use super::gate::{Outcome, Policy, gate};
+use crate::dataset::StoredRun;
+use crate::stats::mann_whitney::mann_whitney;
+use crate::stats::shift::Plan;
+use bench_db_parsers::{Data, LadderPoint, Run, Series, TimePoint};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, Normal, StudentT};
+
+/// A noise model (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    Lognormal,
+    LogT3,
+    Bimodal,
+    Ar1,
+    Stall,
+    Session,
+}
+
+impl Model {
+    /// Every model, in the README's order.
+    pub const ALL: [Model; 6] = [
+        Model::Lognormal,
+        Model::LogT3,
+        Model::Bimodal,
+        Model::Ar1,
+        Model::Stall,
+        Model::Session,
+    ];
+
+    /// Its name in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Lognormal => "lognormal, 10 runs a side",
+            Model::LogT3 => "log-t(3), shared run factor, slow warm-up run",
+            Model::Bimodal => "bimodal: 1/4 of runs x1.15",
+            Model::Ar1 => "AR(1) rho 0.8, 1 run x 30 minutes a side",
+            Model::Stall => "tail-only stall, 24 cells, 5 runs a side",
+            Model::Session => "session offset x exp(N(0, 3%))",
+        }
+    }
+
+    /// The change the power is measured on.
+    pub fn change(self) -> &'static str {
+        match self {
+            Model::Ar1 => "+25%",
+            Model::Stall => "one probe's p99.9 and worst x3",
+            _ => "+10% every percentile",
+        }
+    }
+
+    /// The gate policy of the model.
+    pub fn policy(self) -> Policy {
+        let mut p = Policy::default();
+        match self {
+            Model::Stall => {}
+            Model::Ar1 => {
+                p.min_runs = 2;
+                p = p.with_max(&["ts.rt=+10%".to_string()]).unwrap_or_default();
+            }
+            _ => {
+                let terms = ["p50=+5%", "p99=+5%", "p99.9=+5%"].map(String::from);
+                p = p.with_max(&terms).unwrap_or_default();
+            }
+        }
+        p
+    }
+}
+
+/// Rates over a number of pairs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rates {
+    pub trials: usize,
+    /// Fraction of pairs where the gate's outcome was a regression.
+    pub gate: f64,
+    /// Fraction where the one-sided Mann–Whitney U on the reference cell was below α.
+    pub mann_whitney: f64,
+}
+
+const PCTS: [f64; 3] = [50.0, 99.0, 99.9];
+const STALL_PCTS: [f64; 6] = [50.0, 90.0, 99.0, 99.9, 99.99, 100.0];
+const STALL_SD: [f64; 6] = [0.02, 0.03, 0.05, 0.10, 0.15, 0.20];
+const PROBES: [&str; 4] = ["end_to_end", "client2server", "server2client", "os_jitter"];
+
+fn stored(id: i64, index: u32, format: &str, series: Vec<Series>) -> StoredRun {
+    StoredRun {
+        id,
+        suite: format.to_string(),
+        label: format!("side{}", id / 1000),
+        format: format.to_string(),
+        source: format!("{format}.txt"),
+        source_id: 1,
+        block_id: id / 1000,
+        block_index: 0,
+        ingested_at: "2026-01-01T00:00:00Z".to_string(),
+        run: Run {
+            index,
+            first_line: 1,
+            last_line: 1,
+            series,
+            ..Run::default()
+        },
+        printed: Vec::new(),
+    }
+}
+
+fn ladder(metric: &str, pcts: &[f64], values: &[f64]) -> Series {
+    let points = pcts
+        .iter()
+        .zip(values)
+        .map(|(&percentile, &v)| LadderPoint {
+            percentile,
+            value: Some(v),
+            line_value: None,
+        })
+        .collect();
+    Series::new(
+        metric,
+        metric,
+        "us",
+        Data::Ladder {
+            count: Some(100_000),
+            points,
+        },
+    )
+}
+
+/// One side of a pair: its stored runs and the reference cell's replicates (what the
+/// Mann–Whitney U is run on).
+fn side(
+    model: Model,
+    rng: &mut Xoshiro256PlusPlus,
+    side_id: i64,
+    factor: f64,
+    changed: bool,
+) -> (Vec<StoredRun>, Vec<f64>) {
+    let n01 = Normal::<f64>::new(0.0, 1.0).unwrap_or_else(|_| unreachable!());
+    let z = move |rng: &mut Xoshiro256PlusPlus| -> f64 { n01.sample(rng) };
+    let shift = if changed { 1.10 } else { 1.0 };
+    let mut runs = Vec::new();
+    let mut reference = Vec::new();
+    match model {
+        Model::Lognormal | Model::LogT3 | Model::Bimodal | Model::Session => {
+            let t3 = StudentT::<f64>::new(3.0).unwrap_or_else(|_| unreachable!());
+            for index in 1..=11u32 {
+                let shared = match model {
+                    Model::LogT3 => (0.03 * z(rng)).exp(),
+                    Model::Bimodal if rng.random::<f64>() < 0.25 => 1.15,
+                    _ => 1.0,
+                };
+                let warm = if model == Model::LogT3 && index == 1 {
+                    1.3
+                } else {
+                    1.0
+                };
+                let values: Vec<f64> = PCTS
+                    .iter()
+                    .enumerate()
+                    .map(|(k, _)| {
+                        let noise = match model {
+                            Model::LogT3 => (0.04 * t3.sample(rng)).exp(),
+                            Model::Bimodal => (0.03 * z(rng)).exp(),
+                            _ => (0.05 * z(rng)).exp(),
+                        };
+                        100.0 * 10f64.powi(k as i32) * noise * shared * warm * shift * factor
+                    })
+                    .collect();
+                if index > 1 {
+                    reference.push(values[1]);
+                }
+                let id = side_id * 1000 + i64::from(index);
+                runs.push(stored(
+                    id,
+                    index,
+                    "jlbh",
+                    vec![ladder("end_to_end", &PCTS, &values)],
+                ));
+            }
+        }
+        Model::Ar1 => {
+            let rho: f64 = 0.8;
+            let sd: f64 = 0.05;
+            let innovation = sd * (1.0 - rho * rho).sqrt();
+            let mut v = sd * z(rng);
+            let shift = if changed { 1.25 } else { 1.0 };
+            let points: Vec<TimePoint> = (0..30)
+                .map(|i| {
+                    let value = 3.0 * v.exp() * shift;
+                    v = rho * v + innovation * z(rng);
+                    reference.push(value);
+                    TimePoint {
+                        t: 1_365_897_600.0 + 60.0 * f64::from(i),
+                        value: Some(value),
+                    }
+                })
+                .collect();
+            let s = Series::new("ts.rt", "rt", "", Data::TimeSeries { points });
+            runs.push(stored(side_id * 1000 + 1, 1, "tsar", vec![s]));
+        }
+        Model::Stall => {
+            for index in 1..=6u32 {
+                let shared = (0.02 * z(rng)).exp();
+                let series = PROBES
+                    .iter()
+                    .enumerate()
+                    .map(|(p, probe)| {
+                        let values: Vec<f64> = STALL_SD
+                            .iter()
+                            .enumerate()
+                            .map(|(k, sd)| {
+                                let stalled = changed && p == 0 && (k == 3 || k == 5);
+                                let m = if stalled { 3.0 } else { 1.0 };
+                                20.0 * 2f64.powi(k as i32) * (sd * z(rng)).exp() * shared * m
+                            })
+                            .collect();
+                        if p == 0 && index > 1 {
+                            reference.push(values[3]);
+                        }
+                        ladder(probe, &STALL_PCTS, &values)
+                    })
+                    .collect();
+                let id = side_id * 1000 + i64::from(index);
+                runs.push(stored(id, index, "jlbh", series));
+            }
+        }
+    }
+    (runs, reference)
+}
+
+/// Gate and Mann–Whitney rates of `model` over `trials` pairs, with the change (`changed`)
+/// or A/A. Seeded: the same arguments give the same rates.
+pub fn rates(model: Model, changed: bool, trials: usize, seed: u64, plan: &Plan) -> Rates {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let policy = model.policy();
+    let opts = CompareOptions {
+        interval: false,
+        plan: *plan,
+        ..CompareOptions::default()
+    };
+    let (mut gate_fired, mut mwu_fired) = (0usize, 0usize);
+    for _ in 0..trials {
+        let offset = if model == Model::Session {
+            (0.03 * Normal::<f64>::new(0.0, 1.0).map_or(0.0, |n| n.sample(&mut rng))).exp()
+        } else {
+            1.0
+        };
+        let (base, base_ref) = side(model, &mut rng, 1, 1.0, false);
+        let (cand, cand_ref) = side(model, &mut rng, 2, offset, changed);
+        if let Ok(r) = gate(&base, &cand, &policy, &opts)
+            && r.outcome == Outcome::Regression
+        {
+            gate_fired += 1;
+        }
+        if mann_whitney(&cand_ref, &base_ref).is_some_and(|m| m.p_greater < policy.alpha) {
+            mwu_fired += 1;
+        }
+    }
+    Rates {
+        trials,
+        gate: gate_fired as f64 / trials.max(1) as f64,
+        mann_whitney: mwu_fired as f64 / trials.max(1) as f64,
+    }
+}
+
+/// Binomial standard error of a rate `p` over `n` trials.
+pub fn binomial_se(p: f64, n: usize) -> f64 {
+    (p * (1.0 - p) / n.max(1) as f64).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    //! The seeded calibration suite. Trial counts are sized for CI (each rate's binomial
+    //! error is stated in its assertion); `examples/calibration.rs` runs the same code
+    //! with ≥ 1,000 trials for the README's table.
+    use super::*;
+
+    const TRIALS: usize = 300;
+
+    fn plan() -> Plan {
+        Plan {
+            resamples: 999,
+            ..Plan::default()
+        }
+    }
+
+    /// A/A alarms at most α plus three binomial errors (0.027 at 300 trials).
+    fn assert_aa(model: Model, seed: u64) -> Rates {
+        let r = rates(model, false, TRIALS, seed, &plan());
+        let alpha = model.policy().alpha;
+        eprintln!(
+            "{}: A/A gate {:.3}, MWU {:.3}",
+            model.name(),
+            r.gate,
+            r.mann_whitney
+        );
+        assert!(
+            r.gate <= alpha + 3.0 * binomial_se(alpha, TRIALS),
+            "{}: A/A rate {}",
+            model.name(),
+            r.gate
+        );
+        r
+    }
+
+    #[test]
+    fn whole_tail_shifts_lognormal_and_log_t() {
+        for (model, seed) in [(Model::Lognormal, 1), (Model::LogT3, 2)] {
+            assert_aa(model, seed);
+            let p = rates(model, true, TRIALS, seed + 100, &plan());
+            eprintln!(
+                "{}: power gate {:.3}, MWU {:.3}",
+                model.name(),
+                p.gate,
+                p.mann_whitney
+            );
+            // At least the simple method's power, within two binomial errors.
+            assert!(
+                p.gate >= p.mann_whitney - 2.0 * binomial_se(p.mann_whitney, TRIALS),
+                "{}: {} vs {}",
+                model.name(),
+                p.gate,
+                p.mann_whitney
+            );
+        }
+    }
+
+    #[test]
+    fn bimodal_runs() {
+        assert_aa(Model::Bimodal, 3);
+        let p = rates(Model::Bimodal, true, TRIALS, 103, &plan());
+        eprintln!(
+            "bimodal: power gate {:.3}, MWU {:.3}",
+            p.gate, p.mann_whitney
+        );
+        // Measured below the rank test here (README): a slow mode in a quarter of the
+        // runs is what ranks handle best. Guard the measured level.
+        assert!(p.gate >= 0.45, "{}", p.gate);
+    }
+
+    #[test]
+    fn autocorrelated_series_one_run_a_side() {
+        let r = assert_aa(Model::Ar1, 4);
+        // Minutes pooled as independent replicates fire far more often than α.
+        assert!(r.mann_whitney > 0.1, "{}", r.mann_whitney);
+        let p = rates(Model::Ar1, true, TRIALS, 104, &plan());
+        eprintln!("AR(1): power gate {:.3}", p.gate);
+        // About 60% (README): 30 minutes at ρ 0.8 are about 4 independent samples.
+        assert!(p.gate >= 0.5, "{}", p.gate);
+    }
+
+    #[test]
+    fn tail_only_stall_is_caught() {
+        assert_aa(Model::Stall, 5);
+        let p = rates(Model::Stall, true, TRIALS, 105, &plan());
+        eprintln!("stall: power gate {:.3}, MWU {:.3}", p.gate, p.mann_whitney);
+        // ≥ 90% at 1,000 trials (README); 0.85 leaves three binomial errors at 300.
+        assert!(p.gate >= 0.85, "{}", p.gate);
+    }
+
+    #[test]
+    fn session_offset_is_reported_not_bounded() {
+        let r = rates(Model::Session, false, TRIALS, 6, &plan());
+        eprintln!("session: A/A gate {:.3}", r.gate);
+        // The offset alone moves a few percent of pairs past the threshold; the rate must
+        // stay of that order, not of a pseudo-replicated test's (25%+).
+        assert!(r.gate < 0.1, "{}", r.gate);
+    }
+}

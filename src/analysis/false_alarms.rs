@@ -1,0 +1,293 @@
+//! `calibrate`: the false-alarm rate of a gate policy on the user's own stored runs, and
+//! the smallest shift it detects given their noise. Pure: runs in, numbers out.
+//!
+//! Method: within each group (suite, label, source block), after the warm-up rule, the
+//! runs are split at random into a pseudo-baseline and a pseudo-candidate half (sizes
+//! ⌊n/2⌋ and ⌈n/2⌉), `trials` times with a fixed seed, and the gate judges each split.
+//! Nothing changed between the halves, so every regression is a false alarm. Rates come
+//! with a 95% Wilson score interval (Wilson 1927, *JASA* 22:209–212).
+//!
+//! Smallest detectable shift (80% power, one-sided at the policy's α, per cell before the
+//! family correction): (t₁₋α + t₀.₈)·s·√(1/n₁ + 1/n₂) on the log scale with n₁ + n₂ − 2
+//! degrees of freedom, s the standard deviation of the cell's log values across the
+//! group's runs (the normal-theory power of the t-test the permutation test approximates;
+//! Lehmann 1975, §2.4), then at least the threshold and the noise floor the gate also
+//! requires; `None` when the halves cannot reach α at all (C(n, n₁) < 1/α) or the cell is
+//! not gated.
+
+use super::compare::CompareOptions;
+use super::gate::{GateError, Outcome, Policy, Status, Target, gate};
+use super::samples::{CellKey, gather_per_run};
+use crate::dataset::StoredRun;
+use crate::stats::describe::variance;
+use crate::stats::dist::student_t_quantile;
+use crate::stats::shift::choose;
+use crate::stats::variation::robust_cv_pct;
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::seq::SliceRandom;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One gated cell's calibration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellRate {
+    pub suite: String,
+    pub label: String,
+    pub metric: String,
+    pub percentile: Option<f64>,
+    pub trials: usize,
+    pub alarms: usize,
+    /// Fraction of splits where this cell regressed (0–1).
+    pub alarm_rate: f64,
+    pub alarm_ci_low: f64,
+    pub alarm_ci_high: f64,
+    /// Smallest worsening (percent) detected with 80% power.
+    pub mde_pct: Option<f64>,
+}
+
+/// A group that could not be split.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    pub suite: String,
+    pub label: String,
+    pub runs: usize,
+    pub reason: String,
+}
+
+/// The whole calibration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Calibration {
+    /// Splits judged, over all groups.
+    pub trials: usize,
+    /// Splits where the gate's outcome was a regression.
+    pub alarms: usize,
+    pub alarm_rate: f64,
+    pub alarm_ci_low: f64,
+    pub alarm_ci_high: f64,
+    pub alpha: f64,
+    pub cells: Vec<CellRate>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// 95% Wilson score interval of `k` successes in `n`.
+pub fn wilson(k: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let (nf, p) = (n as f64, k as f64 / n as f64);
+    let denom = 1.0 + z * z / nf;
+    let center = (p + z * z / (2.0 * nf)) / denom;
+    let half = z * (p * (1.0 - p) / nf + z * z / (4.0 * nf * nf)).sqrt() / denom;
+    // k = 0 (k = n) has its lower (upper) bound at 0 (1) exactly; rounding would not.
+    let lo = if k == 0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let hi = if k == n {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
+    (lo, hi)
+}
+
+/// Groups in order of their first run.
+fn groups(runs: &[StoredRun]) -> Vec<Vec<StoredRun>> {
+    let mut out: Vec<((String, String, i64), Vec<StoredRun>)> = Vec::new();
+    for r in runs {
+        let key = r.group_key();
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(r.clone()),
+            None => out.push((key, vec![r.clone()])),
+        }
+    }
+    out.into_iter().map(|(_, v)| v).collect()
+}
+
+/// Calibrates `policy` on `runs` (see the module doc).
+pub fn calibrate(
+    runs: &[StoredRun],
+    policy: &Policy,
+    trials: usize,
+    include_first: bool,
+    seed: u64,
+) -> Result<Calibration, GateError> {
+    let opts = CompareOptions {
+        interval: false,
+        include_first: true,
+        ..CompareOptions::default()
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (mut total, mut alarms) = (0usize, 0usize);
+    let mut cells: Vec<CellRate> = Vec::new();
+    let mut skipped = Vec::new();
+    for group in groups(runs) {
+        let measured = super::warmup::measured(&group, include_first);
+        let (suite, label) = (group[0].suite.clone(), group[0].label.clone());
+        if measured.len() < 4 {
+            skipped.push(Skipped {
+                suite,
+                label,
+                runs: measured.len(),
+                reason: "fewer than 4 runs after the warm-up rule: no two halves of 2".into(),
+            });
+            continue;
+        }
+        let n1 = measured.len() / 2;
+        let mut counts: BTreeMap<CellKey, (usize, Option<f64>)> = BTreeMap::new();
+        let mut order: Vec<usize> = (0..measured.len()).collect();
+        let mut judged = 0;
+        for _ in 0..trials {
+            order.shuffle(&mut rng);
+            let pick = |ix: &[usize]| ix.iter().map(|&i| measured[i].clone()).collect::<Vec<_>>();
+            let (base, cand) = (pick(&order[..n1]), pick(&order[n1..]));
+            let report = match gate(&base, &cand, policy, &opts) {
+                Ok(r) => r,
+                // A term naming nothing in this group: other groups may have it.
+                Err(GateError::UnknownTarget { .. }) => break,
+                Err(e) => return Err(e),
+            };
+            judged += 1;
+            if report.outcome == Outcome::Regression {
+                alarms += 1;
+            }
+            for c in report.gated() {
+                let key = CellKey::new(&c.cell.metric, c.cell.percentile);
+                let e = counts.entry(key).or_insert((0, c.threshold_pct));
+                if c.status == Status::Regression {
+                    e.0 += 1;
+                }
+            }
+        }
+        total += judged;
+        let per_run = gather_per_run(&measured, &[]);
+        for (key, (k, threshold)) in counts {
+            let values: Vec<f64> = per_run
+                .iter()
+                .filter_map(|m| {
+                    let s = m.get(&key)?;
+                    let v: Vec<f64> = s.values.clone();
+                    crate::stats::describe::mean(&v)
+                })
+                .collect();
+            let (lo, hi) = wilson(k, judged);
+            cells.push(CellRate {
+                suite: suite.clone(),
+                label: label.clone(),
+                metric: key.metric.clone(),
+                percentile: key.percentile(),
+                trials: judged,
+                alarms: k,
+                alarm_rate: k as f64 / judged.max(1) as f64,
+                alarm_ci_low: lo,
+                alarm_ci_high: hi,
+                mde_pct: threshold
+                    .and_then(|t| mde_pct(&values, n1, measured.len() - n1, policy, t)),
+            });
+        }
+    }
+    for t in &policy.terms {
+        let named = cells.iter().any(|c| match &t.target {
+            Target::Metric(m) => c.metric == *m,
+            Target::MetricAt(m, q) => {
+                c.metric == *m && c.percentile.is_some_and(|x| (x - q).abs() < 1e-9)
+            }
+            Target::Percentile(q) => c.percentile.is_some_and(|x| (x - q).abs() < 1e-9),
+        });
+        if !named {
+            let mut present: Vec<String> = cells.iter().map(|c| c.metric.clone()).collect();
+            present.dedup();
+            return Err(GateError::UnknownTarget {
+                term: t.text.clone(),
+                present: if present.is_empty() {
+                    "nothing gated in any group that could be split".to_string()
+                } else {
+                    present.join(", ")
+                },
+            });
+        }
+    }
+    let (lo, hi) = wilson(alarms, total);
+    Ok(Calibration {
+        trials: total,
+        alarms,
+        alarm_rate: alarms as f64 / total.max(1) as f64,
+        alarm_ci_low: lo,
+        alarm_ci_high: hi,
+        alpha: policy.alpha,
+        cells,
+        skipped,
+    })
+}
+
+/// The smallest worsening in percent detected with 80% power (module doc).
+pub fn mde_pct(
+    values: &[f64],
+    n1: usize,
+    n2: usize,
+    policy: &Policy,
+    threshold: f64,
+) -> Option<f64> {
+    if n1 < 2 || n2 < 2 || choose(n1 + n2, n1) * policy.alpha < 1.0 {
+        return None;
+    }
+    let floor = threshold.max(policy.noise_multiplier * robust_cv_pct(values).unwrap_or(0.0));
+    let logs: Vec<f64> = values
+        .iter()
+        .filter(|v| **v > 0.0)
+        .map(|v| v.ln())
+        .collect();
+    if logs.len() < values.len() {
+        return None;
+    }
+    let s = variance(&logs)?.sqrt();
+    let df = (n1 + n2 - 2) as f64;
+    let z = student_t_quantile(1.0 - policy.alpha, df) + student_t_quantile(0.8, df);
+    let shift = 100.0 * (z * s * (1.0 / n1 as f64 + 1.0 / n2 as f64).sqrt()).exp_m1();
+    Some(shift.max(floor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testdata::ladder_runs;
+
+    #[test]
+    fn wilson_matches_a_table() {
+        // 0 of 100: [0, 0.0370]; 10 of 100: [0.0552, 0.1744] (Newcombe 1998, Table I style).
+        let (lo, hi) = wilson(0, 100);
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.0370).abs() < 1e-4, "{hi}");
+        let (lo, hi) = wilson(10, 100);
+        assert!(
+            (lo - 0.0552).abs() < 1e-4 && (hi - 0.1744).abs() < 1e-4,
+            "{lo} {hi}"
+        );
+    }
+
+    #[test]
+    fn quiet_runs_raise_few_alarms_and_report_a_shift() {
+        // 12 runs of one group (ids from 2: no warm-up run), p99 within ±3%.
+        let p99 = [
+            100.0, 102.0, 98.0, 101.0, 99.0, 103.0, 97.0, 100.5, 99.5, 101.5, 98.5, 100.2,
+        ];
+        let runs = ladder_runs("end_to_end", "us", &[(99.0, &p99)], 2);
+        let c = calibrate(&runs, &Policy::default(), 40, false, 7).unwrap();
+        assert_eq!(c.trials, 40);
+        assert!(c.alarm_rate <= 0.1, "{c:?}");
+        assert_eq!(c.cells.len(), 1);
+        let cell = &c.cells[0];
+        assert_eq!(cell.percentile, Some(99.0));
+        // 6 against 6 runs with a 1.8% spread: the 10% threshold is the binding limit.
+        assert_eq!(cell.mde_pct, Some(10.0));
+        // Three runs cannot be split into halves of two.
+        let c = calibrate(&runs[..3], &Policy::default(), 10, false, 7).unwrap();
+        assert_eq!((c.trials, c.skipped.len()), (0, 1));
+        // A threshold naming nothing is an error, as for the gate.
+        let p = Policy::default().with_max(&["nothing=+5%".into()]).unwrap();
+        assert!(calibrate(&runs, &p, 5, false, 7).is_err());
+    }
+}

@@ -1,0 +1,403 @@
+//! History over commits: one series per (suite, metric, percentile) — per label too when
+//! asked — with one point per commit (or per run when runs carry no commit) in time
+//! order, each the median of that commit's runs, and the series' change points as
+//! Apache Otava finds them ([`crate::stats::change_point`]). Pure: runs in, structs out.
+//!
+//! Warm-up rule as in `variation`: run 1 of a block is left out when the block has later
+//! runs (JLBH's first run is often still warming up); a block of one run keeps it.
+
+use crate::dataset::StoredRun;
+use crate::selector::run_time;
+use crate::stats::change_point::{self, ChangePointError, Options};
+use bench_db_parsers::Data;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// What to follow.
+#[derive(Debug, Clone, Default)]
+pub struct HistoryOptions {
+    /// Only these metrics (all when empty).
+    pub metrics: Vec<String>,
+    /// Only these percentiles (all the ladders have when empty).
+    pub percentiles: Vec<f64>,
+    /// One series per label instead of across labels.
+    pub by_label: bool,
+    pub change_points: Options,
+}
+
+/// One commit (or run) of a series.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    /// RFC 3339, UTC: the earliest time among the point's runs.
+    pub time: Option<String>,
+    /// Runs whose values the median is over.
+    pub runs: usize,
+    pub value: f64,
+    /// Ids of those runs.
+    #[serde(skip)]
+    pub run_ids: Vec<i64>,
+}
+
+/// A change point; `index` is the position in `points` of the first point after it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub index: usize,
+    pub commit: Option<String>,
+    pub time: Option<String>,
+    /// Mean of the segment before and after (Otava's `mean_before` / `mean_after`).
+    pub before: f64,
+    pub after: f64,
+    pub delta_pct: f64,
+    pub p_value: f64,
+}
+
+/// One followed series.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct History {
+    pub suite: String,
+    /// Present only when series are split by label.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    pub metric: String,
+    /// `None` for single-value metrics.
+    pub percentile: Option<f64>,
+    pub unit: String,
+    pub points: Vec<Point>,
+    pub change_points: Vec<Change>,
+}
+
+impl History {
+    /// The points after the last change point (all of them when there is none).
+    pub fn last_segment(&self) -> &[Point] {
+        let from = self.change_points.last().map_or(0, |c| c.index);
+        &self.points[from..]
+    }
+
+    /// `suite / metric pP` for headings.
+    pub fn name(&self) -> String {
+        let p = match self.percentile {
+            Some(p) if p >= 100.0 => " worst".to_string(),
+            Some(p) => format!(" p{p}"),
+            None => String::new(),
+        };
+        match &self.label {
+            Some(l) => format!("{} / {} / {}{p}", self.suite, l, self.metric),
+            None => format!("{} / {}{p}", self.suite, self.metric),
+        }
+    }
+}
+
+/// Whether a run counts (the warm-up rule).
+fn counted(r: &StoredRun, later_runs: &HashMap<i64, bool>) -> bool {
+    r.run.index != 1 || !later_runs.get(&r.block_id).copied().unwrap_or(false)
+}
+
+/// The run's value of a metric at a percentile (`None` = the single value).
+fn value_at(r: &StoredRun, metric: &str, p: Option<f64>) -> Option<f64> {
+    let s = r.series(metric)?;
+    match (p, &s.data) {
+        (None, Data::Value { value }) => *value,
+        (Some(p), _) => s.ladder()?.iter().find(|x| x.percentile == p)?.value,
+        _ => None,
+    }
+    .filter(|v| v.is_finite())
+}
+
+/// Median of a non-empty slice (mean of the two middle values when even).
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Builds every series of `runs`, sorted by suite, label, metric and percentile.
+pub fn history(
+    runs: &[StoredRun],
+    opts: &HistoryOptions,
+) -> Result<Vec<History>, ChangePointError> {
+    let mut later_runs: HashMap<i64, bool> = HashMap::new();
+    for r in runs {
+        if r.run.index > 1 {
+            later_runs.insert(r.block_id, true);
+        }
+    }
+    let runs: Vec<&StoredRun> = runs.iter().filter(|r| counted(r, &later_runs)).collect();
+    // (suite, label) → runs.
+    let mut groups: BTreeMap<(String, Option<String>), Vec<&StoredRun>> = BTreeMap::new();
+    for r in &runs {
+        let label = opts.by_label.then(|| r.label.clone());
+        groups.entry((r.suite.clone(), label)).or_default().push(r);
+    }
+    let mut out = Vec::new();
+    for ((suite, label), members) in groups {
+        // metric → (unit, percentiles or None for a value).
+        let mut metrics: BTreeMap<String, (String, Vec<Option<f64>>)> = BTreeMap::new();
+        for r in &members {
+            for s in &r.run.series {
+                if !opts.metrics.is_empty() && !opts.metrics.contains(&s.metric) {
+                    continue;
+                }
+                let ps: Vec<Option<f64>> = match &s.data {
+                    Data::Value { .. } => vec![None],
+                    Data::TimeSeries { .. } => continue,
+                    _ => s
+                        .ladder()
+                        .unwrap_or(&[])
+                        .iter()
+                        .map(|p| p.percentile)
+                        .filter(|p| {
+                            opts.percentiles.is_empty()
+                                || opts.percentiles.iter().any(|q| (q - p).abs() < 1e-9)
+                        })
+                        .map(Some)
+                        .collect(),
+                };
+                let e = metrics
+                    .entry(s.metric.clone())
+                    .or_insert_with(|| (s.unit.clone(), Vec::new()));
+                for p in ps {
+                    if !e.1.contains(&p) {
+                        e.1.push(p);
+                    }
+                }
+            }
+        }
+        for (metric, (unit, mut ps)) in metrics {
+            ps.sort_by(|a, b| a.unwrap_or(-1.0).total_cmp(&b.unwrap_or(-1.0)));
+            for p in ps {
+                let points = points_of(&members, &metric, p);
+                if points.is_empty() {
+                    continue;
+                }
+                let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+                let cps = change_point::compute_change_points(&values, &opts.change_points)?;
+                let change_points = cps
+                    .iter()
+                    .map(|c| Change {
+                        index: c.index,
+                        commit: points[c.index].commit.clone(),
+                        time: points[c.index].time.clone(),
+                        before: c.stats.mean_1,
+                        after: c.stats.mean_2,
+                        delta_pct: c.stats.forward_rel_change() * 100.0,
+                        p_value: c.stats.pvalue,
+                    })
+                    .collect();
+                out.push(History {
+                    suite: suite.clone(),
+                    label: label.clone(),
+                    metric: metric.clone(),
+                    percentile: p,
+                    unit: unit.clone(),
+                    points,
+                    change_points,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One point per commit (or per run without a commit), in time order (then run id).
+fn points_of(members: &[&StoredRun], metric: &str, p: Option<f64>) -> Vec<Point> {
+    struct Acc {
+        commit: Option<String>,
+        branch: Option<String>,
+        time: Option<chrono::DateTime<chrono::Utc>>,
+        first_id: i64,
+        values: Vec<f64>,
+        ids: Vec<i64>,
+    }
+    let mut accs: Vec<Acc> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    for r in members {
+        let Some(v) = value_at(r, metric, p) else {
+            continue;
+        };
+        let commit = r.run.tags.get("commit").cloned();
+        let key = commit
+            .as_ref()
+            .map_or_else(|| format!("run:{}", r.id), |c| format!("commit:{c}"));
+        let t = run_time(r);
+        let i = *by_key.entry(key).or_insert_with(|| {
+            accs.push(Acc {
+                commit: commit.clone(),
+                branch: r.run.tags.get("branch").cloned(),
+                time: t,
+                first_id: r.id,
+                values: Vec::new(),
+                ids: Vec::new(),
+            });
+            accs.len() - 1
+        });
+        let a = &mut accs[i];
+        a.time = match (a.time, t) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        a.first_id = a.first_id.min(r.id);
+        a.values.push(v);
+        a.ids.push(r.id);
+    }
+    accs.sort_by_key(|a| (a.time, a.first_id));
+    accs.into_iter()
+        .map(|mut a| Point {
+            commit: a.commit,
+            branch: a.branch,
+            time: a
+                .time
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+            runs: a.values.len(),
+            value: median(&mut a.values),
+            run_ids: a.ids,
+        })
+        .collect()
+}
+
+/// The baseline cut to its most recent segment: when the runs span several commits,
+/// the runs of the commits after the last change point of any gated series (the latest
+/// change across the suite's metrics and percentiles wins); otherwise all of them.
+pub fn last_segment_runs(runs: &[StoredRun], opts: &HistoryOptions) -> Vec<StoredRun> {
+    let commits: std::collections::HashSet<&String> = runs
+        .iter()
+        .filter_map(|r| r.run.tags.get("commit"))
+        .collect();
+    if commits.len() < 2 {
+        return runs.to_vec();
+    }
+    let Ok(series) = history(runs, opts) else {
+        return runs.to_vec();
+    };
+    // Per suite: the time of the latest first-point-after-a-change.
+    let mut cut: HashMap<&str, chrono::DateTime<chrono::Utc>> = HashMap::new();
+    for h in &series {
+        if let Some(c) = h.change_points.last() {
+            let Some(t) = h.points[c.index]
+                .time
+                .as_deref()
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            else {
+                continue;
+            };
+            let t = t.with_timezone(&chrono::Utc);
+            let e = cut.entry(h.suite.as_str()).or_insert(t);
+            *e = (*e).max(t);
+        }
+    }
+    runs.iter()
+        .filter(|r| match (cut.get(r.suite.as_str()), run_time(r)) {
+            (Some(c), Some(t)) => t >= *c,
+            _ => true,
+        })
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_db_parsers::{LadderPoint, Run, Series};
+
+    fn run(id: i64, index: u32, block: i64, commit: &str, day: u32, p50: f64) -> StoredRun {
+        let mut tags = BTreeMap::new();
+        tags.insert("commit".to_string(), commit.to_string());
+        tags.insert("branch".to_string(), "main".to_string());
+        tags.insert("time".to_string(), format!("2024-01-{day:02}T00:00:00Z"));
+        StoredRun {
+            id,
+            suite: "jlbh".into(),
+            label: format!("l{id}"),
+            format: "jlbh".into(),
+            source: "x".into(),
+            source_id: block,
+            block_id: block,
+            block_index: 0,
+            ingested_at: "2030-01-01T00:00:00Z".into(),
+            run: Run {
+                index,
+                first_line: 1,
+                last_line: 1,
+                params: Default::default(),
+                tags,
+                series: vec![Series {
+                    metric: "end_to_end".into(),
+                    display: "end to end".into(),
+                    unit: "us".into(),
+                    data: Data::Ladder {
+                        count: None,
+                        points: vec![LadderPoint {
+                            percentile: 50.0,
+                            value: Some(p50),
+                            line_value: None,
+                        }],
+                    },
+                    stats: BTreeMap::new(),
+                }],
+            },
+            printed: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_median_per_commit_in_time_order_without_warm_up() {
+        let runs = vec![
+            // Commit b (day 2): run 1 is warm-up, runs 2 and 3 count.
+            run(1, 1, 10, "b", 2, 999.0),
+            run(2, 2, 10, "b", 2, 20.0),
+            run(3, 3, 10, "b", 2, 30.0),
+            // Commit a (day 1): one single-run block, kept.
+            run(4, 1, 11, "a", 1, 7.0),
+        ];
+        let h = history(&runs, &HistoryOptions::default()).unwrap();
+        assert_eq!(h.len(), 1);
+        let pts: Vec<(Option<&str>, usize, f64)> = h[0]
+            .points
+            .iter()
+            .map(|p| (p.commit.as_deref(), p.runs, p.value))
+            .collect();
+        assert_eq!(pts, vec![(Some("a"), 1, 7.0), (Some("b"), 2, 25.0)]);
+        assert_eq!(h[0].percentile, Some(50.0));
+        assert_eq!(h[0].unit, "us");
+        // Split by label: every run here has its own label.
+        let by_label = HistoryOptions {
+            by_label: true,
+            ..HistoryOptions::default()
+        };
+        let h = history(&runs, &by_label).unwrap();
+        assert_eq!(h.len(), 3);
+        assert_eq!(h[0].label.as_deref(), Some("l2"));
+        assert_eq!(h[0].name(), "jlbh / l2 / end_to_end p50");
+    }
+
+    #[test]
+    fn change_points_and_last_segment() {
+        let runs: Vec<StoredRun> = (0..40)
+            .map(|i| {
+                let v = if i < 25 { 100.0 } else { 130.0 } + (i % 3) as f64;
+                run(i + 1, 1, i + 1, &format!("c{i}"), 1 + (i as u32 % 28), v)
+            })
+            .map(|mut r| {
+                // Distinct, increasing times.
+                let t = format!("2024-02-01T{:02}:{:02}:00Z", r.id / 60, r.id % 60);
+                r.run.tags.insert("time".into(), t);
+                r
+            })
+            .collect();
+        let h = history(&runs, &HistoryOptions::default()).unwrap();
+        assert_eq!(h[0].change_points.len(), 1);
+        let c = &h[0].change_points[0];
+        assert_eq!(c.index, 25);
+        assert_eq!(c.commit.as_deref(), Some("c25"));
+        assert!((c.delta_pct - 29.7).abs() < 1.0, "{}", c.delta_pct);
+        assert_eq!(h[0].last_segment().len(), 15);
+        let trimmed = last_segment_runs(&runs, &HistoryOptions::default());
+        assert_eq!(trimmed.len(), 15);
+        assert_eq!(trimmed[0].id, 26);
+    }
+}

@@ -1,0 +1,32 @@
+//! `bench-db history`: values over commits with their change points, as tables or JSON.
+
+use crate::analysis::history::{HistoryOptions, history};
+use crate::cli::HistoryArgs;
+use crate::output;
+use crate::selector::Selector;
+use crate::stats::change_point::Options;
+use crate::store::Db;
+use crate::store::url::Target;
+use anyhow::{Context, Result};
+
+pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
+    let opts = HistoryOptions {
+        metrics: args.metric.clone(),
+        percentiles: args.percentile.clone(),
+        by_label: args.by.is_some(),
+        change_points: Options {
+            window_len: args.window,
+            max_pvalue: args.p_value,
+            min_magnitude: args.magnitude,
+        },
+    };
+    let store = Db::open_read(db)?;
+    let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
+    let series = history(&runs, &opts).context("change points")?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&series)?);
+    } else {
+        print!("{}", output::history::tables(&series));
+    }
+    Ok(crate::exit::OK)
+}

@@ -1,0 +1,113 @@
+//! `history` as text: one compact table per series, change points marked on the first
+//! point after the change with the step's size and p-value.
+
+use crate::analysis::history::History;
+use std::fmt::Write;
+
+/// The human tables of `bench-db history`.
+pub fn tables(series: &[History]) -> String {
+    let mut out = String::new();
+    for h in series {
+        let unit = if h.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", h.unit)
+        };
+        let _ = writeln!(
+            out,
+            "== {}{unit}: {} points, {} change point(s)",
+            h.name(),
+            h.points.len(),
+            h.change_points.len()
+        );
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<12} {:<20} {:>4} {:>14}  change",
+            "#", "commit", "time", "runs", "value"
+        );
+        for (i, p) in h.points.iter().enumerate() {
+            let commit: String = p
+                .commit
+                .as_deref()
+                .unwrap_or("-")
+                .chars()
+                .take(12)
+                .collect();
+            let change = match h.change_points.iter().find(|c| c.index == i) {
+                Some(c) => format!(
+                    "<< {:+.2}% ({} -> {}, p={:.2e})",
+                    c.delta_pct,
+                    num(c.before),
+                    num(c.after),
+                    c.p_value
+                ),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "{i:>4}  {commit:<12} {:<20} {:>4} {:>14}  {change}",
+                p.time.as_deref().unwrap_or("-"),
+                p.runs,
+                num(p.value)
+            );
+        }
+        out.push('\n');
+    }
+    if series.is_empty() {
+        out.push_str("no runs with percentile or value series selected\n");
+    }
+    out
+}
+
+/// Four significant digits at least, no exponent for ordinary latencies.
+fn num(v: f64) -> String {
+    if v != 0.0 && v.abs() < 0.01 {
+        format!("{v:.3e}")
+    } else if v.abs() >= 100_000.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::history::{Change, Point};
+
+    #[test]
+    fn marks_change_points_on_their_row() {
+        let point = |c: &str, v: f64| Point {
+            commit: Some(c.into()),
+            branch: None,
+            time: Some("2024-01-01T00:00:00Z".into()),
+            runs: 2,
+            value: v,
+            run_ids: vec![],
+        };
+        let h = History {
+            suite: "jlbh".into(),
+            label: None,
+            metric: "end_to_end".into(),
+            percentile: Some(99.0),
+            unit: "us".into(),
+            points: vec![point("aaaa", 10.0), point("bbbb", 20.0)],
+            change_points: vec![Change {
+                index: 1,
+                commit: Some("bbbb".into()),
+                time: None,
+                before: 10.0,
+                after: 20.0,
+                delta_pct: 100.0,
+                p_value: 1e-5,
+            }],
+        };
+        let t = tables(&[h]);
+        assert!(t.starts_with("== jlbh / end_to_end p99 (us): 2 points, 1 change point(s)\n"));
+        let row = t.lines().find(|l| l.contains("bbbb")).unwrap();
+        assert!(
+            row.ends_with("<< +100.00% (10.000 -> 20.000, p=1.00e-5)"),
+            "{row}"
+        );
+    }
+}

@@ -1,0 +1,281 @@
+//! History over commits in the report: per suite, metric and percentile, the values over
+//! commits (x = commit order, short hashes as tick labels), the change points Apache
+//! Otava's method finds (marked with their delta), and the latest point against the
+//! last segment's noise band; plus the index's list of the most recent change points
+//! across suites. Built from [`crate::analysis::history`]; returns HTML/SVG strings.
+
+use super::axis::{Axis, Scale, value_axis};
+use super::chart::{self, Band, Line, LineChart, Note};
+use super::fmt::{self, escape, human, signed_pct};
+use super::history::noise_band;
+use super::style::{self, Dash, Marker};
+use crate::analysis::history::{Change, History, HistoryOptions, history};
+use crate::dataset::StoredRun;
+use anyhow::Result;
+
+/// Percentiles drawn (when present); single values are always drawn.
+const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 100.0];
+/// Tick labels on the commit axis at most.
+const MAX_TICKS: usize = 10;
+/// Change points listed on the index.
+pub const RECENT_CHANGES: usize = 12;
+
+/// The series of a suite's runs worth drawing: runs that carry commits, two or more
+/// commits, the usual percentiles.
+pub fn series_of(runs: &[&StoredRun]) -> Vec<History> {
+    let owned: Vec<StoredRun> = runs
+        .iter()
+        .filter(|r| r.run.tags.contains_key("commit"))
+        .map(|r| (*r).clone())
+        .collect();
+    let Ok(all) = history(&owned, &HistoryOptions::default()) else {
+        return Vec::new();
+    };
+    all.into_iter()
+        .filter(|h| h.points.len() >= 2)
+        .filter(|h| {
+            h.percentile
+                .is_none_or(|p| PERCENTILES.iter().any(|q| (q - p).abs() < 1e-9))
+        })
+        .collect()
+}
+
+/// The suite page's section (empty when no series has commits).
+pub fn section(runs: &[&StoredRun]) -> String {
+    let series = series_of(runs);
+    if series.is_empty() {
+        return String::new();
+    }
+    let mut h = String::from("<h2>History over commits</h2>\n");
+    h.push_str("<p class=\"muted\">One point per commit (the median of its runs), change points as Apache Otava finds them (window 50, p &lt; 0.001), the shaded band is the last segment's noise (median ± 2σ).</p>\n");
+    for s in &series {
+        h.push_str(&format!("<h3>{}</h3>\n", escape(&s.name())));
+        h.push_str(&match render(s) {
+            Ok(svg) => format!("<figure>{svg}</figure>\n"),
+            Err(e) => format!(
+                "<p class=\"note\">Chart not drawn: {}</p>\n",
+                escape(&e.to_string())
+            ),
+        });
+        if !s.change_points.is_empty() {
+            h.push_str("<table><tr><th class=\"text\">commit</th><th class=\"text\">time</th><th>before</th><th>after</th><th>change</th><th>p</th></tr>\n");
+            for c in s.change_points.iter().rev() {
+                h.push_str(&change_row(c, &s.unit));
+            }
+            h.push_str("</table>\n");
+        }
+    }
+    h
+}
+
+fn short(commit: Option<&str>) -> String {
+    commit.map_or_else(|| "–".to_string(), |c| c.chars().take(7).collect())
+}
+
+fn change_row(c: &Change, unit: &str) -> String {
+    format!(
+        "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1e}</td></tr>\n",
+        escape(&short(c.commit.as_deref())),
+        escape(c.time.as_deref().unwrap_or("–")),
+        human(c.before, unit),
+        human(c.after, unit),
+        signed_pct(c.delta_pct),
+        c.p_value
+    )
+}
+
+/// The index's list: the most recent change points across every suite, newest first.
+/// `suites` pairs each suite's page name with its runs.
+pub fn recent(suites: &[(&str, &str, Vec<&StoredRun>)]) -> String {
+    let mut all: Vec<(&str, &str, History, Change)> = Vec::new();
+    for (suite, page, runs) in suites {
+        for s in series_of(runs) {
+            for c in &s.change_points {
+                all.push((suite, page, s.clone(), c.clone()));
+            }
+        }
+    }
+    if all.is_empty() {
+        return String::new();
+    }
+    all.sort_by(|a, b| b.3.time.cmp(&a.3.time).then(a.2.name().cmp(&b.2.name())));
+    let mut h = String::from(
+        "<h2>Recent change points</h2>\n<table><tr><th>suite</th><th class=\"text\">series</th><th class=\"text\">commit</th><th class=\"text\">time</th><th>before</th><th>after</th><th>change</th><th>p</th></tr>\n",
+    );
+    for (suite, page, s, c) in all.iter().take(RECENT_CHANGES) {
+        let row = change_row(c, &s.unit);
+        h.push_str(&format!(
+            "<tr><th><a href=\"{}\">{}</a></th><td class=\"text\">{}</td>{}",
+            escape(page),
+            escape(suite),
+            escape(&s.name()),
+            row.trim_start_matches("<tr>")
+        ));
+    }
+    if all.len() > RECENT_CHANGES {
+        h.push_str(&format!(
+            "<tr><td colspan=\"8\" class=\"muted\">… and {} more on the suite pages</td></tr>\n",
+            all.len() - RECENT_CHANGES
+        ));
+    }
+    h.push_str("</table>\n");
+    h
+}
+
+/// Draws one series.
+pub fn render(s: &History) -> Result<String> {
+    chart::render(&layout(s))
+}
+
+/// The chart in axis space: x = 1..n in commit order.
+pub fn layout(s: &History) -> LineChart {
+    let n = s.points.len();
+    let every = n.div_ceil(MAX_TICKS).max(1);
+    let ticks = (0..n)
+        .step_by(every)
+        .map(|i| ((i + 1) as f64, short(s.points[i].commit.as_deref())))
+        .collect();
+    let x = Axis {
+        caption: "Commit, in time order".to_string(),
+        lo: 0.5,
+        hi: n as f64 + 0.5,
+        ticks,
+        scale: Scale::Linear,
+    };
+    let seg = s.last_segment();
+    let seg_from = n - seg.len();
+    let band = noise_band(&seg.iter().map(|p| p.value).collect::<Vec<_>>());
+    let caption = if fmt::time_unit_ns(&s.unit).is_some() || s.unit.is_empty() {
+        "Value".to_string()
+    } else {
+        format!("Value ({})", fmt::unit_display(&s.unit))
+    };
+    let y = value_axis(
+        &caption,
+        &s.unit,
+        s.points
+            .iter()
+            .map(|p| p.value)
+            .chain(band.into_iter().flat_map(|b| [b.0, b.1])),
+        false,
+        false,
+    );
+    let pts: Vec<(f64, f64)> = s
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ((i + 1) as f64, p.value))
+        .collect();
+    let mut lines = vec![Line::nth(0, "median per commit", pts)];
+    for (k, c) in s.change_points.iter().enumerate() {
+        let at = c.index as f64 + 0.5;
+        lines.push(Line {
+            name: if k == 0 {
+                "change point".to_string()
+            } else {
+                String::new()
+            },
+            points: vec![(at, y.lo), (at, y.hi)],
+            color: style::PALETTE[1],
+            dash: Dash::Dashed(6, 4),
+            marker: Marker::None,
+            width: 1,
+        });
+    }
+    if let Some(last) = s.points.last() {
+        lines.push(Line {
+            name: format!("latest: {}", human(last.value, &s.unit)),
+            points: vec![(n as f64, last.value)],
+            color: style::PALETTE[4],
+            dash: Dash::Solid,
+            marker: Marker::Square,
+            width: 2,
+        });
+    }
+    let bands = band
+        .map(|(lo, hi)| Band {
+            name: "last segment ± 2σ".to_string(),
+            upper: vec![(seg_from as f64 + 0.5, hi), (n as f64 + 0.5, hi)],
+            lower: vec![(seg_from as f64 + 0.5, lo), (n as f64 + 0.5, lo)],
+            color: style::PALETTE[2],
+            opacity: 0.15,
+        })
+        .into_iter()
+        .collect();
+    let notes = s
+        .change_points
+        .iter()
+        .map(|c| Note {
+            at: (c.index as f64 + 0.5, y.hi),
+            text: signed_pct(c.delta_pct),
+        })
+        .collect();
+    LineChart {
+        title: format!("{}: {} commits", s.name(), n),
+        x,
+        y,
+        bands,
+        lines,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::history::Point;
+
+    fn series() -> History {
+        let points: Vec<Point> = (0..30)
+            .map(|i| Point {
+                commit: Some(format!("{i:02}abcdef0123")),
+                branch: Some("main".into()),
+                time: Some(format!("2024-01-01T00:{i:02}:00Z")),
+                runs: 1,
+                value: if i < 20 { 100.0 } else { 130.0 } + (i % 3) as f64,
+                run_ids: vec![i],
+            })
+            .collect();
+        let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+        let cps = crate::stats::change_point::compute_change_points(&values, &Default::default())
+            .unwrap();
+        History {
+            suite: "jlbh".into(),
+            label: None,
+            metric: "end_to_end".into(),
+            percentile: Some(99.0),
+            unit: "us".into(),
+            change_points: cps
+                .iter()
+                .map(|c| Change {
+                    index: c.index,
+                    commit: points[c.index].commit.clone(),
+                    time: points[c.index].time.clone(),
+                    before: c.stats.mean_1,
+                    after: c.stats.mean_2,
+                    delta_pct: c.stats.forward_rel_change() * 100.0,
+                    p_value: c.stats.pvalue,
+                })
+                .collect(),
+            points,
+        }
+    }
+
+    #[test]
+    fn chart_marks_changes_and_the_last_segment() {
+        let s = series();
+        assert_eq!(s.change_points.len(), 1);
+        let c = layout(&s);
+        assert_eq!(c.x.ticks[0].1, "00abcde");
+        assert_eq!(c.notes.len(), 1);
+        assert_eq!(c.notes[0].at.0, 20.5);
+        assert!(c.notes[0].text.starts_with('+'));
+        // The band covers the 10 commits after the change, around 131.
+        assert_eq!(c.bands[0].upper[0].0, 20.5);
+        assert!(c.bands[0].lower[0].1 < 131.0 && c.bands[0].upper[0].1 > 131.0);
+        assert_eq!(c.lines.last().unwrap().points, vec![(30.0, 132.0)]);
+        let svg = render(&s).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("change point"));
+        insta::assert_snapshot!("changes_chart", svg);
+    }
+}

@@ -1,0 +1,245 @@
+//! Within-run samples of a time series (tsar minutes) as evidence: neighbouring samples
+//! are correlated, so n samples carry the information of fewer independent ones.
+//!
+//! Method: an AR(1) model per series. The lag-1 autocorrelation r is biased low in short
+//! series, E[r] ≈ ρ − (1 + 3ρ)/n (Kendall 1954, *Biometrika* 41:403–404; Marriott &
+//! Pope 1954), so ρ̂ = (n·r + 1)/(n − 3), clamped to [0, 0.99] (a negative estimate
+//! never buys more than n samples). The variance of the mean of n AR(1) samples is
+//! σ²·f with f = (1/n)·[1 + 2·Σₖ₌₁ⁿ⁻¹ (1 − k/n)·ρᵏ], so the effective sample size is
+//! 1/f; the sample variance is biased low by the same correlation, E[SS] = n·σ²·(1 − f),
+//! so σ² is estimated as SS/(n·(1 − f)) (Bayley & Hammersley 1946, *JRSS Suppl.*
+//! 8:184–197). Two series compare by Welch's t on their means with these variances and
+//! Welch–Satterthwaite degrees of freedom from the effective sizes (each ESS − 1). The
+//! variance uses ρ̂ plus half its standard error (see [`summarize`]).
+
+use super::dist::{student_t_quantile, student_t_sf};
+
+/// One series summarised for the test.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeriesSummary {
+    pub n: usize,
+    pub mean: f64,
+    /// Bias-corrected lag-1 autocorrelation used.
+    pub rho: f64,
+    /// Effective sample size 1/f at ρ̂: the replicate count the gate checks.
+    pub ess: f64,
+    /// Estimated variance of the mean, σ̂²·f.
+    pub var_mean: f64,
+}
+
+/// Summarises a series in time order; `None` with fewer than three samples.
+pub fn summarize(x: &[f64]) -> Option<SeriesSummary> {
+    let n = x.len();
+    if n < 3 || x.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let nf = n as f64;
+    let mean = x.iter().sum::<f64>() / nf;
+    let ss: f64 = x.iter().map(|v| (v - mean).powi(2)).sum();
+    let r = if ss > 0.0 {
+        x.windows(2)
+            .map(|w| (w[0] - mean) * (w[1] - mean))
+            .sum::<f64>()
+            / ss
+    } else {
+        0.0
+    };
+    let rho = if n > 3 {
+        ((nf * r + 1.0) / (nf - 3.0)).clamp(0.0, 0.99)
+    } else {
+        0.99
+    };
+    // The variance uses ρ̂ raised by half its standard error √((1 − ρ²)/n) (Bartlett
+    // 1946): the estimate from 30 samples is itself uncertain, and a low draw would
+    // otherwise make the test over-confident (measured: 1.3% A/A alarms at a nominal 1%
+    // for ρ = 0.8, 0.7% with the margin).
+    let rho_var = (rho + 0.5 * ((1.0 - rho * rho) / nf).sqrt()).min(0.99);
+    let f_of = |rho: f64| {
+        let mut sum = 1.0;
+        let mut rk = 1.0;
+        for k in 1..n {
+            rk *= rho;
+            sum += 2.0 * (1.0 - k as f64 / nf) * rk;
+        }
+        (sum / nf).min(1.0)
+    };
+    let f = f_of(rho_var);
+    let sigma2 = if f < 1.0 { ss / (nf * (1.0 - f)) } else { 0.0 };
+    Some(SeriesSummary {
+        n,
+        mean,
+        rho,
+        ess: 1.0 / f_of(rho),
+        var_mean: sigma2 * f,
+    })
+}
+
+/// Welch's t of candidate − baseline series means with autocorrelation-aware variances.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeriesTest {
+    pub diff: f64,
+    pub t: f64,
+    pub df: f64,
+    /// Standard error of the difference.
+    pub se: f64,
+    /// P-value for "the candidate is larger".
+    pub p_greater: f64,
+    /// P-value for "the candidate is smaller".
+    pub p_less: f64,
+    pub p_two_sided: f64,
+    pub baseline: SeriesSummary,
+    pub candidate: SeriesSummary,
+}
+
+impl SeriesTest {
+    /// Two-sided interval for the difference of means at `level`.
+    pub fn ci(&self, level: f64) -> (f64, f64) {
+        let se = self.se;
+        if se == 0.0 || self.df.is_infinite() {
+            return (self.diff, self.diff);
+        }
+        let q = student_t_quantile(0.5 + level / 2.0, self.df);
+        (self.diff - q * se, self.diff + q * se)
+    }
+}
+
+/// Tests candidate against baseline; `None` when either has fewer than three samples.
+///
+/// Under the null both series come from one process, so the autocorrelation and the
+/// variance are pooled over both (lag products and sums of squares added), which halves
+/// the estimate's own noise; ρ̂ is raised by half its standard error √((1 − ρ²)/N) over
+/// the N pooled samples, and the degrees of freedom are the effective sizes at that ρ
+/// less one per series. Measured A/A rate at a nominal one-sided 1% with 30 samples a
+/// side: 0.5% (ρ 0), 0.9% (ρ 0.5), 1.25% (ρ 0.8), 2.1% (ρ 0.9; the pooled-minutes test
+/// this replaces: 10% / 25% / 33% at ρ 0.5 / 0.8 / 0.9).
+pub fn series_test(baseline: &[f64], candidate: &[f64]) -> Option<SeriesTest> {
+    let b = summarize(baseline)?;
+    let c = summarize(candidate)?;
+    let sums = |x: &[f64], m: f64| {
+        let ss: f64 = x.iter().map(|v| (v - m).powi(2)).sum();
+        let lag: f64 = x.windows(2).map(|w| (w[0] - m) * (w[1] - m)).sum();
+        (ss, lag)
+    };
+    let (ssb, lagb) = sums(baseline, b.mean);
+    let (ssc, lagc) = sums(candidate, c.mean);
+    let (nb, nc) = (b.n as f64, c.n as f64);
+    let r = if ssb + ssc > 0.0 {
+        (lagb + lagc) / (ssb + ssc)
+    } else {
+        0.0
+    };
+    let n_avg = (nb + nc) / 2.0;
+    let rho = if n_avg > 3.0 {
+        ((n_avg * r + 1.0) / (n_avg - 3.0)).clamp(0.0, 0.99)
+    } else {
+        0.99
+    };
+    let rho_var = (rho + 0.5 * ((1.0 - rho * rho) / (nb + nc)).sqrt()).min(0.99);
+    let (fb, fc) = (var_factor(rho_var, b.n), var_factor(rho_var, c.n));
+    let denom = nb * (1.0 - fb) + nc * (1.0 - fc);
+    let sigma2 = if denom > 0.0 {
+        (ssb + ssc) / denom
+    } else {
+        0.0
+    };
+    let var = sigma2 * (fb + fc);
+    let df_pooled = (1.0 / fb + 1.0 / fc - 2.0).max(1.0);
+    let scale = b.mean.abs().max(c.mean.abs()).max(f64::MIN_POSITIVE);
+    // Means that differ only by rounding are equal.
+    let diff = Some(c.mean - b.mean)
+        .filter(|d| d.abs() > 1e-12 * scale)
+        .unwrap_or(0.0);
+    let (t, df) = if diff == 0.0 {
+        (0.0, f64::INFINITY)
+    } else if var <= 0.0 {
+        (diff.signum() * f64::INFINITY, f64::INFINITY)
+    } else {
+        (diff / var.sqrt(), df_pooled)
+    };
+    let (p_greater, p_less) = if t == 0.0 {
+        (1.0, 1.0)
+    } else if t.is_infinite() {
+        if t > 0.0 { (0.0, 1.0) } else { (1.0, 0.0) }
+    } else {
+        let g = student_t_sf(t, df);
+        (g, 1.0 - g)
+    };
+    Some(SeriesTest {
+        diff,
+        t,
+        df,
+        se: var.sqrt(),
+        p_greater,
+        p_less,
+        p_two_sided: (2.0 * p_greater.min(p_less)).min(1.0),
+        baseline: b,
+        candidate: c,
+    })
+}
+
+/// f = Var(mean)/σ² of n AR(1) samples: (1/n)·[1 + 2·Σₖ₌₁ⁿ⁻¹ (1 − k/n)·ρᵏ].
+fn var_factor(rho: f64, n: usize) -> f64 {
+    let nf = n as f64;
+    let mut sum = 1.0;
+    let mut rk = 1.0;
+    for k in 1..n {
+        rk *= rho;
+        sum += 2.0 * (1.0 - k as f64 / nf) * rk;
+    }
+    (sum / nf).min(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand_distr::{Distribution, Normal};
+
+    #[test]
+    fn independent_samples_keep_their_count() {
+        let x = [1.0, 3.0, 2.0, 4.0, 1.5, 3.5, 2.5, 0.5, 3.0, 2.0];
+        let s = summarize(&x).unwrap();
+        assert!(s.rho < 0.2, "{s:?}");
+        assert!(s.ess > 6.0);
+        assert!(summarize(&[1.0, 2.0]).is_none());
+    }
+
+    #[test]
+    fn correlated_samples_count_for_fewer() {
+        // AR(1) with ρ = 0.8: the true ESS of 30 samples is about 3.9.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let e = Normal::new(0.0, 0.6).unwrap();
+        let (mut rho_sum, mut ess_sum) = (0.0, 0.0);
+        for _ in 0..200 {
+            let mut v = e.sample(&mut rng) / 0.6;
+            let x: Vec<f64> = (0..30)
+                .map(|_| {
+                    v = 0.8 * v + e.sample(&mut rng);
+                    v
+                })
+                .collect();
+            let s = summarize(&x).unwrap();
+            rho_sum += s.rho;
+            ess_sum += s.ess;
+        }
+        // The correction brings the average estimate near 0.8 (uncorrected: about 0.65).
+        let rho = rho_sum / 200.0;
+        assert!((0.7..0.85).contains(&rho), "{rho}");
+        assert!(ess_sum / 200.0 < 8.0, "{}", ess_sum / 200.0);
+    }
+
+    #[test]
+    fn clear_shift_is_significant_and_same_series_is_not() {
+        let b = [3.38, 3.37, 3.44, 3.35, 3.33, 3.53, 3.46, 3.37, 3.34, 3.31];
+        let c = [
+            2.97, 2.98, 2.99, 2.98, 2.93, 2.94, 3.01, 2.93, 2.96, 2.97, 2.92,
+        ];
+        let t = series_test(&b, &c).unwrap();
+        assert!(t.p_less < 1e-3, "{t:?}");
+        let (lo, hi) = t.ci(0.95);
+        assert!(lo < t.diff && t.diff < hi && hi < 0.0);
+        let same = series_test(&b, &b).unwrap();
+        assert_eq!((same.t, same.p_two_sided), (0.0, 1.0));
+    }
+}

@@ -1,0 +1,615 @@
+//! The per-cell location test and its family correction, over whole runs.
+//!
+//! Statistic: Yuen's studentized trimmed-mean difference (Yuen 1974, *Biometrika*
+//! 61:165–170; Wilcox 2012, §5.3), candidate minus baseline, on whatever scale the caller
+//! passes (the analyses pass log values, so a shift is a ratio). Nothing is dropped
+//! before the test: the trimming is part of the statistic and is recomputed on every
+//! rearrangement, so exchangeability holds and the test is exact at any level its
+//! rearrangement count allows. Trimming is [`TRIM`] (20%, Wilcox's default) from
+//! [`TRIM_FROM`] (10) replicates a side up, none below: a 20% trim keeps 3 of 5 runs, and
+//! the heavy tails of a studentized statistic with 2 degrees of freedom would swamp a
+//! family of 24 cells; with 5 runs a wild run costs that cell power (its variance grows),
+//! never validity (the permutation null holds whatever the statistic).
+//!
+//! Null distribution: the rearrangements of whole runs between the two sides (Fisher
+//! 1935; Pitman 1937). Every rearrangement is enumerated when there are at most
+//! [`Plan::max_enumerated`]; beyond that `Plan::resamples` random rearrangements are
+//! drawn with a fixed seed and p = (k + 1)/(B + 1) (Phipson & Smyth 2010, *Stat. Appl.
+//! Genet. Mol. Biol.* 9(1):39), which stays valid (never below the true p on average).
+//!
+//! Family: Westfall–Young step-down max-T (Westfall & Young 1993, *Resampling-Based
+//! Multiple Testing*, Algorithm 2.8) over the same rearrangements for every cell, so the
+//! correlation between cells of one run (the percentiles of one ladder) is kept and a
+//! change confined to one cell is not diluted by the cells that did not move: its
+//! adjusted p depends on how large the other cells' statistics get by chance, not on
+//! how many there are. Studentized statistics make the cells commensurable.
+
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::seq::SliceRandom;
+
+/// Fraction trimmed from each end of each side with at least [`TRIM_FROM`] replicates.
+pub const TRIM: f64 = 0.2;
+/// Smallest side that is trimmed; smaller sides use every value untrimmed.
+pub const TRIM_FROM: usize = 10;
+
+/// Values cut from each end of a side of `n`.
+pub fn trim_count(n: usize) -> usize {
+    if n >= TRIM_FROM {
+        (TRIM * n as f64).floor() as usize
+    } else {
+        0
+    }
+}
+
+/// How the rearrangements are chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plan {
+    /// Largest number of rearrangements C(N, n_baseline) enumerated exactly.
+    pub max_enumerated: u64,
+    /// Random rearrangements drawn beyond that.
+    pub resamples: usize,
+    pub seed: u64,
+}
+
+impl Default for Plan {
+    fn default() -> Self {
+        Plan {
+            max_enumerated: 20_000,
+            resamples: 4_999,
+            seed: 0x5eed,
+        }
+    }
+}
+
+/// How the null distribution was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Every rearrangement of the runs.
+    ExactPermutation,
+    /// This many random rearrangements, p = (k + 1)/(B + 1).
+    SampledPermutation,
+}
+
+/// Yuen's statistic on two sorted samples: (trimmed-mean difference x − y, its standard
+/// error²). `None` when a side has fewer than two values.
+fn yuen_sorted(x: &[f64], y: &[f64]) -> Option<(f64, f64)> {
+    let (mx, dx) = side(x)?;
+    let (my, dy) = side(y)?;
+    Some((mx - my, dx + dy))
+}
+
+/// Trimmed mean and d = (n − 1)·s²_w / (h(h − 1)) of one sorted side (Wilcox 2012,
+/// eq. 5.8).
+fn side(s: &[f64]) -> Option<(f64, f64)> {
+    let n = s.len();
+    if n < 2 {
+        return None;
+    }
+    let g = trim_count(n);
+    let h = n - 2 * g;
+    if h < 2 {
+        return None;
+    }
+    let tm = s[g..n - g].iter().sum::<f64>() / h as f64;
+    let (lo, hi) = (s[g], s[n - 1 - g]);
+    let wm = s.iter().map(|v| v.clamp(lo, hi)).sum::<f64>() / n as f64;
+    let sw2 = s
+        .iter()
+        .map(|v| (v.clamp(lo, hi) - wm).powi(2))
+        .sum::<f64>()
+        / (n - 1) as f64;
+    let hf = h as f64;
+    Some((tm, (n as f64 - 1.0) * sw2 / (hf * (hf - 1.0))))
+}
+
+/// The studentized statistic from (difference, se²): ±∞ for separated constant sides,
+/// 0 for equal ones.
+fn studentize(diff: f64, se2: f64, scale: f64) -> f64 {
+    // Differences at rounding level of the values are no difference.
+    if diff.abs() <= 1e-12 * scale {
+        return 0.0;
+    }
+    if se2 <= 1e-24 * scale * scale {
+        return diff.signum() * f64::INFINITY;
+    }
+    diff / se2.sqrt()
+}
+
+/// One cell's values, one per pooled run (`None` where the run lacks the cell), sorted
+/// once so every rearrangement splits an already-sorted list.
+struct Prepared {
+    /// (value, pooled run index), ascending by value.
+    sorted: Vec<(f64, usize)>,
+    scale: f64,
+}
+
+impl Prepared {
+    fn new(values: &[Option<f64>]) -> Prepared {
+        let mut sorted: Vec<(f64, usize)> = values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| v.filter(|x| x.is_finite()).map(|x| (x, i)))
+            .collect();
+        sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let scale = sorted
+            .iter()
+            .map(|v| v.0.abs())
+            .fold(0.0, f64::max)
+            .max(1.0);
+        Prepared { sorted, scale }
+    }
+
+    /// The statistic (candidate − baseline) when `is_base[i]` marks the baseline runs;
+    /// `None` when a side has fewer than two values.
+    fn stat(&self, is_base: &[bool], bx: &mut Vec<f64>, cx: &mut Vec<f64>) -> Option<f64> {
+        bx.clear();
+        cx.clear();
+        for &(v, i) in &self.sorted {
+            if is_base[i] {
+                bx.push(v);
+            } else {
+                cx.push(v);
+            }
+        }
+        let (d, se2) = yuen_sorted(cx, bx)?;
+        Some(studentize(d, se2, self.scale))
+    }
+}
+
+/// One cell of a family: its values per pooled run and which sign is "worse".
+#[derive(Debug, Clone)]
+pub struct FamilyCell {
+    /// One value per pooled run: the `n_baseline` baseline runs first, then the
+    /// candidate runs.
+    pub values: Vec<Option<f64>>,
+    /// +1 when a larger candidate is worse (lower is better), −1 otherwise.
+    pub worse_sign: f64,
+    /// Whether the cell belongs to the family whose adjusted p-values are computed
+    /// (the others get raw p-values only).
+    pub member: bool,
+}
+
+/// The test of one cell within its family.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellTest {
+    /// Observed studentized statistic, candidate − baseline.
+    pub t: f64,
+    /// Raw one-sided p for "the candidate is worse".
+    pub p_worse: f64,
+    /// Raw two-sided p (|t| as extreme).
+    pub p_two_sided: f64,
+    /// Step-down max-T adjusted one-sided p (worse); `None` outside the family.
+    pub p_worse_adjusted: Option<f64>,
+    /// Step-down max-T adjusted two-sided p; `None` outside the family.
+    pub p_two_sided_adjusted: Option<f64>,
+}
+
+/// Outcome of a family test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FamilyTest {
+    pub method: Method,
+    /// Rearrangements the p-values are counted over (all of them, or B).
+    pub rearrangements: u64,
+    /// Smallest p-value any cell can get: 1/C or 1/(B + 1).
+    pub p_floor: f64,
+    /// One per input cell; `None` when a side of the cell has fewer than two values.
+    pub cells: Vec<Option<CellTest>>,
+}
+
+/// C(n, k) as a float.
+pub fn choose(n: usize, k: usize) -> f64 {
+    let k = k.min(n - k);
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// Visits every assignment of `n_base` of `n` runs to the baseline (lexicographic order
+/// of index sets), or `plan.resamples` random ones after the observed one. The first
+/// call always receives the observed assignment. Returns (method, count excluding the
+/// observed one when sampled).
+fn rearrangements(
+    n: usize,
+    n_base: usize,
+    plan: &Plan,
+    mut visit: impl FnMut(&[bool]),
+) -> (Method, u64) {
+    let mut mask = vec![false; n];
+    for m in mask.iter_mut().take(n_base) {
+        *m = true;
+    }
+    visit(&mask);
+    let total = choose(n, n_base);
+    if total <= plan.max_enumerated as f64 {
+        let mut idx: Vec<usize> = (0..n_base).collect();
+        loop {
+            let mut i = n_base;
+            while i > 0 && idx[i - 1] == n - n_base + i - 1 {
+                i -= 1;
+            }
+            if i == 0 {
+                break;
+            }
+            idx[i - 1] += 1;
+            for j in i..n_base {
+                idx[j] = idx[j - 1] + 1;
+            }
+            mask.iter_mut().for_each(|m| *m = false);
+            for &j in &idx {
+                mask[j] = true;
+            }
+            visit(&mask);
+        }
+        (Method::ExactPermutation, total.round() as u64)
+    } else {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(plan.seed);
+        let mut order: Vec<usize> = (0..n).collect();
+        for _ in 0..plan.resamples {
+            order.shuffle(&mut rng);
+            mask.iter_mut().for_each(|m| *m = false);
+            for &j in &order[..n_base] {
+                mask[j] = true;
+            }
+            visit(&mask);
+        }
+        (Method::SampledPermutation, plan.resamples as u64)
+    }
+}
+
+/// Tests every cell of a family of `n_baseline` baseline runs and the candidate runs
+/// after them. `None` when either side has no run.
+pub fn family_test(cells: &[FamilyCell], n_baseline: usize, plan: &Plan) -> Option<FamilyTest> {
+    let n = cells.first().map_or(0, |c| c.values.len());
+    if n_baseline == 0 || n_baseline >= n || cells.iter().any(|c| c.values.len() != n) {
+        return None;
+    }
+    let prepared: Vec<Prepared> = cells.iter().map(|c| Prepared::new(&c.values)).collect();
+    let (mut bx, mut cx) = (Vec::new(), Vec::new());
+    let mut observed: Option<Vec<Option<f64>>> = None;
+    // Cells in the family (observed statistic defined), by descending signed / absolute
+    // observed statistic, for the two step-down passes.
+    let mut order_one: Vec<usize> = Vec::new();
+    let mut order_two: Vec<usize> = Vec::new();
+    let mut ge_one: Vec<u64> = Vec::new();
+    let mut ge_two: Vec<u64> = Vec::new();
+    let mut raw_one = vec![0u64; cells.len()];
+    let mut raw_two = vec![0u64; cells.len()];
+    let mut stats: Vec<Option<f64>> = vec![None; cells.len()];
+    let tol = |s: f64| s - 1e-9 * s.abs().min(1e300);
+    let (method, count) = rearrangements(n, n_baseline, plan, |mask| {
+        for (k, p) in prepared.iter().enumerate() {
+            stats[k] = p.stat(mask, &mut bx, &mut cx);
+        }
+        let obs = match &observed {
+            Some(o) => o,
+            None => {
+                observed = Some(stats.clone());
+                let o = observed.as_ref().unwrap_or(&stats);
+                order_one = (0..cells.len())
+                    .filter(|&k| o[k].is_some() && cells[k].member)
+                    .collect();
+                order_two = order_one.clone();
+                let signed = |k: usize| o[k].unwrap_or(0.0) * cells[k].worse_sign;
+                let abs = |k: usize| o[k].unwrap_or(0.0).abs();
+                order_one.sort_by(|&a, &b| signed(b).total_cmp(&signed(a)));
+                order_two.sort_by(|&a, &b| abs(b).total_cmp(&abs(a)));
+                ge_one = vec![0; order_one.len()];
+                ge_two = vec![0; order_two.len()];
+                // The observed assignment is counted only through the sampled formula.
+                return;
+            }
+        };
+        // Raw per-cell tails.
+        for k in 0..cells.len() {
+            if let (Some(s), Some(o)) = (stats[k], obs[k]) {
+                let sign = cells[k].worse_sign;
+                if s * sign >= tol(o * sign) {
+                    raw_one[k] += 1;
+                }
+                if s.abs() >= tol(o.abs()) {
+                    raw_two[k] += 1;
+                }
+            }
+        }
+        // Successive maxima from the least extreme cell up (Westfall & Young 1993, Alg. 2.8).
+        let mut u = f64::NEG_INFINITY;
+        for (r, &k) in order_one.iter().enumerate().rev() {
+            if let Some(s) = stats[k] {
+                u = u.max(s * cells[k].worse_sign);
+            }
+            let o = obs[k].unwrap_or(0.0) * cells[k].worse_sign;
+            if u >= tol(o) {
+                ge_one[r] += 1;
+            }
+        }
+        let mut u = f64::NEG_INFINITY;
+        for (r, &k) in order_two.iter().enumerate().rev() {
+            if let Some(s) = stats[k] {
+                u = u.max(s.abs());
+            }
+            if u >= tol(obs[k].unwrap_or(0.0).abs()) {
+                ge_two[r] += 1;
+            }
+        }
+    });
+    let observed = observed?;
+    // Exact: the observed assignment is one of the C rearrangements and always counts;
+    // sampled: (k + 1)/(B + 1).
+    let p = |k: u64| {
+        (k + 1) as f64
+            / (count as f64
+                + if method == Method::ExactPermutation {
+                    0.0
+                } else {
+                    1.0
+                })
+    };
+    let p_floor = p(0);
+    let step_down = |order: &[usize], ge: &[u64]| {
+        let mut adj = vec![None; cells.len()];
+        let mut running: f64 = 0.0;
+        for (r, &k) in order.iter().enumerate() {
+            running = running.max(p(ge[r]).min(1.0));
+            adj[k] = Some(running);
+        }
+        adj
+    };
+    let adj_one = step_down(&order_one, &ge_one);
+    let adj_two = step_down(&order_two, &ge_two);
+    let out = (0..cells.len())
+        .map(|k| {
+            observed[k].map(|t| CellTest {
+                t,
+                p_worse: p(raw_one[k]).min(1.0),
+                p_two_sided: p(raw_two[k]).min(1.0),
+                p_worse_adjusted: adj_one[k],
+                p_two_sided_adjusted: adj_two[k],
+            })
+        })
+        .collect();
+    Some(FamilyTest {
+        method,
+        rearrangements: count,
+        p_floor,
+        cells: out,
+    })
+}
+
+/// Confidence interval for the shift of one cell (candidate − baseline, on the scale of
+/// the values), by inverting the same permutation test (Lehmann 1975, *Nonparametrics*,
+/// §2.6): the shifts δ for which subtracting δ from the candidate leaves a two-sided
+/// p above 1 − `level`. Coherent with the test by construction: the interval excludes 0
+/// exactly when the two-sided p is below 1 − `level`. Also returns the trimmed-mean
+/// difference (the point estimate). `None` when a side has fewer than two values or the
+/// rearrangements cannot reach that level (the interval would be unbounded).
+pub fn shift_ci(
+    baseline: &[f64],
+    candidate: &[f64],
+    level: f64,
+    plan: &Plan,
+) -> Option<(f64, f64, f64)> {
+    let mut b: Vec<f64> = baseline.iter().copied().filter(|v| v.is_finite()).collect();
+    let mut c: Vec<f64> = candidate
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    b.sort_by(f64::total_cmp);
+    c.sort_by(f64::total_cmp);
+    let (est, _) = yuen_sorted(&c, &b)?;
+    let alpha = 1.0 - level;
+    let n = b.len() + c.len();
+    // Precompute the assignments once (the same ones for every δ).
+    let mut masks: Vec<Vec<bool>> = Vec::new();
+    let small = Plan {
+        resamples: plan.resamples.min(1_999),
+        ..*plan
+    };
+    let (method, count) = rearrangements(n, b.len(), &small, |m| masks.push(m.to_vec()));
+    let denom = count as f64
+        + if method == Method::ExactPermutation {
+            0.0
+        } else {
+            1.0
+        };
+    if 2.0 / denom >= alpha {
+        return None;
+    }
+    let spread = b
+        .last()
+        .zip(b.first())
+        .map(|(h, l)| h - l)
+        .unwrap_or(0.0)
+        .max(c.last().zip(c.first()).map(|(h, l)| h - l).unwrap_or(0.0))
+        .max(est.abs())
+        .max(1e-12);
+    // Two-sided p of "shift = δ".
+    let p_at = |delta: f64| -> f64 {
+        let vals: Vec<Option<f64>> = b
+            .iter()
+            .copied()
+            .chain(c.iter().map(|v| v - delta))
+            .map(Some)
+            .collect();
+        let prep = Prepared::new(&vals);
+        let (mut bx, mut cx) = (Vec::new(), Vec::new());
+        let obs = prep.stat(&masks[0], &mut bx, &mut cx).unwrap_or(0.0);
+        let mut k = 0u64;
+        for m in &masks[1..] {
+            if let Some(s) = prep.stat(m, &mut bx, &mut cx)
+                && s.abs() >= obs.abs() - 1e-9 * obs.abs().min(1e300)
+            {
+                k += 1;
+            }
+        }
+        (k + 1) as f64 / denom
+    };
+    // Bisect each bound between a δ the test accepts (the estimate) and one it rejects.
+    let bound = |dir: f64| -> f64 {
+        let mut inside = est;
+        let mut step = spread;
+        let mut outside = est + dir * step;
+        let mut tries = 0;
+        while p_at(outside) > alpha && tries < 40 {
+            inside = outside;
+            step *= 2.0;
+            outside = est + dir * step;
+            tries += 1;
+        }
+        for _ in 0..30 {
+            let mid = 0.5 * (inside + outside);
+            if p_at(mid) > alpha {
+                inside = mid;
+            } else {
+                outside = mid;
+            }
+            if (outside - inside).abs() <= 1e-6 * spread {
+                break;
+            }
+        }
+        inside
+    };
+    Some((est, bound(-1.0), bound(1.0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use rand::RngExt;
+
+    fn rng(seed: u64) -> Xoshiro256PlusPlus {
+        Xoshiro256PlusPlus::seed_from_u64(seed)
+    }
+
+    fn cell(b: &[f64], c: &[f64], worse_sign: f64) -> FamilyCell {
+        FamilyCell {
+            values: b.iter().chain(c).map(|v| Some(*v)).collect(),
+            worse_sign,
+            member: true,
+        }
+    }
+
+    #[test]
+    fn separated_four_by_four_is_one_in_seventy() {
+        let default = [13402.0, 13155.0, 13344.0, 13107.0];
+        let tcp = [13490.0, 13462.0, 13476.0, 13440.0];
+        let f = family_test(&[cell(&default, &tcp, -1.0)], 4, &Plan::default()).unwrap();
+        assert_eq!(f.method, Method::ExactPermutation);
+        assert_eq!(f.rearrangements, 70);
+        assert!((f.p_floor - 1.0 / 70.0).abs() < 1e-12);
+        let t = f.cells[0].unwrap();
+        // TCP is higher: better for a higher-is-better metric, so "worse" has p = 1.
+        assert_eq!(t.p_worse, 1.0);
+        assert!((t.p_two_sided - 2.0 / 70.0).abs() < 1e-12, "{t:?}");
+        assert_eq!(t.p_two_sided_adjusted, Some(t.p_two_sided));
+    }
+
+    #[test]
+    fn sampled_beyond_the_enumeration_limit() {
+        let b: Vec<f64> = (0..12).map(f64::from).collect();
+        let c: Vec<f64> = (0..12).map(|v| f64::from(v) + 20.0).collect();
+        let plan = Plan {
+            resamples: 999,
+            ..Plan::default()
+        };
+        let f = family_test(&[cell(&b, &c, 1.0)], 12, &plan).unwrap();
+        assert_eq!(f.method, Method::SampledPermutation);
+        assert_eq!(f.p_floor, 1.0 / 1000.0);
+        assert_eq!(f.cells[0].unwrap().p_worse, 1.0 / 1000.0);
+    }
+
+    #[test]
+    fn constant_sides_are_no_evidence_and_short_sides_are_untested() {
+        let f = family_test(
+            &[
+                cell(&[5.0, 5.0, 5.0], &[5.0, 5.0], 1.0),
+                FamilyCell {
+                    values: vec![Some(1.0), None, Some(2.0), Some(3.0), None],
+                    worse_sign: 1.0,
+                    member: true,
+                },
+            ],
+            3,
+            &Plan::default(),
+        )
+        .unwrap();
+        let t = f.cells[0].unwrap();
+        assert_eq!((t.t, t.p_worse, t.p_two_sided), (0.0, 1.0, 1.0));
+        // The second cell has one baseline value once run 2 is missing.
+        assert!(f.cells[1].is_none());
+    }
+
+    #[test]
+    fn a_change_in_one_cell_is_not_diluted_by_cells_that_did_not_move() {
+        // 5 runs a side, 20 cells of noise and one cell tripled: its adjusted p stays at
+        // the floor 1/252, where Bonferroni would give 21/252.
+        let mut r = rng(3);
+        let noise = |r: &mut Xoshiro256PlusPlus| (r.random::<f64>() - 0.5) * 0.1;
+        let mut cells: Vec<FamilyCell> = (0..20)
+            .map(|_| FamilyCell {
+                values: (0..10).map(|_| Some(noise(&mut r))).collect(),
+                worse_sign: 1.0,
+                member: true,
+            })
+            .collect();
+        cells.push(FamilyCell {
+            values: (0..10)
+                .map(|i| Some(noise(&mut r) + if i >= 5 { 3f64.ln() } else { 0.0 }))
+                .collect(),
+            worse_sign: 1.0,
+            member: true,
+        });
+        let f = family_test(&cells, 5, &Plan::default()).unwrap();
+        let t = f.cells[20].unwrap();
+        assert!((t.p_worse - 1.0 / 252.0).abs() < 1e-12);
+        assert!(t.p_worse_adjusted.unwrap() < 0.01, "{t:?}");
+        // Adjusted p-values are never below raw ones.
+        for c in f.cells.iter().flatten() {
+            assert!(c.p_worse_adjusted.unwrap() >= c.p_worse - 1e-12);
+            assert!(c.p_two_sided_adjusted.unwrap() >= c.p_two_sided - 1e-12);
+        }
+    }
+
+    #[test]
+    fn observed_statistic_is_yuens_t() {
+        // Against the reference implementation in `stats::yuen` (Wilcox 2012, §5.3).
+        let b: Vec<f64> = (0..12).map(|i| f64::from(i * 7 % 11) + 0.5).collect();
+        let c: Vec<f64> = (0..10).map(|i| f64::from(i * 5 % 9) + 2.0).collect();
+        let f = family_test(&[cell(&b, &c, 1.0)], 12, &Plan::default()).unwrap();
+        let want = crate::stats::yuen::yuen(&c, &b, TRIM).unwrap().t;
+        assert!((f.cells[0].unwrap().t - want).abs() < 1e-12, "{want}");
+        let want = crate::stats::yuen::welch(&c[..5], &b[..5]).unwrap().t;
+        let f = family_test(&[cell(&b[..5], &c[..5], 1.0)], 5, &Plan::default()).unwrap();
+        assert!((f.cells[0].unwrap().t - want).abs() < 1e-12, "{want}");
+    }
+
+    #[test]
+    fn interval_is_coherent_with_the_test() {
+        let b = [0.0, 0.02, -0.01, 0.03, 0.01, -0.02];
+        let c = [0.21, 0.19, 0.23, 0.2, 0.18, 0.22];
+        let (est, lo, hi) = shift_ci(&b, &c, 0.95, &Plan::default()).unwrap();
+        assert!(lo < est && est < hi, "{lo} {est} {hi}");
+        assert!(lo > 0.1 && hi < 0.3, "{lo} {hi}");
+        // Three a side: 20 rearrangements cannot give a 95% interval.
+        assert!(shift_ci(&b[..3], &c[..3], 0.95, &Plan::default()).is_none());
+    }
+
+    proptest! {
+        #[test]
+        fn tails_cover_every_rearrangement(
+            x in prop::collection::vec(0.0f64..10.0, 2..7),
+            y in prop::collection::vec(0.0f64..10.0, 2..7),
+        ) {
+            let f = family_test(&[cell(&x, &y, 1.0)], x.len(), &Plan::default()).unwrap();
+            let g = family_test(&[cell(&x, &y, -1.0)], x.len(), &Plan::default()).unwrap();
+            let (t, u) = (f.cells[0].unwrap(), g.cells[0].unwrap());
+            // Every rearrangement is ≥ or ≤ the observed one (ties count in both).
+            prop_assert!(t.p_worse + u.p_worse >= 1.0 - 1e-12);
+            prop_assert!(t.p_worse >= f.p_floor - 1e-15);
+            prop_assert!((t.p_two_sided - u.p_two_sided).abs() < 1e-12);
+            let s = family_test(&[cell(&y, &x, 1.0)], y.len(), &Plan::default()).unwrap();
+            prop_assert!((s.cells[0].unwrap().p_two_sided - t.p_two_sided).abs() < 1e-12);
+        }
+    }
+}

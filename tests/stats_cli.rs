@@ -1,0 +1,211 @@
+//! `compare`, `gate` and `calibrate` through the binary on generated JLBH logs: the
+//! warm-up rule, the run-level family that catches a tail-only stall, `inconclusive`
+//! for a large change with too few runs, the calibrate JSON, and seed 003's contract.
+
+use crate::common::{Env, shared};
+use serde_json::Value;
+
+/// A JLBH summary table of `runs` runs: run r's end-to-end ladder (50, 90, 99, 99.9,
+/// 99.99, worst) is `scale` × a deterministic ±2% wobble × `tail` on p99.9 and worst, and
+/// run 1 is a 50% slower warm-up run.
+fn jlbh_log(runs: usize, scale: f64, tail: f64, salt: u64) -> String {
+    let mut out = String::from(
+        "-------------------------------- SUMMARY (end to end) us -------------------------------------------\nPercentile ",
+    );
+    for r in 1..=runs {
+        out.push_str(&format!("  run{r:<10}"));
+    }
+    out.push_str("% Variation\n");
+    let rows = [
+        ("50.0", 12.0, 1.0),
+        ("90.0", 15.0, 1.0),
+        ("99.0", 20.0, 1.0),
+        ("99.9", 30.0, tail),
+        ("99.99", 40.0, 1.0),
+        ("worst", 41.0, tail),
+    ];
+    for (k, (name, x, t)) in rows.iter().enumerate() {
+        out.push_str(&format!("{:<10}", format!("{name}:")));
+        for r in 1..=runs {
+            let h = (r as u64 * 2_654_435_761 + salt * 40_503 + k as u64 * 7_919) % 1000;
+            let wobble = 1.0 + (h as f64 / 1000.0 - 0.5) * 0.04;
+            let warm = if r == 1 { 1.5 } else { 1.0 };
+            out.push_str(&format!("{:>13.2}", x * scale * wobble * warm * t));
+        }
+        out.push_str("         1.00\n");
+    }
+    out.push_str("-----------------------------------------------------------------------------------------------------\n");
+    out
+}
+
+/// `(exit code, stdout)`.
+fn code_out(env: &Env, args: &[&str]) -> (i32, String) {
+    let out = env.cmd(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn ingest(env: &Env, name: &str, text: &str) {
+    let path = env.write(name, text.as_bytes());
+    env.ok(&["ingest", "--format", "jlbh", &path]);
+}
+
+#[test]
+fn gate_catches_a_tail_only_stall_with_five_runs_a_side() {
+    let env = Env::new();
+    ingest(&env, "base.jlbh", &jlbh_log(6, 1.0, 1.0, 1));
+    ingest(&env, "cand.jlbh", &jlbh_log(6, 1.0, 3.0, 2));
+    ingest(&env, "same.jlbh", &jlbh_log(6, 1.0, 1.0, 3));
+    let base = "label=base.jlbh";
+    let args = |cand: &'static str, extra: &'static [&'static str]| {
+        let mut a = vec![
+            "gate",
+            "--baseline",
+            base,
+            "--candidate",
+            cand,
+            "--format",
+            "json",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let (code, out) = code_out(&env, &args("label=cand.jlbh", &[]));
+    assert_eq!(code, 1, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema"], 1);
+    assert!(
+        v["family"].as_str().unwrap().contains("max-T"),
+        "{}",
+        v["family"]
+    );
+    // Run 1 (the slow warm-up) is skipped: 5 runs a side.
+    assert_eq!(v["baseline_runs"], 5);
+    let regressed: Vec<&Value> = v["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "regression")
+        .collect();
+    assert!(!regressed.is_empty());
+    for c in &regressed {
+        let p = c["percentile"].as_f64().unwrap();
+        assert!(p == 99.9 || p == 100.0, "{c}");
+        assert_eq!(c["n_baseline"], 5);
+        // Perfect separation: the exact floor 1/252 one-sided, 2/252 two-sided.
+        assert!(c["p_worse"].as_f64().unwrap() <= 1.0 / 252.0 + 1e-12, "{c}");
+        assert!(c["p_value"].as_f64().unwrap() <= 2.0 / 252.0 + 1e-12, "{c}");
+        assert_eq!(c["unit"], "us");
+    }
+    // Nothing changed: a pass, with the exact floor 1/252 below alpha.
+    assert_eq!(code_out(&env, &args("label=same.jlbh", &[])).0, 0);
+    // Keeping the warm-up run counts 6 a side.
+    let (_, out) = code_out(&env, &args("label=same.jlbh", &["--include-first"]));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["baseline_runs"].clone(), v["include_first"].clone()),
+        (6.into(), true.into())
+    );
+}
+
+#[test]
+fn a_large_change_with_three_runs_a_side_is_inconclusive() {
+    let env = Env::new();
+    ingest(&env, "a.jlbh", &jlbh_log(4, 1.0, 1.0, 1));
+    ingest(&env, "b.jlbh", &jlbh_log(4, 15.0, 1.0, 2));
+    let v = env.json(&[
+        "compare",
+        "--baseline",
+        "label=a.jlbh",
+        "--candidate",
+        "label=b.jlbh",
+        "--json",
+    ]);
+    for c in v.as_array().unwrap() {
+        // 3 runs a side after the warm-up: 20 rearrangements, smallest p 0.05.
+        assert_eq!(c["verdict"], "inconclusive", "{c}");
+        assert_eq!(c["n_baseline"], 3);
+        assert_eq!(c["p_floor"].as_f64(), Some(0.05));
+        assert!(c["delta_pct"].as_f64().unwrap() > 1000.0);
+        assert_eq!(c["schema"], 1);
+    }
+    // The gate cannot decide either (fewer than 5 runs a side).
+    let (code, _) = code_out(
+        &env,
+        &[
+            "gate",
+            "--baseline",
+            "label=a.jlbh",
+            "--candidate",
+            "label=b.jlbh",
+        ],
+    );
+    assert_eq!(code, 3);
+}
+
+#[test]
+fn calibrate_reports_alarm_rates_and_detectable_shifts() {
+    let env = Env::new();
+    ingest(&env, "runs.jlbh", &jlbh_log(11, 1.0, 1.0, 5));
+    let v = env.json(&["calibrate", "--trials", "20", "--json"]);
+    assert_eq!(v["trials"], 20);
+    let rate = v["alarm_rate"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&rate));
+    assert_eq!(v["alarms"].as_u64().unwrap() as f64, rate * 20.0);
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 6, "{v}");
+    for c in cells {
+        for k in ["suite", "metric", "percentile", "alarm_rate", "mde_pct"] {
+            assert!(c.get(k).is_some(), "{k} in {c}");
+        }
+        // 10 runs split 5/5 can reach 0.01; at least the default 10% threshold.
+        assert!(c["mde_pct"].as_f64().unwrap() >= 10.0, "{c}");
+    }
+    let text = env.ok(&["calibrate", "--trials", "5"]);
+    assert!(text.contains("A/A split"), "{text}");
+    // A threshold naming nothing is an error (exit 2), as for `gate`.
+    assert_eq!(
+        code_out(
+            &env,
+            &["calibrate", "--trials", "5", "--max", "nothing=+5%"]
+        )
+        .0,
+        2
+    );
+}
+
+#[test]
+fn seed_003_one_run_a_side_is_confident() {
+    let Some(dir) = shared("seeds") else { return };
+    let Some(path) = std::fs::read_dir(&dir).ok().and_then(|d| {
+        d.filter_map(|e| e.ok().map(|e| e.path())).find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("003"))
+        })
+    }) else {
+        return;
+    };
+    let env = Env::new();
+    env.ok(&["ingest", path.to_str().unwrap()]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=the current master",
+        "--candidate",
+        "label=the current master with patch version v11jp",
+        "--json",
+    ]);
+    for metric in ["ts.rt", "cpu.util"] {
+        let c = cells
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["metric"] == metric)
+            .unwrap();
+        assert!(c["p_value"].as_f64().unwrap() < 0.01, "{c}");
+        assert_eq!(c["replicates"], "samples");
+        assert!(c["ess_baseline"].as_f64().unwrap() >= 5.0, "{c}");
+    }
+}
