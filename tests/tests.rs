@@ -5,6 +5,7 @@ mod common;
 mod history;
 mod ingest;
 mod otava;
+mod real_corpus_cli;
 mod report_browser;
 mod report_cli;
 mod report_snapshots;

@@ -27,10 +27,10 @@
 //! Fixture: `fixtures/arthas/serverstats-session.txt` (seed 004 has the same shape).
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineReader, metric_name};
-use crate::zookeeper::java_number;
+use crate::units::java_number;
 use regex::Regex;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::BufRead;
@@ -51,6 +51,17 @@ static COMMAND: LazyLock<Regex> =
 /// The start of a rendering: `@Type[` (array types end in `[]`); group 2 = the rest.
 static RENDERING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^@([A-Za-z_$][\w$.]*(?:\[\])*)\[(.*)$").expect("valid regex"));
+
+/// A `watch`/`tt` result line: `ts=2021-08-31 15:22:57; [cost=0.220625ms] result=@ArrayList[`;
+/// group 1 = the cost in ms, group 2 = the rendering that follows.
+static WATCH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^ts=[^;\]]*;\s*\[cost=([0-9.eE+-]+)ms\]\s*result=(.*)$").expect("valid regex")
+});
+
+/// An echoed `$ getstatic …`, `$ watch …`, `$ ognl …` or `$ tt …` command.
+static ARTHAS_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\$\s+(?:getstatic|watch|ognl|tt|vmtool)\s+\S").expect("valid regex")
+});
 
 /// A static member reference `@pkg.Class@member`.
 static STATIC_REF: LazyLock<Regex> =
@@ -88,6 +99,8 @@ const MAX_DEPTH: usize = 64;
 pub fn sniff(head: &Head) -> u8 {
     let mut prompt = false;
     let mut leaf_line = false;
+    let mut commands = 0;
+    let mut renderings = 0;
     let mut first: Option<&str> = None;
     for line in head.text.lines() {
         let t = line.trim();
@@ -101,6 +114,10 @@ pub fn sniff(head: &Head) -> u8 {
             prompt = true;
             break;
         }
+        // A console session of Arthas's value-printing commands, prompt echoed.
+        if ARTHAS_COMMAND.is_match(t) {
+            commands += 1;
+        }
         if ["@Long[", "@AtomicLong[", "@Integer[", "@Double["]
             .iter()
             .any(|p| t.starts_with(p))
@@ -108,10 +125,17 @@ pub fn sniff(head: &Head) -> u8 {
             leaf_line = true;
         }
     }
+    for line in head.text.lines() {
+        if RENDERING.is_match(line.trim()) || WATCH.is_match(line.trim()) {
+            renderings += 1;
+        }
+    }
     let first = first.unwrap_or("");
     let name = head.file_name.to_ascii_lowercase();
     if prompt {
         95
+    } else if commands >= 1 && renderings >= 1 {
+        85
     } else if RENDERING
         .captures(first)
         .is_some_and(|c| c[2].is_empty() || c[2].ends_with(']'))
@@ -264,11 +288,10 @@ fn read_object<R: BufRead>(
     loop {
         let open = stack.last().expect("stack is never empty here");
         let (open_ty, open_line) = (open.ty.clone(), open.line);
-        // The number the next line will have (the reader counts from 1).
-        let n = reader.line_number() + 1;
-        let Some(l) = reader.next_line()? else {
+        let last = reader.line_number();
+        let Some((n, l)) = reader.next_numbered()? else {
             return Err(ParseError::new(
-                n - 1,
+                last,
                 format!(
                     "input ends inside `@{open_ty}[` opened at line {open_line}: \
                      its closing `]` is missing"
@@ -305,7 +328,23 @@ fn read_object<R: BufRead>(
                 ),
             )
         };
-        match classify(rendering, n)?.ok_or_else(not_closed)? {
+        // A collection may hold a multi-line `toString` (an exception with its stack trace
+        // in a `watch -e` result): such lines are an opaque child, not a cut.
+        let collection =
+            open_ty.ends_with("[]") || open_ty.contains("List") || open_ty.contains("Set");
+        let start = match classify(rendering, n)? {
+            Some(s) => s,
+            None if collection => {
+                stack
+                    .last_mut()
+                    .expect("an open frame")
+                    .children
+                    .push((None, Node::Opaque));
+                continue;
+            }
+            None => return Err(not_closed()),
+        };
+        match start {
             Start::Done(_, node) => stack
                 .last_mut()
                 .expect("an open frame")
@@ -552,6 +591,21 @@ impl Parser<'_> {
 
     /// Handles one line outside any value.
     fn step(&mut self, t: &str, n: u64) -> Result<(), ParseError> {
+        if let Some(c) = WATCH.captures(t) {
+            // One `watch` result: its cost, then the rendered `result` value, as one run.
+            let cost = java_number(&c[1]).map_err(|_| {
+                ParseError::new(n, format!("watch cost `{}` is not a number", &c[1]))
+            })?;
+            let rest = c[2].trim().trim_end_matches(',').to_string();
+            if let Some(start) = classify(&rest, n)? {
+                self.command = Some(("result".into(), "result".into(), n));
+                self.value(start, n)?;
+                if let Some(run) = self.block.as_mut().and_then(|b| b.run.as_mut()) {
+                    run.flat.series.push(Series::value("cost", "ms", cost));
+                }
+                return Ok(());
+            }
+        }
         if let Some(c) = COMMAND.captures(t) {
             let (m, d) = expression_name(expression(&c[1]));
             self.command = Some((m, d, n));
@@ -568,7 +622,10 @@ impl Parser<'_> {
         if !t.is_empty() {
             self.command = None;
         }
-        self.labels.observe(t);
+        // `watch` prints `method=… location=…` before each result: data, not a label.
+        if !(t.starts_with("method=") && t.contains(" location=")) {
+            self.labels.observe(t);
+        }
         Ok(())
     }
 }
@@ -610,8 +667,8 @@ impl Iterator for Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::{detect_file, fixture, parse_err, value, warnings};
     use crate::testutil::{parse_ok, shared};
-    use crate::zookeeper::test_support::{detect_file, fixture, parse_err, value, warnings};
 
     fn metrics(run: &Run) -> Vec<&str> {
         run.series.iter().map(|s| s.metric.as_str()).collect()

@@ -26,8 +26,8 @@
 //! printer's output in wrk2's `Detailed Percentile spectrum`.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineReader};
 use crate::units::scaled_decimal;
 use regex::Regex;
@@ -207,13 +207,18 @@ impl TableParser {
                 }
             }
             State::Rows => {
-                if t.is_empty() {
+                if t.is_empty() || is_elision(t) {
+                    // `...` stands for rows an author left out; the rest still reads.
                     return Ok(Feed::More);
                 }
                 if t.starts_with("#[") {
                     return self.footer(t, n);
                 }
                 let cells: Vec<&str> = t.split_whitespace().collect();
+                if !(3..=4).contains(&cells.len()) && !self.points.is_empty() && !row_like(&cells) {
+                    // Cut short by its author or a terminal: the rows read are data.
+                    return Ok(Feed::EndedBefore);
+                }
                 if !(3..=4).contains(&cells.len()) {
                     return Err(ParseError::new(
                         n,
@@ -327,9 +332,22 @@ impl TableParser {
         }
     }
 
+    /// Why the table, ended now, is incomplete: a text table with rows but no
+    /// `#[Mean = …]` footer. `None` when it is whole.
+    pub fn cut_warning(&self) -> Option<String> {
+        let last = self.points.last()?;
+        (self.layout == Layout::Text && self.state == State::Rows).then(|| {
+            format!(
+                "percentile table ends at {} (no #[Mean = …] footer): its rows are kept",
+                last.percentile
+            )
+        })
+    }
+
     /// Ends the table at the end of input (`n` = the last line read).
     pub fn finish_at_eof(self, n: u64) -> Result<Table, ParseError> {
         match (self.layout, self.state) {
+            (Layout::Text, State::Rows) if !self.points.is_empty() => Ok(self.into_table()),
             (Layout::Text, State::Rows) => Err(ParseError::new(
                 n,
                 "the input ends inside a percentile table, before its `#[Mean = …]` footer",
@@ -355,12 +373,26 @@ impl TableParser {
     }
 }
 
+/// Whether a row is an author's elision of rows (`...`, `…`, `. . .`).
+fn is_elision(t: &str) -> bool {
+    !t.is_empty() && t.chars().all(|c| matches!(c, '.' | '…' | ' '))
+}
+
+/// Whether cells start like a percentile row (a number, then a fraction): then a wrong
+/// cell count is a damaged row, not the end of the table.
+fn row_like(cells: &[&str]) -> bool {
+    let num = |s: &str| s.parse::<f64>().is_ok();
+    cells.len() >= 2 && num(cells[0]) && num(cells[1])
+}
+
 /// Streams the tables of an input as blocks.
 struct Parser<R> {
     reader: LineReader<R>,
     labels: LabelTracker,
     /// The open table, its label and first line.
     open: Option<(TableParser, Option<String>, u64)>,
+    /// A block held back until the warning about it is handed out.
+    held: Option<Parsed>,
     done: bool,
 }
 
@@ -385,22 +417,37 @@ impl<R: BufRead> Iterator for Parser<R> {
     type Item = Result<Parsed, ParseError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(b) = self.held.take() {
+            return Some(Ok(b));
+        }
         if self.done {
             return None;
         }
         loop {
-            // The number the next line will get (read before the line borrows the reader).
-            let n = self.reader.line_number() + 1;
-            let line = match self.reader.next_line() {
+            let last = self.reader.line_number();
+            let (n, line) = match self.reader.next_numbered() {
                 Err(e) => {
                     self.done = true;
                     return Some(Err(e));
                 }
                 Ok(None) => {
                     self.done = true;
-                    let last = n - 1;
                     let (t, label, first) = self.open.take()?;
-                    return Some(t.finish_at_eof(last).map(|t| block(t, label, first, last)));
+                    let warning = t.cut_warning();
+                    let b = match t.finish_at_eof(last) {
+                        Ok(t) => block(t, label, first, last),
+                        Err(e) => return Some(Err(e)),
+                    };
+                    return Some(Ok(match warning {
+                        Some(message) => {
+                            self.held = Some(b);
+                            Parsed::Warning {
+                                line: last,
+                                message,
+                            }
+                        }
+                        None => b,
+                    }));
                 }
                 Ok(Some(l)) => l,
             };
@@ -418,7 +465,18 @@ impl<R: BufRead> Iterator for Parser<R> {
                     }
                     Ok(Feed::EndedBefore) => {
                         let (t, label, first) = self.open.take()?;
-                        finished = Some(block(t.into_table(), label, first, n - 1));
+                        let warning = t.cut_warning();
+                        let b = block(t.into_table(), label, first, n - 1);
+                        finished = Some(match warning {
+                            Some(message) => {
+                                self.held = Some(b);
+                                Parsed::Warning {
+                                    line: n - 1,
+                                    message,
+                                }
+                            }
+                            None => b,
+                        });
                     }
                 }
             }
@@ -440,6 +498,7 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
         reader: LineReader::new(r),
         labels: LabelTracker::new(),
         open: None,
+        held: None,
         done: false,
     })
 }
@@ -556,11 +615,29 @@ mod tests {
 
     #[test]
     fn malformed_tables_name_the_line() {
+        // Truncation is data: the rows before the cut are kept, with a warning.
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../fixtures/malformed/hdr-truncated.txt");
-        let e = errors(&std::fs::read(p).unwrap());
-        assert_eq!(e.line, 9, "{e}");
-        assert!(e.message.contains("cut off"), "{e}");
+            .join("../fixtures/hdr-percentiles/cut-by-terminal.txt");
+        let items: Vec<_> = parse(Box::new(&std::fs::read(p).unwrap()[..]))
+            .map(|r| r.expect("no error"))
+            .collect();
+        assert_eq!(items.len(), 2);
+        match &items[0] {
+            Parsed::Warning { line, message } => {
+                assert_eq!(*line, 8);
+                assert!(message.contains("ends at 99.9 (no #[Mean"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let Parsed::Block(b) = &items[1] else {
+            panic!("{:?}", items[1])
+        };
+        assert_eq!(b.runs[0].series[0].ladder().unwrap().len(), 6);
+        let e = errors(
+            b"       Value     Percentile TotalCount 1/(1-Percentile)\n\n   1.0 0.5 3 2.00\n   2.0 0.9 x\n",
+        );
+        assert_eq!(e.line, 4);
+        assert!(e.message.contains("total count `x`"), "{e}");
 
         let e = errors(
             b"       Value     Percentile TotalCount 1/(1-Percentile)\n\n   1.0 0.5 x 2.00\n",
@@ -568,11 +645,9 @@ mod tests {
         assert_eq!(e.line, 3);
         assert!(e.message.contains("total count `x`"), "{e}");
 
-        let e = errors(
-            b"       Value     Percentile TotalCount 1/(1-Percentile)\n\n   1.0 0.5 3 2.00\n",
-        );
+        let e = errors(b"       Value     Percentile TotalCount 1/(1-Percentile)\n\nthe end\n");
         assert_eq!(e.line, 3);
-        assert!(e.message.contains("ends inside"), "{e}");
+        assert!(e.message.contains("cut off"), "{e}");
     }
 
     #[test]
@@ -608,19 +683,18 @@ mod tests {
 
     #[test]
     fn hdr_hlog_and_wrk_sniffers_claim_exactly_their_files() {
-        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
-        let mut paths = crate::testutil::files_under(&fixtures);
+        let mut paths = crate::testutil::own_fixtures();
         paths.extend(crate::testutil::shared_files().unwrap_or_default());
         let ours = [&FORMAT, &crate::hlog::FORMAT, &crate::wrk::FORMAT];
         let mut checked = 0;
         for path in paths.iter().filter(|p| !p.ends_with("README.md")) {
             let bytes = std::fs::read(path).unwrap();
             let text =
-                String::from_utf8_lossy(&bytes[..bytes.len().min(crate::registry::HEAD_BYTES)]);
+                String::from_utf8_lossy(&bytes[..bytes.len().min(crate::format::HEAD_BYTES)]);
             let head = Head {
                 file_name: path.file_name().unwrap().to_str().unwrap(),
                 text: &text,
-                complete: bytes.len() <= crate::registry::HEAD_BYTES,
+                complete: bytes.len() <= crate::format::HEAD_BYTES,
             };
             match expected(path) {
                 Some(name) => {

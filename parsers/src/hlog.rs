@@ -32,8 +32,8 @@ mod codec;
 pub use codec::{Decoded, decode, decode_base64, encode};
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, HistInterval, LadderPoint, Param, Parsed, Run, Series, TimePoint};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineReader};
 use hdrhistogram::Histogram;
 use regex::Regex;
@@ -315,11 +315,10 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
         }
         done = true;
         loop {
-            let n = lines.line_number() + 1;
-            match lines.next_line() {
+            match lines.next_numbered() {
                 Err(e) => return Some(Err(e)),
                 Ok(None) => break,
-                Ok(Some(line)) => {
+                Ok(Some((n, line))) => {
                     if let Err(e) = reader.line(line, n) {
                         return Some(Err(e));
                     }

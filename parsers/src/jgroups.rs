@@ -45,8 +45,8 @@ mod records;
 mod values;
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Param, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, metric_name};
 use records::Field;
 use regex::Regex;

@@ -31,8 +31,8 @@ pub mod synthetic;
 mod tests;
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, PrintedStat, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, metric_name};
 use lines::{Line, ProbeLine, Row};
 use numbers::Decimal;
@@ -107,10 +107,10 @@ impl<R: BufRead> Iterator for Parser<R> {
             if self.done {
                 return None;
             }
-            let step = match self.reader.next_line() {
+            let step = match self.reader.next_numbered() {
                 Err(e) => Err(e),
-                Ok(Some(line)) => {
-                    self.machine.number += 1;
+                Ok(Some((n, line))) => {
+                    self.machine.number = n;
                     self.machine.line(line)
                 }
                 Ok(None) => {
@@ -164,6 +164,11 @@ struct Table {
     rows: Vec<(f64, bool)>,
     /// `rows.len() × (runs + 2)` cells: the runs, `% Variation`, `var(log)`.
     cells: Vec<Option<f64>>,
+    /// Line of the last row read.
+    last_row: u64,
+    /// Lines after the last row while the table is still open (blank or prose): when
+    /// the table turns out cut short, they are read again as lead lines.
+    tail: Vec<String>,
 }
 
 impl Table {
@@ -195,6 +200,9 @@ impl Names {
 /// The output being assembled.
 #[derive(Debug, Default)]
 struct Builder {
+    /// A run block printed without its `BENCHMARK RESULTS (RUN n)` header, starting at
+    /// `Run time:`: it ends where its probe lines end, a block of its own.
+    headerless: bool,
     label: Option<String>,
     first_line: u64,
     last_line: u64,
@@ -264,6 +272,9 @@ impl Machine {
             self.blank();
             return Ok(());
         }
+        if self.loose_probe(rest)? {
+            return Ok(());
+        }
         while !rest.is_empty() {
             rest = self.step(rest)?.trim_start();
         }
@@ -271,11 +282,108 @@ impl Machine {
     }
 
     fn blank(&mut self) {
-        match &self.state {
+        if matches!(self.state, State::InRun) && self.block.as_ref().is_some_and(|b| b.headerless) {
+            self.finish();
+            self.labels.observe("");
+            return;
+        }
+        match &mut self.state {
             State::Outside => self.labels.observe(""),
             State::AfterTables => self.labels.observe(""),
+            State::Table(t) if !t.rows.is_empty() => t.tail.push(String::new()),
             _ => {}
         }
+    }
+
+    /// A Chronicle `Histogram` probe line printed on its own, outside any JLBH run
+    /// (`write histogram: 50/90 … worst was …`, an unnamed `50/90 … worst was …`, any
+    /// ladder such as `50/90 97/99 99.7/99.9 … - worst`): the lines of one group form a
+    /// block with one run, a repeated name starts the next run. `Ok(false)` when the line
+    /// is not such a line, or a JLBH output is being read.
+    fn loose_probe(&mut self, s: &str) -> Result<bool, ParseError> {
+        let probe_block = self.block.as_ref().is_some_and(|b| b.headerless);
+        let outside = matches!(self.state, State::Outside);
+        if !(outside || (probe_block && matches!(self.state, State::InRun))) {
+            return Ok(false);
+        }
+        let Some((name, count, points)) = loose_probe_line(s) else {
+            return Ok(false);
+        };
+        if outside {
+            self.start();
+            self.open_run(1);
+            self.block().headerless = true;
+        }
+        let n = self.number;
+        let metric = if name.is_empty() {
+            "latency".to_string()
+        } else {
+            self.names.metric(name)
+        };
+        let b = self.block();
+        let repeats = b
+            .runs
+            .last()
+            .is_some_and(|r| r.series.iter().any(|s| s.metric == metric));
+        if repeats {
+            let index = b.runs.len() as u32 + 1;
+            b.runs.push(Run {
+                index,
+                first_line: n,
+                last_line: n,
+                ..Run::default()
+            });
+        }
+        let run = b.runs.last_mut().expect("a run is open");
+        run.last_line = n;
+        run.series.push(Series::new(
+            metric,
+            if name.is_empty() { "latency" } else { name },
+            UNIT,
+            Data::Ladder {
+                count,
+                points: points
+                    .into_iter()
+                    .map(|(percentile, value)| LadderPoint {
+                        percentile,
+                        value: Some(value),
+                        line_value: None,
+                    })
+                    .collect(),
+            },
+        ));
+        b.last_line = n;
+        Ok(true)
+    }
+
+    /// Whether a table named `label` was already read for the current output, which
+    /// comes from tables only: then it starts the next output.
+    fn repeats(&mut self, label: &str) -> bool {
+        let m = self.names.metric(label);
+        self.block
+            .as_ref()
+            .is_some_and(|b| b.from_tables && b.summarised.contains(&m))
+    }
+
+    /// Closes a table that stopped before its `worst` row: its rows are kept, with a
+    /// warning, and the lines read after its last row are read again outside it.
+    fn cut_table(&mut self, mut t: Table) -> Result<(), ParseError> {
+        let last = t.rows.last().map_or(0.0, |r| r.0);
+        self.out.push_back(Ok(Parsed::Warning {
+            line: t.last_row,
+            message: format!(
+                "SUMMARY ({}) table from line {} ends at {last} (no worst row)",
+                t.display, t.first_line
+            ),
+        }));
+        let tail = std::mem::take(&mut t.tail);
+        let number = self.number;
+        self.close_table(t, false)?;
+        for l in &tail {
+            self.line(l)?;
+        }
+        self.number = number;
+        Ok(())
     }
 
     fn err(&self, message: impl Into<String>) -> ParseError {
@@ -310,6 +418,10 @@ impl Machine {
                 Ok("")
             }
             Err(_) if matches!(self.state, State::AfterTables) && self.block().may_end() => {
+                self.finish();
+                Ok(s)
+            }
+            Err(_) if matches!(self.state, State::InRun) && self.block().headerless => {
                 self.finish();
                 Ok(s)
             }
@@ -357,6 +469,12 @@ impl Machine {
                     self.start();
                     self.open_table("end to end".to_string(), n, runs, variation, var_log);
                 }
+                Line::RunTime { .. } => {
+                    self.start();
+                    self.open_run(1);
+                    self.block().headerless = true;
+                    self.in_run(line)?;
+                }
                 _ => {
                     // JLBH's warm-up progress (`Complete: 50000`) is no lead line.
                     if !is_progress(s) {
@@ -403,6 +521,24 @@ impl Machine {
                     )));
                 }
             },
+            State::InRun
+                if self.block().headerless
+                    && !matches!(
+                        line,
+                        Line::RunTime { .. }
+                            | Line::CoCorrection(_)
+                            | Line::Throughput { .. }
+                            | Line::Probe(_)
+                            | Line::Masked
+                    ) =>
+            {
+                // The probe lines of a headerless run ended: it is complete.
+                self.finish();
+                if matches!(line, Line::Separator) {
+                    return Ok(rest);
+                }
+                return Ok(s);
+            }
             State::InRun => {
                 self.state = State::InRun;
                 self.in_run(line)?;
@@ -448,8 +584,16 @@ impl Machine {
                     self.close_table(t, true)?;
                 }
                 Line::Other => {
+                    let mut t = t;
+                    if !t.rows.is_empty() {
+                        t.tail.push(s.to_string());
+                    }
                     self.state = State::Table(t);
                     return Ok("");
+                }
+                _ if !t.rows.is_empty() => {
+                    self.cut_table(t)?;
+                    return Ok(s);
                 }
                 _ => {
                     return Err(self.err(format!(
@@ -467,6 +611,11 @@ impl Machine {
                     } else {
                         self.state = State::AfterTables;
                     }
+                }
+                Line::SummaryHeader { label } if self.repeats(label) => {
+                    // The same table again: the next output, printed with no lead line.
+                    self.finish();
+                    return Ok(s);
                 }
                 Line::SummaryHeader { label } => {
                     self.state = State::SummaryHeader {
@@ -497,6 +646,10 @@ impl Machine {
             return Err(ParseError::new(n, "run line without a run"));
         }
         let run = b.runs.last_mut().expect("checked above");
+        if b.headerless {
+            run.last_line = n;
+            b.last_line = n;
+        }
         match line {
             Line::RunTime { secs, distribution } => {
                 if let Some(secs) = secs {
@@ -562,9 +715,10 @@ impl Machine {
     /// Starts an output at the current line, labelled by the nearest lead line.
     fn start(&mut self) {
         // The output's first line closes a short lead line as a blank line would.
+        let label = self.labels.label();
         self.labels.observe("");
         self.block = Some(Builder {
-            label: self.labels.label(),
+            label,
             first_line: self.number,
             last_line: self.number,
             runs: Vec::with_capacity(self.last_runs),
@@ -613,6 +767,8 @@ impl Machine {
             var_log,
             rows,
             cells,
+            last_row: at,
+            tail: Vec::new(),
         });
     }
 
@@ -640,6 +796,8 @@ impl Machine {
         };
         t.cells.push(variation);
         t.cells.push(var_log);
+        t.last_row = self.number;
+        t.tail.clear();
         if row.label == "worst" {
             let State::Table(t) = std::mem::take(&mut self.state) else {
                 unreachable!("state checked above")
@@ -738,6 +896,10 @@ impl Machine {
                     "input ends after the warm-up line {first}, before RUN 1"
                 )))
             }
+            State::InRun if self.block().headerless => {
+                self.finish();
+                Ok(())
+            }
             State::InRun => {
                 let run = self
                     .block()
@@ -749,6 +911,10 @@ impl Machine {
                     run.0, run.1
                 )))
             }
+            State::Table(t) if !t.rows.is_empty() => {
+                self.cut_table(t)?;
+                self.eof()
+            }
             State::Table(t) => Err(self.err(format!(
                 "input ends inside the SUMMARY ({}) table from line {}, before its 'worst' row",
                 t.display, t.first_line
@@ -756,6 +922,16 @@ impl Machine {
             State::SummaryHeader { label, line, .. } => Err(self.err(format!(
                 "input ends after the SUMMARY ({label}) header at line {line}"
             ))),
+            State::BetweenRuns | State::AfterTables if !self.block().summarised.is_empty() => {
+                // Cut short after some of its tables: keep what was read, say what is not.
+                let e = self.cut_off();
+                self.out.push_back(Ok(Parsed::Warning {
+                    line: e.line,
+                    message: e.message,
+                }));
+                self.finish();
+                Ok(())
+            }
             State::BetweenRuns | State::AfterTables => Err(self.cut_off()),
         }
     }
@@ -805,6 +981,102 @@ fn probe_series(metric: String, p: &ProbeLine<'_>) -> Series {
             points,
         },
     )
+}
+
+/// The layout of a probe line's labels or values: each label or number as `N`, with the
+/// `/` and `-` between them (`50/90 99/99.9 - worst` → `N/N N/N - N`).
+fn ladder_shape(s: &str) -> String {
+    let mut out = String::new();
+    for tok in s.split_whitespace() {
+        for (i, part) in tok.split('/').enumerate() {
+            if i > 0 {
+                out.push('/');
+            }
+            match part {
+                "" => {}
+                "-" => out.push('-'),
+                _ => out.push('N'),
+            }
+        }
+        out.push(' ');
+    }
+    // `1.5 / 27` and `50/90` alike.
+    out.replace(" / ", "/")
+        .replace(" /", "/")
+        .replace("/ ", "/")
+}
+
+/// A probe line read on its own: name (maybe empty), sample count, (percentile, µs).
+type LooseProbe<'a> = (&'a str, Option<u64>, Vec<(f64, f64)>);
+
+/// Reads a probe line printed on its own: `[name[:] [(count)]] <labels> was <values>`,
+/// labels being percentiles and `worst` separated by `/` and spaces (`-` fills a slot),
+/// values in microseconds with `,` grouping. `None` unless labels and values pair up.
+fn loose_probe_line(s: &str) -> Option<LooseProbe<'_>> {
+    let was = s.find("worst was ")?;
+    let (left, right) = (&s[..was + 5], &s[was + 10..]);
+    let start = left
+        .match_indices("50/")
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || left.as_bytes()[i - 1] == b' ')?;
+    let lead = left[..start].trim();
+    // A name is `name:` or `name (count)`; other text before the ladder is prose.
+    if !(lead.is_empty() || lead.ends_with(':') || lead.ends_with(')')) {
+        return None;
+    }
+    let mut name = lead.trim_end_matches(':').trim();
+    let mut count = None;
+    if let Some(open) = name.rfind('(').filter(|_| name.ends_with(')')) {
+        let digits: String = name[open + 1..name.len() - 1]
+            .chars()
+            .filter(|c| !matches!(c, ',' | '.' | '\'' | ' ' | '\u{a0}'))
+            .collect();
+        count = Some(digits.parse::<u64>().ok()?);
+        name = name[..open].trim().trim_end_matches(':').trim();
+    }
+    let mut labels = Vec::new();
+    for tok in left[start..]
+        .split([' ', '/'])
+        .filter(|t| !t.is_empty() && *t != "-")
+    {
+        labels.push(match tok {
+            "worst" => 100.0,
+            _ => tok
+                .parse::<f64>()
+                .ok()
+                .filter(|p| (0.0..100.0).contains(p))?,
+        });
+    }
+    let mut values = Vec::new();
+    for tok in right
+        .split([' ', '/'])
+        .filter(|t| !t.is_empty() && *t != "-")
+    {
+        let grouped = tok.contains(',');
+        if grouped
+            && !tok
+                .split(',')
+                .skip(1)
+                .all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return None;
+        }
+        values.push(
+            tok.replace(',', "")
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())?,
+        );
+    }
+    // A ladder: values laid out as the labels are (`50/90 99 - worst` and
+    // `1.5 / 27  104 - 36,700`), percentiles rising to `worst`, values never falling.
+    let ladder = ladder_shape(&left[start..]) == ladder_shape(right)
+        && labels.windows(2).all(|w| w[0] < w[1])
+        && labels.last() == Some(&100.0)
+        && values.windows(2).all(|w| w[0] <= w[1]);
+    // Chronicle's shortest ladder is `50/90 99/99.9 - worst`.
+    (labels.len() >= 5 && labels.len() == values.len() && ladder)
+        .then(|| (name, count, labels.into_iter().zip(values).collect()))
 }
 
 /// Writes a summary table's values into the runs and its derived columns into `printed`.

@@ -14,8 +14,8 @@
 //! series named by [`metric_name`] with the unit printed in its cell.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineMachine, drive, metric_name};
 use std::collections::VecDeque;
 use std::io::BufRead;
@@ -43,7 +43,14 @@ const KNOWN: &[&str] = &[
 ];
 
 /// Columns that describe the load rather than measure it: run parameters (as metric names).
-const PARAMS: &[&str] = &["count", "sleep", "threads", "thread", "concurrency"];
+const PARAMS: &[&str] = &[
+    "count",
+    "sleep",
+    "threads",
+    "thread",
+    "threads_num",
+    "concurrency",
+];
 
 /// Thread or concurrency counts in Chinese write-ups (simplified and traditional); pages
 /// copied with ruby annotations add `(shù)`, which [`metric_name`] turns into `_shù`.
@@ -71,7 +78,11 @@ pub fn sniff(head: &Head) -> u8 {
     for line in head.text.lines() {
         let toks = tokens(line);
         if let Some(width) = prev {
-            if toks.len() == width && data_cells(&toks).is_some() {
+            // Rows named by their first cell only in pipe tables: a whitespace table's
+            // first cell may be a time (`28/01/14-16:10`, tsar).
+            let named = line.contains('|') && toks.len() >= 2 && cell(toks[0]).is_none();
+            let numbers = if named { &toks[1..] } else { &toks[..] };
+            if toks.len() == width && data_cells(numbers).is_some() {
                 return CONFIDENCE;
             }
             if is_rule(&toks) {
@@ -93,18 +104,34 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
 fn is_header(toks: &[&str]) -> bool {
     toks.len() >= 2
         && toks.iter().all(|t| cell(t).is_none())
-        && toks
-            .iter()
-            .filter(|t| KNOWN.iter().any(|k| t.eq_ignore_ascii_case(k)))
-            .count()
-            >= 2
+        && toks.iter().filter(|t| known_column(t)).count() >= 2
 }
 
-/// Splits a line into cells: on whitespace, and on `|` so Markdown tables read the same.
+/// Splits a line into cells: on `|` when it has one (a Markdown table row without outer
+/// pipes, whose cells may hold spaces: `native thrift | 60 | 6.9w`), else on whitespace.
 fn tokens(line: &str) -> Vec<&str> {
-    line.split(|c: char| c.is_whitespace() || c == '|')
+    if line.contains('|') {
+        return line
+            .split('|')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .collect();
+    }
+    line.split(char::is_whitespace)
         .filter(|t| !t.is_empty())
         .collect()
+}
+
+/// Whether a header cell names a known column: exactly (`QPS`, `cpu`), as a known name
+/// followed by a non-ASCII word (`cpu利用率`), or as a Chinese thread-count heading.
+fn known_column(t: &str) -> bool {
+    let lower = t.to_ascii_lowercase();
+    KNOWN.iter().any(|k| {
+        lower == *k
+            || lower
+                .strip_prefix(k)
+                .is_some_and(|rest| rest.starts_with(|c: char| !c.is_ascii()))
+    }) || CJK_PARAMS.iter().any(|w| t.starts_with(w))
 }
 
 /// A Markdown table rule under a header (`|---|:--:|`): drawing, not data.
@@ -159,6 +186,10 @@ fn cell(tok: &str) -> Option<(f64, &str)> {
     } else {
         number.parse().ok()?
     };
+    // Chinese write-ups count in 万 (ten thousand), written `w` (`6.9w` = 69,000).
+    if matches!(unit, "w" | "W" | "万") {
+        return Some((value * 1e4, ""));
+    }
     Some((value, unit))
 }
 
@@ -201,6 +232,20 @@ impl Table {
                 },
             )
             .collect()
+    }
+
+    /// A row whose first cell is its name: the name is the first column's parameter.
+    fn add_named_row(&mut self, name: &str, cells: Vec<(f64, &str)>, n: u64) {
+        let (header, metrics) = (self.header.clone(), self.metrics.clone());
+        self.header.remove(0);
+        self.metrics.remove(0);
+        self.add_row(cells, n);
+        self.header = header;
+        self.metrics = metrics;
+        if let Some(run) = self.runs.last_mut() {
+            run.params
+                .insert(self.metrics[0].clone(), Param::from(name.to_string()));
+        }
     }
 
     fn add_row(&mut self, cells: Vec<(f64, &str)>, n: u64) {
@@ -286,6 +331,18 @@ impl LineMachine for Machine {
             if toks.is_empty() {
                 self.end_table();
                 self.labels.observe(line);
+                return Ok(());
+            }
+            // A row named by its first cell (`native thrift | 60 | 6.9w | …`).
+            if table.other_rows == 0
+                && line.contains('|')
+                && toks.len() == table.header.len()
+                && toks.len() >= 2
+                && cell(toks[0]).is_none()
+                && !known_column(&table.header[0])
+                && let Some(cells) = data_cells(&toks[1..])
+            {
+                table.add_named_row(toks[0], cells, n);
                 return Ok(());
             }
             match data_cells(&toks) {
@@ -531,7 +588,8 @@ mod tests {
         let blocks = parse_ok(&FORMAT, text.as_bytes());
         assert_eq!(blocks.len(), 2);
         assert_eq!(blocks[0].runs.len(), 2);
-        assert_eq!(blocks[1].label, None);
+        // A short line directly before a table labels it.
+        assert_eq!(blocks[1].label.as_deref(), Some("that was fast"));
         assert!(all(b"").is_empty());
         // A header alone, or followed by a blank line, is prose.
         assert!(all(b"qps rt\n\nqps rt").is_empty());

@@ -3,47 +3,7 @@
 //! Each format answers a sniff with a confidence (0 = not mine, 100 = certainly mine);
 //! detection picks the most confident. An explicit `--format` bypasses sniffing.
 
-use crate::error::ParseError;
-use crate::model::Parsed;
-use std::io::BufRead;
-
-/// How many bytes of a file detection reads at least.
-pub const HEAD_BYTES: usize = 64 * 1024;
-
-/// What a sniffer sees: the file's name and its first [`HEAD_BYTES`] (or more) as text.
-#[derive(Debug, Clone, Copy)]
-pub struct Head<'a> {
-    /// The file name without folders (`READ.dat`, `run.hlog`); empty for stdin.
-    pub file_name: &'a str,
-    /// The start of the file, decoded lossily as UTF-8.
-    pub text: &'a str,
-    /// Whether `text` is the whole file.
-    pub complete: bool,
-}
-
-/// The stream of results of one parse.
-pub type ParseIter<'a> = Box<dyn Iterator<Item = Result<Parsed, ParseError>> + 'a>;
-
-/// One input format.
-pub struct Format {
-    /// The name used by `--format` and stored with every run (`jlbh`, `tsar`, …).
-    pub name: &'static str,
-    /// Parser version, stored as provenance; bump it when the parser's output changes.
-    pub version: &'static str,
-    /// Confidence 0–100 that `head` is this format.
-    pub sniff: fn(&Head) -> u8,
-    /// Parse a whole input, yielding blocks as they complete.
-    pub parse: for<'a> fn(Box<dyn BufRead + 'a>) -> ParseIter<'a>,
-}
-
-impl std::fmt::Debug for Format {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Format")
-            .field("name", &self.name)
-            .field("version", &self.version)
-            .finish()
-    }
-}
+pub use crate::format::{Format, HEAD_BYTES, Head, ParseIter};
 
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
@@ -58,6 +18,8 @@ pub fn formats() -> &'static [Format] {
         crate::tsar::FORMAT,
         crate::jgroups::FORMAT,
         crate::qps_table::FORMAT,
+        crate::jtest::FORMAT,
+        crate::zk_latencies::FORMAT,
     ]
 }
 
@@ -66,16 +28,60 @@ pub fn format_by_name(name: &str) -> Option<&'static Format> {
     formats().iter().find(|f| f.name == name)
 }
 
-/// The most confident format for `head`, if any claims it.
+/// The most confident format for `head`, if any claims it. Sniffers see the head after
+/// the shared un-wrapping pass ([`crate::unwrap`]), as parsers see their lines.
 pub fn detect(head: &Head) -> Option<&'static Format> {
     let mut best: Option<(&'static Format, u8)> = None;
-    for f in formats() {
-        let c = (f.sniff)(head);
-        if c > 0 && best.is_none_or(|(_, b)| c > b) {
+    for (f, c) in claims(head) {
+        if best.is_none_or(|(_, b)| c > b) {
             best = Some((f, c));
         }
     }
     best.map(|(f, _)| f)
+}
+
+/// Every format that claims `head` (confidence above 0), in tie-break order, with its
+/// confidence; sniffers see the head un-wrapped.
+pub fn claims(head: &Head) -> Vec<(&'static Format, u8)> {
+    let text = unwrapped(head.text);
+    let seen = Head {
+        file_name: head.file_name,
+        text: &text,
+        complete: head.complete,
+    };
+    formats()
+        .iter()
+        .map(|f| (f, (f.sniff)(&seen)))
+        .filter(|&(_, c)| c > 0)
+        .collect()
+}
+
+/// `text` after the un-wrapping pass, line for line (skipped lines are left out).
+pub fn unwrapped(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut u = crate::unwrap::Unwrapper::new();
+    let mut out = String::new();
+    let mut changed = false;
+    for raw in text.split('\n') {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        match u.line(raw) {
+            Some(std::borrow::Cow::Borrowed(l)) => {
+                changed |= l.len() != raw.len();
+                out.push_str(l);
+                out.push('\n');
+            }
+            Some(std::borrow::Cow::Owned(l)) => {
+                changed = true;
+                out.push_str(&l);
+                out.push('\n');
+            }
+            None => changed = true,
+        }
+    }
+    if changed {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 #[cfg(test)]

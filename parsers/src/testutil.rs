@@ -1,6 +1,8 @@
 //! Test helpers: where the shared samples and seeds live, when they are present.
 
-use std::path::PathBuf;
+use crate::model::{Data, Param, Parsed, Run};
+use crate::{Format, Head, ParseError};
+use std::path::{Path, PathBuf};
 
 /// `../shared/<sub>` beside the repository, or `None` (tests then skip) when absent.
 pub fn shared(sub: &str) -> Option<PathBuf> {
@@ -38,7 +40,8 @@ pub fn items_json(format: &crate::Format, bytes: &[u8]) -> Vec<serde_json::Value
         .collect()
 }
 
-/// Every file under `dir`, recursively, sorted.
+/// Every input file under `dir`, recursively, sorted: the corpus' `MANIFEST` and
+/// `README.md` files describe inputs and are left out.
 pub fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -47,13 +50,23 @@ pub fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
             let p = entry.path();
             if p.is_dir() {
                 stack.push(p);
-            } else {
+            } else if !p.ends_with("MANIFEST") && !p.ends_with("README.md") {
                 out.push(p);
             }
         }
     }
     out.sort();
     out
+}
+
+/// Every hand-written fixture under `fixtures/` (not the real-world corpus `fixtures/real`,
+/// which `tests/real_corpus.rs` covers file by file).
+pub fn own_fixtures() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    files_under(&root)
+        .into_iter()
+        .filter(|p| !p.starts_with(root.join("real")))
+        .collect()
 }
 
 /// Every file under `../shared/seeds` and `../shared/samples`; `None` when absent.
@@ -66,7 +79,7 @@ pub fn shared_files() -> Option<Vec<PathBuf>> {
 /// What `format`'s sniffer answers for a file, seen as detection sees it.
 pub fn sniff_file(format: &crate::Format, path: &std::path::Path) -> u8 {
     let bytes = std::fs::read(path).unwrap();
-    let head = &bytes[..bytes.len().min(crate::registry::HEAD_BYTES)];
+    let head = &bytes[..bytes.len().min(crate::format::HEAD_BYTES)];
     let text = String::from_utf8_lossy(head);
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     (format.sniff)(&crate::Head {
@@ -74,4 +87,132 @@ pub fn sniff_file(format: &crate::Format, path: &std::path::Path) -> u8 {
         text: &text,
         complete: head.len() == bytes.len(),
     })
+}
+
+// Helpers first written for the ZooKeeper-family tests.
+
+/// `fixtures/<rel>` at the repository root (written by hand, always present).
+pub fn fixture(rel: &str) -> Vec<u8> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures")
+        .join(rel);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The format detection picks for the file at `path`, as the CLI would see it.
+pub fn detect_file(path: &Path) -> Option<&'static str> {
+    let bytes = std::fs::read(path).expect("readable file");
+    let n = bytes.len().min(crate::format::HEAD_BYTES);
+    let text = String::from_utf8_lossy(&bytes[..n]);
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let head = Head {
+        file_name: name,
+        text: &text,
+        complete: n == bytes.len(),
+    };
+    crate::detect(&head).map(|f| f.name)
+}
+
+/// Every confidence the given sniffers give the file at `path`.
+pub fn sniff_files(path: &Path, sniffers: &[&Format]) -> Vec<(&'static str, u8)> {
+    let bytes = std::fs::read(path).expect("readable file");
+    let n = bytes.len().min(crate::format::HEAD_BYTES);
+    let text = String::from_utf8_lossy(&bytes[..n]);
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let head = Head {
+        file_name: name,
+        text: &text,
+        complete: n == bytes.len(),
+    };
+    sniffers
+        .iter()
+        .map(|f| (f.name, (f.sniff)(&head)))
+        .collect()
+}
+
+/// The first error of parsing `bytes`; panics when there is none.
+pub fn parse_err(format: &Format, bytes: &[u8]) -> ParseError {
+    (format.parse)(Box::new(bytes))
+        .find_map(Result::err)
+        .expect("a parse error")
+}
+
+/// Every warning of parsing `bytes` (line, message).
+pub fn warnings(format: &Format, bytes: &[u8]) -> Vec<(u64, String)> {
+    (format.parse)(Box::new(bytes))
+        .filter_map(|r| match r {
+            Ok(Parsed::Warning { line, message }) => Some((line, message)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The single value of series `metric` in `run`: outer `None` when there is no such
+/// series, inner `None` when its value is absent.
+pub fn value(run: &Run, metric: &str) -> Option<Option<f64>> {
+    run.series.iter().find_map(|s| match s.data {
+        Data::Value { value } if s.metric == metric => Some(value),
+        _ => None,
+    })
+}
+
+/// The unit of series `metric` in `run`.
+pub fn unit<'r>(run: &'r Run, metric: &str) -> &'r str {
+    let s = run.series.iter().find(|s| s.metric == metric);
+    &s.unwrap_or_else(|| panic!("no series {metric}")).unit
+}
+
+/// The text parameter `key` of `run`.
+pub fn text<'r>(run: &'r Run, key: &str) -> &'r str {
+    match run.params.get(key) {
+        Some(Param::Text(s)) => s,
+        other => panic!("param {key}: {other:?}"),
+    }
+}
+
+/// A small seeded generator (xorshift64), so robustness loops are repeatable.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// Runs `format` to the end over damaged copies of each input: cut at many points,
+/// bytes replaced by format-relevant junk, random bytes, and one very long line. Each
+/// run must end (errors are fine); a panic fails the test. Seconds, not minutes.
+pub fn never_panics(format: &Format, inputs: &[Vec<u8>]) {
+    let run = |bytes: &[u8]| (format.parse)(Box::new(bytes)).count();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let junk: &[u8] = b"x%\n |/.-:0123456789#<>`\"'*\t\r\xe5\xff";
+    for bytes in inputs {
+        let step = (bytes.len() / 300).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            run(&bytes[..cut]);
+        }
+        for _ in 0..300 {
+            let mut damaged = bytes.clone();
+            for _ in 0..1 + rng.next() % 4 {
+                if damaged.is_empty() {
+                    break;
+                }
+                let i = (rng.next() % damaged.len() as u64) as usize;
+                damaged[i] = junk[(rng.next() % junk.len() as u64) as usize];
+            }
+            run(&damaged);
+        }
+        let mut long = bytes.clone();
+        let at = long.len() / 2;
+        long.splice(at..at, std::iter::repeat_n(b'9', 1 << 20));
+        run(&long);
+    }
+    for _ in 0..50 {
+        let n = (rng.next() % 4096) as usize;
+        let random: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+        run(&random);
+    }
 }

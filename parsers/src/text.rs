@@ -2,19 +2,24 @@
 //! `\r` and ANSI escapes, block labels from lead lines, and metric-name normalisation.
 
 use crate::error::ParseError;
+use crate::format::ParseIter;
 use crate::model::Parsed;
-use crate::registry::ParseIter;
+use crate::unwrap::Unwrapper;
+use std::borrow::Cow;
 use std::io::BufRead;
 
 /// Reads lines from a `BufRead` into one reused buffer, counting 1-based line numbers.
 ///
 /// Lines are decoded lossily (binary junk becomes U+FFFD, never an error), a trailing
-/// `\r` is removed, and ANSI escape sequences are stripped when present.
+/// `\r` is removed, ANSI escape sequences are stripped when present, and the shared
+/// [`Unwrapper`] takes off what the line was pasted in (lines that are only table markup
+/// are skipped, still counted).
 pub struct LineReader<R> {
     inner: R,
     bytes: Vec<u8>,
     line: String,
     number: u64,
+    unwrap: Unwrapper,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -24,6 +29,15 @@ impl<R: BufRead> LineReader<R> {
             bytes: Vec::with_capacity(256),
             line: String::with_capacity(256),
             number: 0,
+            unwrap: Unwrapper::new(),
+        }
+    }
+
+    /// The next line and its 1-based number, or `None` at the end of input.
+    pub fn next_numbered(&mut self) -> Result<Option<(u64, &str)>, ParseError> {
+        match self.next_line()? {
+            Some(_) => Ok(Some((self.number, &self.line))),
+            None => Ok(None),
         }
     }
 
@@ -34,13 +48,29 @@ impl<R: BufRead> LineReader<R> {
 
     /// The next line without its terminator, or `None` at the end of input.
     pub fn next_line(&mut self) -> Result<Option<&str>, ParseError> {
+        loop {
+            if !self.read_raw()? {
+                return Ok(None);
+            }
+            match self.unwrap.line(&self.line) {
+                None => continue,
+                // Unchanged (the pass hands back the whole line).
+                Some(Cow::Borrowed(s)) if s.len() == self.line.len() => {}
+                Some(other) => self.line = other.into_owned(),
+            }
+            return Ok(Some(&self.line));
+        }
+    }
+
+    /// Reads one raw line into `line`; `false` at the end of input.
+    fn read_raw(&mut self) -> Result<bool, ParseError> {
         self.bytes.clear();
         let n = self
             .inner
             .read_until(b'\n', &mut self.bytes)
             .map_err(|e| ParseError::io(self.number + 1, &e))?;
         if n == 0 {
-            return Ok(None);
+            return Ok(false);
         }
         self.number += 1;
         if self.bytes.last() == Some(&b'\n') {
@@ -58,7 +88,7 @@ impl<R: BufRead> LineReader<R> {
             let cleaned = strip_ansi(&self.line);
             self.line = cleaned;
         }
-        Ok(Some(&self.line))
+        Ok(true)
     }
 }
 
@@ -86,10 +116,8 @@ pub fn drive<'a, M: LineMachine + 'a>(r: Box<dyn BufRead + 'a>, mut machine: M) 
             if done {
                 return None;
             }
-            // The reader counts a line only once it has read it.
-            let n = reader.line_number() + 1;
-            let step = match reader.next_line() {
-                Ok(Some(line)) => machine.feed(line, n),
+            let step = match reader.next_numbered() {
+                Ok(Some((n, line))) => machine.feed(line, n),
                 Ok(None) => {
                     done = true;
                     machine.finish(reader.line_number())
@@ -149,14 +177,18 @@ pub fn metric_name(display: &str) -> String {
 
 /// Tracks the lead line that labels the next result block.
 ///
-/// A block's label is the nearest preceding prose line that is a heading (`#`), a
-/// line ending in `:` or `：`, or a short line (≤ 80 characters) standing alone between
-/// blank lines; trimmed of `#`, `>`, `*` and the colon. Feed it every line that is not
-/// part of a block ([`observe`](Self::observe)); ask it at a block's start ([`label`](Self::label)).
+/// A block's label is the nearest preceding prose line that is a heading (`#`, asciidoc
+/// `=`), a line ending in `:` or `：`, or a short line (≤ 80 characters, not a shell
+/// command) directly before the block or standing alone between blank lines; trimmed of
+/// `#`, `=`, `>`, `*` and the colon. Lines of markup only (`----`, fences) are transparent.
+/// Feed it every line that is not part of a block ([`observe`](Self::observe)); ask it at a
+/// block's start ([`label`](Self::label)).
 #[derive(Debug, Default, Clone)]
 pub struct LabelTracker {
     label: Option<String>,
     pending_short: Option<String>,
+    /// The short line just observed, with no blank line after it yet.
+    direct: Option<String>,
     prev_blank: bool,
     seen_any: bool,
 }
@@ -176,36 +208,74 @@ impl LabelTracker {
             if let Some(p) = self.pending_short.take() {
                 self.label = Some(p);
             }
+            self.direct = None;
             self.prev_blank = true;
             return;
         }
-        self.pending_short = None;
-        let was_blank = self.prev_blank || !self.seen_any;
-        self.prev_blank = false;
-        self.seen_any = true;
         let cleaned = clean_label(t);
         if cleaned.is_empty() || !cleaned.chars().any(char::is_alphanumeric) {
             return;
         }
-        let heading = t.starts_with('#');
+        self.pending_short = None;
+        self.direct = None;
+        let was_blank = self.prev_blank || !self.seen_any;
+        self.prev_blank = false;
+        self.seen_any = true;
+        let heading = t.starts_with('#') || t.starts_with("==");
         let colon = t.ends_with(':') || t.ends_with('：');
         if heading || colon {
             self.label = Some(cleaned);
-        } else if was_blank && t.chars().count() <= 80 {
-            self.pending_short = Some(cleaned);
+        } else if t.chars().count() <= 80 && !is_command(t) {
+            if was_blank {
+                self.pending_short = Some(cleaned.clone());
+            }
+            // A sentence (`… the metrics.`) under a heading is prose, not a label.
+            if !t.ends_with(['.', '。']) && !is_log_line(t) {
+                self.direct = Some(cleaned);
+            }
         }
     }
 
     /// The label for a block starting now. A short line directly before the block
-    /// counts too (the block's first line plays the part of the closing blank line).
+    /// labels it (the block's first line plays the part of the closing blank line), so
+    /// a host name echoed before an output labels that output, not the next one.
     pub fn label(&self) -> Option<String> {
-        self.label.clone()
+        self.direct
+            .clone()
+            .or_else(|| self.pending_short.clone())
+            .or_else(|| self.label.clone())
     }
+}
+
+/// Whether a line is a log record (`2021-05-04 10:00:01.123 [main] INFO …`): what a
+/// program logged before its output, not what the output is.
+fn is_log_line(t: &str) -> bool {
+    static LOG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^\[?\d{2,4}[-/.]\d{2}[-/.]\d{2}[ T]\d|\b(?:INFO|WARN|WARNING|DEBUG|ERROR|TRACE)\b",
+        )
+        .expect("valid regex")
+    });
+    LOG.is_match(t)
+}
+
+/// Whether a line is a command typed at a shell prompt (`$ wrk -t4 …`,
+/// `[root@db1 ~]# tsar --live`, `user@host:~$ echo srvr | nc …`): it says how the output
+/// was made, not what it is, so it is not a label (a host name alone on its line is).
+/// A bare command with options (`wrk2 -t2 -c16 …`) counts as one too.
+fn is_command(t: &str) -> bool {
+    static PROMPT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(?:[$%>➜❯]|[\w.@\-]*[@\[][^\s$#]*(?:\s[^\s$#]*)?\]?[$#]|[\w.\-]+[$#])\s+\S|^[\w./][\w./\-]*\s+-{1,2}[A-Za-z]")
+            .expect("valid regex")
+    });
+    PROMPT.is_match(t)
 }
 
 /// Trims a lead line of markup: leading `#`, `>`, `*`, whitespace; trailing colon, `*`.
 pub fn clean_label(line: &str) -> String {
-    let t = line.trim().trim_start_matches(['#', '>', '*', ' ', '\t']);
+    let t = line
+        .trim()
+        .trim_start_matches(['#', '=', '>', '*', ' ', '\t']);
     let t = t.trim_end_matches([':', '：', '*', ' ', '\t']);
     t.trim().to_string()
 }
@@ -236,10 +306,7 @@ mod tests {
         );
         t.observe("");
         t.observe("TCP");
-        assert_eq!(
-            t.label().as_deref(),
-            Some("the current master with patch version v11jp")
-        );
+        assert_eq!(t.label().as_deref(), Some("TCP"));
         t.observe("");
         assert_eq!(t.label().as_deref(), Some("TCP"));
         t.observe("A long paragraph line that goes on and on");

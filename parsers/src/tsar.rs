@@ -15,8 +15,8 @@
 //! This module only reads text: no files, no clocks.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Parsed, Run, Series, TimePoint};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineMachine, drive, metric_name};
 use chrono::NaiveDate;
 use std::collections::{BTreeMap, VecDeque};

@@ -96,6 +96,25 @@ pub fn bytes(s: &str) -> Option<f64> {
     scaled_decimal(num, 0).map(|v| v * 1024f64.powi(pow))
 }
 
+/// A printed cell that is not a number; callers name the file line in their own error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotANumber;
+
+/// Parses a number as Java's `Long.toString` / `Double.toString` print it (`12`, `0.5789`,
+/// `1.0E-4`, `NaN`, `Infinity`). `Ok(None)` for the non-finite ones, `Err` for text.
+pub fn java_number(s: &str) -> Result<Option<f64>, NotANumber> {
+    let s = s.trim();
+    match s {
+        "NaN" | "Infinity" | "-Infinity" => return Ok(None),
+        _ => {}
+    }
+    // Rust also accepts `inf`/`nan` spellings Java never prints: demand a digit.
+    if !s.bytes().any(|b| b.is_ascii_digit()) {
+        return Err(NotANumber);
+    }
+    s.parse::<f64>().map(Some).map_err(|_| NotANumber)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,9 +41,9 @@
 //! `Transfer/sec:` line, is an error naming the line.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::hdr_percentiles::{Feed, Table, TableParser, header_layout};
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineReader};
 use crate::units::{bytes, duration_s, metric_count, scaled_decimal, time_us};
 use regex::Regex;
@@ -77,6 +77,9 @@ static SOCKET_ERRORS: LazyLock<Regex> = LazyLock::new(|| {
 static NON_2XX: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Non-2xx or 3xx responses: (\S+)\s*$"));
 static REQ_PER_SEC: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Requests/sec:\s*(\S*)\s*$"));
 static TRANSFER: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Transfer/sec:\s*(\S*)\s*$"));
+/// The thread stats header, where an excerpt trimmed of its `Running` line starts.
+static THREAD_STATS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*Thread Stats\s+Avg\s+Stdev\s+Max\s+\+/- Stdev\s*$"));
 /// An echoed command line with wrk2's rate option: `wrk2 -t2 -R2000 …`, `wrk --rate=10k …`.
 static COMMAND_RATE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?:^|[\s/$>])wrk2?(?:\s+\S+)*?\s+(?:-R|--rate)(?:=|\s*)(\d+(?:\.\d+)?[kMG]?)(?:\s|$)")
@@ -87,12 +90,18 @@ static COMMAND_RATE: LazyLock<Regex> = LazyLock::new(|| {
 pub fn sniff(head: &Head) -> u8 {
     let mut running = false;
     let mut threads = false;
+    let mut stats = false;
+    let mut totals = false;
     for line in head.text.lines() {
         running |= RUNNING.is_match(line);
         threads |= THREADS.is_match(line);
+        stats |= THREAD_STATS.is_match(line);
+        totals |= REQ_PER_SEC.is_match(line);
     }
     match (running, threads) {
         (true, true) => 95,
+        // An excerpt trimmed of its `Running` line.
+        _ if stats && totals => 90,
         (true, false) => 50,
         _ => 0,
     }
@@ -108,12 +117,14 @@ struct Output {
     first_line: u64,
     label: Option<String>,
     params: BTreeMap<String, Param>,
-    /// Thread stats rows: `[avg, stdev, max, within_stdev_pct]`.
-    latency_stats: Option<[f64; 4]>,
-    req_stats: Option<[f64; 4]>,
+    /// Thread stats rows: `[avg, stdev, max, within_stdev_pct]` (`None` for `-nan`).
+    latency_stats: Option<[Option<f64>; 4]>,
+    req_stats: Option<[Option<f64>; 4]>,
     /// The short `Latency Distribution` rows, recorded and uncorrected.
     distribution: [Vec<LadderPoint>; 2],
     spectrum: [Option<Table>; 2],
+    /// The printed distribution rows when a spectrum follows them.
+    printed_distribution: [Option<Series>; 2],
     /// Which latency the current distribution section is about.
     section: Option<usize>,
     /// Saw `Detailed Percentile spectrum:`, waiting for the table header.
@@ -136,13 +147,24 @@ fn whole(text: &str, what: &str, n: u64) -> Result<f64, ParseError> {
         .map_err(|_| parse_err(n, what, text))
 }
 
+/// Whether a cell is C's printing of a non-finite number (`-nan`, `nan`, `inf`): wrk2
+/// prints `-nan` for a thread that took no rate sample. Such a value is absent.
+fn not_finite(cell: &str) -> bool {
+    matches!(
+        cell.trim_start_matches(['-', '+'])
+            .to_ascii_lowercase()
+            .as_str(),
+        "nan" | "inf" | "nan%" | "inf%"
+    )
+}
+
 /// Reads a thread stats row's four cells with `read` for the first three.
 fn stats_cells(
     rest: &str,
     what: &str,
     n: u64,
     read: fn(&str) -> Option<f64>,
-) -> Result<[f64; 4], ParseError> {
+) -> Result<[Option<f64>; 4], ParseError> {
     let cells: Vec<&str> = rest.split_whitespace().collect();
     if cells.len() != 4 {
         return Err(ParseError::new(
@@ -154,14 +176,20 @@ fn stats_cells(
             ),
         ));
     }
-    let mut out = [0.0; 4];
+    let mut out = [None; 4];
     for (i, cell) in cells[..3].iter().enumerate() {
-        out[i] = read(cell).ok_or_else(|| parse_err(n, what, cell))?;
+        if !not_finite(cell) {
+            out[i] = Some(read(cell).ok_or_else(|| parse_err(n, what, cell))?);
+        }
     }
-    out[3] = cells[3]
-        .strip_suffix('%')
-        .and_then(|p| scaled_decimal(p, 0))
-        .ok_or_else(|| parse_err(n, what, cells[3]))?;
+    if !not_finite(cells[3]) {
+        out[3] = Some(
+            cells[3]
+                .strip_suffix('%')
+                .and_then(|p| scaled_decimal(p, 0))
+                .ok_or_else(|| parse_err(n, what, cells[3]))?,
+        );
+    }
     Ok(out)
 }
 
@@ -278,6 +306,19 @@ impl Output {
                         q.line_value = p.value;
                     }
                 }
+                if !short.is_empty() {
+                    // wrk2's printed `Latency Distribution` stays as printed, so a printed
+                    // percentile the spectrum has no row for (p99.999) is not lost.
+                    self.printed_distribution[section] = Some(Series::new(
+                        format!("{metric}_distribution"),
+                        format!("{display} Distribution"),
+                        "us",
+                        Data::Ladder {
+                            count: None,
+                            points: short,
+                        },
+                    ));
+                }
                 Some(table.into_series(metric, display, "us"))
             }
             None if !short.is_empty() => Some(Series::new(
@@ -297,6 +338,11 @@ impl Output {
         let mut series = Vec::new();
         series.extend(self.latency(RECORDED, "latency", "Latency"));
         series.extend(self.latency(UNCORRECTED, "latency_uncorrected", "Uncorrected Latency"));
+        series.extend(
+            self.printed_distribution
+                .iter_mut()
+                .filter_map(Option::take),
+        );
         let rows = [
             ("latency", "us", self.latency_stats),
             ("req_per_thread", "req/s", self.req_stats),
@@ -311,7 +357,7 @@ impl Output {
                 ("max", unit, max),
                 ("within_stdev", "%", within),
             ] {
-                series.push(Series::value(&format!("{prefix}_{name}"), unit, Some(v)));
+                series.push(Series::value(&format!("{prefix}_{name}"), unit, v));
             }
         }
         series.append(&mut self.values);
@@ -372,8 +418,8 @@ impl<R: BufRead> Iterator for Parser<R> {
             return None;
         }
         let err = loop {
-            let n = self.reader.line_number() + 1;
-            let line = match self.reader.next_line() {
+            let last = self.reader.line_number();
+            let (n, line) = match self.reader.next_numbered() {
                 Err(e) => break e,
                 Ok(None) => match self.open.take() {
                     None => {
@@ -382,7 +428,7 @@ impl<R: BufRead> Iterator for Parser<R> {
                     }
                     Some(open) => {
                         break ParseError::new(
-                            n - 1,
+                            last,
                             format!(
                                 "the wrk output started at line {} ends before its \
                                  `Transfer/sec:` line",
@@ -408,6 +454,19 @@ impl<R: BufRead> Iterator for Parser<R> {
                     Ok(out) => self.open = Some(out),
                     Err(e) => break e,
                 }
+                continue;
+            }
+            if self.open.is_none() && THREAD_STATS.is_match(line) {
+                // An excerpt trimmed of its `Running` and threads lines.
+                let mut out = Output {
+                    first_line: n,
+                    label: self.labels.label(),
+                    ..Output::default()
+                };
+                if let Some(rate) = self.pending_rate.take() {
+                    out.params.insert("target_throughput".into(), rate.into());
+                }
+                self.open = Some(out);
                 continue;
             }
             match &mut self.open {

@@ -18,10 +18,10 @@
 //! Fixtures: `fixtures/zk-benchmark/READ.dat`, `fixtures/zk-benchmark/0-READ_timings.dat`.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series, TimePoint};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::LineReader;
-use crate::zookeeper::java_number;
+use crate::units::java_number;
 use regex::Regex;
 use std::io::BufRead;
 use std::sync::LazyLock;
@@ -116,10 +116,7 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
 fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Option<Parsed>, ParseError> {
     let mut rows: Vec<Row> = Vec::new();
     let (mut first_line, mut last_line) = (0, 0);
-    loop {
-        // The number the next line will have (the reader counts from 1).
-        let n = reader.line_number() + 1;
-        let Some(l) = reader.next_line()? else { break };
+    while let Some((n, l)) = reader.next_numbered()? {
         match pair(l.trim()) {
             None => continue,
             Some(Err(msg)) => return Err(ParseError::new(n, msg)),
@@ -213,8 +210,8 @@ fn latency_ladder(rows: &[Row]) -> Series {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::{detect_file, fixture, parse_err};
     use crate::testutil::{parse_ok, shared};
-    use crate::zookeeper::test_support::{detect_file, fixture, parse_err};
 
     fn only_series(blocks: &[Block]) -> &Series {
         assert_eq!(blocks.len(), 1);

@@ -23,9 +23,10 @@
 //! lines are ignored. Fixtures: `fixtures/zookeeper/srvr-3.9.txt`, `fixtures/zookeeper/mntr-3.4.txt`.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Param, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::{LabelTracker, LineReader};
+use crate::units::java_number;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::BufRead;
@@ -40,23 +41,9 @@ pub const FORMAT: Format = Format {
 };
 
 /// A `mntr` line: key, separator (TAB as printed, spaces when pasted), value.
+/// Python sources keep the TAB as the two characters `\t`.
 static MNTR_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(zk_[A-Za-z0-9_]+)(\t+| +)(.*)$").expect("valid regex"));
-
-/// Parses a number as Java's `Long.toString` / `Double.toString` print it (`12`, `0.5789`,
-/// `1.0E-4`, `NaN`, `Infinity`). `Ok(None)` for the non-finite ones, `Err` for text.
-pub(crate) fn java_number(s: &str) -> Result<Option<f64>, ()> {
-    let s = s.trim();
-    match s {
-        "NaN" | "Infinity" | "-Infinity" => return Ok(None),
-        _ => {}
-    }
-    // Rust also accepts `inf`/`nan` spellings Java never prints: demand a digit.
-    if !s.bytes().any(|b| b.is_ascii_digit()) {
-        return Err(());
-    }
-    s.parse::<f64>().map(Some).map_err(|_| ())
-}
+    LazyLock::new(|| Regex::new(r"^(zk_[A-Za-z0-9_]+)(\t+| +|\\t)(.*)$").expect("valid regex"));
 
 /// Confidence that `head` is a ZooKeeper `srvr`/`stat`/`mntr` output.
 pub fn sniff(head: &Head) -> u8 {
@@ -67,9 +54,12 @@ pub fn sniff(head: &Head) -> u8 {
     let mut mntr_anchor = false;
     for line in head.text.lines() {
         let t = line.trim();
-        if t.starts_with("Zookeeper version:") {
+        if version_line(t).is_some() {
             version = true;
-        } else if t.starts_with("Latency min/avg/max:") {
+        } else if t
+            .strip_prefix("Latency min/avg/max:")
+            .is_some_and(latency_shaped)
+        {
             latency = true;
         } else if let Some(c) = MNTR_LINE.captures(t) {
             if c[2].starts_with('\t') {
@@ -186,19 +176,25 @@ impl Srvr {
 
     /// Takes one line of the output; `Ok(false)` when the line is not part of it.
     fn take(&mut self, t: &str, line: u64) -> Result<bool, ParseError> {
-        if let Some(v) = t.strip_prefix("Zookeeper version:") {
+        if let Some(v) = version_line(t) {
             if !self.params.is_empty() || self.latency_seen {
                 return Ok(false);
+            }
+            if t.starts_with("ClickHouse") {
+                self.params
+                    .insert("server".into(), "clickhouse-keeper".into());
             }
             self.params.insert("version".into(), v.trim().into());
         } else if t.starts_with("READ-ONLY mode") {
             self.params.insert("read_only".into(), true.into());
         } else if t == "Clients:" {
             self.clients = Some(0);
-        } else if t.starts_with('/') && t.contains("(queued=") && self.clients.is_some() {
+        } else if (t.contains("(queued=") || t.contains("(recved=")) && self.clients.is_some() {
+            // ZooKeeper prints `/ip:port[1](queued=…)`, ClickHouse Keeper `ip:port(recved=…)`.
             self.clients = self.clients.map(|n| n + 1);
         } else if let Some(v) = t.strip_prefix("Latency min/avg/max:") {
-            if self.latency_seen {
+            if self.latency_seen || !latency_shaped(v) {
+                // A second output, or a field-description template (`Latency min/avg/max: 延时`).
                 return Ok(false);
             }
             let [min, avg, max] = triple(v, line, "Latency min/avg/max", "<min>/<avg>/<max>")?;
@@ -207,8 +203,10 @@ impl Srvr {
             self.series.push(Series::value("latency_avg", "ms", avg));
             self.series.push(Series::value("latency_max", "ms", max));
         } else if let Some((key, v)) = t.split_once(':').filter(|_| self.latency_seen) {
-            match key {
+            // ClickHouse Keeper prints `Sent : 2`.
+            match key.trim_end() {
                 "Received" | "Sent" | "Connections" | "Outstanding" | "Node count" => {
+                    let key = key.trim_end();
                     let n = count(v, line, key)?;
                     self.series
                         .push(Series::new(crate::text::metric_name(key), key, "", n));
@@ -314,6 +312,30 @@ fn count(v: &str, line: u64, key: &str) -> Result<crate::model::Data, ParseError
     Ok(data_value(n as f64))
 }
 
+/// The version text of a `srvr`/`stat` first line: ZooKeeper's `Zookeeper version:` or
+/// ClickHouse Keeper's `ClickHouse Keeper version:`.
+fn version_line(t: &str) -> Option<&str> {
+    t.strip_prefix("Zookeeper version:")
+        .or_else(|| t.strip_prefix("ClickHouse Keeper version:"))
+}
+
+/// Whether a `Latency min/avg/max:` value looks like numbers (`0/1/2`, even garbled as
+/// `x/y`), not a word of a field-description template (`延时`, latency).
+fn latency_shaped(v: &str) -> bool {
+    v.contains('/') || v.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// A `mntr` value without an author's note pasted after it, separated by a TAB or two
+/// or more spaces (`0.7561              - be account to four decimal places`, `2 ## Followers`).
+fn mntr_value(v: &str) -> &str {
+    let v = v.trim();
+    let gap = v.find('\t').into_iter().chain(v.find("  ")).min();
+    match gap {
+        Some(i) if v[i..].trim_start().starts_with(['-', '#', '(']) => v[..i].trim_end(),
+        _ => v,
+    }
+}
+
 /// The unit of a `mntr` key (see the module doc).
 fn mntr_unit(key: &str) -> &'static str {
     if (key.contains("latency") && !key.starts_with("zk_cnt_")) || key.ends_with("_ms") {
@@ -329,14 +351,14 @@ impl Mntr {
         if !self.keys.insert(key.to_string()) {
             return false;
         }
-        let v = v.trim();
+        let v = mntr_value(v);
         match java_number(v) {
             // 3.6+ prints -1 for "not available".
             Ok(n) => {
                 let n = n.filter(|&x| x != -1.0);
                 self.series.push(Series::value(key, mntr_unit(key), n));
             }
-            Err(()) => {
+            Err(_) => {
                 self.params.insert(key.to_string(), v.into());
             }
         }
@@ -391,7 +413,7 @@ impl Parser<'_> {
             State::Idle => {}
         }
         // Does a new block start here?
-        if t.starts_with("Zookeeper version:") || t.starts_with("Latency min/avg/max:") {
+        if version_line(t).is_some() || t.starts_with("Latency min/avg/max:") {
             let mut s = Srvr::new(self.labels.label(), line);
             match s.take(t, line) {
                 Ok(_) => self.state = State::Srvr(s),
@@ -454,97 +476,10 @@ impl Iterator for Parser<'_> {
     }
 }
 
-/// Test helpers shared by the ZooKeeper-family format tests.
-#[cfg(test)]
-pub(crate) mod test_support {
-    use crate::model::{Data, Param, Parsed, Run};
-    use crate::{Format, Head, ParseError};
-    use std::path::{Path, PathBuf};
-
-    /// `fixtures/<rel>` at the repository root (written by hand, always present).
-    pub fn fixture(rel: &str) -> Vec<u8> {
-        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../fixtures")
-            .join(rel);
-        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-    }
-
-    /// The format detection picks for the file at `path`, as the CLI would see it.
-    pub fn detect_file(path: &Path) -> Option<&'static str> {
-        let bytes = std::fs::read(path).expect("readable file");
-        let n = bytes.len().min(crate::registry::HEAD_BYTES);
-        let text = String::from_utf8_lossy(&bytes[..n]);
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let head = Head {
-            file_name: name,
-            text: &text,
-            complete: n == bytes.len(),
-        };
-        crate::detect(&head).map(|f| f.name)
-    }
-
-    /// Every confidence the given sniffers give the file at `path`.
-    pub fn sniff_file(path: &Path, sniffers: &[&Format]) -> Vec<(&'static str, u8)> {
-        let bytes = std::fs::read(path).expect("readable file");
-        let n = bytes.len().min(crate::registry::HEAD_BYTES);
-        let text = String::from_utf8_lossy(&bytes[..n]);
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let head = Head {
-            file_name: name,
-            text: &text,
-            complete: n == bytes.len(),
-        };
-        sniffers
-            .iter()
-            .map(|f| (f.name, (f.sniff)(&head)))
-            .collect()
-    }
-
-    /// The first error of parsing `bytes`; panics when there is none.
-    pub fn parse_err(format: &Format, bytes: &[u8]) -> ParseError {
-        (format.parse)(Box::new(bytes))
-            .find_map(Result::err)
-            .expect("a parse error")
-    }
-
-    /// Every warning of parsing `bytes` (line, message).
-    pub fn warnings(format: &Format, bytes: &[u8]) -> Vec<(u64, String)> {
-        (format.parse)(Box::new(bytes))
-            .filter_map(|r| match r {
-                Ok(Parsed::Warning { line, message }) => Some((line, message)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The single value of series `metric` in `run`: outer `None` when there is no such
-    /// series, inner `None` when its value is absent.
-    pub fn value(run: &Run, metric: &str) -> Option<Option<f64>> {
-        run.series.iter().find_map(|s| match s.data {
-            Data::Value { value } if s.metric == metric => Some(value),
-            _ => None,
-        })
-    }
-
-    /// The unit of series `metric` in `run`.
-    pub fn unit<'r>(run: &'r Run, metric: &str) -> &'r str {
-        let s = run.series.iter().find(|s| s.metric == metric);
-        &s.unwrap_or_else(|| panic!("no series {metric}")).unit
-    }
-
-    /// The text parameter `key` of `run`.
-    pub fn text<'r>(run: &'r Run, key: &str) -> &'r str {
-        match run.params.get(key) {
-            Some(Param::Text(s)) => s,
-            other => panic!("param {key}: {other:?}"),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::test_support::*;
     use super::*;
+    use crate::testutil::*;
     use crate::testutil::{parse_ok, shared};
 
     /// (file, min, avg, max, received, sent, connections, node count, zxid, mode, clients)
@@ -925,7 +860,7 @@ mod tests {
             } else {
                 None
             };
-            for (format, confidence) in sniff_file(&p, &formats) {
+            for (format, confidence) in sniff_files(&p, &formats) {
                 assert_eq!(
                     confidence > 0,
                     Some(format) == expected,

@@ -25,6 +25,9 @@ struct RunEntry<'a> {
     metrics: Vec<&'a str>,
     /// The single-value metrics with their values (ZooKeeper stats, JGroups rows).
     values: BTreeMap<&'a str, Option<f64>>,
+    /// Per metric, the numbers the tool printed about it beyond the ladder (HdrHistogram
+    /// footer `mean`, `stddev`, `max`, `total_count`, …) and a ladder's sample `count`.
+    stats: BTreeMap<&'a str, BTreeMap<String, f64>>,
     lines: [u64; 2],
     ingested_at: &'a str,
 }
@@ -47,6 +50,20 @@ fn entry(r: &StoredRun) -> RunEntry<'_> {
             .filter_map(|s| match s.data {
                 Data::Value { value } => Some((s.metric.as_str(), value)),
                 _ => None,
+            })
+            .collect(),
+        stats: r
+            .run
+            .series
+            .iter()
+            .filter_map(|s| {
+                let mut m = s.stats.clone();
+                if let Data::Ladder { count: Some(c), .. }
+                | Data::Histogram { count: Some(c), .. } = s.data
+                {
+                    m.insert("count".into(), c as f64);
+                }
+                (!m.is_empty()).then_some((s.metric.as_str(), m))
             })
             .collect(),
         lines: [r.run.first_line, r.run.last_line],

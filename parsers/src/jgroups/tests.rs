@@ -678,8 +678,7 @@ fn sniffer_claims_jgroups_files_only() {
         }
     }
     assert!(checked > 5);
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
-    for p in files_under(&fixtures) {
+    for p in crate::testutil::own_fixtures() {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         let ours = p.parent().unwrap().ends_with("jgroups") || name.starts_with("jgroups-");
         assert_eq!(sniff_file(&p) > 0, ours, "{}", p.display());

@@ -149,7 +149,8 @@ pub fn read(s: &str, dec: Decimal, probes: bool) -> Read<'_> {
         b'T' if s.starts_with(TARGET) => {
             return masked(&s[TARGET.len()..], false).unwrap_or_else(|| throughput(s));
         }
-        b'P' if s.starts_with("Percentile") => {
+        // `Percentil`: a markdown table whose header cell was cut to its column width.
+        b'P' if s.starts_with("Percentil") => {
             if let Some(r) = percentile_header(s, probes) {
                 return Ok(r);
             }
@@ -386,9 +387,10 @@ fn percentile_header(s: &str, inside: bool) -> Option<(Line<'_>, &str)> {
     if runs == 0 {
         return None;
     }
-    // JLBH's own tables have `% Variation` (only hand-edited ones under a SUMMARY header
-    // lack it); prose such as `Percentile run1 …` has not.
-    if !inside && !r.contains("Variation") {
+    // JLBH's own tables have `% Variation` (hand-edited ones under a SUMMARY header, or
+    // bare with nothing after the run columns, lack it); prose such as `Percentile run1
+    // was …` has neither.
+    if !inside && !r.contains("Variation") && !r.trim().is_empty() {
         return None;
     }
     let mut variation = false;
@@ -594,7 +596,11 @@ pub fn row<'a>(
     // V1 labels are 6 characters wide: `99.99:` may touch its first value, so text after
     // the colon is allowed when it is a cell (and `13:11:07` is no row).
     let label = &first[..colon];
-    let touching = &first[colon + 1..];
+    let mut touching = &first[colon + 1..];
+    // A spreadsheet that read `50:` as a time printed it back as `50:00:00`.
+    if touching == "00:00" {
+        touching = "";
+    }
     if !touching.is_empty() && parse_cell(touching, dec).is_err() {
         return Ok(None);
     }
@@ -608,7 +614,7 @@ pub fn row<'a>(
         }
         _ => return Ok(None),
     };
-    // The cells start right after the label's colon.
+    // The cells start right after the label's colon (or its `:00:00`).
     let mut r = &s[s.len() - after.len() - touching.len()..];
     cells.clear();
     while cells.len() < max {

@@ -571,14 +571,47 @@ fn count_of(b: &Block) -> Option<u64> {
 }
 
 #[test]
-fn malformed_truncated_table() {
-    let e = parse_err(&fixture("malformed/jlbh-truncated.txt"));
-    assert_eq!(e.line, 32);
+fn cut_table_is_kept_with_warnings() {
+    // Truncation is data: the rows present are stored, the cut is a warning.
+    let bytes = fixture("jlbh/cut-at-99.txt");
+    let items: Vec<_> = (FORMAT.parse)(Box::new(&bytes[..]))
+        .map(|r| r.expect("no error"))
+        .collect();
+    let warnings: Vec<_> = items
+        .iter()
+        .filter_map(|p| match p {
+            Parsed::Warning { line, message } => Some((*line, message.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert_eq!(warnings[0].0, 32);
     assert!(
-        e.message
-            .contains("SUMMARY (end to end) table from line 28"),
-        "{e}"
+        warnings[0]
+            .1
+            .contains("SUMMARY (end to end) table from line 28 ends at 99 (no worst row)"),
+        "{warnings:?}"
     );
+    assert!(
+        warnings[1].1.contains("no SUMMARY table for 'serverProbe'"),
+        "{warnings:?}"
+    );
+    let blocks: Vec<_> = items
+        .iter()
+        .filter_map(|p| match p {
+            Parsed::Block(b) => Some(b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(blocks.len(), 1);
+    let ladder = blocks[0].runs[2]
+        .series
+        .iter()
+        .find(|s| s.metric == "end_to_end")
+        .and_then(|s| s.ladder())
+        .unwrap();
+    let p99 = ladder.iter().find(|p| p.percentile == 99.0).unwrap();
+    assert_eq!(p99.value, Some(12.20));
 }
 
 #[test]
@@ -635,7 +668,6 @@ fn cut_off_outputs_name_the_line() {
         (3, 3, "inside RUN 1"),
         (5, 5, "no SUMMARY table for 'End to End'"),
         (9, 9, "after the SUMMARY (end to end) header"),
-        (11, 11, "before its 'worst' row"),
     ];
     for (n, line, text) in cases {
         let e = parse_err(cut(n).as_bytes());
