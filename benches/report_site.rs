@@ -54,7 +54,8 @@ fn report_10k(c: &mut Criterion) {
         json: false,
     };
     group.bench_function("command_10k_runs", |b| {
-        b.iter(|| bench_db::cmd::report::run(black_box(&db), &args).expect("report"))
+        let target = bench_db::store::url::Target::sqlite(&db);
+        b.iter(|| bench_db::cmd::report::run(black_box(&target), &args).expect("report"))
     });
     group.finish();
 }

@@ -28,9 +28,16 @@ const SELECTOR_HELP: &str = "Which runs: terms joined by ';', all must hold: lab
     after_help = "EXAMPLES:\n  bench-db ingest logs/ --tag branch=main\n  bench-db runs 'suite=jlbh'\n  bench-db compare --baseline 'tag.branch=main' --candidate 'tag.branch=fix'\n  bench-db history 'tag.branch=main;latest=20'\n  bench-db report --out bench-report\n\nExit codes: 0 ok or gate passed, 1 regression, 2 error, 3 gate could not decide."
 )]
 pub struct Cli {
-    /// SQLite database file (default: $BENCH_DB, else bench.db in the current directory).
-    #[arg(long, global = true, env = "BENCH_DB", default_value = "bench.db")]
-    pub db: PathBuf,
+    /// SQLite database file, or a PostgreSQL URL `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`
+    /// (default: $BENCH_DB, else bench.db in the current directory).
+    #[arg(
+        long,
+        global = true,
+        env = "BENCH_DB",
+        default_value = "bench.db",
+        hide_env_values = true
+    )]
+    pub db: String,
     /// Colour in terminal output: auto (on a terminal, unless NO_COLOR is set; or when
     /// CLICOLOR_FORCE is set), always or never.
     #[arg(long, global = true, value_enum, default_value = "auto")]
@@ -174,6 +181,9 @@ pub enum Command {
         after_help = "EXAMPLES:\n  bench-db run loopback --sweep 5000,10000 --iterations 20000 --runs 3\n  bench-db run threads --threads 1,2,4,8 --cpu-time 2ms --io-wait 8ms"
     )]
     Run(RunCommand),
+    /// Copy runs between two stores (SQLite files or PostgreSQL URLs); a source already
+    /// present by content hash is skipped.
+    Copy(CopyArgs),
     /// Upgrade the database to this bench-db's schema (read commands do it when they can write).
     Migrate,
     /// Print a shell completion script (bash, zsh, fish or powershell) to standard output.
@@ -188,6 +198,18 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct CopyArgs {
+    /// Store to read (a SQLite file or a PostgreSQL URL).
+    #[arg(long)]
+    pub from: String,
+    /// Store to write (created or migrated when needed).
+    #[arg(long)]
+    pub to: String,
+    /// Which runs (default: all).
+    pub selector: Option<String>,
 }
 
 #[derive(Debug, Args)]

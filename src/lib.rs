@@ -22,7 +22,7 @@ use cli::{Cli, Command, RunCommand};
 
 /// Runs one command and returns its exit code; errors map to exit code 2 in `main`.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
-    let db = cli.db.as_path();
+    let db = &store::url::Target::parse(&cli.db)?;
     match cli.command {
         Command::Ingest(a) => cmd::ingest::run(db, &a),
         Command::Runs(a) => cmd::runs::run(db, &a),
@@ -47,6 +47,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Report(a) => cmd::report::run(db, &a),
         Command::Run(RunCommand::Loopback(a)) => cmd::run::loopback(db, &a),
         Command::Run(RunCommand::Threads(a)) => cmd::run::threads(db, &a),
+        Command::Copy(a) => cmd::copy::run(&a),
         Command::Migrate => cmd::migrate::run(db),
         Command::Completions(a) => {
             use clap::CommandFactory;

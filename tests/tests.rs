@@ -15,3 +15,4 @@ mod runner_cli;
 mod runner_roundtrip;
 mod stats_cli;
 mod store;
+mod stores;

@@ -6,16 +6,16 @@ use crate::analysis::false_alarms::{Calibration, calibrate};
 use crate::cli::CalibrateArgs;
 use crate::output::percentile;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::{Result, bail};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::Path;
 
-pub fn run(db: &Path, args: &CalibrateArgs) -> Result<u8> {
+pub fn run(db: &Target, args: &CalibrateArgs) -> Result<u8> {
     let policy = super::gate::load_policy(args.policy.as_deref(), &args.max)?;
-    let store = Store::open_read(db)?;
+    let store = Db::open_read(db)?;
     let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
     if runs.is_empty() {
         bail!("the selection holds no run");

@@ -4,13 +4,13 @@ use super::select::{check_metrics, select_some};
 use crate::analysis::compare::{CompareOptions, compare};
 use crate::cli::CompareArgs;
 use crate::output;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::Result;
 use std::io::{IsTerminal, Write};
-use std::path::Path;
 
-pub fn run(db: &Path, args: &CompareArgs) -> Result<u8> {
-    let store = Store::open_read(db)?;
+pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
+    let store = Db::open_read(db)?;
     let base = select_some(&store, &args.baseline, "--baseline")?;
     let cand = select_some(&store, &args.candidate, "--candidate")?;
     check_metrics(&args.metric, &[&base, &cand])?;

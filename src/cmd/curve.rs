@@ -5,13 +5,13 @@ use crate::analysis::curve::{curve, missed_schedule};
 use crate::cli::CurveArgs;
 use crate::output;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::{Context, Result};
 use std::io::Write;
-use std::path::Path;
 
-pub fn run(db: &Path, args: &CurveArgs) -> Result<u8> {
-    let store = Store::open_read(db)?;
+pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
+    let store = Db::open_read(db)?;
     let runs = match args.selector.as_deref() {
         Some(text) => select_some(&store, text, "selector")?,
         None => store.select(&Selector::all()).context("selecting runs")?,

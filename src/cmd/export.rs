@@ -4,12 +4,12 @@
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
-use crate::store::{Detail, Store};
+use crate::store::url::Target;
+use crate::store::{Db, Detail};
 use anyhow::Result;
 use bench_db_parsers::Data;
 use serde::Serialize;
 use std::io::Write;
-use std::path::Path;
 
 /// One exported point; `None` where not applicable.
 #[derive(Debug, Serialize)]
@@ -85,9 +85,9 @@ const CSV_HEADER: [&str; 9] = [
 
 /// Streams the selected runs' points to standard output, one run in memory at a time.
 /// A closed standard output (`export | head`) ends the export quietly (exit 0).
-pub fn run(db: &Path, args: &ExportArgs) -> Result<u8> {
+pub fn run(db: &Target, args: &ExportArgs) -> Result<u8> {
     let sel = Selector::parse_opt(args.selector.as_deref())?;
-    let store = Store::open_read(db)?;
+    let store = Db::open_read(db)?;
     let stdout = std::io::stdout();
     let w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = match args.format {
@@ -101,7 +101,7 @@ pub fn run(db: &Path, args: &ExportArgs) -> Result<u8> {
     }
 }
 
-fn export_json(store: &Store, sel: &Selector, mut w: impl Write) -> Result<()> {
+fn export_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     use serde::ser::{SerializeSeq, Serializer};
     let mut ser = serde_json::Serializer::pretty(&mut w);
     let mut seq = ser.serialize_seq(None)?;
@@ -119,7 +119,7 @@ fn export_json(store: &Store, sel: &Selector, mut w: impl Write) -> Result<()> {
     Ok(())
 }
 
-fn export_csv(store: &Store, sel: &Selector, w: impl Write) -> Result<()> {
+fn export_csv(store: &Db, sel: &Selector, w: impl Write) -> Result<()> {
     let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(w);
     w.write_record(CSV_HEADER).map_err(csv_io)?;
     store.for_each_run(sel, Detail::Points, |r| {

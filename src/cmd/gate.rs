@@ -7,14 +7,15 @@ use crate::analysis::gate::{Outcome, Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
 use crate::output;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::{Context, Result};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-pub fn run(db: &Path, args: &GateArgs) -> Result<u8> {
+pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     let policy = load_policy(args.policy.as_deref(), &args.max)?;
-    let store = Store::open_read(db)?;
+    let store = Db::open_read(db)?;
     // No candidate is a mistake (exit 2); no baseline is a first run, which the gate
     // reports as undecided (exit 3), with the near matches as a hint.
     let cand = select_some(&store, &args.candidate, "--candidate")?;

@@ -5,11 +5,11 @@ use crate::cli::HistoryArgs;
 use crate::output;
 use crate::selector::Selector;
 use crate::stats::change_point::Options;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::{Context, Result};
-use std::path::Path;
 
-pub fn run(db: &Path, args: &HistoryArgs) -> Result<u8> {
+pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
     let opts = HistoryOptions {
         metrics: args.metric.clone(),
         percentiles: args.percentile.clone(),
@@ -20,7 +20,7 @@ pub fn run(db: &Path, args: &HistoryArgs) -> Result<u8> {
             min_magnitude: args.magnitude,
         },
     };
-    let store = Store::open_read(db)?;
+    let store = Db::open_read(db)?;
     let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
     let series = history(&runs, &opts).context("change points")?;
     if args.json {

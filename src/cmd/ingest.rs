@@ -8,7 +8,8 @@
 //! A closed standard output stops the printing, never the work.
 
 use crate::cli::IngestArgs;
-use crate::store::{BlockDefaults, Digest, IngestError, SourceMeta, Store};
+use crate::store::url::Target;
+use crate::store::{BlockDefaults, Db, Digest, IngestError, SourceMeta};
 use anyhow::{Context, Result, bail};
 use bench_db_parsers::{Format, Head, detect, format_by_name, registry::HEAD_BYTES};
 use serde::Serialize;
@@ -56,7 +57,7 @@ enum Input {
     Unreadable { path: String, error: String },
 }
 
-pub fn run(db: &Path, args: &IngestArgs) -> Result<u8> {
+pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
     let forced = match &args.format {
         Some(name) => Some(format_by_name(name).with_context(|| {
             let known: Vec<_> = bench_db_parsers::formats().iter().map(|f| f.name).collect();
@@ -71,8 +72,9 @@ pub fn run(db: &Path, args: &IngestArgs) -> Result<u8> {
     if args.name.is_some() && stdin_count == 0 {
         bail!("--name names standard input; give `-` among the paths");
     }
-    let inputs = collect_inputs(&args.paths, db);
-    let mut store = Store::open(db)?;
+    // A PostgreSQL store has no file a walk could meet.
+    let inputs = collect_inputs(&args.paths, db.as_path().unwrap_or(Path::new("")));
+    let mut store = Db::open(db)?;
     let progress = progress_bar(&inputs);
     let mut out = Out::default();
     let mut outcomes = Vec::with_capacity(inputs.len());
@@ -303,7 +305,7 @@ fn progress_bar(inputs: &[Input]) -> indicatif::ProgressBar {
 
 /// Ingests a file, or standard input when `path` is `None`.
 fn ingest_input(
-    store: &mut Store,
+    store: &mut Db,
     path: Option<&Path>,
     forced: Option<&'static Format>,
     args: &IngestArgs,
@@ -329,7 +331,7 @@ fn ingest_input(
 
 /// Fills `outcome`; `Err` carries the user-facing message (`path:line: …`).
 fn try_ingest(
-    store: &mut Store,
+    store: &mut Db,
     path: Option<&Path>,
     shown: &str,
     forced: Option<&'static Format>,

@@ -5,11 +5,11 @@
 
 use crate::cli::LabelArgs;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::{Result, bail};
-use std::path::Path;
 
-pub fn run(db: &Path, args: &LabelArgs) -> Result<u8> {
+pub fn run(db: &Target, args: &LabelArgs) -> Result<u8> {
     let (selector, new_label) = match (args.all, args.words.as_slice()) {
         (true, [label]) => (None, label),
         (true, [selector, _]) => bail!("give either a selector ({selector:?}) or --all, not both"),
@@ -25,7 +25,7 @@ pub fn run(db: &Path, args: &LabelArgs) -> Result<u8> {
         }
         _ => bail!("usage: bench-db label SELECTOR NEW_LABEL, or bench-db label --all NEW_LABEL"),
     };
-    let mut store = Store::open_existing(db)?;
+    let mut store = Db::open_existing(db)?;
     let sel = match selector {
         None => Selector::all(),
         Some(text) => {

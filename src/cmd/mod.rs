@@ -2,6 +2,7 @@
 
 pub mod calibrate;
 pub mod compare;
+pub mod copy;
 pub mod criterion_dirs;
 pub mod curve;
 pub mod export;

@@ -7,12 +7,13 @@ use crate::cli::ReportArgs;
 use crate::dataset::StoredRun;
 use crate::report::{html, pairing, slo};
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::{Context, Result};
 use std::path::Path;
 
-pub fn run(db: &Path, args: &ReportArgs) -> Result<u8> {
-    let store = Store::open_read(db)?;
+pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
+    let store = Db::open_read(db)?;
     let mut runs = select(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
     let slo = match &args.slo {
         Some(text) => slo::parse(text).context("--slo")?,

@@ -5,15 +5,15 @@
 use crate::cli::{self, LoopbackArgs, ThreadsArgs};
 use crate::exit;
 use crate::runner::{hlog, loopback, render, threads};
-use crate::store::{Generated, Store};
+use crate::store::url::Target;
+use crate::store::{Db, Generated};
 use anyhow::Context;
 use bench_db_parsers::Block;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
 
 /// Runs the loopback benchmark.
-pub fn loopback(db: &Path, args: &LoopbackArgs) -> anyhow::Result<u8> {
+pub fn loopback(db: &Target, args: &LoopbackArgs) -> anyhow::Result<u8> {
     let throughputs = if args.sweep.is_empty() {
         vec![args.throughput]
     } else {
@@ -73,13 +73,13 @@ pub fn loopback(db: &Path, args: &LoopbackArgs) -> anyhow::Result<u8> {
             args.label.as_deref(),
             &tags,
         )?;
-        eprintln!("stored {} runs in {}", ids.len(), db.display());
+        eprintln!("stored {} runs in {}", ids.len(), db);
     }
     Ok(exit::OK)
 }
 
 /// Runs the thread-count sweep.
-pub fn threads(db: &Path, args: &ThreadsArgs) -> anyhow::Result<u8> {
+pub fn threads(db: &Target, args: &ThreadsArgs) -> anyhow::Result<u8> {
     let cfg = threads::ThreadsConfig {
         threads: args.threads.clone(),
         cpu_time: args.cpu_time,
@@ -117,7 +117,7 @@ pub fn threads(db: &Path, args: &ThreadsArgs) -> anyhow::Result<u8> {
             args.label.as_deref(),
             &tags,
         )?;
-        eprintln!("stored {} runs in {}", ids.len(), db.display());
+        eprintln!("stored {} runs in {}", ids.len(), db);
     }
     Ok(exit::OK)
 }
@@ -132,7 +132,7 @@ fn tag_runs(blocks: &mut [Block], tags: &BTreeMap<String, String>) {
 
 /// Stores the generated blocks as one source; returns the run ids.
 fn store(
-    db: &Path,
+    db: &Target,
     origin: &str,
     format: &str,
     text: &str,
@@ -140,7 +140,7 @@ fn store(
     label: Option<&str>,
     tags: &BTreeMap<String, String>,
 ) -> anyhow::Result<Vec<i64>> {
-    let mut store = Store::open(db)?;
+    let mut store = Db::open(db)?;
     store.insert_generated(&Generated {
         origin,
         format,

@@ -4,13 +4,13 @@ use crate::cli::RunsArgs;
 use crate::dataset::StoredRun;
 use crate::output::table::{self, Cell};
 use crate::selector::Selector;
-use crate::store::{Detail, Store};
+use crate::store::url::Target;
+use crate::store::{Db, Detail};
 use anyhow::Result;
 use bench_db_parsers::{Data, Param};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
 
 /// One entry of `runs --json`.
 #[derive(Debug, Serialize)]
@@ -73,9 +73,9 @@ fn entry(r: &StoredRun) -> RunEntry<'_> {
 }
 
 /// Streams the selected runs (without their points) to standard output.
-pub fn run(db: &Path, args: &RunsArgs) -> Result<u8> {
+pub fn run(db: &Target, args: &RunsArgs) -> Result<u8> {
     let sel = Selector::parse_opt(args.selector.as_deref())?;
-    let store = Store::open_read(db)?;
+    let store = Db::open_read(db)?;
     let w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let result = if args.json {
         list_json(&store, &sel, w)
@@ -90,7 +90,7 @@ pub fn run(db: &Path, args: &RunsArgs) -> Result<u8> {
 }
 
 /// A JSON array written one run at a time: memory does not grow with the database.
-fn list_json(store: &Store, sel: &Selector, mut w: impl Write) -> Result<()> {
+fn list_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     use serde::ser::{SerializeSeq, Serializer};
     let sel = super::select::resolve(store, sel)?;
     let mut ser = serde_json::Serializer::pretty(&mut w);
@@ -105,7 +105,7 @@ fn list_json(store: &Store, sel: &Selector, mut w: impl Write) -> Result<()> {
 }
 
 /// The aligned table needs every row's width, so it holds the runs' heads (no points).
-fn list_text(store: &Store, sel: &Selector, mut w: impl Write) -> Result<()> {
+fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     let runs = super::select::select_heads(store, sel)?;
     write!(w, "{}", table(&runs))?;
     writeln!(w, "{} runs", runs.len())?;

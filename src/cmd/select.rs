@@ -4,19 +4,19 @@
 
 use crate::dataset::StoredRun;
 use crate::selector::{Selector, Term, near_matches};
-use crate::store::{Detail, Store};
+use crate::store::{Db, Detail};
 use anyhow::{Result, bail};
 use std::path::Path;
 
 /// The runs `sel` selects.
-pub fn select(store: &Store, sel: &Selector) -> Result<Vec<StoredRun>> {
+pub fn select(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
     store.select(&resolve(store, sel)?)
 }
 
 /// `sel` with its `source=` terms (suffixes and relative paths, see [`source_matches`])
 /// turned into the ids of the runs they match, found from the runs' heads (no points
 /// loaded): a selector the store answers by itself, streaming.
-pub fn resolve(store: &Store, sel: &Selector) -> Result<Selector> {
+pub fn resolve(store: &Db, sel: &Selector) -> Result<Selector> {
     let (sources, others): (Vec<&Term>, Vec<&Term>) =
         sel.terms.iter().partition(|t| matches!(t, Term::Source(_)));
     if sources.is_empty() {
@@ -44,7 +44,7 @@ pub fn resolve(store: &Store, sel: &Selector) -> Result<Selector> {
 }
 
 /// The heads (no points) of the runs `sel` selects.
-pub fn select_heads(store: &Store, sel: &Selector) -> Result<Vec<StoredRun>> {
+pub fn select_heads(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
     let mut out = Vec::new();
     store.for_each_run(&resolve(store, sel)?, Detail::Heads, |r| {
         out.push(r);
@@ -77,7 +77,7 @@ pub fn source_matches(stored: &str, want: &str, cwd: Option<&Path>) -> bool {
 
 /// The runs `text` selects; none is an error (exit 2) that names the option, the terms
 /// that match nothing on their own and the nearest values stored.
-pub fn select_some(store: &Store, text: &str, what: &str) -> Result<Vec<StoredRun>> {
+pub fn select_some(store: &Db, text: &str, what: &str) -> Result<Vec<StoredRun>> {
     let sel = Selector::parse(text)?;
     let runs = select(store, &sel)?;
     if !runs.is_empty() {
@@ -87,7 +87,7 @@ pub fn select_some(store: &Store, text: &str, what: &str) -> Result<Vec<StoredRu
 }
 
 /// The message for a selector that selects no run.
-pub fn nothing_selected(store: &Store, sel: &Selector, text: &str, what: &str) -> Result<String> {
+pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> Result<String> {
     let all = select_heads(store, &Selector::all())?;
     let mut msg = format!("{what} {text:?} selects no run");
     if all.is_empty() {

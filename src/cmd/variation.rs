@@ -3,13 +3,13 @@
 use crate::analysis::variation::{VariationRow, variation};
 use crate::cli::VariationArgs;
 use crate::selector::Selector;
-use crate::store::Store;
+use crate::store::Db;
+use crate::store::url::Target;
 use anyhow::Result;
 use std::fmt::Write;
-use std::path::Path;
 
-pub fn run(db: &Path, args: &VariationArgs) -> Result<u8> {
-    let store = Store::open_read(db)?;
+pub fn run(db: &Target, args: &VariationArgs) -> Result<u8> {
+    let store = Db::open_read(db)?;
     let runs = super::select::select(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
     let rows = variation(&runs, args.metric.as_deref(), args.include_first);
     if args.json {

@@ -9,9 +9,15 @@
 //! bench-db, is refused before anything is written to it. Read commands open the file
 //! read-only.
 
+mod backend;
+pub mod copy;
 mod insert;
 mod pack;
+mod pg;
 mod query;
+pub mod url;
+
+pub use backend::Db;
 
 pub use insert::{BlockDefaults, Digest, Generated, IngestError, Ingested, SourceMeta};
 pub use query::Detail;

@@ -214,7 +214,7 @@ impl Store {
 
 /// The printed numbers of a block, as stored in `block.printed` (see
 /// [`printed_to_json`]).
-fn printed_from_json(json: &str, block_id: i64) -> Result<Vec<PrintedStat>> {
+pub(super) fn printed_from_json(json: &str, block_id: i64) -> Result<Vec<PrintedStat>> {
     let rows: Vec<(String, Option<f64>, String, Option<f64>)> = serde_json::from_str(json)
         .with_context(|| format!("block {block_id}: bad printed numbers"))?;
     Ok(rows

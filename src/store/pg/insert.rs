@@ -1,0 +1,456 @@
+//! Writing sources into PostgreSQL: one transaction per source; blocks are gathered into
+//! batches of a bounded size, their ids drawn from the sequences in one round trip, and
+//! each table's rows sent with one `COPY … FROM STDIN (FORMAT binary)` per batch (four
+//! tables: block, run, series with its packed points, histogram).
+//!
+//! An ingest learns the content hash only once it has read the source, so its source row
+//! holds a placeholder until then; setting the real hash meets the unique index, where a
+//! second writer of the same content waits until the first commits, then fails with a
+//! unique violation and reports `unchanged` (or goes on if the first rolled back). A copy
+//! knows the hash up front and inserts with `ON CONFLICT (sha256) DO NOTHING`.
+
+use super::{PgStore, pg_text};
+use crate::store::copy::{BlockRows, RunRows, SourceRecord};
+use crate::store::pack;
+use crate::store::{BlockDefaults, Digest, Generated, IngestError, Ingested, SourceMeta};
+use bench_db_parsers::{Data, ParseError, Parsed};
+use postgres::Transaction;
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::types::Type;
+
+/// A batch is sent once it holds this many runs or points (memory stays bounded).
+const BATCH_RUNS: usize = 2_000;
+const BATCH_POINTS: usize = 100_000;
+
+impl From<postgres::Error> for IngestError {
+    fn from(e: postgres::Error) -> Self {
+        IngestError::Db(pg_text(&e))
+    }
+}
+
+impl PgStore {
+    /// Whether a source with this content hash is already stored.
+    pub fn has_source(&self, sha256: &str) -> anyhow::Result<bool> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text)",
+                &[&sha256],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(row.get(0))
+    }
+
+    /// Whether a source of exactly this many bytes is stored.
+    pub fn has_source_of_size(&self, bytes: u64) -> anyhow::Result<bool> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM source WHERE bytes = $1::bigint)",
+                &[&(bytes as i64)],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(row.get(0))
+    }
+
+    /// Stores every block of one source in one transaction: all or nothing. `digest` is
+    /// called once the items are exhausted; a content already stored (or stored meanwhile
+    /// by another writer) is `unchanged` and nothing is written.
+    pub fn ingest<'a>(
+        &self,
+        meta: &SourceMeta,
+        items: impl Iterator<Item = Result<Parsed, ParseError>> + 'a,
+        defaults: &BlockDefaults,
+        digest: impl FnOnce() -> std::io::Result<Digest>,
+    ) -> Result<Ingested, IngestError> {
+        let mut client = self.client.borrow_mut();
+        let mut tx = client.transaction()?;
+        let mut out = Ingested::default();
+        let mut writer: Option<Writer> = None;
+        let record = SourceRecord {
+            path: meta.path.clone(),
+            sha256: placeholder(),
+            bytes: 0,
+            format: meta.format.clone(),
+            parser: meta.parser.clone(),
+            ingested_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        };
+        for item in items {
+            match item? {
+                Parsed::Warning { line, message } => out.warnings.push((line, message)),
+                Parsed::Block(block) => {
+                    let w = match &mut writer {
+                        Some(w) => w,
+                        None => match insert_source(&mut tx, &record)? {
+                            Some(id) => writer.insert(Writer::new(id)),
+                            None => unreachable!("the placeholder hash is unique"),
+                        },
+                    };
+                    let label = defaults
+                        .label_override
+                        .clone()
+                        .or_else(|| block.label.clone())
+                        .unwrap_or_else(|| defaults.fallback_label.clone());
+                    let runs = block
+                        .runs
+                        .into_iter()
+                        .map(|mut run| {
+                            run.tags
+                                .extend(defaults.tags.iter().map(|(k, v)| (k.clone(), v.clone())));
+                            RunRows {
+                                suite: defaults.suite.clone(),
+                                label: label.clone(),
+                                run,
+                            }
+                        })
+                        .collect();
+                    w.push(
+                        &mut tx,
+                        BlockRows {
+                            idx: out.blocks as i64,
+                            label: block.label,
+                            first_line: block.first_line,
+                            last_line: block.last_line,
+                            printed: block.printed,
+                            runs,
+                        },
+                    )?;
+                    out.blocks += 1;
+                }
+            }
+        }
+        let d = digest()?;
+        let Some(mut w) = writer else {
+            return Ok(out);
+        };
+        w.flush(&mut tx)?;
+        let unchanged = || Ingested {
+            unchanged: true,
+            warnings: out.warnings.clone(),
+            ..Ingested::default()
+        };
+        let seen: bool = tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text)",
+                &[&d.sha256],
+            )?
+            .get(0);
+        if seen {
+            return Ok(unchanged());
+        }
+        match tx.execute(
+            "UPDATE source SET sha256 = $2::text, bytes = $3::bigint WHERE id = $1",
+            &[&w.source_id, &d.sha256, &(d.bytes as i64)],
+        ) {
+            Err(e) if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => {
+                return Ok(unchanged());
+            }
+            r => r?,
+        };
+        tx.commit()?;
+        out.runs = w.run_ids.len();
+        out.points = w.points;
+        out.run_ids = w.run_ids;
+        Ok(out)
+    }
+
+    /// Stores the output of a built-in benchmark; returns the new run ids.
+    pub fn insert_generated(&self, g: &Generated) -> anyhow::Result<Vec<i64>> {
+        let meta = SourceMeta {
+            path: g.origin.to_string(),
+            format: g.format.to_string(),
+            parser: format!("{} {}", g.format, env!("CARGO_PKG_VERSION")),
+        };
+        let defaults = BlockDefaults {
+            suite: g.suite.to_string(),
+            label_override: g.label_override.map(str::to_string),
+            fallback_label: g.format.to_string(),
+            tags: g.tags.clone(),
+        };
+        let items = g.blocks.iter().cloned().map(|b| Ok(Parsed::Block(b)));
+        let done = self.ingest(&meta, items, &defaults, || {
+            Ok(Digest::of(g.text.as_bytes()))
+        })?;
+        Ok(done.run_ids)
+    }
+
+    /// Stores a source copied from another store, unless its content is already here
+    /// (then `None`). Returns the new run ids.
+    pub fn insert_copy(
+        &self,
+        record: &SourceRecord,
+        blocks: Vec<BlockRows>,
+    ) -> anyhow::Result<Option<Vec<i64>>> {
+        let mut client = self.client.borrow_mut();
+        let mut tx = client.transaction().map_err(|e| self.err(e))?;
+        let Some(id) = insert_source(&mut tx, record).map_err(|e| self.err(e))? else {
+            return Ok(None);
+        };
+        let mut w = Writer::new(id);
+        for b in blocks {
+            w.push(&mut tx, b).map_err(|e| self.err(e))?;
+        }
+        w.flush(&mut tx).map_err(|e| self.err(e))?;
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok(Some(w.run_ids))
+    }
+}
+
+/// A hash no content has, unique to this transaction, held until the real one is known.
+fn placeholder() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "pending {} {nanos} {}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Inserts the source row; `None` when a source with the same content hash exists.
+fn insert_source(tx: &mut Transaction, s: &SourceRecord) -> Result<Option<i64>, postgres::Error> {
+    let row = tx.query_opt(
+        "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO NOTHING RETURNING id",
+        &[
+            &s.path,
+            &s.sha256,
+            &(s.bytes as i64),
+            &s.format,
+            &s.parser,
+            &s.ingested_at,
+        ],
+    )?;
+    Ok(row.map(|r| r.get(0)))
+}
+
+/// Gathers the blocks of one source and sends them in batches.
+struct Writer {
+    source_id: i64,
+    pending: Vec<BlockRows>,
+    pending_runs: usize,
+    pending_points: usize,
+    run_ids: Vec<i64>,
+    points: usize,
+}
+
+impl Writer {
+    fn new(source_id: i64) -> Writer {
+        Writer {
+            source_id,
+            pending: Vec::new(),
+            pending_runs: 0,
+            pending_points: 0,
+            run_ids: Vec::new(),
+            points: 0,
+        }
+    }
+
+    fn push(&mut self, tx: &mut Transaction, b: BlockRows) -> Result<(), postgres::Error> {
+        self.pending_runs += b.runs.len();
+        self.pending_points += b
+            .runs
+            .iter()
+            .flat_map(|r| &r.run.series)
+            .map(|s| point_count(&s.data))
+            .sum::<usize>();
+        self.pending.push(b);
+        if self.pending_runs >= BATCH_RUNS || self.pending_points >= BATCH_POINTS {
+            self.flush(tx)?;
+        }
+        Ok(())
+    }
+
+    /// Sends the pending blocks: one round trip for the ids, one `COPY` per table.
+    fn flush(&mut self, tx: &mut Transaction) -> Result<(), postgres::Error> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let blocks = std::mem::take(&mut self.pending);
+        self.pending_runs = 0;
+        self.pending_points = 0;
+        let n_blocks = blocks.len() as i32;
+        let n_runs: i32 = blocks.iter().map(|b| b.runs.len() as i32).sum();
+        let n_series: i32 = blocks
+            .iter()
+            .flat_map(|b| &b.runs)
+            .map(|r| r.run.series.len() as i32)
+            .sum();
+        let ids = tx.query_one(
+            "SELECT ARRAY(SELECT nextval('block_id_seq') FROM generate_series(1, $1::int) ORDER BY 1),
+                    ARRAY(SELECT nextval('run_id_seq') FROM generate_series(1, $2::int) ORDER BY 1),
+                    ARRAY(SELECT nextval('series_id_seq') FROM generate_series(1, $3::int) ORDER BY 1)",
+            &[&n_blocks, &n_runs, &n_series],
+        )?;
+        let block_ids: Vec<i64> = ids.get(0);
+        let run_ids: Vec<i64> = ids.get(1);
+        let series_ids: Vec<i64> = ids.get(2);
+
+        let mut block_w = copy(
+            tx,
+            "block (id, source_id, idx, label, first_line, last_line, printed)",
+            &[
+                Type::INT8,
+                Type::INT8,
+                Type::INT8,
+                Type::TEXT,
+                Type::INT8,
+                Type::INT8,
+                Type::TEXT,
+            ],
+        )?;
+        for (b, id) in blocks.iter().zip(&block_ids) {
+            let printed = crate::store::query::printed_to_json(&b.printed)
+                .expect("numbers and strings serialise");
+            block_w.write(&[
+                id,
+                &self.source_id,
+                &b.idx,
+                &b.label,
+                &(b.first_line as i64),
+                &(b.last_line as i64),
+                &printed,
+            ])?;
+        }
+        block_w.finish()?;
+
+        let mut run_w = copy(
+            tx,
+            "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags)",
+            &[
+                Type::INT8,
+                Type::INT8,
+                Type::TEXT,
+                Type::TEXT,
+                Type::INT8,
+                Type::INT8,
+                Type::INT8,
+                Type::TEXT,
+                Type::TEXT,
+            ],
+        )?;
+        let mut next_run = run_ids.iter();
+        for (b, block_id) in blocks.iter().zip(&block_ids) {
+            for r in &b.runs {
+                let id = next_run.next().expect("one id per run");
+                let params = json(&r.run.params);
+                let tags = json(&r.run.tags);
+                run_w.write(&[
+                    id,
+                    block_id,
+                    &r.suite,
+                    &r.label,
+                    &(r.run.index as i64),
+                    &(r.run.first_line as i64),
+                    &(r.run.last_line as i64),
+                    &params,
+                    &tags,
+                ])?;
+            }
+        }
+        run_w.finish()?;
+
+        // As SQLite's schema 2: a ladder (also a histogram's merged one) or a time series is
+        // packed into `points`, a single number goes in `value`.
+        let mut series_w = copy(
+            tx,
+            "series (id, run_id, metric, display, unit, kind, sample_count, stats, value, points)",
+            &[
+                Type::INT8,
+                Type::INT8,
+                Type::TEXT,
+                Type::TEXT,
+                Type::TEXT,
+                Type::TEXT,
+                Type::INT8,
+                Type::TEXT,
+                Type::FLOAT8,
+                Type::BYTEA,
+            ],
+        )?;
+        let runs = || blocks.iter().flat_map(|b| &b.runs).zip(&run_ids);
+        let all_series = || {
+            runs()
+                .flat_map(|(r, run_id)| r.run.series.iter().map(move |s| (run_id, s)))
+                .zip(&series_ids)
+        };
+        for ((run_id, s), id) in all_series() {
+            let (count, value, points) = match &s.data {
+                Data::Ladder { count, points } | Data::Histogram { count, points, .. } => {
+                    (count.map(|c| c as i64), None, Some(pack::ladder(points)))
+                }
+                Data::TimeSeries { points } => (None, None, Some(pack::time_series(points))),
+                Data::Value { value } => (None, *value, None),
+            };
+            let stats = json(&s.stats);
+            series_w.write(&[
+                id,
+                run_id,
+                &s.metric,
+                &s.display,
+                &s.unit,
+                &s.kind(),
+                &count,
+                &stats,
+                &value,
+                &points,
+            ])?;
+            self.points += point_count(&s.data);
+        }
+        series_w.finish()?;
+
+        let has_hist = all_series()
+            .any(|((_, s), _)| matches!(&s.data, Data::Histogram { intervals, .. } if !intervals.is_empty()));
+        if has_hist {
+            let mut w = copy(
+                tx,
+                "histogram (series_id, idx, t, duration, tag, encoded)",
+                &[
+                    Type::INT8,
+                    Type::INT8,
+                    Type::FLOAT8,
+                    Type::FLOAT8,
+                    Type::TEXT,
+                    Type::BYTEA,
+                ],
+            )?;
+            for ((_, s), id) in all_series() {
+                if let Data::Histogram { intervals, .. } = &s.data {
+                    for (i, h) in intervals.iter().enumerate() {
+                        w.write(&[id, &(i as i64), &h.t, &h.duration, &h.tag, &h.encoded])?;
+                    }
+                }
+            }
+            w.finish()?;
+        }
+        self.run_ids.extend(run_ids);
+        Ok(())
+    }
+}
+
+/// The points a series stores (what `Ingested::points` counts).
+fn point_count(d: &Data) -> usize {
+    match d {
+        Data::Ladder { points, .. } | Data::Histogram { points, .. } => points.len(),
+        Data::TimeSeries { points } => points.len(),
+        Data::Value { .. } => 1,
+    }
+}
+
+fn json(v: &impl serde::Serialize) -> String {
+    serde_json::to_string(v).expect("maps of strings and numbers serialise")
+}
+
+fn copy<'a>(
+    tx: &'a mut Transaction,
+    table: &str,
+    types: &[Type],
+) -> Result<BinaryCopyInWriter<'a>, postgres::Error> {
+    let sink = tx.copy_in(&format!("COPY {table} FROM STDIN (FORMAT binary)"))?;
+    Ok(BinaryCopyInWriter::new(sink, types))
+}

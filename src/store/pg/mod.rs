@@ -1,0 +1,350 @@
+//! The PostgreSQL store: connect (TLS per `sslmode`), migrate under an advisory lock,
+//! insert with `COPY … FROM STDIN (FORMAT binary)`, query. SQL for PostgreSQL never leaves
+//! this folder, and nothing outside `store/` knows this backend exists.
+//!
+//! Tables live in the schema the URL names (`public` by default), set as the connection's
+//! `search_path`. The schema version is the single row of table `bench_db_schema`,
+//! numbered like SQLite's `user_version` (`migrations/postgres/NNNN_*.sql` mirror
+//! `migrations/NNNN_*.sql`). A read-only open only reads that row: when it is current,
+//! nothing is locked, written or drawn from a sequence, so a role with `USAGE` on the schema
+//! and `SELECT` on its tables can run every read command.
+
+mod insert;
+mod query;
+mod tls;
+
+use super::url::{Host, PgUrl, SslMode};
+use anyhow::{Context, Result, anyhow, bail};
+use postgres::Client;
+use std::cell::RefCell;
+
+/// One schema step: its SQL, then (when SQL cannot express it) a step in Rust.
+struct Migration {
+    sql: &'static str,
+    then: Option<Step>,
+}
+
+type Step = fn(&mut postgres::Transaction) -> Result<(), postgres::Error>;
+
+/// The PostgreSQL migrations, in order; index + 1 is the schema version each produces,
+/// the same version the SQLite migration of that number produces.
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0001_init.sql"),
+        then: None,
+    },
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0002_packed_points.sql"),
+        then: Some(pack_v1_rows),
+    },
+];
+
+/// The schema version this binary writes on PostgreSQL.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// First key of the advisory lock that serialises migrations ("bDb1"); the second is the
+/// schema name's hash, so stores in different schemas migrate independently.
+const LOCK_KEY: i32 = 0x6244_6231;
+
+/// An open connection to a bench-db schema on PostgreSQL.
+pub struct PgStore {
+    client: RefCell<Client>,
+    url: PgUrl,
+}
+
+impl PgStore {
+    /// Connects and brings the schema to this binary's version (creating it when empty).
+    pub fn open(url: &PgUrl) -> Result<PgStore> {
+        let store = Self::connect(url)?;
+        store.migrate_schema()?;
+        Ok(store)
+    }
+
+    /// Connects for writing to a schema that must already hold bench-db's tables.
+    pub fn open_existing(url: &PgUrl) -> Result<PgStore> {
+        let store = Self::connect(url)?;
+        if store.version()?.is_none() {
+            bail!(no_tables(url));
+        }
+        store.migrate_schema()?;
+        Ok(store)
+    }
+
+    /// Connects for reading: refuses a schema without bench-db's tables, and upgrades an
+    /// older one only when this role can (else the error names `bench-db migrate`).
+    pub fn open_read(url: &PgUrl) -> Result<PgStore> {
+        let store = Self::connect(url)?;
+        match store.version()? {
+            None => bail!(no_tables(url)),
+            Some(v) if v > SCHEMA_VERSION => bail!(newer(v)),
+            Some(v) if v < SCHEMA_VERSION => {
+                store.migrate_schema().map_err(|e| {
+                    anyhow!(
+                        "{} has schema version {v}, older than this bench-db's {SCHEMA_VERSION}, and \
+                         cannot be upgraded with these credentials ({e:#}); run `bench-db --db URL \
+                         migrate` as the schema's owner",
+                        url.masked()
+                    )
+                })?;
+                Ok(store)
+            }
+            Some(_) => Ok(store),
+        }
+    }
+
+    /// Upgrades the schema; returns the versions before and after.
+    pub fn migrate(url: &PgUrl) -> Result<(i64, i64)> {
+        let store = Self::connect(url)?;
+        let before = store.version()?.unwrap_or(0);
+        store.migrate_schema()?;
+        Ok((before, store.schema_version()?))
+    }
+
+    /// The schema version (0 for a schema without bench-db's tables).
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self.version()?.unwrap_or(0))
+    }
+
+    /// The URL this store was opened with (its masked form is what errors show).
+    pub fn url(&self) -> &PgUrl {
+        &self.url
+    }
+
+    fn connect(url: &PgUrl) -> Result<PgStore> {
+        let mut cfg = postgres::Config::new();
+        cfg.user(&url.user)
+            .dbname(&url.dbname)
+            .port(url.port)
+            .application_name(url.application_name.as_deref().unwrap_or("bench-db"))
+            // Quoted, so the schema name keeps its case; the URL reader allows only
+            // letters, digits, '_' and '$' in it.
+            .options(&format!("-c search_path=\"{}\"", url.schema));
+        if let Some(pw) = url.password() {
+            cfg.password(pw);
+        }
+        if let Some(secs) = url.connect_timeout {
+            cfg.connect_timeout(std::time::Duration::from_secs(secs));
+        }
+        let mode = match (&url.host, url.sslmode) {
+            // PostgreSQL speaks no TLS on a unix socket; libpq skips it there too.
+            (Host::Unix(_), _) | (_, SslMode::Disable) => postgres::config::SslMode::Disable,
+            (_, SslMode::Prefer) => postgres::config::SslMode::Prefer,
+            (_, SslMode::Require) => postgres::config::SslMode::Require,
+        };
+        match &url.host {
+            Host::Tcp(h) => cfg.host(h),
+            Host::Unix(p) => cfg.host_path(p),
+        };
+        cfg.ssl_mode(mode);
+        let client = match mode {
+            postgres::config::SslMode::Disable => cfg.connect(postgres::NoTls),
+            _ => cfg.connect(tls::connector(url)?),
+        }
+        .map_err(|e| {
+            anyhow!(
+                "cannot connect to {}: {}",
+                url.masked(),
+                url.scrub(&pg_text(&e))
+            )
+        })?;
+        Ok(PgStore {
+            client: RefCell::new(client),
+            url: url.clone(),
+        })
+    }
+
+    /// The version row, or `None` when the schema has no bench-db tables. Only reads.
+    fn version(&self) -> Result<Option<i64>> {
+        let mut c = self.client.borrow_mut();
+        let exists: bool = c
+            .query_one(
+                "SELECT to_regclass(format('%I.bench_db_schema', $1::text)) IS NOT NULL",
+                &[&self.url.schema],
+            )
+            .map_err(|e| self.err(e))?
+            .get(0);
+        if !exists {
+            return Ok(None);
+        }
+        let row = c
+            .query_opt("SELECT max(version) FROM bench_db_schema", &[])
+            .map_err(|e| self.err(e))?;
+        Ok(row.and_then(|r| r.get::<_, Option<i64>>(0)))
+    }
+
+    /// Applies the missing migrations in one transaction holding the advisory lock, after
+    /// re-reading the version under it: many jobs starting at once migrate exactly once.
+    /// Takes no lock and writes nothing when the schema is already current.
+    fn migrate_schema(&self) -> Result<()> {
+        match self.version()? {
+            Some(v) if v == SCHEMA_VERSION => return Ok(()),
+            Some(v) if v > SCHEMA_VERSION => bail!(newer(v)),
+            _ => {}
+        }
+        let schema = self.url.schema.clone();
+        let mut c = self.client.borrow_mut();
+        let mut tx = c.transaction().map_err(|e| self.err(e))?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2::text))",
+            &[&LOCK_KEY, &schema],
+        )
+        .map_err(|e| self.err(e))?;
+        let has_schema: bool = tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1::text)",
+                &[&schema],
+            )
+            .map_err(|e| self.err(e))?
+            .get(0);
+        if !has_schema {
+            tx.batch_execute(&format!("CREATE SCHEMA \"{schema}\""))
+                .map_err(|e| self.err(e))
+                .with_context(|| format!("cannot create schema {schema:?}"))?;
+        }
+        tx.batch_execute("CREATE TABLE IF NOT EXISTS bench_db_schema (version bigint NOT NULL)")
+            .map_err(|e| self.err(e))?;
+        let current: i64 = tx
+            .query_one("SELECT coalesce(max(version), 0) FROM bench_db_schema", &[])
+            .map_err(|e| self.err(e))?
+            .get(0);
+        if current > SCHEMA_VERSION {
+            bail!(newer(current));
+        }
+        for (i, m) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+            tx.batch_execute(m.sql)
+                .map_err(|e| self.err(e))
+                .with_context(|| format!("migration {} failed", i + 1))?;
+            if let Some(step) = m.then {
+                step(&mut tx)
+                    .map_err(|e| self.err(e))
+                    .with_context(|| format!("migration {} failed", i + 1))?;
+            }
+        }
+        if current < SCHEMA_VERSION {
+            tx.execute("DELETE FROM bench_db_schema", &[])
+                .map_err(|e| self.err(e))?;
+            tx.execute(
+                "INSERT INTO bench_db_schema (version) VALUES ($1)",
+                &[&SCHEMA_VERSION],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// A database error as shown to users: server message and detail, password scrubbed.
+    fn err(&self, e: postgres::Error) -> anyhow::Error {
+        anyhow!(
+            "PostgreSQL {}: {}",
+            self.url.masked(),
+            self.url.scrub(&pg_text(&e))
+        )
+    }
+}
+
+/// Migration 2: moves the rows of the version-1 tables `point` (into `series.value` and
+/// `series.points`) and `printed_stat` (into `block.printed`), in their order, packed as
+/// SQLite's migration 2 packs them, then drops both tables.
+fn pack_v1_rows(tx: &mut postgres::Transaction) -> Result<(), postgres::Error> {
+    use super::pack;
+    use bench_db_parsers::{LadderPoint, PrintedStat, TimePoint};
+    let rows = tx.query(
+        "SELECT p.series_id, se.kind, p.percentile, p.t, p.value, p.line_value
+         FROM point p JOIN series se ON se.id = p.series_id ORDER BY p.series_id, p.idx",
+        &[],
+    )?;
+    let set_points = tx.prepare("UPDATE series SET points = $2 WHERE id = $1")?;
+    let set_value = tx.prepare("UPDATE series SET value = $2 WHERE id = $1")?;
+    let mut i = 0;
+    while i < rows.len() {
+        let id: i64 = rows[i].get(0);
+        let kind: String = rows[i].get(1);
+        let mut ladder = Vec::new();
+        let mut times = Vec::new();
+        while i < rows.len() && rows[i].get::<_, i64>(0) == id {
+            let r = &rows[i];
+            let value: Option<f64> = r.get(4);
+            ladder.push(LadderPoint {
+                percentile: r.get::<_, Option<f64>>(2).unwrap_or(f64::NAN),
+                value,
+                line_value: r.get(5),
+            });
+            times.push(TimePoint {
+                t: r.get::<_, Option<f64>>(3).unwrap_or(f64::NAN),
+                value,
+            });
+            i += 1;
+        }
+        match kind.as_str() {
+            "timeseries" => tx.execute(&set_points, &[&id, &pack::time_series(&times)])?,
+            "value" => tx.execute(&set_value, &[&id, &ladder.first().and_then(|p| p.value)])?,
+            _ => tx.execute(&set_points, &[&id, &pack::ladder(&ladder)])?,
+        };
+    }
+    let rows = tx.query(
+        "SELECT block_id, metric, percentile, name, value FROM printed_stat ORDER BY block_id, idx",
+        &[],
+    )?;
+    let set_printed = tx.prepare("UPDATE block SET printed = $2 WHERE id = $1")?;
+    let mut i = 0;
+    while i < rows.len() {
+        let id: i64 = rows[i].get(0);
+        let mut stats = Vec::new();
+        while i < rows.len() && rows[i].get::<_, i64>(0) == id {
+            let r = &rows[i];
+            stats.push(PrintedStat {
+                metric: r.get(1),
+                percentile: r.get(2),
+                name: r.get(3),
+                value: r.get(4),
+            });
+            i += 1;
+        }
+        let json = super::query::printed_to_json(&stats).expect("numbers and strings serialise");
+        tx.execute(&set_printed, &[&id, &json])?;
+    }
+    tx.batch_execute("DROP TABLE point; DROP TABLE printed_stat")
+}
+
+fn no_tables(url: &PgUrl) -> String {
+    format!(
+        "no bench-db tables in schema {:?} of {}; run `bench-db ingest` first",
+        url.schema,
+        url.masked()
+    )
+}
+
+fn newer(v: i64) -> String {
+    format!(
+        "the database has schema version {v}, newer than this bench-db understands \
+         ({SCHEMA_VERSION}); use a newer bench-db"
+    )
+}
+
+/// The text of a client error, with the server's message and detail when it sent one.
+pub(crate) fn pg_text(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => {
+            let mut s = format!(
+                "{}: {} (SQLSTATE {})",
+                db.severity(),
+                db.message(),
+                db.code().code()
+            );
+            if let Some(d) = db.detail() {
+                s.push_str(&format!("; {d}"));
+            }
+            s
+        }
+        None => {
+            let mut s = e.to_string();
+            let mut src = std::error::Error::source(e);
+            while let Some(c) = src {
+                s.push_str(&format!(": {c}"));
+                src = c.source();
+            }
+            s
+        }
+    }
+}

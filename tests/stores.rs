@@ -1,0 +1,773 @@
+//! The same test bodies against both stores: a SQLite file and a PostgreSQL schema.
+//!
+//! PostgreSQL comes from `BENCH_DB_TEST_PG` (`.ci/pg-cluster.sh` starts a throwaway
+//! cluster and sets it). Without it the PostgreSQL half is skipped locally, but fails when
+//! `CI` is set: CI must test the real thing. Every test works in a schema of its own,
+//! dropped at the end, so the tests run in parallel on one database. Every command's
+//! output is checked for the password.
+
+use crate::common::{Env, fixture, shared};
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The PostgreSQL URL of the test cluster, or `None` (skip) outside CI.
+fn pg_base() -> Option<String> {
+    match std::env::var("BENCH_DB_TEST_PG") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("CI is set but BENCH_DB_TEST_PG is not: .ci/run must start PostgreSQL")
+        }
+        _ => {
+            eprintln!("skipping the PostgreSQL half: BENCH_DB_TEST_PG is not set");
+            None
+        }
+    }
+}
+
+fn env_var(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} is set with BENCH_DB_TEST_PG"))
+}
+
+/// The password in a URL (`user:PASSWORD@`).
+fn password_of(url: &str) -> String {
+    let rest = url.split_once("://").unwrap().1;
+    let userinfo = rest.rsplit_once('@').unwrap().0;
+    userinfo.split_once(':').unwrap().1.to_string()
+}
+
+/// `url` with `param=value` added to its query.
+fn with_param(url: &str, param: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{param}")
+}
+
+/// A schema of its own for one test on the test cluster; dropped with everything in it.
+struct Schema {
+    base: String,
+    name: String,
+}
+
+impl Schema {
+    fn new(base: &str) -> Schema {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let name = format!(
+            "t{}_{}_{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .subsec_nanos()
+        );
+        Schema {
+            base: base.to_string(),
+            name,
+        }
+    }
+
+    fn url(&self) -> String {
+        with_param(&self.base, &format!("schema={}", self.name))
+    }
+
+    /// Runs SQL as the schema's owner.
+    fn sql(&self, sql: &str) {
+        let mut c = postgres::Client::connect(&plain(&self.base), postgres::NoTls).unwrap();
+        c.batch_execute(&format!("SET search_path TO {}; {sql}", self.name))
+            .unwrap();
+    }
+}
+
+impl Drop for Schema {
+    fn drop(&mut self) {
+        if let Ok(mut c) = postgres::Client::connect(&plain(&self.base), postgres::NoTls) {
+            let _ = c.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));
+        }
+    }
+}
+
+/// The URL in the key=value form the postgres crate reads, without TLS.
+fn plain(url: &str) -> String {
+    let rest = url.split_once("://").unwrap().1;
+    let (userinfo, hostdb) = rest.rsplit_once('@').unwrap();
+    let (user, pw) = userinfo.split_once(':').unwrap();
+    let (hostport, db) = hostdb.split_once('/').unwrap();
+    let db = db.split('?').next().unwrap();
+    let (host, port) = hostport.rsplit_once(':').unwrap();
+    format!("host={host} port={port} user={user} password={pw} dbname={db} sslmode=disable")
+}
+
+/// One store under test.
+enum Store {
+    Sqlite(Env),
+    Postgres {
+        env: Env,
+        schema: Schema,
+        password: String,
+    },
+}
+
+impl Store {
+    fn sqlite() -> Store {
+        Store::Sqlite(Env::new())
+    }
+
+    fn postgres(base: &str) -> Store {
+        Store::Postgres {
+            env: Env::new(),
+            schema: Schema::new(base),
+            password: password_of(base),
+        }
+    }
+
+    /// A SQLite store and, when the cluster is there, a PostgreSQL one.
+    fn both() -> Vec<Store> {
+        let mut v = vec![Store::sqlite()];
+        if let Some(base) = pg_base() {
+            v.push(Store::postgres(&base));
+        }
+        v
+    }
+
+    fn env(&self) -> &Env {
+        match self {
+            Store::Sqlite(e) | Store::Postgres { env: e, .. } => e,
+        }
+    }
+
+    fn db(&self) -> String {
+        match self {
+            Store::Sqlite(e) => e.db().display().to_string(),
+            Store::Postgres { schema, .. } => schema.url(),
+        }
+    }
+
+    /// The PostgreSQL schema of a PostgreSQL store.
+    fn schema(&self) -> &Schema {
+        match self {
+            Store::Postgres { schema, .. } => schema,
+            Store::Sqlite(_) => panic!("a SQLite store has no schema"),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Store::Sqlite(_) => "sqlite",
+            Store::Postgres { .. } => "postgres",
+        }
+    }
+
+    fn cmd_on(&self, db: &str, args: &[&str]) -> Command {
+        let mut c = Command::cargo_bin("bench-db").expect("binary");
+        c.current_dir(self.env().dir.path())
+            .env_remove("BENCH_DB")
+            .env_remove("PGPASSWORD")
+            .arg("--db")
+            .arg(db)
+            .args(args);
+        c
+    }
+
+    /// Runs `bench-db --db THIS ARGS…`; asserts no output shows the password.
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_on(&self.db(), args)
+    }
+
+    fn run_on(&self, db: &str, args: &[&str]) -> Output {
+        let out = self.cmd_on(db, args).output().expect("run");
+        self.no_password(&out);
+        out
+    }
+
+    fn no_password(&self, out: &Output) {
+        if let Store::Postgres { password, .. } = self {
+            for text in [&out.stdout, &out.stderr] {
+                assert!(
+                    !String::from_utf8_lossy(text).contains(password.as_str()),
+                    "the password was printed: {}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+        }
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "[{}] bench-db {args:?} failed ({:?}): {}",
+            self.name(),
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    }
+
+    /// `(exit code, stdout)` of a command that may fail.
+    fn code(&self, args: &[&str]) -> (i32, String) {
+        let out = self.run(args);
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    }
+}
+
+/// Every seed and sample (or the fixtures when `../shared` is absent), copied into one
+/// folder so that every store ingests exactly the same files in the same order.
+fn corpus(into: &Path) -> PathBuf {
+    let dir = into.join("corpus");
+    let mut sources: Vec<PathBuf> = Vec::new();
+    for sub in ["seeds", "samples"] {
+        if let Some(p) = shared(sub) {
+            sources.push(p);
+        }
+    }
+    if sources.is_empty() {
+        sources.push(PathBuf::from(fixture("jlbh")));
+    }
+    for (i, src) in sources.iter().enumerate() {
+        copy_tree(src, &dir.join(format!("{i}")));
+    }
+    dir
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), &t).unwrap();
+        }
+    }
+}
+
+/// The read commands whose answers must not depend on the store.
+fn answers(s: &Store) -> Vec<(String, i32, String)> {
+    let mut calls: Vec<Vec<&str>> = vec![
+        vec!["runs"],
+        vec!["runs", "--json"],
+        vec!["variation"],
+        vec!["variation", "--json"],
+        vec!["export", "--format", "csv"],
+        vec!["export", "--format", "json"],
+        vec!["curve"],
+        vec!["history", "--json"],
+        vec!["history", "suite=jlbh;latest=5", "--json"],
+    ];
+    // The seeds' before/after pairs (see tests/analysis_cli.rs).
+    let pairs = [
+        ("label=Before this changes", "label=After these changes"),
+        (
+            "label=the current master",
+            "label=the current master with patch version v11jp",
+        ),
+    ];
+    for (b, c) in pairs {
+        calls.push(vec!["compare", "--baseline", b, "--candidate", c, "--json"]);
+        calls.push(vec!["gate", "--baseline", b, "--candidate", c]);
+        calls.push(vec![
+            "gate",
+            "--baseline",
+            b,
+            "--candidate",
+            c,
+            "--format",
+            "json",
+        ]);
+    }
+    calls
+        .into_iter()
+        .map(|args| {
+            let (code, out) = s.code(&args);
+            (args.join(" "), code, without_ingest_time(out))
+        })
+        .collect()
+}
+
+/// JSON output without its ingest times (the two stores ingested seconds apart).
+fn without_ingest_time(out: String) -> String {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove("ingested_at");
+                // `history` dates a point by its ingest when it has no commit time.
+                m.remove("time");
+                m.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    match serde_json::from_str::<serde_json::Value>(&out) {
+        Ok(mut v) => {
+            strip(&mut v);
+            serde_json::to_string_pretty(&v).unwrap()
+        }
+        Err(_) => out,
+    }
+}
+
+/// The first line where two outputs differ.
+fn first_difference(a: &str, b: &str) -> String {
+    let (mut la, mut lb) = (a.lines(), b.lines());
+    for n in 1.. {
+        match (la.next(), lb.next()) {
+            (Some(x), Some(y)) if x == y => continue,
+            (None, None) => break,
+            (x, y) => return format!("line {n}:\n  {x:?}\n  {y:?}"),
+        }
+    }
+    "same lines".to_string()
+}
+
+#[test]
+fn seeds_and_samples_give_the_same_answers_on_both_stores() {
+    let stores = Store::both();
+    // One folder for both, so the stored source paths are equal too.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = corpus(tmp.path());
+    let mut results = Vec::new();
+    for s in &stores {
+        let out = s.ok(&["ingest", dir.to_str().unwrap(), "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["errors"], 0, "{out}");
+        assert!(v["ingested"].as_u64().unwrap() > 0, "{out}");
+        // Again: every file is unchanged.
+        let again: serde_json::Value =
+            serde_json::from_str(&s.ok(&["ingest", dir.to_str().unwrap(), "--json"])).unwrap();
+        assert_eq!(again["ingested"], 0);
+        assert_eq!(again["unchanged"], v["ingested"]);
+        results.push(answers(s));
+    }
+    if let [sqlite, pg] = &results[..] {
+        assert_eq!(sqlite.len(), pg.len());
+        for (a, b) in sqlite.iter().zip(pg) {
+            assert!(
+                a == b,
+                "`{}` differs between SQLite and PostgreSQL (exit {} vs {}): {}",
+                a.0,
+                a.1,
+                b.1,
+                first_difference(&a.2, &b.2)
+            );
+        }
+        // The gates decided (pass or regression), so the numbers were really compared.
+        let gates: Vec<i32> = sqlite
+            .iter()
+            .filter(|(args, _, _)| args.starts_with("gate"))
+            .map(|(_, code, _)| *code)
+            .collect();
+        if shared("seeds").is_some() {
+            assert!(gates.iter().any(|c| *c == 0 || *c == 1), "{gates:?}");
+        }
+    }
+}
+
+#[test]
+fn label_and_generated_runs_work_on_both_stores() {
+    for s in Store::both() {
+        let f = fixture("jlbh");
+        s.ok(&["ingest", &f]);
+        let ids: serde_json::Value = serde_json::from_str(&s.ok(&["runs", "--json"])).unwrap();
+        let n = ids.as_array().unwrap().len();
+        assert!(n > 0);
+        let out = s.ok(&["label", "run=1", "renamed"]);
+        assert!(out.contains("relabelled 1 run"), "[{}] {out}", s.name());
+        let runs = s.ok(&["runs", "label=renamed", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&runs).unwrap();
+        assert_eq!(v.as_array().unwrap().len(), 1, "[{}] {runs}", s.name());
+        assert_eq!(v[0]["id"], 1);
+    }
+}
+
+#[test]
+fn copy_round_trips_sqlite_postgres_sqlite_byte_for_byte() {
+    let Some(base) = pg_base() else { return };
+    let pg = Store::postgres(&base);
+    let dir = corpus(pg.env().dir.path());
+    let first = pg.env().dir.path().join("first.db");
+    let second = pg.env().dir.path().join("second.db");
+    let first = first.to_str().unwrap();
+    let second = second.to_str().unwrap();
+    pg.run_on(first, &["ingest", dir.to_str().unwrap()]);
+    // Relabel part of a block, so runs of one source carry different labels.
+    pg.run_on(first, &["label", "run=2", "moved"]);
+    let export = |db: &str, fmt: &str| {
+        let out = pg.run_on(db, &["export", "--format", fmt]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let url = pg.db();
+    let copy = |from: &str, to: &str| {
+        let out = Command::cargo_bin("bench-db")
+            .unwrap()
+            .args(["copy", "--from", from, "--to", to])
+            .output()
+            .unwrap();
+        pg.no_password(&out);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let out = copy(first, &url);
+    assert!(out.contains("0 already present"), "{out}");
+    let out = copy(&url, second);
+    assert!(out.contains("0 already present"), "{out}");
+    for fmt in ["csv", "json"] {
+        let a = export(first, fmt);
+        assert!(a.len() > 1000);
+        assert_eq!(
+            a,
+            export(&url, fmt),
+            "SQLite → PostgreSQL changed the {fmt} export"
+        );
+        assert_eq!(
+            a,
+            export(second, fmt),
+            "PostgreSQL → SQLite changed the {fmt} export"
+        );
+    }
+    let runs = |db: &str| pg.run_on(db, &["runs", "--json"]).stdout;
+    assert_eq!(runs(first), runs(&url));
+    assert_eq!(runs(first), runs(second));
+    // Copying again copies nothing.
+    let out = copy(first, &url);
+    assert!(out.starts_with("present "), "{out}");
+    assert!(out.contains("0 sources copied (0 runs)"), "{out}");
+    assert_eq!(export(first, "csv"), export(&url, "csv"));
+}
+
+#[test]
+fn four_concurrent_ingesters_store_every_file_once() {
+    let Some(base) = pg_base() else { return };
+    let pg = Store::postgres(&base);
+    let dir = corpus(pg.env().dir.path());
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("bench-db"))
+                .args(["--db", &pg.db(), "ingest", dir.to_str().unwrap(), "--json"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut ingested = 0;
+    let mut files = None;
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        pg.no_password(&out);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["errors"], 0);
+        ingested += v["ingested"].as_u64().unwrap();
+        let n = v["ingested"].as_u64().unwrap() + v["unchanged"].as_u64().unwrap();
+        assert_eq!(*files.get_or_insert(n), n, "every ingester saw every file");
+    }
+    // Each file was stored by exactly one of them; the store equals one plain ingest.
+    assert_eq!(Some(ingested), files);
+    let single = Store::sqlite();
+    single.ok(&["ingest", dir.to_str().unwrap()]);
+    let rows = |s: &Store| {
+        let mut lines: Vec<String> = s
+            .ok(&["export", "--format", "csv"])
+            .lines()
+            .map(|l| l.split_once(',').map_or(l, |x| x.1).to_string())
+            .collect();
+        lines.sort();
+        lines
+    };
+    let pg_rows = rows(&pg);
+    assert!(pg_rows.len() > 100);
+    assert_eq!(pg_rows, rows(&single));
+}
+
+#[test]
+fn a_select_only_role_can_report_and_gate_but_not_write() {
+    let Some(base) = pg_base() else { return };
+    let ro_base = env_var("BENCH_DB_TEST_PG_RO");
+    let owner = Store::postgres(&base);
+    let seeds = corpus(owner.env().dir.path());
+    owner.ok(&["ingest", seeds.to_str().unwrap()]);
+    // The README's statements for a read-only role.
+    owner.schema().sql(&format!(
+        "GRANT USAGE ON SCHEMA {s} TO bench_ro;
+         GRANT SELECT ON ALL TABLES IN SCHEMA {s} TO bench_ro;",
+        s = owner.schema().name
+    ));
+    let ro = with_param(&ro_base, &format!("schema={}", owner.schema().name));
+    let ro_pw = password_of(&ro_base);
+    let check = |out: &Output| {
+        for text in [&out.stdout, &out.stderr] {
+            assert!(!String::from_utf8_lossy(text).contains(&ro_pw));
+        }
+    };
+    let before = owner.ok(&["export", "--format", "csv"]);
+    let report_dir = owner.env().dir.path().join("site");
+    for args in [
+        vec!["runs"],
+        vec!["variation"],
+        vec!["export"],
+        vec!["curve"],
+        vec!["report", "--out", report_dir.to_str().unwrap()],
+        vec![
+            "compare",
+            "--baseline",
+            "label=the current master",
+            "--candidate",
+            "label=the current master with patch version v11jp",
+        ],
+    ] {
+        let out = owner.run_on(&ro, &args);
+        check(&out);
+        assert!(
+            out.status.success(),
+            "read-only {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(report_dir.join("index.html").exists());
+    let out = owner.run_on(
+        &ro,
+        &[
+            "gate",
+            "--baseline",
+            "label=the current master",
+            "--candidate",
+            "label=the current master",
+        ],
+    );
+    check(&out);
+    let code = out.status.code().unwrap();
+    assert!(
+        [0, 1, 3].contains(&code),
+        "gate: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Writing is refused, and refused cleanly.
+    let out = owner.run_on(&ro, &["label", "run=1", "x"]);
+    check(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("permission denied"));
+    assert_eq!(before, owner.ok(&["export", "--format", "csv"]));
+    // A wrong password is an error that does not echo it.
+    let wrong = ro.replacen(&ro_pw, "not-the-password-42", 1);
+    let out = owner.run_on(&wrong, &["runs"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("not-the-password-42"), "{err}");
+    assert!(err.contains("********"), "{err}");
+}
+
+#[test]
+fn tls_require_pgpass_socket_and_newer_schema() {
+    let Some(base) = pg_base() else { return };
+    let s = Store::postgres(&base);
+    let f = fixture("jlbh");
+    // TLS, verified against the cluster's own CA.
+    let tls = with_param(
+        &with_param(&s.db(), "sslmode=require"),
+        &format!("sslrootcert={}", env_var("BENCH_DB_TEST_PG_CA")),
+    );
+    let out = s.run_on(&tls, &["ingest", &f]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Without the CA, the system roots do not know the server: refused.
+    let out = s.run_on(&with_param(&s.db(), "sslmode=require"), &["runs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
+    // The same database over the unix socket.
+    let socket = with_param(
+        &env_var("BENCH_DB_TEST_PG_SOCKET"),
+        &format!("schema={}", s.schema().name),
+    );
+    let out = s.run_on(&socket, &["runs", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap();
+    assert!(!n.as_array().unwrap().is_empty());
+    // The password from a pgpass file (and from PGPASSWORD), not the URL.
+    let pw = password_of(&base);
+    let bare = s.db().replacen(&format!(":{pw}@"), "@", 1);
+    let pgpass = s
+        .env()
+        .write("pgpass", format!("*:*:*:bench:{pw}\n").as_bytes());
+    std::fs::set_permissions(&pgpass, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let out = s
+        .cmd_on(&bare, &["runs"])
+        .env("PGPASSFILE", &pgpass)
+        .output()
+        .unwrap();
+    s.no_password(&out);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = s
+        .cmd_on(&bare, &["runs"])
+        .env("PGPASSWORD", &pw)
+        .output()
+        .unwrap();
+    s.no_password(&out);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // $BENCH_DB names the store too.
+    let out = Command::cargo_bin("bench-db")
+        .unwrap()
+        .env("BENCH_DB", s.db())
+        .args(["runs", "--help"])
+        .output()
+        .unwrap();
+    s.no_password(&out);
+    // A schema written by a newer bench-db is refused, by readers and writers.
+    s.schema().sql("UPDATE bench_db_schema SET version = 99");
+    for args in [vec!["runs"], vec!["ingest", f.as_str()]] {
+        let out = s.run(&args);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("newer than this bench-db"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn many_first_opens_migrate_once() {
+    let Some(base) = pg_base() else { return };
+    let s = Store::postgres(&base);
+    let f = fixture("jlbh");
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("bench-db"))
+                .args(["--db", &s.db(), "ingest", &f])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Reading a schema that does not exist is an error, not a creation.
+    let other = Schema::new(&base);
+    let out = s.run_on(&other.url(), &["runs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run `bench-db ingest` first"));
+}
+
+/// metric, percentile, t, value of one exported point.
+type ExportedPoint = (String, Option<f64>, Option<f64>, Option<f64>);
+
+#[test]
+fn a_version_1_postgres_schema_is_upgraded_in_place() {
+    let Some(base) = pg_base() else { return };
+    let s = Store::postgres(&base);
+    let name = &s.schema().name;
+    let mut c = postgres::Client::connect(&plain(&base), postgres::NoTls).unwrap();
+    c.batch_execute(&format!("CREATE SCHEMA {name}; SET search_path TO {name};"))
+        .unwrap();
+    // A version-1 schema as the first PostgreSQL store wrote it.
+    c.batch_execute(include_str!("../migrations/postgres/0001_init.sql"))
+        .unwrap();
+    c.batch_execute(
+        "CREATE TABLE bench_db_schema (version bigint NOT NULL);
+         INSERT INTO bench_db_schema VALUES (1);
+         INSERT INTO source (id, path, sha256, bytes, format, parser, ingested_at)
+             VALUES (1, 'a.txt', 'abc', 10, 'jlbh', 'jlbh 1', '2026-01-01T00:00:00Z');
+         INSERT INTO block (id, source_id, idx, label, first_line, last_line) VALUES (1, 1, 0, 'L', 1, 9);
+         INSERT INTO printed_stat VALUES (1, 0, 'end_to_end', 50, 'variation_pct', 1.5),
+                                         (1, 1, 'end_to_end', 99, 'variation_pct', NULL);
+         INSERT INTO run (id, block_id, suite, label, run_index, first_line, last_line)
+             VALUES (1, 1, 'jlbh', 'L', 1, 1, 9);
+         INSERT INTO series (id, run_id, metric, display, unit, kind, sample_count)
+             VALUES (1, 1, 'end_to_end', 'End to End', 'us', 'ladder', 100),
+                    (2, 1, 'count', 'count', '', 'value', NULL),
+                    (3, 1, 'rate', 'rate', '/s', 'timeseries', NULL);
+         INSERT INTO point VALUES (1, 0, 50, NULL, 12.5, NULL), (1, 1, 99, NULL, 20.25, NULL),
+                                  (2, 0, NULL, NULL, 7, NULL),
+                                  (3, 0, NULL, 0, 100, NULL), (3, 1, NULL, 1.5, NULL, NULL);
+         SELECT setval('source_id_seq', 1), setval('block_id_seq', 1), setval('run_id_seq', 1),
+                setval('series_id_seq', 3);",
+    )
+    .unwrap();
+    // A read command upgrades it (the owner may write) and reads the same numbers back.
+    let points: serde_json::Value =
+        serde_json::from_str(&s.ok(&["export", "--format", "json"])).unwrap();
+    let got: Vec<ExportedPoint> = points
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["metric"].as_str().unwrap().to_string(),
+                p["percentile"].as_f64(),
+                p["t"].as_f64(),
+                p["value"].as_f64(),
+            )
+        })
+        .collect();
+    let want = vec![
+        ("count".to_string(), None, None, Some(7.0)),
+        ("end_to_end".to_string(), Some(50.0), None, Some(12.5)),
+        ("end_to_end".to_string(), Some(99.0), None, Some(20.25)),
+        ("rate".to_string(), None, Some(0.0), Some(100.0)),
+        ("rate".to_string(), None, Some(1.5), None),
+    ];
+    assert_eq!(got, want);
+    let runs: serde_json::Value = serde_json::from_str(&s.ok(&["runs", "--json"])).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 1);
+    let v: serde_json::Value = serde_json::from_str(&s.ok(&["variation", "--json"])).unwrap();
+    assert!(
+        v.to_string().contains("1.5"),
+        "the printed variation survives: {v}"
+    );
+    let version: i64 = c
+        .query_one("SELECT version FROM bench_db_schema", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, 2);
+    let gone: bool = c
+        .query_one(
+            "SELECT to_regclass('point') IS NULL AND to_regclass('printed_stat') IS NULL",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(gone);
+    // And it takes new files.
+    s.ok(&["ingest", &fixture("jlbh")]);
+    assert!(s.ok(&["runs"]).lines().count() > 2);
+}
