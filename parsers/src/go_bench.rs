@@ -27,7 +27,7 @@
 //! is not JSON, is an error naming the line.
 
 use crate::error::ParseError;
-use crate::model::{Block, Data, Param, Parsed, Run, Series};
+use crate::model::{Block, Data, Param, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
 use regex::Regex;
@@ -93,11 +93,10 @@ struct Event {
 
 /// Parses Go benchmark text or `-json` events (see the module doc).
 pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let mut bytes = Vec::new();
-    if let Err(e) = r.read_to_end(&mut bytes) {
-        return Box::new(std::iter::once(Err(ParseError::io(1, &e))));
-    }
-    let text = String::from_utf8_lossy(&bytes);
+    let text = match crate::format::read_document(&mut r) {
+        Ok(text) => text,
+        Err(e) => return Box::new(std::iter::once(Err(e))),
+    };
     let lines = if text.starts_with('{') {
         match json_lines(&text) {
             Ok(l) => l,
@@ -109,10 +108,7 @@ pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
             .map(|(i, l)| (i as u64 + 1, l.trim_end_matches('\r').to_string()))
             .collect()
     };
-    match read(&lines) {
-        Ok(blocks) => Box::new(blocks.into_iter().map(|b| Ok(Parsed::Block(b)))),
-        Err(e) => Box::new(std::iter::once(Err(e))),
-    }
+    crate::format::document_blocks(read(&lines))
 }
 
 /// The text lines a `-json` stream printed, each with the number of the event line

@@ -31,7 +31,7 @@
 //! parse, is an error naming the line.
 
 use crate::error::ParseError;
-use crate::model::{Block, Data, Param, Parsed, PrintedStat, Run, Series};
+use crate::model::{Block, Data, Param, PrintedStat, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
 use crate::units::scaled_decimal;
@@ -99,11 +99,10 @@ pub fn sniff(head: &Head) -> u8 {
 
 /// Parses any of hyperfine's outputs (see the module doc).
 pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let mut bytes = Vec::new();
-    if let Err(e) = r.read_to_end(&mut bytes) {
-        return Box::new(std::iter::once(Err(ParseError::io(1, &e))));
-    }
-    let text = String::from_utf8_lossy(&bytes);
+    let text = match crate::format::read_document(&mut r) {
+        Ok(text) => text,
+        Err(e) => return Box::new(std::iter::once(Err(e))),
+    };
     let text = text.trim_start_matches('\u{feff}');
     let first = text.lines().next().unwrap_or("").trim();
     let result = if text.trim_start().starts_with('{') {
@@ -115,10 +114,7 @@ pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
     } else {
         terminal(text)
     };
-    match result {
-        Ok(blocks) => Box::new(blocks.into_iter().map(|b| Ok(Parsed::Block(b)))),
-        Err(e) => Box::new(std::iter::once(Err(e))),
-    }
+    crate::format::document_blocks(result)
 }
 
 #[derive(Deserialize)]

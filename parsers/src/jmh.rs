@@ -35,7 +35,7 @@
 //! not of the result shape, is an error naming the line.
 
 use crate::error::ParseError;
-use crate::model::{Block, Data, LadderPoint, Param, Parsed, PrintedStat, Run, Series};
+use crate::model::{Block, Data, LadderPoint, Param, PrintedStat, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
 use regex::Regex;
@@ -92,11 +92,10 @@ pub fn sniff(head: &Head) -> u8 {
 
 /// Parses JMH JSON, table or log (see the module doc).
 pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let mut bytes = Vec::new();
-    if let Err(e) = r.read_to_end(&mut bytes) {
-        return Box::new(std::iter::once(Err(ParseError::io(1, &e))));
-    }
-    let text = String::from_utf8_lossy(&bytes);
+    let text = match crate::format::read_document(&mut r) {
+        Ok(text) => text,
+        Err(e) => return Box::new(std::iter::once(Err(e))),
+    };
     let result = if text
         .trim_start_matches('\u{feff}')
         .trim_start()
@@ -106,10 +105,7 @@ pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
     } else {
         log_and_tables(&text)
     };
-    match result {
-        Ok(blocks) => Box::new(blocks.into_iter().map(|b| Ok(Parsed::Block(b)))),
-        Err(e) => Box::new(std::iter::once(Err(e))),
-    }
+    crate::format::document_blocks(result)
 }
 
 /// `Class.method` of a fully qualified benchmark name.

@@ -87,11 +87,10 @@ pub fn sniff(head: &Head) -> u8 {
 
 /// Parses k6 summaries (see the module doc).
 pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let mut bytes = Vec::new();
-    if let Err(e) = r.read_to_end(&mut bytes) {
-        return Box::new(std::iter::once(Err(ParseError::io(1, &e))));
-    }
-    let text = String::from_utf8_lossy(&bytes);
+    let text = match crate::format::read_document(&mut r) {
+        Ok(text) => text,
+        Err(e) => return Box::new(std::iter::once(Err(e))),
+    };
     let result = if text.trim_start().starts_with('{') {
         json(&text).map(|b| vec![Parsed::Block(b)])
     } else {
