@@ -108,10 +108,17 @@ fn index(
 ) -> String {
     let mut h = String::from("<h1>Benchmark report</h1>\n");
     let total: usize = suites.values().map(Vec::len).sum();
+    let count =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     h.push_str(&format!(
-        "<p class=\"muted\">{total} runs in {} suites, {} before/after comparisons.</p>\n",
-        suites.len(),
-        comparisons.len()
+        "<p class=\"muted\">{} in {}, {}.</p>\n",
+        count(total, "run", "runs"),
+        count(suites.len(), "suite", "suites"),
+        count(
+            comparisons.len(),
+            "before/after comparison",
+            "before/after comparisons"
+        )
     ));
     let mut better: Vec<(&Comparison, &Delta)> = Vec::new();
     let mut worse: Vec<(&Comparison, &Delta)> = Vec::new();
