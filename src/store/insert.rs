@@ -99,6 +99,34 @@ pub struct Generated<'a> {
     pub tags: &'a BTreeMap<String, String>,
 }
 
+impl Generated<'_> {
+    /// The source record and block defaults an ingest of this output takes.
+    pub(crate) fn ingest_parts(&self) -> (SourceMeta, BlockDefaults) {
+        let meta = SourceMeta {
+            path: self.origin.to_string(),
+            format: self.format.to_string(),
+            parser: format!("{} {}", self.format, env!("CARGO_PKG_VERSION")),
+        };
+        let defaults = BlockDefaults {
+            suite: self.suite.to_string(),
+            label_override: self.label_override.map(str::to_string),
+            fallback_label: self.format.to_string(),
+            tags: self.tags.clone(),
+        };
+        (meta, defaults)
+    }
+
+    /// The blocks as parsed items.
+    pub(crate) fn items(&self) -> impl Iterator<Item = Result<Parsed, ParseError>> + '_ {
+        self.blocks.iter().cloned().map(|b| Ok(Parsed::Block(b)))
+    }
+
+    /// The digest of the printed output, which identifies the source.
+    pub(crate) fn digest(&self) -> Digest {
+        Digest::of(self.text.as_bytes())
+    }
+}
+
 impl Store {
     /// Whether a source with this content hash is already stored.
     pub fn has_source(&self, sha256: &str) -> anyhow::Result<bool> {
@@ -179,21 +207,8 @@ impl Store {
 
     /// Stores the output of a built-in benchmark; returns the new run ids.
     pub fn insert_generated(&mut self, g: &Generated) -> anyhow::Result<Vec<i64>> {
-        let meta = SourceMeta {
-            path: g.origin.to_string(),
-            format: g.format.to_string(),
-            parser: format!("{} {}", g.format, env!("CARGO_PKG_VERSION")),
-        };
-        let defaults = BlockDefaults {
-            suite: g.suite.to_string(),
-            label_override: g.label_override.map(str::to_string),
-            fallback_label: g.format.to_string(),
-            tags: g.tags.clone(),
-        };
-        let items = g.blocks.iter().cloned().map(|b| Ok(Parsed::Block(b)));
-        let done = self.ingest(&meta, items, &defaults, || {
-            Ok(Digest::of(g.text.as_bytes()))
-        })?;
+        let (meta, defaults) = g.ingest_parts();
+        let done = self.ingest(&meta, g.items(), &defaults, || Ok(g.digest()))?;
         Ok(done.run_ids)
     }
 }

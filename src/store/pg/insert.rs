@@ -158,21 +158,8 @@ impl PgStore {
 
     /// Stores the output of a built-in benchmark; returns the new run ids.
     pub fn insert_generated(&self, g: &Generated) -> anyhow::Result<Vec<i64>> {
-        let meta = SourceMeta {
-            path: g.origin.to_string(),
-            format: g.format.to_string(),
-            parser: format!("{} {}", g.format, env!("CARGO_PKG_VERSION")),
-        };
-        let defaults = BlockDefaults {
-            suite: g.suite.to_string(),
-            label_override: g.label_override.map(str::to_string),
-            fallback_label: g.format.to_string(),
-            tags: g.tags.clone(),
-        };
-        let items = g.blocks.iter().cloned().map(|b| Ok(Parsed::Block(b)));
-        let done = self.ingest(&meta, items, &defaults, || {
-            Ok(Digest::of(g.text.as_bytes()))
-        })?;
+        let (meta, defaults) = g.ingest_parts();
+        let done = self.ingest(&meta, g.items(), &defaults, || Ok(g.digest()))?;
         Ok(done.run_ids)
     }
 
