@@ -13,6 +13,8 @@
 //! - `log-t3`: the same ladder with log-t(3) tails (4% scale), a factor exp(N(0, 3%))
 //!   shared by all percentiles of a run, and a warm-up run 1 that is 30% slower;
 //! - `bimodal`: exp(N(0, 3%)) and a quarter of runs in a slow mode × 1.15;
+//! - `wild`: the lognormal model where, on each side of half the pairs, one run after the
+//!   warm-up is × 2 at every percentile (a run hit by a stall or a noisy neighbour);
 //! - `ar1`: one tsar run a side, 30 one-minute samples of `ts.rt`, AR(1) with ρ 0.8 and
 //!   a marginal CV of 5%; change +25%; policy `ts.rt=+10%`, `min_runs = 2` (30 such
 //!   samples count as about 4 independent ones, below the default 5);
@@ -38,6 +40,7 @@ pub enum Model {
     Lognormal,
     LogT3,
     Bimodal,
+    Wild,
     Ar1,
     Stall,
     Session,
@@ -45,10 +48,11 @@ pub enum Model {
 
 impl Model {
     /// Every model, in the README's order.
-    pub const ALL: [Model; 6] = [
+    pub const ALL: [Model; 7] = [
         Model::Lognormal,
         Model::LogT3,
         Model::Bimodal,
+        Model::Wild,
         Model::Ar1,
         Model::Stall,
         Model::Session,
@@ -60,6 +64,7 @@ impl Model {
             Model::Lognormal => "lognormal, 10 runs a side",
             Model::LogT3 => "log-t(3), shared run factor, slow warm-up run",
             Model::Bimodal => "bimodal: 1/4 of runs x1.15",
+            Model::Wild => "one wild run x2 on half the sides",
             Model::Ar1 => "AR(1) rho 0.8, 1 run x 30 minutes a side",
             Model::Stall => "tail-only stall, 24 cells, 5 runs a side",
             Model::Session => "session offset x exp(N(0, 3%))",
@@ -166,12 +171,15 @@ fn side(
     let mut runs = Vec::new();
     let mut reference = Vec::new();
     match model {
-        Model::Lognormal | Model::LogT3 | Model::Bimodal | Model::Session => {
+        Model::Lognormal | Model::LogT3 | Model::Bimodal | Model::Wild | Model::Session => {
             let t3 = StudentT::<f64>::new(3.0).unwrap_or_else(|_| unreachable!());
+            let wild = (model == Model::Wild && rng.random::<f64>() < 0.5)
+                .then(|| rng.random_range(2..=11u32));
             for index in 1..=11u32 {
                 let shared = match model {
                     Model::LogT3 => (0.03 * z(rng)).exp(),
                     Model::Bimodal if rng.random::<f64>() < 0.25 => 1.15,
+                    Model::Wild if wild == Some(index) => 2.0,
                     _ => 1.0,
                 };
                 let warm = if model == Model::LogT3 && index == 1 {
@@ -351,16 +359,26 @@ mod tests {
     }
 
     #[test]
-    fn bimodal_runs() {
-        assert_aa(Model::Bimodal, 3);
-        let p = rates(Model::Bimodal, true, TRIALS, 103, &plan());
-        eprintln!(
-            "bimodal: power gate {:.3}, MWU {:.3}",
-            p.gate, p.mann_whitney
-        );
-        // Measured below the rank test here (README): a slow mode in a quarter of the
-        // runs is what ranks handle best. Guard the measured level.
-        assert!(p.gate >= 0.45, "{}", p.gate);
+    fn bimodal_and_wild_runs() {
+        // A slow mode in a quarter of the runs, and one wild run: what ranks handle well
+        // and a mean badly. The trimming chosen from the pooled runs keeps up with both.
+        for (model, seed) in [(Model::Bimodal, 3), (Model::Wild, 7)] {
+            assert_aa(model, seed);
+            let p = rates(model, true, TRIALS, seed + 100, &plan());
+            eprintln!(
+                "{}: power gate {:.3}, MWU {:.3}",
+                model.name(),
+                p.gate,
+                p.mann_whitney
+            );
+            assert!(
+                p.gate >= p.mann_whitney - 2.0 * binomial_se(p.mann_whitney, TRIALS),
+                "{}: {} vs {}",
+                model.name(),
+                p.gate,
+                p.mann_whitney
+            );
+        }
     }
 
     #[test]
@@ -370,8 +388,8 @@ mod tests {
         assert!(r.mann_whitney > 0.1, "{}", r.mann_whitney);
         let p = rates(Model::Ar1, true, TRIALS, 104, &plan());
         eprintln!("AR(1): power gate {:.3}", p.gate);
-        // About 60% (README): 30 minutes at ρ 0.8 are about 4 independent samples.
-        assert!(p.gate >= 0.5, "{}", p.gate);
+        // About 65% (README): 30 minutes at ρ 0.8 are about 4 independent samples.
+        assert!(p.gate >= 0.55, "{}", p.gate);
     }
 
     #[test]

@@ -379,7 +379,7 @@ fn cell(
         );
         if let Some(t) = series_test(&sb, &sc) {
             shift = Some(t.diff);
-            ess = (Some(t.baseline.ess), Some(t.candidate.ess));
+            ess = (Some(t.ess.0), Some(t.ess.1));
             if opts.interval {
                 ci = Some(t.ci(opts.confidence));
             }
@@ -398,11 +398,7 @@ fn cell(
             ci = Some((lo, hi));
         }
         if shift.is_none() && sb.len() >= 2 && sc.len() >= 2 {
-            let tm = |v: &[f64]| {
-                let g = crate::stats::shift::trim_count(v.len());
-                crate::stats::describe::trimmed_mean(v, g as f64 / v.len() as f64 + 1e-12)
-            };
-            shift = tm(&sc).zip(tm(&sb)).map(|(c, b)| c - b);
+            shift = crate::stats::shift::trimmed_shift(&sb, &sc);
         }
         (Some(pooled), None)
     };
