@@ -7,7 +7,8 @@
 //! cargo run --release --example calibration -- 2000
 //! ```
 
-use bench_db::analysis::calibration::{Model, binomial_se, rates};
+use bench_db::analysis::calibration::{Model, binomial_se, rates, series_rate};
+use bench_db::stats::autocorr::RHO_MARGIN;
 use bench_db::stats::shift::Plan;
 
 fn main() {
@@ -40,4 +41,26 @@ fn main() {
         );
     }
     println!("\n{trials} pairs per cell; ± one binomial standard error.");
+    // The series test alone (one run a side, 30 minutes): A/A across autocorrelations
+    // and power on +25% at a 5% CV, for margins on the autocorrelation estimate.
+    let pairs = 10 * trials;
+    let shift = 1.25f64.ln() / 0.05;
+    println!(
+        "\n| margin on rho | A/A rho 0 | A/A rho 0.5 | A/A rho 0.8 | A/A rho 0.9 | power rho 0.8 |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for margin in [0.0, 0.5, RHO_MARGIN] {
+        let aa: Vec<String> = [0.0, 0.5, 0.8, 0.9]
+            .iter()
+            .map(|&rho| {
+                format!(
+                    "{:.2}%",
+                    100.0 * series_rate(rho, 0.0, margin, 30, pairs, 0.01, 7)
+                )
+            })
+            .collect();
+        let power = series_rate(0.8, shift, margin, 30, pairs, 0.01, 8);
+        println!("| {margin} | {} | {:.1}% |", aa.join(" | "), 100.0 * power);
+    }
+    println!("\n{pairs} pairs per cell, one-sided at 1%.");
 }

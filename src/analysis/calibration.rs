@@ -27,6 +27,7 @@
 use super::compare::CompareOptions;
 use super::gate::{Outcome, Policy, gate};
 use crate::dataset::StoredRun;
+use crate::stats::autocorr::series_test_with_margin;
 use crate::stats::mann_whitney::mann_whitney;
 use crate::stats::shift::Plan;
 use bench_db_parsers::{Data, LadderPoint, Run, Series, TimePoint};
@@ -296,6 +297,42 @@ pub fn rates(model: Model, changed: bool, trials: usize, seed: u64, plan: &Plan)
     }
 }
 
+/// One-sided rejection rate at `alpha` of the series test with ρ̂ raised by `margin`
+/// standard errors, on `pairs` pairs of AR(1) series of `n` samples (unit marginal sd)
+/// with autocorrelation `rho`, the candidate shifted by `shift` marginal sds. Seeded.
+pub fn series_rate(
+    rho: f64,
+    shift: f64,
+    margin: f64,
+    n: usize,
+    pairs: usize,
+    alpha: f64,
+    seed: u64,
+) -> f64 {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let z = Normal::<f64>::new(0.0, 1.0).unwrap_or_else(|_| unreachable!());
+    let innovation = (1.0 - rho * rho).sqrt();
+    let draw = |rng: &mut Xoshiro256PlusPlus, s: f64| -> Vec<f64> {
+        let mut v = z.sample(rng);
+        (0..n)
+            .map(|_| {
+                let x = v + s;
+                v = rho * v + innovation * z.sample(rng);
+                x
+            })
+            .collect()
+    };
+    let mut hits = 0usize;
+    for _ in 0..pairs {
+        let b = draw(&mut rng, 0.0);
+        let c = draw(&mut rng, shift);
+        if series_test_with_margin(&b, &c, margin).is_some_and(|t| t.p_greater < alpha) {
+            hits += 1;
+        }
+    }
+    hits as f64 / pairs.max(1) as f64
+}
+
 /// Binomial standard error of a rate `p` over `n` trials.
 pub fn binomial_se(p: f64, n: usize) -> f64 {
     (p * (1.0 - p) / n.max(1) as f64).sqrt()
@@ -307,6 +344,7 @@ mod tests {
     //! error is stated in its assertion); `examples/calibration.rs` runs the same code
     //! with ≥ 1,000 trials for the README's table.
     use super::*;
+    use crate::stats::autocorr::RHO_MARGIN;
 
     const TRIALS: usize = 300;
 
@@ -390,6 +428,20 @@ mod tests {
         eprintln!("AR(1): power gate {:.3}", p.gate);
         // About 65% (README): 30 minutes at ρ 0.8 are about 4 independent samples.
         assert!(p.gate >= 0.55, "{}", p.gate);
+    }
+
+    #[test]
+    fn series_test_alarms_near_alpha_across_autocorrelations() {
+        // 2,000 pairs: three binomial errors above 1% is 0.0167.
+        for rho in [0.0, 0.5, 0.8] {
+            let r = series_rate(rho, 0.0, RHO_MARGIN, 30, 2000, 0.01, 40);
+            assert!(r <= 0.0167, "rho {rho}: {r}");
+        }
+        // The margin trades power for false alarms: none raises power for free.
+        let shift = 1.25f64.ln() / 0.05;
+        let with = series_rate(0.8, shift, RHO_MARGIN, 30, 2000, 0.01, 41);
+        let without = series_rate(0.8, shift, 0.0, 30, 2000, 0.01, 41);
+        assert!(without > with && with > 0.55, "{without} {with}");
     }
 
     #[test]

@@ -129,6 +129,16 @@ pub const RHO_MARGIN: f64 = 1.0;
 /// with ρ known, this statistic at an exact 1% reaches only about 85% power at ρ 0.8:
 /// 30 such minutes carry the evidence of about 4 independent samples.
 pub fn series_test(baseline: &[f64], candidate: &[f64]) -> Option<SeriesTest> {
+    series_test_with_margin(baseline, candidate, RHO_MARGIN)
+}
+
+/// [`series_test`] with ρ̂ raised by `margin` standard errors instead of [`RHO_MARGIN`]
+/// (the calibration example measures the trade-off between margins).
+pub fn series_test_with_margin(
+    baseline: &[f64],
+    candidate: &[f64],
+    margin: f64,
+) -> Option<SeriesTest> {
     let b = summarize(baseline)?;
     let c = summarize(candidate)?;
     let sums = |x: &[f64], m: f64| {
@@ -151,7 +161,7 @@ pub fn series_test(baseline: &[f64], candidate: &[f64]) -> Option<SeriesTest> {
         0.99
     };
     let n_all = nb + nc;
-    let rho_var = (rho + RHO_MARGIN * ((1.0 - rho * rho) / n_all).sqrt()).min(0.99);
+    let rho_var = (rho + margin * ((1.0 - rho * rho) / n_all).sqrt()).min(0.99);
     let (fb, fc) = (var_factor(rho_var, b.n), var_factor(rho_var, c.n));
     let denom = nb * (1.0 - fb) + nc * (1.0 - fc);
     let sigma2 = if denom > 0.0 {
