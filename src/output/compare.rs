@@ -74,8 +74,9 @@ pub fn text(cells: &[Cell], color: bool) -> String {
     out.push_str(
         "\nn = replicates baseline/candidate: runs (JLBH's warm-up run 1 skipped); samples of a \
          series with one run a side, tested with an autocorrelation-aware t. p: permutation test \
-         of whole runs on Yuen's trimmed t of log values (20% trimmed from 10 runs a side; exact when the \
-         rearrangements can be enumerated, else sampled), nothing dropped; CI: of the trimmed geometric-mean change, \
+         of whole runs on Yuen's trimmed t of log values (0, 10% or 20% trimmed from 10 runs a \
+         side, chosen from the pooled runs; exact when the rearrangements can be enumerated, else \
+         sampled), nothing dropped; CI: of the trimmed geometric-mean change, \
          by inverting the same test; p_adj: step-down max-T across the rows tested over runs, Holm \
          across the series tested on samples. same = not \
          significant and the CI within ±10%; inconclusive = neither.\n",
