@@ -47,6 +47,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../migrations/0002_packed_points.sql"),
         then: Some(pack::pack_v1_rows),
     },
+    Migration {
+        sql: include_str!("../../migrations/0003_writer_keys.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes.
