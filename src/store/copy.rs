@@ -72,7 +72,7 @@ pub struct Copied {
 }
 
 /// Runs read from the source store per query while a source is copied.
-const CHUNK: usize = 500;
+const CHUNK: usize = 1_000;
 
 /// The rows of one copied source, each block as it is read.
 pub type BlockStream<'a> = dyn Iterator<Item = Result<BlockRows>> + 'a;
@@ -394,8 +394,9 @@ mod tests {
     }
 
     #[test]
-    fn sources_larger_than_a_chunk_copy_whole_with_blocks_split_across_chunks() {
-        // 3 blocks of 400 runs: chunks of 500 runs end inside the second and third block.
+    fn sources_larger_than_a_chunk_copy_whole_with_a_block_split_across_chunks() {
+        // 3 blocks of 400 runs: the first chunk ends inside the third block.
+        const { assert!(800 < CHUNK && CHUNK < 1200) };
         let from = store_with(&[("a", blocks(3, 400, 1.0)), ("b", blocks(2, 7, 2.0))]);
         let mut to = Db::Sqlite(Store::open_in_memory().unwrap());
         let mut seen = Vec::new();
