@@ -586,6 +586,58 @@ mod tests {
         assert_eq!(shown_path(Path::new("a\nb")), "'a'$'\\012''b'");
     }
 
+    /// `two-outputs.txt` repeated `times` times, and the stream `try_ingest` builds on it.
+    fn jlbh_stream(
+        times: usize,
+    ) -> (
+        Vec<u8>,
+        BufReader<impl Read + Send>,
+        Hashed<Box<dyn Read + Send>>,
+    ) {
+        let one = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/jlbh/two-outputs.txt"),
+        )
+        .unwrap();
+        let data = one.repeat(times);
+        let source: Box<dyn Read + Send> = Box::new(Cursor::new(data.clone()));
+        let hashed = Hashed::new(source);
+        let stream = BufReader::with_capacity(1 << 16, hashed.clone());
+        (data, stream, hashed)
+    }
+
+    #[test]
+    fn the_parsing_thread_hands_over_every_item_then_the_digest() {
+        let jlbh = format_by_name("jlbh").unwrap();
+        let (data, stream, hashed) = jlbh_stream(3);
+        let want = (jlbh.parse)(Box::new(Cursor::new(data.clone()))).count();
+        let (n, digest) = parse_beside(stream, hashed, jlbh, |items, digest| {
+            let n = items.map(|i| i.unwrap()).count();
+            (n, digest().unwrap())
+        })
+        .unwrap();
+        assert_eq!(n, want);
+        assert!(n >= 6, "{n} items");
+        assert_eq!(digest, Digest::of(&data));
+    }
+
+    #[test]
+    fn a_store_that_stops_early_stops_the_parsing_thread() {
+        let jlbh = format_by_name("jlbh").unwrap();
+        // Far more items than the queue holds: the parser must stop, not wait forever.
+        let (data, stream, hashed) = jlbh_stream(2_000);
+        let first = parse_beside(stream, hashed.clone(), jlbh, |items, _digest| {
+            items.next().map(|i| i.is_ok())
+        })
+        .unwrap();
+        assert_eq!(first, Some(true));
+        let read = hashed.lock().bytes;
+        assert!(
+            read < data.len() as u64 / 2,
+            "read {read} of {} bytes",
+            data.len()
+        );
+    }
+
     #[test]
     fn hashing_reader_hashes_what_the_parser_read_and_the_rest() {
         let data = b"0123456789".repeat(HEAD_BYTES / 10 + 1_000);
