@@ -611,7 +611,7 @@ mod tests {
         let (data, stream, hashed) = jlbh_stream(3);
         let want = (jlbh.parse)(Box::new(Cursor::new(data.clone()))).count();
         let (n, digest) = parse_beside(stream, hashed, jlbh, |items, digest| {
-            let n = items.map(|i| i.unwrap()).count();
+            let n = items.inspect(|i| assert!(i.is_ok(), "{i:?}")).count();
             (n, digest().unwrap())
         })
         .unwrap();
