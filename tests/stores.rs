@@ -758,7 +758,7 @@ fn a_version_1_postgres_schema_is_upgraded_in_place() {
         .query_one("SELECT version FROM bench_db_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     let gone: bool = c
         .query_one(
             "SELECT to_regclass('point') IS NULL AND to_regclass('printed_stat') IS NULL",
@@ -767,6 +767,21 @@ fn a_version_1_postgres_schema_is_upgraded_in_place() {
         .unwrap()
         .get(0);
     assert!(gone);
+    // Version 3 dropped the foreign keys, the series' key and run_block.
+    let keys: i64 = c
+        .query_one(
+            "SELECT count(*) FROM pg_constraint WHERE (contype = 'f' OR conname = 'series_pkey')
+               AND connamespace = $1::text::regnamespace",
+            &[name],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(keys, 0);
+    let run_block: bool = c
+        .query_one("SELECT to_regclass('run_block') IS NULL", &[])
+        .unwrap()
+        .get(0);
+    assert!(run_block);
     // And it takes new files.
     s.ok(&["ingest", &fixture("jlbh")]);
     assert!(s.ok(&["runs"]).lines().count() > 2);

@@ -50,7 +50,7 @@ pub fn group(files: Vec<PathBuf>) -> Vec<PathBuf> {
 }
 
 /// The bytes of a source: a file's content, or a Criterion measurement folder's documents.
-pub fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
+pub fn open(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
     if !path.is_dir() {
         return Ok(Box::new(std::fs::File::open(path)?));
     }

@@ -2,7 +2,8 @@
 //!
 //! Each file is read once: its head (kept in memory) decides the format, then the parser
 //! reads the head again followed by the rest of the same stream, and the SHA-256 that
-//! identifies the content is computed as the bytes go by. Each file is its own
+//! identifies the content is computed as the bytes go by, on a thread of its own that
+//! hands the parsed items to the store through a bounded queue. Each file is its own
 //! transaction; a failing file or folder entry is reported (with `path:line`) and the
 //! others go on; exit code 2 at the end when any failed. `-` reads standard input.
 //! A closed standard output stops the printing, never the work.
@@ -11,14 +12,15 @@ use crate::cli::IngestArgs;
 use crate::store::url::Target;
 use crate::store::{BlockDefaults, Db, Digest, IngestError, SourceMeta};
 use anyhow::{Context, Result, bail};
-use bench_db_parsers::{Format, Head, detect, format_by_name, registry::HEAD_BYTES};
+use bench_db_parsers::{
+    Format, Head, ParseError, Parsed, detect, format_by_name, registry::HEAD_BYTES,
+};
 use serde::Serialize;
 use sha2::Sha256;
-use std::cell::RefCell;
 use std::fs::File;
 use std::io::{BufReader, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 /// What happened to one file.
 #[derive(Debug, Serialize)]
@@ -350,7 +352,7 @@ fn try_ingest(
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let source: Box<dyn Read> = match path {
+    let source: Box<dyn Read + Send> = match path {
         Some(p) if p.is_dir() => super::criterion_dirs::open(p).map_err(io)?,
         Some(p) => {
             let file = File::open(p).map_err(io)?;
@@ -402,8 +404,11 @@ fn try_ingest(
         fallback_label,
         tags: crate::metadata::run_tags(&args.tags, args.time.as_deref(), args.no_git, path),
     };
-    let items = (format.parse)(Box::new(stream));
-    match store.ingest(&meta, items, &defaults, || hashed.finish()) {
+    let stored = parse_beside(stream, hashed, format, |items, digest| {
+        store.ingest(&meta, items, &defaults, digest)
+    })
+    .map_err(io)?;
+    match stored {
         Ok(done) => {
             for (line, message) in &done.warnings {
                 eprintln!(
@@ -427,6 +432,57 @@ fn try_ingest(
         )),
         Err(e) => Err(format!("{shown}: {e}")),
     }
+}
+
+/// How many parsed items may wait between the parsing thread and the store: enough to
+/// keep both busy, few enough (a JLBH item is one output) that memory stays flat.
+const QUEUE: usize = 64;
+
+/// Runs `write` (the store's ingest) on this thread while another thread reads, hashes
+/// and parses `stream`, handing the items over through a bounded queue: on a machine
+/// with two cores the parsing of a large file then overlaps its database writes.
+/// `write` gets the items and the digest to call once it has taken them all. When the
+/// store stops early (a parse error it was handed, a database error), the queue closes
+/// and the parsing thread stops at its next item, leaving the rest of the file unread.
+fn parse_beside<R, T>(
+    stream: BufReader<R>,
+    hashed: Hashed<Box<dyn Read + Send>>,
+    format: &'static Format,
+    write: impl FnOnce(
+        &mut dyn Iterator<Item = Result<Parsed, ParseError>>,
+        &mut dyn FnMut() -> std::io::Result<Digest>,
+    ) -> T,
+) -> std::io::Result<T>
+where
+    R: Read + Send,
+{
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel(QUEUE);
+        let parser = std::thread::Builder::new().name("parse".into());
+        let parser = parser.spawn_scoped(scope, move || {
+            for item in (format.parse)(Box::new(stream)) {
+                let failed = item.is_err();
+                if send.send(item).is_err() || failed {
+                    // The store stopped or will stop: the digest is not needed.
+                    return None;
+                }
+            }
+            Some(hashed.finish())
+        })?;
+        let mut parser = Some(parser);
+        let mut digest = || -> std::io::Result<Digest> {
+            let done = parser
+                .take()
+                .ok_or_else(|| std::io::Error::other("the digest was asked for twice"))?;
+            match done.join() {
+                Ok(Some(digest)) => digest,
+                Ok(None) => Err(std::io::Error::other("the parser stopped early")),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        };
+        let mut items = receive.into_iter();
+        Ok(write(&mut items, &mut digest))
+    })
 }
 
 fn sniff(file_name: &str, head: &[u8], complete: bool) -> Option<&'static Format> {
@@ -453,10 +509,10 @@ fn hash_all(source: impl Read) -> std::io::Result<Digest> {
 }
 
 /// A reader that hashes every byte it reads; clones share the stream, so the parser
-/// can own one while the ingest keeps another to finish the hash. Single-threaded
-/// sharing (`Rc<RefCell>`): the parser and the ingest take turns on one thread.
+/// can own one while another clone finishes the hash. The parsing thread holds every
+/// clone in turn, so the lock is never contended.
 struct Hashed<R> {
-    state: Rc<RefCell<HashState<R>>>,
+    state: Arc<Mutex<HashState<R>>>,
 }
 
 struct HashState<R> {
@@ -468,7 +524,7 @@ struct HashState<R> {
 impl<R> Clone for Hashed<R> {
     fn clone(&self) -> Self {
         Hashed {
-            state: Rc::clone(&self.state),
+            state: Arc::clone(&self.state),
         }
     }
 }
@@ -477,7 +533,7 @@ impl<R: Read> Hashed<R> {
     fn new(inner: R) -> Self {
         use sha2::Digest as _;
         Hashed {
-            state: Rc::new(RefCell::new(HashState {
+            state: Arc::new(Mutex::new(HashState {
                 inner,
                 hasher: Sha256::new(),
                 bytes: 0,
@@ -485,12 +541,19 @@ impl<R: Read> Hashed<R> {
         }
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashState<R>> {
+        // A panic while hashing ends the ingest; the state is not read again after one.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Reads what the parser left (nothing, usually) and returns the digest of it all.
     fn finish(&self) -> std::io::Result<Digest> {
         use sha2::Digest as _;
         let mut rest = self.clone();
         std::io::copy(&mut rest, &mut std::io::sink())?;
-        let st = self.state.borrow();
+        let st = self.lock();
         Ok(Digest {
             sha256: hex::encode(st.hasher.clone().finalize()),
             bytes: st.bytes,
@@ -501,7 +564,7 @@ impl<R: Read> Hashed<R> {
 impl<R: Read> Read for Hashed<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         use sha2::Digest as _;
-        let mut st = self.state.borrow_mut();
+        let mut st = self.lock();
         let n = st.inner.read(buf)?;
         st.hasher.update(&buf[..n]);
         st.bytes += n as u64;
@@ -521,6 +584,58 @@ mod tests {
         let p = Path::new(OsStr::from_bytes(b"logs/caf\xe9.txt"));
         assert_eq!(shown_path(p), "'logs/caf'$'\\351''.txt'");
         assert_eq!(shown_path(Path::new("a\nb")), "'a'$'\\012''b'");
+    }
+
+    /// `two-outputs.txt` repeated `times` times, and the stream `try_ingest` builds on it.
+    fn jlbh_stream(
+        times: usize,
+    ) -> (
+        Vec<u8>,
+        BufReader<impl Read + Send>,
+        Hashed<Box<dyn Read + Send>>,
+    ) {
+        let one = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/jlbh/two-outputs.txt"),
+        )
+        .unwrap();
+        let data = one.repeat(times);
+        let source: Box<dyn Read + Send> = Box::new(Cursor::new(data.clone()));
+        let hashed = Hashed::new(source);
+        let stream = BufReader::with_capacity(1 << 16, hashed.clone());
+        (data, stream, hashed)
+    }
+
+    #[test]
+    fn the_parsing_thread_hands_over_every_item_then_the_digest() {
+        let jlbh = format_by_name("jlbh").unwrap();
+        let (data, stream, hashed) = jlbh_stream(3);
+        let want = (jlbh.parse)(Box::new(Cursor::new(data.clone()))).count();
+        let (n, digest) = parse_beside(stream, hashed, jlbh, |items, digest| {
+            let n = items.inspect(|i| assert!(i.is_ok(), "{i:?}")).count();
+            (n, digest().unwrap())
+        })
+        .unwrap();
+        assert_eq!(n, want);
+        assert!(n >= 6, "{n} items");
+        assert_eq!(digest, Digest::of(&data));
+    }
+
+    #[test]
+    fn a_store_that_stops_early_stops_the_parsing_thread() {
+        let jlbh = format_by_name("jlbh").unwrap();
+        // Far more items than the queue holds: the parser must stop, not wait forever.
+        let (data, stream, hashed) = jlbh_stream(2_000);
+        let first = parse_beside(stream, hashed.clone(), jlbh, |items, _digest| {
+            items.next().map(|i| i.is_ok())
+        })
+        .unwrap();
+        assert_eq!(first, Some(true));
+        let read = hashed.lock().bytes;
+        assert!(
+            read < data.len() as u64 / 2,
+            "read {read} of {} bytes",
+            data.len()
+        );
     }
 
     #[test]

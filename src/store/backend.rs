@@ -2,7 +2,7 @@
 //! [`PgStore`], chosen by what `--db` names ([`Target`]), with one set of methods. Commands
 //! hold a `Db` and never learn which database they talk to.
 
-use super::copy::{BlockMeta, BlockRows, SourceRecord};
+use super::copy::{BlockMeta, BlockStream, SourceRecord};
 use super::pg::PgStore;
 use super::url::Target;
 use super::{BlockDefaults, Detail, Digest, Generated, IngestError, Ingested, SourceMeta, Store};
@@ -144,12 +144,13 @@ impl Db {
         }
     }
 
-    /// Stores a copied source unless its content is already here (`None`).
+    /// Stores a copied source, its blocks written as the stream yields them, unless its
+    /// content is already here (`None`); returns how many runs were written.
     pub fn insert_copy(
         &mut self,
         record: &SourceRecord,
-        blocks: Vec<BlockRows>,
-    ) -> Result<Option<Vec<i64>>> {
+        blocks: &mut BlockStream,
+    ) -> Result<Option<usize>> {
         match self {
             Db::Sqlite(s) => s.insert_copy(record, blocks),
             Db::Postgres(s) => s.insert_copy(record, blocks),

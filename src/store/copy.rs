@@ -3,19 +3,21 @@
 //!
 //! Runs are copied source by source, in the order of their first run id, each source in
 //! one transaction of the target, so ids come out in the same order they had (a fresh
-//! target gets the same ids). What is copied: the source's provenance (path, hash, size,
+//! target gets the same ids). A source's runs are read a chunk at a time and written as
+//! they are read, so memory does not grow with the selection's data. What is copied: the source's provenance (path, hash, size,
 //! format, parser, ingest time), its blocks (raw label, line range, printed statistics)
 //! and every selected run with its suite, label, parameters, tags, series, points and
 //! histograms. Only blocks holding a selected run are copied.
 
-use super::Store;
 use super::backend::Db;
+use super::insert::Writer;
+use super::{Detail, Ingested, Store};
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
-use crate::store::{BlockDefaults, Digest, SourceMeta};
 use anyhow::{Context, Result};
-use bench_db_parsers::{Block, Parsed, PrintedStat, Run};
-use rusqlite::params;
+use bench_db_parsers::{PrintedStat, Run};
+use rusqlite::{TransactionBehavior, params};
+use std::collections::{HashMap, VecDeque};
 
 /// A source's provenance as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,42 +71,60 @@ pub struct Copied {
     pub runs: usize,
 }
 
+/// Runs read from the source store per query while a source is copied.
+const CHUNK: usize = 1_000;
+
+/// The rows of one copied source, each block as it is read.
+pub type BlockStream<'a> = dyn Iterator<Item = Result<BlockRows>> + 'a;
+
 /// Copies the runs `sel` picks in `from` into `to`; `each` hears about every source (and
 /// how many runs were written, `None` when it was already present).
+///
+/// Memory stays bounded: the selection is first read as run heads (no points), of which
+/// only the run and source ids are kept; then each source's runs are read back
+/// [`CHUNK`] at a time and written as they come, in the target's transaction for that
+/// source.
 pub fn copy(
     from: &Db,
     to: &mut Db,
     sel: &Selector,
     mut each: impl FnMut(&SourceRecord, Option<usize>),
 ) -> Result<Copied> {
-    let runs = from.select(sel)?;
-    // Sources in the order of their first selected run; runs keep id order within each.
-    let mut order: Vec<i64> = Vec::new();
-    let mut by_source: std::collections::HashMap<i64, Vec<StoredRun>> = Default::default();
-    for r in runs {
-        if !by_source.contains_key(&r.source_id) {
-            order.push(r.source_id);
-        }
-        by_source.entry(r.source_id).or_default().push(r);
-    }
+    // Sources in the order of their first selected run; run ids ascending within each.
+    let mut order: Vec<(i64, Vec<i64>)> = Vec::new();
+    let mut at: HashMap<i64, usize> = HashMap::new();
+    from.for_each_run(sel, Detail::Heads, |r| {
+        let i = *at.entry(r.source_id).or_insert_with(|| {
+            order.push((r.source_id, Vec::new()));
+            order.len() - 1
+        });
+        order[i].1.push(r.id);
+        Ok(())
+    })?;
+    drop(at);
     let mut done = Copied::default();
-    for sid in order {
-        let runs = by_source.remove(&sid).unwrap_or_default();
+    for (sid, ids) in order {
         let (record, blocks) = from.source_blocks(sid)?;
         if to.has_source(&record.sha256)? {
             each(&record, None);
             done.present += 1;
             continue;
         }
-        let rows = block_rows(blocks, runs);
+        let mut rows = SourceRows {
+            from,
+            blocks: blocks.into_iter().map(|b| (b.id, b)).collect(),
+            ids: ids.into_iter(),
+            pending: VecDeque::new(),
+            failed: false,
+        };
         match to
-            .insert_copy(&record, rows)
+            .insert_copy(&record, &mut rows)
             .with_context(|| format!("cannot copy source {}", record.path))?
         {
-            Some(ids) => {
-                each(&record, Some(ids.len()));
+            Some(runs) => {
+                each(&record, Some(runs));
                 done.sources += 1;
-                done.runs += ids.len();
+                done.runs += runs;
             }
             None => {
                 each(&record, None);
@@ -115,40 +135,95 @@ pub fn copy(
     Ok(done)
 }
 
-/// The selected runs of one source arranged under their blocks, in block order.
-fn block_rows(blocks: Vec<BlockMeta>, runs: Vec<StoredRun>) -> Vec<BlockRows> {
-    let mut out: Vec<(i64, BlockRows)> = blocks
-        .into_iter()
-        .map(|b| {
-            (
-                b.id,
-                BlockRows {
-                    idx: b.idx,
-                    label: b.label,
-                    first_line: b.first_line,
-                    last_line: b.last_line,
-                    printed: Vec::new(),
-                    runs: Vec::new(),
-                },
+/// The selected runs of one source, read from the source store [`CHUNK`] at a time and
+/// handed out under their blocks, in block order (a source's run ids rise with its
+/// blocks, so a block's runs come together).
+struct SourceRows<'a> {
+    from: &'a Db,
+    blocks: HashMap<i64, BlockMeta>,
+    ids: std::vec::IntoIter<i64>,
+    pending: VecDeque<StoredRun>,
+    failed: bool,
+}
+
+impl SourceRows<'_> {
+    /// Reads the next chunk of runs when none is pending.
+    fn fill(&mut self) -> Result<()> {
+        if !self.pending.is_empty() {
+            return Ok(());
+        }
+        let chunk: Vec<i64> = self.ids.by_ref().take(CHUNK).collect();
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let pending = &mut self.pending;
+        self.from
+            .for_each_run(&Selector::from_ids(chunk), Detail::Points, |r| {
+                pending.push_back(r);
+                Ok(())
+            })?;
+        Ok(())
+    }
+
+    fn next_block(&mut self) -> Result<Option<BlockRows>> {
+        self.fill()?;
+        let Some(first) = self.pending.front() else {
+            return Ok(None);
+        };
+        let block_id = first.block_id;
+        let meta = self.blocks.remove(&block_id).with_context(|| {
+            format!(
+                "run {} belongs to block {block_id}, which is not among its source's blocks \
+                 or came apart from its other runs",
+                first.id
             )
-        })
-        .collect();
-    for r in runs {
-        if let Some((_, b)) = out.iter_mut().find(|(id, _)| *id == r.block_id) {
-            if b.runs.is_empty() {
-                b.printed = r.printed.clone();
+        })?;
+        let mut block = BlockRows {
+            idx: meta.idx,
+            label: meta.label,
+            first_line: meta.first_line,
+            last_line: meta.last_line,
+            printed: first.printed.clone(),
+            runs: Vec::new(),
+        };
+        loop {
+            match self.pending.front() {
+                Some(r) if r.block_id == block_id => {
+                    let r = self.pending.pop_front().expect("just seen");
+                    block.runs.push(RunRows {
+                        suite: r.suite,
+                        label: r.label,
+                        run: r.run,
+                    });
+                }
+                Some(_) => break,
+                None => {
+                    self.fill()?;
+                    if self.pending.is_empty() {
+                        break;
+                    }
+                }
             }
-            b.runs.push(RunRows {
-                suite: r.suite,
-                label: r.label,
-                run: r.run,
-            });
+        }
+        Ok(Some(block))
+    }
+}
+
+impl Iterator for SourceRows<'_> {
+    type Item = Result<BlockRows>;
+
+    fn next(&mut self) -> Option<Result<BlockRows>> {
+        if self.failed {
+            return None;
+        }
+        match self.next_block() {
+            Ok(block) => block.map(Ok),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
         }
     }
-    out.into_iter()
-        .map(|(_, b)| b)
-        .filter(|b| !b.runs.is_empty())
-        .collect()
 }
 
 impl Store {
@@ -186,80 +261,194 @@ impl Store {
     }
 
     /// Stores a source copied from another store, unless its content is already here
-    /// (then `None`); returns the new run ids.
-    ///
-    /// The rows go through [`Store::ingest`], so they are laid out exactly as an ingest
-    /// lays them out; a second transaction then restores what an ingest decides itself:
-    /// the ingest time, the blocks' raw labels and each run's own suite and label.
+    /// (then `None`); returns how many runs were written. The blocks are written as the
+    /// stream yields them, all in one transaction, with the source's, blocks' and runs'
+    /// own columns (ingest time, raw block labels, each run's suite, label and tags).
     pub fn insert_copy(
         &mut self,
         record: &SourceRecord,
-        blocks: Vec<BlockRows>,
-    ) -> Result<Option<Vec<i64>>> {
-        if self.has_source(&record.sha256)? {
-            return Ok(None);
-        }
-        let first = blocks.iter().flat_map(|b| &b.runs).next();
-        let defaults = BlockDefaults {
-            suite: first.map(|r| r.suite.clone()).unwrap_or_default(),
-            label_override: None,
-            fallback_label: String::new(),
-            tags: Default::default(),
-        };
-        let meta = SourceMeta {
-            path: record.path.clone(),
-            format: record.format.clone(),
-            parser: record.parser.clone(),
-        };
-        let items = blocks.iter().map(|b| {
-            Ok(Parsed::Block(Block {
-                label: b.runs.first().map(|r| r.label.clone()),
-                first_line: b.first_line,
-                last_line: b.last_line,
-                runs: b.runs.iter().map(|r| r.run.clone()).collect(),
-                printed: b.printed.clone(),
-            }))
-        });
-        let digest = Digest {
-            sha256: record.sha256.clone(),
-            bytes: record.bytes,
-        };
-        let done = self.ingest(&meta, items, &defaults, || Ok(digest))?;
-        if done.unchanged {
-            return Ok(None);
-        }
-        let tx = self.conn.transaction()?;
-        let sid: i64 = tx.query_row(
-            "SELECT id FROM source WHERE sha256 = ?1",
+        blocks: &mut BlockStream,
+    ) -> Result<Option<usize>> {
+        self.without_checks(|s| s.insert_copy_unchecked(record, blocks))
+    }
+
+    fn insert_copy_unchecked(
+        &mut self,
+        record: &SourceRecord,
+        blocks: &mut BlockStream,
+    ) -> Result<Option<usize>> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let seen: bool = tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1)",
             [&record.sha256],
             |r| r.get(0),
         )?;
+        if seen {
+            return Ok(None);
+        }
         tx.execute(
-            "UPDATE source SET ingested_at = ?2 WHERE id = ?1",
-            params![sid, record.ingested_at],
+            "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                record.path,
+                record.sha256,
+                record.bytes as i64,
+                record.format,
+                record.parser,
+                record.ingested_at
+            ],
         )?;
-        let block_ids: Vec<i64> = tx
-            .prepare("SELECT id FROM block WHERE source_id = ?1 ORDER BY idx")?
-            .query_map([sid], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        let run_ids: Vec<i64> = tx
-            .prepare(
-                "SELECT r.id FROM run r JOIN block b ON b.id = r.block_id WHERE b.source_id = ?1 ORDER BY r.id",
-            )?
-            .query_map([sid], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let source_id = tx.last_insert_rowid();
+        let mut out = Ingested::default();
         {
-            let mut set_block =
-                tx.prepare("UPDATE block SET idx = ?2, label = ?3 WHERE id = ?1")?;
-            for (id, b) in block_ids.iter().zip(&blocks) {
-                set_block.execute(params![id, b.idx, b.label])?;
-            }
-            let mut set_run = tx.prepare("UPDATE run SET suite = ?2, label = ?3 WHERE id = ?1")?;
-            for (id, r) in run_ids.iter().zip(blocks.iter().flat_map(|b| &b.runs)) {
-                set_run.execute(params![id, r.suite, r.label])?;
+            let mut w = Writer::new(&tx)?;
+            for block in blocks {
+                let b = block?;
+                let block_id = w.block_row(
+                    source_id,
+                    b.idx,
+                    b.label.as_deref(),
+                    (b.first_line, b.last_line),
+                    &b.printed,
+                )?;
+                for r in &b.runs {
+                    let tags = serde_json::to_string(&r.run.tags)?;
+                    w.run(block_id, &r.suite, &r.label, &r.run, &tags, &mut out)?;
+                    out.runs += 1;
+                }
             }
         }
         tx.commit()?;
-        Ok(Some(run_ids))
+        Ok(Some(out.runs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Generated;
+    use bench_db_parsers::{Block, Data, LadderPoint, Series};
+
+    /// A source of `blocks` blocks of `runs` runs each, every run with one ladder.
+    fn blocks(blocks: usize, runs: u32, seed: f64) -> Vec<Block> {
+        (0..blocks)
+            .map(|b| Block {
+                label: Some(format!("block {b}")),
+                first_line: b as u64 * 100 + 1,
+                last_line: b as u64 * 100 + 99,
+                runs: (1..=runs)
+                    .map(|index| Run {
+                        index,
+                        series: vec![Series {
+                            metric: "end_to_end".into(),
+                            display: "End to End".into(),
+                            unit: "us".into(),
+                            data: Data::Ladder {
+                                count: Some(1000),
+                                points: vec![LadderPoint {
+                                    percentile: 50.0,
+                                    value: Some(seed + b as f64 + f64::from(index) / 1e3),
+                                    line_value: None,
+                                }],
+                            },
+                            stats: Default::default(),
+                        }],
+                        ..Run::default()
+                    })
+                    .collect(),
+                printed: vec![PrintedStat {
+                    metric: "end_to_end".into(),
+                    percentile: Some(50.0),
+                    name: "variation_pct".into(),
+                    value: Some(seed),
+                }],
+            })
+            .collect()
+    }
+
+    fn store_with(sources: &[(&str, Vec<Block>)]) -> Db {
+        let mut s = Store::open_in_memory().unwrap();
+        let tags = Default::default();
+        for (text, blocks) in sources {
+            s.insert_generated(&Generated {
+                origin: "gen",
+                format: "loopback",
+                text,
+                blocks,
+                suite: "loopback",
+                label_override: None,
+                tags: &tags,
+            })
+            .unwrap();
+        }
+        Db::Sqlite(s)
+    }
+
+    fn all(db: &Db, sel: &Selector) -> Vec<String> {
+        db.select(sel)
+            .unwrap()
+            .iter()
+            .map(|r| format!("{r:?}"))
+            .collect()
+    }
+
+    #[test]
+    fn sources_larger_than_a_chunk_copy_whole_with_a_block_split_across_chunks() {
+        // 3 blocks of 400 runs: the first chunk ends inside the third block.
+        const { assert!(800 < CHUNK && CHUNK < 1200) };
+        let from = store_with(&[("a", blocks(3, 400, 1.0)), ("b", blocks(2, 7, 2.0))]);
+        let mut to = Db::Sqlite(Store::open_in_memory().unwrap());
+        let mut seen = Vec::new();
+        let done = copy(&from, &mut to, &Selector::all(), |r, n| {
+            seen.push((r.sha256.clone(), n))
+        })
+        .unwrap();
+        assert_eq!(
+            done,
+            Copied {
+                sources: 2,
+                present: 0,
+                runs: 1214
+            }
+        );
+        assert_eq!(
+            seen.iter().map(|s| s.1).collect::<Vec<_>>(),
+            [Some(1200), Some(14)]
+        );
+        // Same ids, blocks, labels, points and ingest times.
+        assert_eq!(all(&from, &Selector::all()), all(&to, &Selector::all()));
+        // Again: everything is present, nothing is written.
+        let again = copy(&from, &mut to, &Selector::all(), |_, _| {}).unwrap();
+        assert_eq!((again.sources, again.present, again.runs), (0, 2, 0));
+        assert_eq!(to.select_ids(&Selector::all()).unwrap().len(), 1214);
+    }
+
+    #[test]
+    fn a_selection_copies_only_the_blocks_holding_its_runs() {
+        let from = store_with(&[("a", blocks(3, 4, 1.0))]);
+        let mut to = Db::Sqlite(Store::open_in_memory().unwrap());
+        // Runs 6 and 7 of the second block, run 12 of the third.
+        let sel = Selector::from_ids(vec![6, 7, 12]);
+        let done = copy(&from, &mut to, &sel, |_, _| {}).unwrap();
+        assert_eq!(done.runs, 3);
+        let got = to.select(&Selector::all()).unwrap();
+        let want = from.select(&sel).unwrap();
+        let key = |r: &StoredRun| {
+            (
+                r.block_index,
+                r.label.clone(),
+                r.run.clone(),
+                r.printed.clone(),
+            )
+        };
+        assert_eq!(
+            got.iter().map(key).collect::<Vec<_>>(),
+            want.iter().map(key).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            got.iter().map(|r| r.block_index).collect::<Vec<_>>(),
+            [1, 1, 2]
+        );
     }
 }

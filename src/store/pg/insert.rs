@@ -10,7 +10,7 @@
 //! knows the hash up front and inserts with `ON CONFLICT (sha256) DO NOTHING`.
 
 use super::{PgStore, pg_text};
-use crate::store::copy::{BlockRows, RunRows, SourceRecord};
+use crate::store::copy::{BlockRows, BlockStream, RunRows, SourceRecord};
 use crate::store::pack;
 use crate::store::{BlockDefaults, Digest, Generated, IngestError, Ingested, SourceMeta};
 use bench_db_parsers::{Data, ParseError, Parsed};
@@ -163,13 +163,14 @@ impl PgStore {
         Ok(done.run_ids)
     }
 
-    /// Stores a source copied from another store, unless its content is already here
-    /// (then `None`). Returns the new run ids.
+    /// Stores a source copied from another store, its blocks sent in batches as the
+    /// stream yields them, unless its content is already here (then `None`). Returns how
+    /// many runs were written.
     pub fn insert_copy(
         &self,
         record: &SourceRecord,
-        blocks: Vec<BlockRows>,
-    ) -> anyhow::Result<Option<Vec<i64>>> {
+        blocks: &mut BlockStream,
+    ) -> anyhow::Result<Option<usize>> {
         let mut client = self.client.borrow_mut();
         let mut tx = client.transaction().map_err(|e| self.err(e))?;
         let Some(id) = insert_source(&mut tx, record).map_err(|e| self.err(e))? else {
@@ -177,11 +178,11 @@ impl PgStore {
         };
         let mut w = Writer::new(id);
         for b in blocks {
-            w.push(&mut tx, b).map_err(|e| self.err(e))?;
+            w.push(&mut tx, b?).map_err(|e| self.err(e))?;
         }
         w.flush(&mut tx).map_err(|e| self.err(e))?;
         tx.commit().map_err(|e| self.err(e))?;
-        Ok(Some(w.run_ids))
+        Ok(Some(w.run_ids.len()))
     }
 }
 

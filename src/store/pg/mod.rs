@@ -37,6 +37,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/postgres/0002_packed_points.sql"),
         then: Some(pack_v1_rows),
     },
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0003_writer_keys.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes on PostgreSQL.

@@ -1,0 +1,7 @@
+-- bench-db schema, version 3: nothing changes in SQLite.
+--
+-- Version 3 drops the foreign keys of the PostgreSQL schema, the series' primary-key index
+-- and run_block (migrations/postgres/0003_writer_keys.sql), which slowed its bulk ingest.
+-- SQLite checks a foreign key with one lookup in the parent's primary key, which costs
+-- little, and dropping one would mean rebuilding the table, so its keys stay. The migration
+-- exists so that both dialects keep the same version numbers; it holds no statement.
