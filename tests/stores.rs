@@ -771,3 +771,107 @@ fn a_version_1_postgres_schema_is_upgraded_in_place() {
     s.ok(&["ingest", &fixture("jlbh")]);
     assert!(s.ok(&["runs"]).lines().count() > 2);
 }
+
+/// A suite with more groups than a report page holds: its groups are listed on group
+/// pages (each linked from the suite page and from every other group page, every group
+/// listed once), every file is written through a temporary file that does not stay
+/// behind, and the pages are the same on both stores.
+#[test]
+fn a_large_suite_is_paginated_and_written_atomically_on_both_stores() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("jlbh.log");
+    // About 130 JLBH outputs: one group each, three pages of 50.
+    let (_, outputs) = bench_db_parsers::jlbh::synthetic::generate(&log, 1).unwrap();
+    assert!(outputs > 100, "{outputs}");
+    let mut sites = Vec::new();
+    for s in Store::both() {
+        s.ok(&[
+            "ingest",
+            "--no-git",
+            "--time",
+            "2026-01-01T00:00:00Z",
+            log.to_str().unwrap(),
+        ]);
+        let out = s.env().dir.path().join("site");
+        // A page of a previous report, to be replaced whole.
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("suite-jlbh.html"), "old").unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_str(&s.ok(&["report", "--json", "--out", out.to_str().unwrap()]))
+                .unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let pages = outputs.div_ceil(50);
+        let mut want: Vec<String> = (1..=pages)
+            .map(|k| format!("groups-jlbh-{k}.html"))
+            .collect();
+        want.extend(["index.html".to_string(), "suite-jlbh.html".to_string()]);
+        want.sort();
+        // Exactly the report's files: no temporary file left.
+        assert_eq!(names, want, "[{}]", s.name());
+        assert_eq!(doc["files"].as_array().unwrap().len(), want.len());
+        let read = |n: &str| std::fs::read_to_string(out.join(n)).unwrap();
+        let suite = read("suite-jlbh.html");
+        assert!(suite.contains("All groups"), "{suite}");
+        let mut listed = std::collections::BTreeMap::<String, usize>::new();
+        for k in 1..=pages {
+            let name = format!("groups-jlbh-{k}.html");
+            assert!(
+                suite.contains(&format!("href=\"{name}\"")),
+                "suite page links {name}"
+            );
+            let page = read(&name);
+            assert!(page.contains("href=\"suite-jlbh.html\""));
+            for j in (1..=pages).filter(|j| *j != k) {
+                assert!(page.contains(&format!("href=\"groups-jlbh-{j}.html\"")));
+            }
+            // The listing: one row per group, linking to its tables on the page.
+            let rows = page.split("<tr><td>").skip(1);
+            let mut on_page = 0;
+            for row in rows {
+                let Some(at) = row.find("<a href=\"#g") else {
+                    continue;
+                };
+                let title = &row[at..];
+                let title = &title[title.find('>').unwrap() + 1..title.find("</a>").unwrap()];
+                let anchor = &row[at + "<a href=\"#".len()..];
+                let anchor = &anchor[..anchor.find('"').unwrap()];
+                assert!(page.contains(&format!("id=\"{anchor}\"")), "{anchor}");
+                *listed.entry(title.to_string()).or_default() += 1;
+                on_page += 1;
+            }
+            assert_eq!(
+                on_page,
+                if k < pages {
+                    50
+                } else {
+                    outputs - 50 * (pages - 1)
+                }
+            );
+        }
+        assert_eq!(listed.len(), outputs, "[{}] every group listed", s.name());
+        assert!(
+            listed.values().all(|n| *n == 1),
+            "[{}] listed once",
+            s.name()
+        );
+        assert!(listed.contains_key("Benchmark 0, 1,000,000 msg/s"));
+        // Charts stay on the suite page, for its most recent groups only.
+        assert!(!read("groups-jlbh-1.html").contains("<svg"));
+        assert!(suite.contains("older groups are not drawn here"));
+        sites.push(
+            (1..=pages)
+                .map(|k| read(&format!("groups-jlbh-{k}.html")))
+                .collect::<Vec<_>>(),
+        );
+    }
+    if let [sqlite, pg] = &sites[..] {
+        assert!(
+            sqlite == pg,
+            "the group pages differ between SQLite and PostgreSQL"
+        );
+    }
+}

@@ -11,6 +11,7 @@ use crate::selector::run_time;
 use crate::stats::change_point::{self, ChangePointError, Options};
 use bench_db_parsers::Data;
 use serde::Serialize;
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap};
 
 /// What to follow.
@@ -117,17 +118,21 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 /// Builds every series of `runs`, sorted by suite, label, metric and percentile.
-pub fn history(
-    runs: &[StoredRun],
+pub fn history<R: Borrow<StoredRun>>(
+    runs: &[R],
     opts: &HistoryOptions,
 ) -> Result<Vec<History>, ChangePointError> {
+    let runs: Vec<&StoredRun> = runs.iter().map(Borrow::borrow).collect();
     let mut later_runs: HashMap<i64, bool> = HashMap::new();
-    for r in runs {
+    for r in &runs {
         if r.run.index > 1 {
             later_runs.insert(r.block_id, true);
         }
     }
-    let runs: Vec<&StoredRun> = runs.iter().filter(|r| counted(r, &later_runs)).collect();
+    let runs: Vec<&StoredRun> = runs
+        .into_iter()
+        .filter(|r| counted(r, &later_runs))
+        .collect();
     // (suite, label) → runs.
     let mut groups: BTreeMap<(String, Option<String>), Vec<&StoredRun>> = BTreeMap::new();
     for r in &runs {

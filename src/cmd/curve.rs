@@ -1,6 +1,6 @@
 //! `bench-db curve`: throughput versus latency of the selected runs.
 
-use super::select::{check_metrics, select_some};
+use super::select::{check_metrics, select_series, select_some_series};
 use crate::analysis::curve::{curve, missed_schedule};
 use crate::cli::CurveArgs;
 use crate::output;
@@ -13,8 +13,8 @@ use std::io::Write;
 pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
     let runs = match args.selector.as_deref() {
-        Some(text) => select_some(&store, text, "selector")?,
-        None => store.select(&Selector::all()).context("selecting runs")?,
+        Some(text) => select_some_series(&store, text, "selector")?,
+        None => select_series(&store, &Selector::all()).context("selecting runs")?,
     };
     let mut runs = runs;
     if !args.include_late {

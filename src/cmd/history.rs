@@ -21,7 +21,8 @@ pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
         },
     };
     let store = Db::open_read(db)?;
-    let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
+    let runs =
+        super::select::select_series(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
     let series = history(&runs, &opts).context("change points")?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&series)?);

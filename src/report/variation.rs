@@ -54,8 +54,9 @@ pub fn group_title(run: &StoredRun) -> String {
 /// The table of every group (source block) with two or more runs, from the same
 /// computation as `bench-db variation` (run 1 left out, as JLBH does by default).
 pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
-    let owned: Vec<StoredRun> = runs.iter().map(|r| (*r).clone()).collect();
-    let rows = analysis::variation(&owned, None, false);
+    let rows = analysis::variation(runs, None, false);
+    let by_id: std::collections::HashMap<i64, &StoredRun> =
+        runs.iter().map(|r| (r.id, *r)).collect();
     let mut out = VariationTable::default();
     let mut start = 0;
     while start < rows.len() {
@@ -66,7 +67,7 @@ pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
                 .iter()
                 .take_while(|r| &r.run_ids == ids)
                 .count();
-        let first = owned.iter().find(|r| Some(&r.id) == ids.first());
+        let first = ids.first().and_then(|id| by_id.get(id).copied());
         if let (true, Some(first)) = (ids.len() >= 2, first) {
             out.groups.push(group_table(first, &rows[start..end]));
         }
