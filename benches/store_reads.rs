@@ -110,10 +110,18 @@ fn main() -> anyhow::Result<()> {
     }
     let runs_json = dir.path().join("runs.json");
     let (runs_s, runs_mb) = measure(&mut run(&["runs", "--json"]), &runs_json)?;
-    println!(
-        "log: {:.1} MB of {outputs} JLBH outputs",
-        bytes as f64 / 1e6
-    );
+    if fresh {
+        println!(
+            "log: {:.1} MB of {outputs} JLBH outputs",
+            bytes as f64 / 1e6
+        );
+    } else {
+        println!(
+            "log: {:.1} MB, database kept in {}",
+            bytes as f64 / 1e6,
+            dir.path().display()
+        );
+    }
     println!("runs --json: {runs_s:.2} s, {runs_mb:.0} MB RSS (target < 128 MB)");
 
     let csv = dir.path().join("export.csv");

@@ -168,14 +168,20 @@ pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> R
 
 /// Errors on a `--metric` that no selected run has, naming the nearest metrics.
 pub fn check_metrics(wanted: &[String], sides: &[&[StoredRun]]) -> Result<()> {
-    let mut known: Vec<&str> = Vec::new();
+    let mut known: Vec<String> = Vec::new();
     for r in sides.iter().flat_map(|s| s.iter()) {
         for s in &r.run.series {
-            if !known.contains(&s.metric.as_str()) {
-                known.push(&s.metric);
+            if !known.contains(&s.metric) {
+                known.push(s.metric.clone());
             }
         }
     }
+    check_metric_names(wanted, &known)
+}
+
+/// [`check_metrics`] against the metric names of the selection, in first-seen order.
+pub fn check_metric_names(wanted: &[String], known: &[String]) -> Result<()> {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
     for m in wanted {
         if known.contains(&m.as_str()) {
             continue;

@@ -426,6 +426,7 @@ fn group_pages(suite: &str, suite_page: &str, groups: &[Vec<&StoredRun>]) -> Vec
             ));
         }
         h.push_str("</table></div>\n");
+        h.push_str(&variation::legend());
         for group in chunk {
             let Some(r) = group.first() else { continue };
             h.push_str(&format!(
@@ -436,11 +437,8 @@ fn group_pages(suite: &str, suite_page: &str, groups: &[Vec<&StoredRun>]) -> Vec
                 group.len(),
                 if group.len() == 1 { "" } else { "s" }
             ));
-            h.push_str(&run_table(group));
-            let table = variation::from_runs(group);
-            if !table.groups.is_empty() {
-                h.push_str(&variation::render(&table));
-            }
+            h.push_str(&compact_run_table(group));
+            h.push_str(&variation::render_tables(&variation::from_runs(group)));
         }
         out.push((
             group_page_name(suite_page, k + 1),
@@ -648,6 +646,54 @@ fn run_table(group: &[&StoredRun]) -> String {
             escape(commit),
             escape(&or_dash(tags)),
             escape(&or_dash(params)),
+            escape(&r.source),
+            r.run.first_line,
+            r.run.last_line,
+        ));
+    }
+    h.push_str("</table></div>\n");
+    h
+}
+
+/// [`run_table`] for a group page: when the group's runs share their tags and
+/// parameters (a tool's repeated runs do), those are given once above a table of the
+/// runs and their lines, so thousands of groups stay small.
+fn compact_run_table(group: &[&StoredRun]) -> String {
+    let Some(first) = group.first() else {
+        return String::new();
+    };
+    let shared = group
+        .iter()
+        .all(|r| r.run.tags == first.run.tags && r.run.params == first.run.params);
+    if !shared {
+        return run_table(group);
+    }
+    let mut fields: Vec<String> = first
+        .run
+        .tags
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    fields.extend(first.run.params.iter().map(|(k, v)| {
+        let v = match v {
+            bench_db_parsers::Param::Num(n) => fmt::sig3(*n),
+            bench_db_parsers::Param::Bool(b) => b.to_string(),
+            bench_db_parsers::Param::Text(t) => t.clone(),
+        };
+        format!("{k}={v}")
+    }));
+    let mut h = format!(
+        "<p class=\"muted\">Every run: {}</p>\n<div class=\"scroll\"><table class=\"runs\"><tr><th>run</th><th class=\"text\">source</th></tr>\n",
+        escape(&if fields.is_empty() {
+            "–".to_string()
+        } else {
+            fields.join(" · ")
+        })
+    );
+    for r in group {
+        h.push_str(&format!(
+            "<tr><td>{}</td><td class=\"text\">{}:{}–{}</td></tr>\n",
+            r.run.index,
             escape(&r.source),
             r.run.first_line,
             r.run.last_line,

@@ -146,12 +146,25 @@ pub fn render(table: &VariationTable) -> String {
         h.push_str("<p class=\"muted\">No group has two or more runs to compare.</p>\n");
         return h;
     }
-    h.push_str(&format!(
+    h.push_str(&legend());
+    h.push_str(&render_tables(table));
+    h
+}
+
+/// What the numbers are and what the colours mean.
+pub fn legend() -> String {
+    format!(
         "<p class=\"muted\">JLBH's % Variation, 100·(max − min)/(max + min/2) across runs. \
          <span class=\"v-low\">&lt; {LOW_PCT}%</span> \
          <span class=\"v-mid\">{LOW_PCT}–{HIGH_PCT}%</span> \
          <span class=\"v-high\">≥ {HIGH_PCT}%</span></p>\n"
-    ));
+    )
+}
+
+/// The groups' tables alone, without the legend (pages holding many groups give it
+/// once).
+pub fn render_tables(table: &VariationTable) -> String {
+    let mut h = String::new();
     for g in &table.groups {
         h.push_str(&format!(
             "<h4>{} <span class=\"muted\">({})</span></h4>\n<div class=\"scroll\"><table class=\"var\">\n<tr><th>metric</th>",
