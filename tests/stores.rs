@@ -258,6 +258,18 @@ fn answers(s: &Store) -> Vec<(String, i32, String)> {
         vec!["curve"],
         vec!["history", "--json"],
         vec!["history", "suite=jlbh;latest=5", "--json"],
+        // Streamed reads: history terms, a block cut by a range, one metric.
+        vec!["variation", "run=2..30", "--json"],
+        vec!["curve", "--metric", "end_to_end", "--json"],
+        vec!["curve", "run=3..40", "--slo", "p99<=1ms"],
+        vec![
+            "history",
+            "--metric",
+            "end_to_end",
+            "--percentile",
+            "99",
+            "--json",
+        ],
     ];
     // The seeds' before/after pairs (see tests/analysis_cli.rs).
     let pairs = [
