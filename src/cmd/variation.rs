@@ -29,7 +29,7 @@ fn write_rows(store: &Db, sel: &Selector, args: &VariationArgs, mut w: impl Writ
         use serde::ser::{SerializeSeq, Serializer};
         let mut ser = serde_json::Serializer::pretty(&mut w);
         let mut seq = ser.serialize_seq(None)?;
-        for_each_block(store, sel, |block| {
+        for_each_block(store, sel, Detail::Points, |block| {
             for r in rows_of(block) {
                 seq.serialize_element(&r)?;
             }
@@ -39,7 +39,7 @@ fn write_rows(store: &Db, sel: &Selector, args: &VariationArgs, mut w: impl Writ
         writeln!(w)?;
     } else {
         let mut any = false;
-        for_each_block(store, sel, |block| {
+        for_each_block(store, sel, Detail::Points, |block| {
             let rows = rows_of(block);
             any |= !rows.is_empty();
             if !rows.is_empty() {
@@ -57,22 +57,25 @@ fn write_rows(store: &Db, sel: &Selector, args: &VariationArgs, mut w: impl Writ
 
 /// Streams the selection and calls `f` with each block's runs as soon as the stream
 /// moves past the block, so memory holds one block's runs whatever the database holds.
-/// A variation group (suite, label, block) lies within one block, and a block's runs
-/// have consecutive ids (each source is stored in one transaction), so the rows and
-/// their order are those of [`variation`] over the whole selection. The block's printed
-/// numbers are kept on its first run only.
+/// A variation group (suite, label, block) lies within one block, so the rows and their
+/// order are those of [`variation`] over the whole selection. That needs each block's
+/// runs to have consecutive ids, as a SQLite store gives them (one writer at a time);
+/// where they do not (concurrent PostgreSQL ingests may interleave them), `f` gets the
+/// whole selection at once. The block's printed numbers are kept on its first run only.
 pub fn for_each_block(
     store: &Db,
     sel: &Selector,
+    detail: Detail,
     mut f: impl FnMut(&[StoredRun]) -> Result<()>,
 ) -> Result<()> {
+    let contiguous = store.blocks_contiguous()?;
     let mut block: Vec<StoredRun> = Vec::new();
-    store.for_each_run(sel, Detail::Points, |mut r| {
-        if block.last().is_some_and(|b| b.block_id != r.block_id) {
+    store.for_each_run(sel, detail, |mut r| {
+        if contiguous && block.last().is_some_and(|b| b.block_id != r.block_id) {
             f(&block)?;
             block.clear();
         }
-        if !block.is_empty() {
+        if block.last().is_some_and(|b| b.block_id == r.block_id) {
             r.printed = Vec::new();
         }
         block.push(r);

@@ -27,6 +27,10 @@ const RUN_COLUMNS: &str =
      r.run_index, r.first_line, r.last_line, r.params, r.tags,
      se.id, se.metric, se.display, se.unit, se.kind, se.sample_count, se.stats, se.value";
 
+/// True when no block has a run of another block between its first and last run.
+pub(super) const CONTIGUOUS_SQL: &str = "SELECT NOT EXISTS (
+    SELECT 1 FROM run GROUP BY block_id HAVING MAX(id) - MIN(id) + 1 <> COUNT(*))";
+
 impl Detail {
     /// Whether the series' points and histograms are loaded.
     pub fn points(self) -> bool {
@@ -157,6 +161,11 @@ impl Store {
             count += 1;
         }
         Ok(count)
+    }
+
+    /// Whether every block's runs have consecutive ids.
+    pub fn blocks_contiguous(&self) -> Result<bool> {
+        Ok(self.conn.query_row(CONTIGUOUS_SQL, [], |r| r.get(0))?)
     }
 
     /// Sets the label of the selected runs; returns how many changed.

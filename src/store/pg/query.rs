@@ -8,7 +8,7 @@ use crate::selector::{Selector, Term};
 use crate::store::Detail;
 use crate::store::copy::{BlockMeta, SourceRecord};
 use crate::store::pack;
-use crate::store::query::{post_head, printed_from_json};
+use crate::store::query::{CONTIGUOUS_SQL, post_head, printed_from_json};
 use anyhow::{Context, Result};
 use bench_db_parsers::{Data, HistInterval, Run, Series};
 use postgres::GenericClient;
@@ -75,6 +75,13 @@ impl PgStore {
         }
         tx.commit().map_err(|e| self.err(e))?;
         Ok(ids.len())
+    }
+
+    /// Whether every block's runs have consecutive ids.
+    pub fn blocks_contiguous(&self) -> Result<bool> {
+        let mut c = self.client.borrow_mut();
+        let row = c.query_one(CONTIGUOUS_SQL, &[]).map_err(|e| self.err(e))?;
+        Ok(row.get(0))
     }
 
     /// Sets the label of the selected runs; returns how many changed.
