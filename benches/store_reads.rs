@@ -199,11 +199,16 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The number of runs in a `runs --json` listing, counted by its runs' `"id"` keys so that
-/// this process stays small (a child's peak RSS starts from its parent's).
+/// The number of runs in a `runs --json` listing, counted line by line by its runs'
+/// `"id"` keys so that this process stays small (a child's peak RSS starts from its
+/// parent's, so reading the whole listing here would raise every later figure).
 fn count_runs(listing: &Path) -> anyhow::Result<usize> {
-    let text = std::fs::read_to_string(listing)?;
-    Ok(text.matches("\n    \"id\": ").count())
+    use std::io::BufRead;
+    let mut n = 0;
+    for line in std::io::BufReader::new(std::fs::File::open(listing)?).lines() {
+        n += usize::from(line?.starts_with("    \"id\": "));
+    }
+    Ok(n)
 }
 
 /// The working folder: a temporary one, or the one `--keep` names.
