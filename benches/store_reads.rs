@@ -7,9 +7,15 @@
 //! - `export --format csv` against the sqlite3 shell printing the same rows as CSV from
 //!   one plain table holding them (target: within 2x, < 64 MB);
 //! - `runs --json` (target < 128 MB);
-//! - `report` (target < 5 s, < 256 MB, < 30 MB written).
+//! - `report` (target < 5 s, < 256 MB, < 30 MB written);
+//! - the analyses `variation`, `curve`, `history` over every run, and `compare`, `gate`
+//!   of the first 200 runs against the last 200, selected by id range, so the whole
+//!   database is read while the statistics stay small (no fixed target: memory that
+//!   does not grow with the database beyond what the analysis keeps).
 //!
-//! The sqlite3 comparison is skipped when no `sqlite3` is on the PATH.
+//! The sqlite3 comparison is skipped when no `sqlite3` is on the PATH. `--keep DIR`
+//! keeps the log and the database in `DIR` (made if needed) instead of a temporary
+//! folder, and ingests only when `DIR` holds no database yet.
 
 use bench_db_parsers::jlbh;
 use std::path::Path;
@@ -19,8 +25,13 @@ use std::time::Instant;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Wall seconds and peak RSS (MB) of a command whose stdout goes to `out`.
+/// Wall seconds and peak RSS (MB) of a command whose stdout goes to `out`; it must exit 0.
 fn measure(cmd: &mut Command, out: &Path) -> anyhow::Result<(f64, f64)> {
+    measure_exit(cmd, out, &[0])
+}
+
+/// [`measure`] for a command that may exit with any of `codes` (a gate's verdicts).
+fn measure_exit(cmd: &mut Command, out: &Path, codes: &[i32]) -> anyhow::Result<(f64, f64)> {
     let started = Instant::now();
     let child = cmd
         .stdout(std::fs::File::create(out)?)
@@ -35,7 +46,7 @@ fn measure(cmd: &mut Command, out: &Path) -> anyhow::Result<(f64, f64)> {
     anyhow::ensure!(r == pid, "wait4 failed");
     let secs = started.elapsed().as_secs_f64();
     anyhow::ensure!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        libc::WIFEXITED(status) && codes.contains(&libc::WEXITSTATUS(status)),
         "{cmd:?} failed ({status})"
     );
     Ok((secs, usage.ru_maxrss as f64 / 1024.0))
@@ -52,16 +63,36 @@ fn dir_bytes(dir: &Path) -> u64 {
 }
 
 fn main() -> anyhow::Result<()> {
-    let mb: u64 = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-'))
-        .map(|a| a.parse())
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let keep = args
+        .iter()
+        .position(|a| a == "--keep")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from);
+    let mb: u64 = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with('-') && (*i == 0 || args[i - 1] != "--keep"))
+        .map(|(_, a)| a.parse())
         .transpose()?
         .unwrap_or(30);
-    let dir = tempfile::tempdir()?;
+    let temp = tempfile::tempdir()?;
+    let dir = match &keep {
+        Some(d) => {
+            std::fs::create_dir_all(d)?;
+            d.clone()
+        }
+        None => temp.path().to_path_buf(),
+    };
+    let dir = Dir(dir);
     let log = dir.path().join("jlbh.log");
-    let (bytes, outputs) = jlbh::synthetic::generate(&log, mb)?;
     let db = dir.path().join("bench.db");
+    let fresh = !db.exists();
+    let (bytes, outputs) = if fresh {
+        jlbh::synthetic::generate(&log, mb)?
+    } else {
+        (std::fs::metadata(&log)?.len(), 0)
+    };
     let bin = env!("CARGO_BIN_EXE_bench-db");
     let run = |args: &[&str]| {
         let mut c = Command::new(bin);
@@ -71,16 +102,26 @@ fn main() -> anyhow::Result<()> {
     // Ingested by the binary too: a child's peak RSS starts from its parent's at fork,
     // so this process stays small.
     let log_arg = log.to_str().unwrap_or_default();
-    measure(
-        &mut run(&["ingest", log_arg]),
-        &dir.path().join("ingest.txt"),
-    )?;
+    if fresh {
+        measure(
+            &mut run(&["ingest", log_arg]),
+            &dir.path().join("ingest.txt"),
+        )?;
+    }
     let runs_json = dir.path().join("runs.json");
     let (runs_s, runs_mb) = measure(&mut run(&["runs", "--json"]), &runs_json)?;
-    println!(
-        "log: {:.1} MB of {outputs} JLBH outputs",
-        bytes as f64 / 1e6
-    );
+    if fresh {
+        println!(
+            "log: {:.1} MB of {outputs} JLBH outputs",
+            bytes as f64 / 1e6
+        );
+    } else {
+        println!(
+            "log: {:.1} MB, database kept in {}",
+            bytes as f64 / 1e6,
+            dir.path().display()
+        );
+    }
     println!("runs --json: {runs_s:.2} s, {runs_mb:.0} MB RSS (target < 128 MB)");
 
     let csv = dir.path().join("export.csv");
@@ -115,6 +156,7 @@ fn main() -> anyhow::Result<()> {
     }
 
     let out = dir.path().join("report");
+    let _ = std::fs::remove_dir_all(&out);
     let (report_s, report_mb) = measure(
         &mut run(&["report", "--out", out.to_str().unwrap_or("report")]),
         &dir.path().join("report.txt"),
@@ -123,11 +165,56 @@ fn main() -> anyhow::Result<()> {
         "report: {report_s:.2} s, {report_mb:.0} MB RSS, {:.1} MB written (targets < 5 s, < 256 MB, < 30 MB)",
         dir_bytes(&out) as f64 / 1e6
     );
-    // Counted last: parsing the listing grows this process, and a child's peak RSS starts
-    // from its parent's.
-    let n_runs = serde_json::from_slice::<serde_json::Value>(&std::fs::read(&runs_json)?)?
-        .as_array()
-        .map_or(0, Vec::len);
+
+    // The analyses; the two-sided ones take the first runs by id against the last.
+    let n_runs = count_runs(&runs_json)?;
+    let side = (n_runs / 2).min(200);
+    let base = format!("run=1..{side}");
+    let cand = format!("run={}..{n_runs}", n_runs + 1 - side);
+    let analyses: [(&str, Vec<&str>, &[i32]); 5] = [
+        ("variation", vec!["variation"], &[0]),
+        ("curve", vec!["curve"], &[0]),
+        ("history", vec!["history"], &[0]),
+        (
+            "compare",
+            vec!["compare", "--baseline", &base, "--candidate", &cand],
+            &[0],
+        ),
+        // A gate may pass, find a regression or not decide.
+        (
+            "gate",
+            vec!["gate", "--baseline", &base, "--candidate", &cand],
+            &[0, 1, 3],
+        ),
+    ];
+    for (name, argv, codes) in analyses {
+        let text = dir.path().join(format!("{name}.txt"));
+        let (s, mb) = measure_exit(&mut run(&argv), &text, codes)?;
+        println!(
+            "{name}: {s:.2} s, {mb:.0} MB RSS, {:.1} MB of output",
+            std::fs::metadata(&text)?.len() as f64 / 1e6
+        );
+    }
     println!("database: {n_runs} runs");
     Ok(())
+}
+
+/// The number of runs in a `runs --json` listing, counted line by line by its runs'
+/// `"id"` keys so that this process stays small (a child's peak RSS starts from its
+/// parent's, so reading the whole listing here would raise every later figure).
+fn count_runs(listing: &Path) -> anyhow::Result<usize> {
+    use std::io::BufRead;
+    let mut n = 0;
+    for line in std::io::BufReader::new(std::fs::File::open(listing)?).lines() {
+        n += usize::from(line?.starts_with("    \"id\": "));
+    }
+    Ok(n)
+}
+
+/// The working folder: a temporary one, or the one `--keep` names.
+struct Dir(std::path::PathBuf);
+impl Dir {
+    fn path(&self) -> &Path {
+        &self.0
+    }
 }

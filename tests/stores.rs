@@ -258,6 +258,18 @@ fn answers(s: &Store) -> Vec<(String, i32, String)> {
         vec!["curve"],
         vec!["history", "--json"],
         vec!["history", "suite=jlbh;latest=5", "--json"],
+        // Streamed reads: history terms, a block cut by a range, one metric.
+        vec!["variation", "run=2..30", "--json"],
+        vec!["curve", "--metric", "end_to_end", "--json"],
+        vec!["curve", "run=3..40", "--slo", "p99<=1ms"],
+        vec![
+            "history",
+            "--metric",
+            "end_to_end",
+            "--percentile",
+            "99",
+            "--json",
+        ],
     ];
     // The seeds' before/after pairs (see tests/analysis_cli.rs).
     let pairs = [
@@ -785,4 +797,151 @@ fn a_version_1_postgres_schema_is_upgraded_in_place() {
     // And it takes new files.
     s.ok(&["ingest", &fixture("jlbh")]);
     assert!(s.ok(&["runs"]).lines().count() > 2);
+}
+
+/// A suite with more groups than a report page holds: its groups are listed on group
+/// pages (each linked from the suite page and from every other group page, every group
+/// listed once), every file is written through a temporary file that does not stay
+/// behind, and the pages are the same on both stores.
+#[test]
+fn a_large_suite_is_paginated_and_written_atomically_on_both_stores() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("jlbh.log");
+    // About 130 JLBH outputs: one group each, three pages of 50.
+    let (_, outputs) = bench_db_parsers::jlbh::synthetic::generate(&log, 1).unwrap();
+    assert!(outputs > 100, "{outputs}");
+    let mut sites = Vec::new();
+    for s in Store::both() {
+        s.ok(&[
+            "ingest",
+            "--no-git",
+            "--time",
+            "2026-01-01T00:00:00Z",
+            log.to_str().unwrap(),
+        ]);
+        let out = s.env().dir.path().join("site");
+        // A page of a previous report, to be replaced whole.
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("suite-jlbh.html"), "old").unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_str(&s.ok(&["report", "--json", "--out", out.to_str().unwrap()]))
+                .unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let pages = outputs.div_ceil(50);
+        let mut want: Vec<String> = (1..=pages)
+            .map(|k| format!("groups-jlbh-{k}.html"))
+            .collect();
+        want.extend(["index.html".to_string(), "suite-jlbh.html".to_string()]);
+        want.sort();
+        // Exactly the report's files: no temporary file left.
+        assert_eq!(names, want, "[{}]", s.name());
+        assert_eq!(doc["files"].as_array().unwrap().len(), want.len());
+        let read = |n: &str| std::fs::read_to_string(out.join(n)).unwrap();
+        let suite = read("suite-jlbh.html");
+        assert!(suite.contains("All groups"), "{suite}");
+        let mut listed = std::collections::BTreeMap::<String, usize>::new();
+        for k in 1..=pages {
+            let name = format!("groups-jlbh-{k}.html");
+            assert!(
+                suite.contains(&format!("href=\"{name}\"")),
+                "suite page links {name}"
+            );
+            let page = read(&name);
+            assert!(page.contains("href=\"suite-jlbh.html\""));
+            for j in (1..=pages).filter(|j| *j != k) {
+                assert!(page.contains(&format!("href=\"groups-jlbh-{j}.html\"")));
+            }
+            // The listing: one row per group, linking to its tables on the page.
+            let rows = page.split("<tr><td>").skip(1);
+            let mut on_page = 0;
+            for row in rows {
+                let Some(at) = row.find("<a href=\"#g") else {
+                    continue;
+                };
+                let title = &row[at..];
+                let title = &title[title.find('>').unwrap() + 1..title.find("</a>").unwrap()];
+                let anchor = &row[at + "<a href=\"#".len()..];
+                let anchor = &anchor[..anchor.find('"').unwrap()];
+                assert!(page.contains(&format!("id=\"{anchor}\"")), "{anchor}");
+                *listed.entry(title.to_string()).or_default() += 1;
+                on_page += 1;
+            }
+            assert_eq!(
+                on_page,
+                if k < pages {
+                    50
+                } else {
+                    outputs - 50 * (pages - 1)
+                }
+            );
+        }
+        assert_eq!(listed.len(), outputs, "[{}] every group listed", s.name());
+        assert!(
+            listed.values().all(|n| *n == 1),
+            "[{}] listed once",
+            s.name()
+        );
+        assert!(listed.contains_key("Benchmark 0, 1,000,000 msg/s"));
+        // Charts stay on the suite page, for its most recent groups only.
+        assert!(!read("groups-jlbh-1.html").contains("<svg"));
+        assert!(suite.contains("older groups are not drawn here"));
+        sites.push(
+            (1..=pages)
+                .map(|k| read(&format!("groups-jlbh-{k}.html")))
+                .collect::<Vec<_>>(),
+        );
+    }
+    if let [sqlite, pg] = &sites[..] {
+        assert!(
+            sqlite == pg,
+            "the group pages differ between SQLite and PostgreSQL"
+        );
+    }
+}
+
+/// Streams that go block by block rely on a block's runs having consecutive ids; when
+/// they do not (interleaved here by hand, as concurrent PostgreSQL ingests may leave
+/// them), `variation` and `history` still see every block whole.
+#[test]
+fn interleaved_run_ids_still_give_whole_groups() {
+    let env = Env::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("jlbh.log");
+    bench_db_parsers::jlbh::synthetic::generate(&log, 1).unwrap();
+    env.ok(&[
+        "ingest",
+        "--no-git",
+        "--tag",
+        "commit=abc",
+        log.to_str().unwrap(),
+    ]);
+    let before = env.ok(&["variation", "--json"]);
+    let history_before = env.ok(&["history", "--json"]);
+    // Swap the ids of run 3 (block 1) and run 8 (block 2).
+    let c = rusqlite::Connection::open(env.db()).unwrap();
+    c.execute_batch(
+        "PRAGMA foreign_keys = OFF;
+         UPDATE run SET id = -3 WHERE id = 3; UPDATE series SET run_id = -3 WHERE run_id = 3;
+         UPDATE run SET id = 3 WHERE id = 8; UPDATE series SET run_id = 3 WHERE run_id = 8;
+         UPDATE run SET id = 8 WHERE id = -3; UPDATE series SET run_id = 8 WHERE run_id = -3;",
+    )
+    .unwrap();
+    drop(c);
+    let rows: serde_json::Value = serde_json::from_str(&env.ok(&["variation", "--json"])).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert!(!rows.is_empty());
+    // Every row still has one value per run of its five-run block.
+    assert!(
+        rows.iter()
+            .all(|r| r["values"].as_array().unwrap().len() == 5),
+        "{rows:?}"
+    );
+    let before: serde_json::Value = serde_json::from_str(&before).unwrap();
+    assert_eq!(rows.len(), before.as_array().unwrap().len());
+    // The history's medians are over the same runs as before the swap.
+    assert_eq!(env.ok(&["history", "--json"]), history_before);
 }

@@ -155,36 +155,85 @@ pub fn curve(
     percentiles: &[f64],
     slo: Option<&str>,
 ) -> Result<Curve, CurveError> {
-    let slo = slo.map(parse_slo).transpose()?.unwrap_or_default();
+    // A malformed SLO is reported before anything about the runs.
+    slo.map(parse_slo).transpose()?;
     let metric = match metric {
         Some(m) => m.to_string(),
-        None => default_metric(runs).ok_or_else(|| CurveError::NoMetric(String::new()))?,
+        None => {
+            let mut chooser = MetricChooser::default();
+            for r in runs {
+                chooser.see(r);
+            }
+            chooser
+                .choice()
+                .ok_or_else(|| CurveError::NoMetric(String::new()))?
+        }
     };
-    let mut unit: Option<String> = None;
-    let mut wanted: Vec<f64> = percentiles.to_vec();
-    wanted.extend(slo.iter().map(|t| t.percentile));
-    wanted.sort_by(f64::total_cmp);
-    wanted.dedup();
-    // throughput bits → (percentile key → values, mean latencies in seconds)
-    type Cells = BTreeMap<Option<i64>, Vec<f64>>;
-    let mut by_rate: BTreeMap<u64, (f64, Cells, Vec<f64>)> = BTreeMap::new();
-    let mut skipped = 0;
-    let mut seen_metric = false;
+    let mut b = CurveBuilder::new(metric, percentiles, slo)?;
     for run in runs {
-        let Some(s) = run.series(&metric) else {
-            skipped += 1;
-            continue;
+        b.add(run);
+    }
+    b.finish()
+}
+
+/// Throughput bits → (throughput, percentile key → values, mean latencies in seconds).
+type ByRate = BTreeMap<u64, (f64, BTreeMap<Option<i64>, Vec<f64>>, Vec<f64>)>;
+
+/// A curve built one run at a time ([`curve`] over a stream): it keeps the values at
+/// the wanted percentiles per throughput, never the runs.
+#[derive(Debug)]
+pub struct CurveBuilder {
+    metric: String,
+    percentiles: Vec<f64>,
+    slo: Vec<SloTerm>,
+    wanted: Vec<f64>,
+    unit: Option<String>,
+    by_rate: ByRate,
+    skipped: usize,
+    seen_metric: bool,
+}
+
+impl CurveBuilder {
+    /// A curve of `metric` at `percentiles`; errors on a malformed SLO.
+    pub fn new(
+        metric: String,
+        percentiles: &[f64],
+        slo: Option<&str>,
+    ) -> Result<CurveBuilder, CurveError> {
+        let slo = slo.map(parse_slo).transpose()?.unwrap_or_default();
+        let mut wanted: Vec<f64> = percentiles.to_vec();
+        wanted.extend(slo.iter().map(|t| t.percentile));
+        wanted.sort_by(f64::total_cmp);
+        wanted.dedup();
+        Ok(CurveBuilder {
+            metric,
+            percentiles: percentiles.to_vec(),
+            slo,
+            wanted,
+            unit: None,
+            by_rate: BTreeMap::new(),
+            skipped: 0,
+            seen_metric: false,
+        })
+    }
+
+    /// Adds one run's values.
+    pub fn add(&mut self, run: &StoredRun) {
+        let Some(s) = run.series(&self.metric) else {
+            self.skipped += 1;
+            return;
         };
-        seen_metric = true;
+        self.seen_metric = true;
         let Some(rate) = throughput(run) else {
-            skipped += 1;
-            continue;
+            self.skipped += 1;
+            return;
         };
-        let u = unit.get_or_insert_with(|| s.unit.clone()).clone();
-        let entry = by_rate
+        let u = self.unit.get_or_insert_with(|| s.unit.clone()).clone();
+        let entry = self
+            .by_rate
             .entry(rate.to_bits())
             .or_insert_with(|| (rate, BTreeMap::new(), Vec::new()));
-        for (p, v) in run_values(s, &wanted) {
+        for (p, v) in run_values(s, &self.wanted) {
             if let Some(v) = convert(v, &s.unit, &u) {
                 entry.1.entry(p.map(key)).or_default().push(v);
             }
@@ -193,50 +242,102 @@ pub fn curve(
             entry.2.push(w);
         }
     }
-    if !seen_metric {
-        return Err(CurveError::NoMetric(format!(" named {metric:?}")));
-    }
-    if by_rate.is_empty() {
-        return Err(CurveError::NoThroughput(metric));
-    }
-    let unit = unit.unwrap_or_default();
-    let mut rates: Vec<&(f64, Cells, Vec<f64>)> = by_rate.values().collect();
-    rates.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut points = Vec::new();
-    for (rate, cells, means) in rates {
-        let concurrency = median(means).map(|w| rate * w);
-        for (p, values) in cells {
-            if values.is_empty() {
-                continue;
+
+    /// The curve of the runs added.
+    pub fn finish(self) -> Result<Curve, CurveError> {
+        let CurveBuilder {
+            metric,
+            percentiles,
+            slo,
+            unit,
+            by_rate,
+            skipped,
+            seen_metric,
+            ..
+        } = self;
+        if !seen_metric {
+            return Err(CurveError::NoMetric(format!(" named {metric:?}")));
+        }
+        if by_rate.is_empty() {
+            return Err(CurveError::NoThroughput(metric));
+        }
+        let unit = unit.unwrap_or_default();
+        let mut rates: Vec<_> = by_rate.values().collect();
+        rates.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut points = Vec::new();
+        for (rate, cells, means) in rates {
+            let concurrency = median(means).map(|w| rate * w);
+            for (p, values) in cells {
+                if values.is_empty() {
+                    continue;
+                }
+                points.push(CurvePoint {
+                    throughput: *rate,
+                    percentile: p.map(unkey),
+                    value: median(values).unwrap_or(f64::NAN),
+                    min: values.iter().copied().fold(f64::INFINITY, f64::min),
+                    max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    runs: values.len(),
+                    concurrency,
+                });
             }
-            points.push(CurvePoint {
-                throughput: *rate,
-                percentile: p.map(unkey),
-                value: median(values).unwrap_or(f64::NAN),
-                min: values.iter().copied().fold(f64::INFINITY, f64::min),
-                max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                runs: values.len(),
-                concurrency,
-            });
+        }
+        let knee_percentile = knee_percentile(&points, &percentiles);
+        let knee = knee(&series_at(&points, knee_percentile));
+        let max_throughput_within_slo = if slo.is_empty() {
+            None
+        } else {
+            max_within(&points, &slo, &unit)?
+        };
+        Ok(Curve {
+            metric,
+            unit,
+            points,
+            knee,
+            knee_percentile,
+            slo,
+            max_throughput_within_slo,
+            skipped_runs: skipped,
+        })
+    }
+}
+
+/// The default metric of a curve, found one run at a time: `end_to_end` if any run has
+/// it, else `latency`, else the first ladder metric, else the first latency metric.
+/// Runs without their points (heads) do: only names, units and shapes are read.
+#[derive(Debug, Default)]
+pub struct MetricChooser {
+    end_to_end: bool,
+    latency: bool,
+    first_ladder: Option<String>,
+    first_latency: Option<String>,
+}
+
+impl MetricChooser {
+    pub fn see(&mut self, run: &StoredRun) {
+        for s in &run.run.series {
+            self.end_to_end |= s.metric == "end_to_end";
+            self.latency |= s.metric == "latency";
+            if self.first_ladder.is_none() && s.ladder().is_some() {
+                self.first_ladder = Some(s.metric.clone());
+            }
+            if self.first_latency.is_none() && kind(&s.metric, &s.unit, false) == Kind::Latency {
+                self.first_latency = Some(s.metric.clone());
+            }
         }
     }
-    let knee_percentile = knee_percentile(&points, percentiles);
-    let knee = knee(&series_at(&points, knee_percentile));
-    let max_throughput_within_slo = if slo.is_empty() {
-        None
-    } else {
-        max_within(&points, &slo, &unit)?
-    };
-    Ok(Curve {
-        metric,
-        unit,
-        points,
-        knee,
-        knee_percentile,
-        slo,
-        max_throughput_within_slo,
-        skipped_runs: skipped,
-    })
+
+    pub fn choice(&self) -> Option<String> {
+        if self.end_to_end {
+            return Some("end_to_end".to_string());
+        }
+        if self.latency {
+            return Some("latency".to_string());
+        }
+        self.first_ladder
+            .clone()
+            .or_else(|| self.first_latency.clone())
+    }
 }
 
 fn key(p: f64) -> i64 {
@@ -245,19 +346,6 @@ fn key(p: f64) -> i64 {
 
 fn unkey(k: i64) -> f64 {
     k as f64 / 1e6
-}
-
-fn default_metric(runs: &[StoredRun]) -> Option<String> {
-    let all = || runs.iter().flat_map(|r| r.run.series.iter());
-    for m in ["end_to_end", "latency"] {
-        if all().any(|s| s.metric == m) {
-            return Some(m.to_string());
-        }
-    }
-    all()
-        .find(|s| s.ladder().is_some())
-        .or_else(|| all().find(|s| kind(&s.metric, &s.unit, false) == Kind::Latency))
-        .map(|s| s.metric.clone())
 }
 
 /// A run's throughput (see the module doc).

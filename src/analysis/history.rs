@@ -11,6 +11,7 @@ use crate::selector::run_time;
 use crate::stats::change_point::{self, ChangePointError, Options};
 use bench_db_parsers::Data;
 use serde::Serialize;
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap};
 
 /// What to follow.
@@ -117,115 +118,188 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 /// Builds every series of `runs`, sorted by suite, label, metric and percentile.
-pub fn history(
-    runs: &[StoredRun],
+pub fn history<R: Borrow<StoredRun>>(
+    runs: &[R],
     opts: &HistoryOptions,
 ) -> Result<Vec<History>, ChangePointError> {
+    let runs: Vec<&StoredRun> = runs.iter().map(Borrow::borrow).collect();
     let mut later_runs: HashMap<i64, bool> = HashMap::new();
-    for r in runs {
+    for r in &runs {
         if r.run.index > 1 {
             later_runs.insert(r.block_id, true);
         }
     }
-    let runs: Vec<&StoredRun> = runs.iter().filter(|r| counted(r, &later_runs)).collect();
-    // (suite, label) → runs.
-    let mut groups: BTreeMap<(String, Option<String>), Vec<&StoredRun>> = BTreeMap::new();
-    for r in &runs {
-        let label = opts.by_label.then(|| r.label.clone());
-        groups.entry((r.suite.clone(), label)).or_default().push(r);
+    let mut b = HistoryBuilder::new(opts);
+    for r in runs.into_iter().filter(|r| counted(r, &later_runs)) {
+        b.add(r);
     }
-    let mut out = Vec::new();
-    for ((suite, label), members) in groups {
-        // metric → (unit, percentiles or None for a value).
-        let mut metrics: BTreeMap<String, (String, Vec<Option<f64>>)> = BTreeMap::new();
-        for r in &members {
-            for s in &r.run.series {
-                if !opts.metrics.is_empty() && !opts.metrics.contains(&s.metric) {
-                    continue;
-                }
-                let ps: Vec<Option<f64>> = match &s.data {
-                    Data::Value { .. } => vec![None],
-                    Data::TimeSeries { .. } => continue,
-                    _ => s
-                        .ladder()
-                        .unwrap_or(&[])
-                        .iter()
-                        .map(|p| p.percentile)
-                        .filter(|p| {
-                            opts.percentiles.is_empty()
-                                || opts.percentiles.iter().any(|q| (q - p).abs() < 1e-9)
-                        })
-                        .map(Some)
-                        .collect(),
-                };
-                let e = metrics
-                    .entry(s.metric.clone())
-                    .or_insert_with(|| (s.unit.clone(), Vec::new()));
-                for p in ps {
-                    if !e.1.contains(&p) {
-                        e.1.push(p);
-                    }
-                }
-            }
-        }
-        for (metric, (unit, mut ps)) in metrics {
-            ps.sort_by(|a, b| a.unwrap_or(-1.0).total_cmp(&b.unwrap_or(-1.0)));
-            for p in ps {
-                let points = points_of(&members, &metric, p);
-                if points.is_empty() {
-                    continue;
-                }
-                let values: Vec<f64> = points.iter().map(|p| p.value).collect();
-                let cps = change_point::compute_change_points(&values, &opts.change_points)?;
-                let change_points = cps
-                    .iter()
-                    .map(|c| Change {
-                        index: c.index,
-                        commit: points[c.index].commit.clone(),
-                        time: points[c.index].time.clone(),
-                        before: c.stats.mean_1,
-                        after: c.stats.mean_2,
-                        delta_pct: c.stats.forward_rel_change() * 100.0,
-                        p_value: c.stats.pvalue,
-                    })
-                    .collect();
-                out.push(History {
-                    suite: suite.clone(),
-                    label: label.clone(),
-                    metric: metric.clone(),
-                    percentile: p,
-                    unit: unit.clone(),
-                    points,
-                    change_points,
-                });
-            }
-        }
-    }
-    Ok(out)
+    b.finish()
 }
 
-/// One point per commit (or per run without a commit), in time order (then run id).
-fn points_of(members: &[&StoredRun], metric: &str, p: Option<f64>) -> Vec<Point> {
-    struct Acc {
-        commit: Option<String>,
-        branch: Option<String>,
-        time: Option<chrono::DateTime<chrono::Utc>>,
-        first_id: i64,
-        values: Vec<f64>,
-        ids: Vec<i64>,
+/// [`history`] built one run at a time: per series it keeps each commit's values and
+/// run ids, never the runs. Runs are added in the order [`history`] would see them,
+/// after the warm-up rule (see [`HistoryBuilder::add_blocks`]).
+pub struct HistoryBuilder<'o> {
+    opts: &'o HistoryOptions,
+    /// (suite, label) → metric → its unit, percentiles and their accumulators.
+    groups: BTreeMap<(String, Option<String>), BTreeMap<String, Followed>>,
+}
+
+/// One metric of one group: the unit first seen, the percentiles in first-seen order,
+/// and one accumulator per percentile.
+struct Followed {
+    unit: String,
+    percentiles: Vec<Option<f64>>,
+    cells: Vec<Commits>,
+}
+
+/// One point per commit (or per run without a commit), as runs arrive.
+#[derive(Default)]
+struct Commits {
+    accs: Vec<Acc>,
+    by_key: HashMap<String, usize>,
+}
+
+struct Acc {
+    commit: Option<String>,
+    branch: Option<String>,
+    time: Option<chrono::DateTime<chrono::Utc>>,
+    first_id: i64,
+    values: Vec<f64>,
+    ids: Vec<i64>,
+}
+
+impl<'o> HistoryBuilder<'o> {
+    pub fn new(opts: &'o HistoryOptions) -> Self {
+        HistoryBuilder {
+            opts,
+            groups: BTreeMap::new(),
+        }
     }
-    let mut accs: Vec<Acc> = Vec::new();
-    let mut by_key: HashMap<String, usize> = HashMap::new();
-    for r in members {
-        let Some(v) = value_at(r, metric, p) else {
-            continue;
-        };
+
+    /// Adds runs that hold every selected run of their blocks, applying the warm-up
+    /// rule (run 1 left out when its block has later runs): one block at a time from a
+    /// stream, or a whole selection.
+    pub fn add_blocks(&mut self, runs: &[StoredRun]) {
+        let mut later_runs: HashMap<i64, bool> = HashMap::new();
+        for r in runs {
+            if r.run.index > 1 {
+                later_runs.insert(r.block_id, true);
+            }
+        }
+        for r in runs.iter().filter(|r| counted(r, &later_runs)) {
+            self.add(r);
+        }
+    }
+
+    /// Adds one run that counts.
+    pub fn add(&mut self, r: &StoredRun) {
+        let opts = self.opts;
+        let label = opts.by_label.then(|| r.label.clone());
+        let group = self.groups.entry((r.suite.clone(), label)).or_default();
+        let mut seen: Vec<&str> = Vec::new();
+        for s in &r.run.series {
+            if !opts.metrics.is_empty() && !opts.metrics.contains(&s.metric) {
+                continue;
+            }
+            let ps: Vec<Option<f64>> = match &s.data {
+                Data::Value { .. } => vec![None],
+                Data::TimeSeries { .. } => continue,
+                _ => s
+                    .ladder()
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|p| p.percentile)
+                    .filter(|p| {
+                        opts.percentiles.is_empty()
+                            || opts.percentiles.iter().any(|q| (q - p).abs() < 1e-9)
+                    })
+                    .map(Some)
+                    .collect(),
+            };
+            let e = group.entry(s.metric.clone()).or_insert_with(|| Followed {
+                unit: s.unit.clone(),
+                percentiles: Vec::new(),
+                cells: Vec::new(),
+            });
+            for p in ps {
+                if !e.percentiles.contains(&p) {
+                    e.percentiles.push(p);
+                    e.cells.push(Commits::default());
+                }
+            }
+            if !seen.contains(&s.metric.as_str()) {
+                seen.push(&s.metric);
+            }
+        }
+        // The run's values: a value at a percentile comes from the run's first series
+        // of the metric, whose percentiles were all recorded above.
+        for metric in seen {
+            let Some(e) = group.get_mut(metric) else {
+                continue;
+            };
+            for (p, cell) in e.percentiles.iter().zip(&mut e.cells) {
+                if let Some(v) = value_at(r, metric, *p) {
+                    cell.push(r, v);
+                }
+            }
+        }
+    }
+
+    /// Every series, sorted by suite, label, metric and percentile, with its change
+    /// points.
+    pub fn finish(self) -> Result<Vec<History>, ChangePointError> {
+        let mut out = Vec::new();
+        for ((suite, label), metrics) in self.groups {
+            for (metric, f) in metrics {
+                let mut cells: Vec<(Option<f64>, Commits)> =
+                    f.percentiles.into_iter().zip(f.cells).collect();
+                cells.sort_by(|a, b| a.0.unwrap_or(-1.0).total_cmp(&b.0.unwrap_or(-1.0)));
+                for (p, cell) in cells {
+                    let points = cell.points();
+                    if points.is_empty() {
+                        continue;
+                    }
+                    let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+                    let cps =
+                        change_point::compute_change_points(&values, &self.opts.change_points)?;
+                    let change_points = cps
+                        .iter()
+                        .map(|c| Change {
+                            index: c.index,
+                            commit: points[c.index].commit.clone(),
+                            time: points[c.index].time.clone(),
+                            before: c.stats.mean_1,
+                            after: c.stats.mean_2,
+                            delta_pct: c.stats.forward_rel_change() * 100.0,
+                            p_value: c.stats.pvalue,
+                        })
+                        .collect();
+                    out.push(History {
+                        suite: suite.clone(),
+                        label: label.clone(),
+                        metric: metric.clone(),
+                        percentile: p,
+                        unit: f.unit.clone(),
+                        points,
+                        change_points,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Commits {
+    fn push(&mut self, r: &StoredRun, v: f64) {
         let commit = r.run.tags.get("commit").cloned();
         let key = commit
             .as_ref()
             .map_or_else(|| format!("run:{}", r.id), |c| format!("commit:{c}"));
         let t = run_time(r);
-        let i = *by_key.entry(key).or_insert_with(|| {
+        let accs = &mut self.accs;
+        let i = *self.by_key.entry(key).or_insert_with(|| {
             accs.push(Acc {
                 commit: commit.clone(),
                 branch: r.run.tags.get("branch").cloned(),
@@ -245,19 +319,24 @@ fn points_of(members: &[&StoredRun], metric: &str, p: Option<f64>) -> Vec<Point>
         a.values.push(v);
         a.ids.push(r.id);
     }
-    accs.sort_by_key(|a| (a.time, a.first_id));
-    accs.into_iter()
-        .map(|mut a| Point {
-            commit: a.commit,
-            branch: a.branch,
-            time: a
-                .time
-                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
-            runs: a.values.len(),
-            value: median(&mut a.values),
-            run_ids: a.ids,
-        })
-        .collect()
+
+    /// The points in time order (then run id), each the median of its commit's runs.
+    fn points(self) -> Vec<Point> {
+        let mut accs = self.accs;
+        accs.sort_by_key(|a| (a.time, a.first_id));
+        accs.into_iter()
+            .map(|mut a| Point {
+                commit: a.commit,
+                branch: a.branch,
+                time: a
+                    .time
+                    .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+                runs: a.values.len(),
+                value: median(&mut a.values),
+                run_ids: a.ids,
+            })
+            .collect()
+    }
 }
 
 /// The baseline cut to its most recent segment: when the runs span several commits,

@@ -6,6 +6,8 @@ use crate::dataset::StoredRun;
 use crate::stats::variation::{jlbh_variation, robust_cv_pct};
 use bench_db_parsers::Data;
 use serde::Serialize;
+use std::borrow::Borrow;
+use std::collections::HashMap;
 
 /// One row of a variation table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -42,17 +44,23 @@ type GroupKey = (String, String, i64);
 ///
 /// Run 1 of each block is left out of the variation and the spread unless
 /// `include_first` ([`super::warmup`]: JLBH-layout blocks only).
-pub fn variation(
-    runs: &[StoredRun],
+pub fn variation<R: Borrow<StoredRun>>(
+    runs: &[R],
     metric: Option<&str>,
     include_first: bool,
 ) -> Vec<VariationRow> {
     let mut groups: Vec<(GroupKey, Vec<&StoredRun>)> = Vec::new();
+    // Group key → position in `groups`: one look-up per run, however many groups.
+    let mut index: HashMap<GroupKey, usize> = HashMap::new();
     for r in runs {
+        let r = r.borrow();
         let key = r.group_key();
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(r),
-            None => groups.push((key, vec![r])),
+        match index.get(&key) {
+            Some(&i) => groups[i].1.push(r),
+            None => {
+                index.insert(key.clone(), groups.len());
+                groups.push((key, vec![r]));
+            }
         }
     }
     let mut rows = Vec::new();
@@ -68,8 +76,12 @@ pub fn variation(
                     .filter(|(r, _)| include_first || !super::warmup::is_warmup(r))
                     .filter_map(|(_, v)| *v)
                     .collect();
-                let printed = members[0]
-                    .printed
+                // Every run of a block carries the block's printed numbers, or (streamed
+                // reads) only one of them does.
+                let printed = members
+                    .iter()
+                    .find(|r| !r.printed.is_empty())
+                    .map_or(&[][..], |r| r.printed.as_slice())
                     .iter()
                     .find(|s| s.name == "variation_pct" && s.metric == name && s.percentile == p)
                     .and_then(|s| s.value);

@@ -1,6 +1,6 @@
 //! `bench-db compare`: select both sides, compare, print. Exits 0 whatever the verdicts.
 
-use super::select::{check_metrics, select_some};
+use super::select::{check_metrics, select_some_series};
 use crate::analysis::compare::{CompareOptions, compare};
 use crate::cli::CompareArgs;
 use crate::output;
@@ -11,8 +11,8 @@ use std::io::{IsTerminal, Write};
 
 pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
-    let base = select_some(&store, &args.baseline, "--baseline")?;
-    let cand = select_some(&store, &args.candidate, "--candidate")?;
+    let base = select_some_series(&store, &args.baseline, "--baseline")?;
+    let cand = select_some_series(&store, &args.candidate, "--candidate")?;
     check_metrics(&args.metric, &[&base, &cand])?;
     let opts = CompareOptions {
         include_first: args.include_first,

@@ -1,42 +1,69 @@
 //! `bench-db curve`: throughput versus latency of the selected runs.
 
-use super::select::{check_metrics, select_some};
-use crate::analysis::curve::{curve, missed_schedule};
+use super::select::{check_metric_names, nothing_selected, resolve};
+use crate::analysis::curve::{CurveBuilder, CurveError, MetricChooser, missed_schedule, parse_slo};
 use crate::cli::CurveArgs;
 use crate::output;
 use crate::selector::Selector;
-use crate::store::Db;
 use crate::store::url::Target;
-use anyhow::{Context, Result};
+use crate::store::{Db, Detail};
+use anyhow::{Context, Result, bail};
 use std::io::Write;
 
 pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
-    let runs = match args.selector.as_deref() {
-        Some(text) => select_some(&store, text, "selector")?,
-        None => store.select(&Selector::all()).context("selecting runs")?,
-    };
-    let mut runs = runs;
-    if !args.include_late {
-        let before = runs.len();
-        runs.retain(|r| !missed_schedule(r));
-        let late = before - runs.len();
-        if late > 0 {
-            eprintln!(
-                "note: left out {late} run{} that missed the schedule (achieved < 90% of the target rate); --include-late keeps them",
-                if late == 1 { "" } else { "s" }
-            );
+    let sel = Selector::parse_opt(args.selector.as_deref())?;
+    let slo = args.slo.as_deref();
+    let sel = resolve(&store, &sel).context("selecting runs")?;
+    // First pass, over the runs' heads: how many, which are late, which metrics.
+    let (mut selected, mut late) = (0, 0);
+    let mut known: Vec<String> = Vec::new();
+    let mut chooser = MetricChooser::default();
+    store.for_each_run(&sel, Detail::Heads, |r| {
+        selected += 1;
+        if !args.include_late && missed_schedule(&r) {
+            late += 1;
+            return Ok(());
         }
+        for s in &r.run.series {
+            if !known.contains(&s.metric) {
+                known.push(s.metric.clone());
+            }
+        }
+        chooser.see(&r);
+        Ok(())
+    })?;
+    if let (0, Some(text)) = (selected, args.selector.as_deref()) {
+        let parsed = Selector::parse(text)?;
+        bail!("{}", nothing_selected(&store, &parsed, text, "selector")?);
+    }
+    if late > 0 {
+        eprintln!(
+            "note: left out {late} run{} that missed the schedule (achieved < 90% of the target rate); --include-late keeps them",
+            if late == 1 { "" } else { "s" }
+        );
     }
     if let Some(m) = &args.metric {
-        check_metrics(std::slice::from_ref(m), &[&runs])?;
+        check_metric_names(std::slice::from_ref(m), &known)?;
     }
-    let c = curve(
-        &runs,
-        args.metric.as_deref(),
-        &args.percentiles,
-        args.slo.as_deref(),
-    )?;
+    // A malformed SLO is reported before anything about the runs.
+    slo.map(parse_slo).transpose()?;
+    let metric = match &args.metric {
+        Some(m) => m.clone(),
+        None => chooser
+            .choice()
+            .ok_or(CurveError::NoMetric(String::new()))?,
+    };
+    // Second pass, with points: each run's values go into the curve, the run does not
+    // stay.
+    let mut curve = CurveBuilder::new(metric, &args.percentiles, slo)?;
+    store.for_each_run(&sel, Detail::Series, |r| {
+        if args.include_late || !missed_schedule(&r) {
+            curve.add(&r);
+        }
+        Ok(())
+    })?;
+    let c = curve.finish()?;
     let text = if args.json {
         output::curve::json(&c)
     } else {

@@ -1,7 +1,7 @@
 //! `bench-db gate`: policy + `--max` terms, both sides selected, verdict rendered and
 //! written; the exit code is the outcome (0 pass, 1 regression, 3 cannot decide; errors 2).
 
-use super::select::{nothing_selected, select, select_some};
+use super::select::{nothing_selected, select_series, select_some_series};
 use crate::analysis::compare::CompareOptions;
 use crate::analysis::gate::{Outcome, Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
@@ -18,9 +18,9 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
     // No candidate is a mistake (exit 2); no baseline is a first run, which the gate
     // reports as undecided (exit 3), with the near matches as a hint.
-    let cand = select_some(&store, &args.candidate, "--candidate")?;
+    let cand = select_some_series(&store, &args.candidate, "--candidate")?;
     let base_sel = Selector::parse(&args.baseline).context("--baseline")?;
-    let base = select(&store, &base_sel)?;
+    let base = select_series(&store, &base_sel)?;
     if base.is_empty() {
         eprintln!(
             "hint: {}",

@@ -1,12 +1,12 @@
 //! `bench-db history`: values over commits with their change points, as tables or JSON.
 
-use crate::analysis::history::{HistoryOptions, history};
+use crate::analysis::history::{HistoryBuilder, HistoryOptions};
 use crate::cli::HistoryArgs;
 use crate::output;
 use crate::selector::Selector;
 use crate::stats::change_point::Options;
-use crate::store::Db;
 use crate::store::url::Target;
+use crate::store::{Db, Detail};
 use anyhow::{Context, Result};
 
 pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
@@ -21,8 +21,15 @@ pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
         },
     };
     let store = Db::open_read(db)?;
-    let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
-    let series = history(&runs, &opts).context("change points")?;
+    let sel = super::select::resolve(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
+    // Block by block: the warm-up rule needs a block's runs together; the builder keeps
+    // their values, not the runs.
+    let mut builder = HistoryBuilder::new(&opts);
+    super::variation::for_each_block(&store, &sel, Detail::Series, |runs| {
+        builder.add_blocks(runs);
+        Ok(())
+    })?;
+    let series = builder.finish().context("change points")?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&series)?);
     } else {

@@ -2,19 +2,19 @@
 //! on two branches), builds the pages with `report::html` and writes them under `--out`.
 //! The only IO of the report.
 
-use super::select::{select, select_some};
+use super::select::{resolve, select_some};
 use crate::cli::ReportArgs;
 use crate::dataset::StoredRun;
 use crate::report::{html, pairing, slo};
 use crate::selector::Selector;
-use crate::store::Db;
 use crate::store::url::Target;
+use crate::store::{Db, Detail};
 use anyhow::{Context, Result};
 use std::path::Path;
 
 pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
-    let mut runs = select(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
+    let mut runs = load(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
     let slo = match &args.slo {
         Some(text) => slo::parse(text).context("--slo")?,
         None => Vec::new(),
@@ -78,6 +78,20 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     written
+}
+
+/// The selected runs, each block's printed numbers kept on its first run only (the
+/// variation tables read them once per block; see `analysis::variation`).
+fn load(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
+    let mut runs: Vec<StoredRun> = Vec::new();
+    store.for_each_run(&resolve(store, sel)?, Detail::Points, |mut r| {
+        if runs.last().is_some_and(|p| p.block_id == r.block_id) {
+            r.printed = Vec::new();
+        }
+        runs.push(r);
+        Ok(())
+    })?;
+    Ok(runs)
 }
 
 fn refs(runs: &[StoredRun]) -> Vec<&StoredRun> {

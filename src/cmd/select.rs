@@ -13,6 +13,17 @@ pub fn select(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
     store.select(&resolve(store, sel)?)
 }
 
+/// The runs `sel` selects as the analyses read them: series and points, without the
+/// blocks' printed numbers (see [`Detail::Series`]).
+pub fn select_series(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
+    let mut out = Vec::new();
+    store.for_each_run(&resolve(store, sel)?, Detail::Series, |r| {
+        out.push(r);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 /// `sel` with its `source=` terms (suffixes and relative paths, see [`source_matches`])
 /// turned into the ids of the runs they match, found from the runs' heads (no points
 /// loaded): a selector the store answers by itself, streaming.
@@ -86,6 +97,16 @@ pub fn select_some(store: &Db, text: &str, what: &str) -> Result<Vec<StoredRun>>
     bail!("{}", nothing_selected(store, &sel, text, what)?)
 }
 
+/// [`select_some`] as the analyses read runs ([`select_series`]).
+pub fn select_some_series(store: &Db, text: &str, what: &str) -> Result<Vec<StoredRun>> {
+    let sel = Selector::parse(text)?;
+    let runs = select_series(store, &sel)?;
+    if !runs.is_empty() {
+        return Ok(runs);
+    }
+    bail!("{}", nothing_selected(store, &sel, text, what)?)
+}
+
 /// The message for a selector that selects no run.
 pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> Result<String> {
     let all = select_heads(store, &Selector::all())?;
@@ -99,7 +120,8 @@ pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> R
             terms: vec![term.clone()],
             post: Vec::new(),
         };
-        if !select(store, &alone)?.is_empty() {
+        // A lone plain term is answered by the database alone: ids, no runs loaded.
+        if !store.select_ids(&resolve(store, &alone)?)?.is_empty() {
             continue;
         }
         let (key, want, stored): (String, &str, Vec<&str>) = match term {
@@ -146,14 +168,20 @@ pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> R
 
 /// Errors on a `--metric` that no selected run has, naming the nearest metrics.
 pub fn check_metrics(wanted: &[String], sides: &[&[StoredRun]]) -> Result<()> {
-    let mut known: Vec<&str> = Vec::new();
+    let mut known: Vec<String> = Vec::new();
     for r in sides.iter().flat_map(|s| s.iter()) {
         for s in &r.run.series {
-            if !known.contains(&s.metric.as_str()) {
-                known.push(&s.metric);
+            if !known.contains(&s.metric) {
+                known.push(s.metric.clone());
             }
         }
     }
+    check_metric_names(wanted, &known)
+}
+
+/// [`check_metrics`] against the metric names of the selection, in first-seen order.
+pub fn check_metric_names(wanted: &[String], known: &[String]) -> Result<()> {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
     for m in wanted {
         if known.contains(&m.as_str()) {
             continue;

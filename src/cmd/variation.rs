@@ -2,22 +2,89 @@
 
 use crate::analysis::variation::{VariationRow, variation};
 use crate::cli::VariationArgs;
+use crate::dataset::StoredRun;
 use crate::selector::Selector;
-use crate::store::Db;
 use crate::store::url::Target;
+use crate::store::{Db, Detail};
 use anyhow::Result;
-use std::fmt::Write;
+use std::fmt::Write as _;
+use std::io::Write;
 
 pub fn run(db: &Target, args: &VariationArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
-    let runs = super::select::select(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
-    let rows = variation(&runs, args.metric.as_deref(), args.include_first);
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
-    } else {
-        print!("{}", render_tables(&rows));
+    let sel = super::select::resolve(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
+    let w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    match write_rows(&store, &sel, args, w) {
+        Err(e) if crate::cmd::export::is_broken_pipe(&e) => Ok(crate::exit::OK),
+        Err(e) => Err(e),
+        Ok(()) => Ok(crate::exit::OK),
     }
-    Ok(crate::exit::OK)
+}
+
+/// Writes the rows as JSON or tables, block by block (see [`for_each_block`]).
+fn write_rows(store: &Db, sel: &Selector, args: &VariationArgs, mut w: impl Write) -> Result<()> {
+    let rows_of =
+        |block: &[StoredRun]| variation(block, args.metric.as_deref(), args.include_first);
+    if args.json {
+        use serde::ser::{SerializeSeq, Serializer};
+        let mut ser = serde_json::Serializer::pretty(&mut w);
+        let mut seq = ser.serialize_seq(None)?;
+        for_each_block(store, sel, Detail::Points, |block| {
+            for r in rows_of(block) {
+                seq.serialize_element(&r)?;
+            }
+            Ok(())
+        })?;
+        seq.end()?;
+        writeln!(w)?;
+    } else {
+        let mut any = false;
+        for_each_block(store, sel, Detail::Points, |block| {
+            let rows = rows_of(block);
+            any |= !rows.is_empty();
+            if !rows.is_empty() {
+                w.write_all(render_tables(&rows).as_bytes())?;
+            }
+            Ok(())
+        })?;
+        if !any {
+            w.write_all(render_tables(&[]).as_bytes())?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Streams the selection and calls `f` with each block's runs as soon as the stream
+/// moves past the block, so memory holds one block's runs whatever the database holds.
+/// A variation group (suite, label, block) lies within one block, so the rows and their
+/// order are those of [`variation`] over the whole selection. That needs each block's
+/// runs to have consecutive ids, as a SQLite store gives them (one writer at a time);
+/// where they do not (concurrent PostgreSQL ingests may interleave them), `f` gets the
+/// whole selection at once. The block's printed numbers are kept on its first run only.
+pub fn for_each_block(
+    store: &Db,
+    sel: &Selector,
+    detail: Detail,
+    mut f: impl FnMut(&[StoredRun]) -> Result<()>,
+) -> Result<()> {
+    let contiguous = store.blocks_contiguous()?;
+    let mut block: Vec<StoredRun> = Vec::new();
+    store.for_each_run(sel, detail, |mut r| {
+        if contiguous && block.last().is_some_and(|b| b.block_id != r.block_id) {
+            f(&block)?;
+            block.clear();
+        }
+        if block.last().is_some_and(|b| b.block_id == r.block_id) {
+            r.printed = Vec::new();
+        }
+        block.push(r);
+        Ok(())
+    })?;
+    if !block.is_empty() {
+        f(&block)?;
+    }
+    Ok(())
 }
 
 /// JLBH-SUMMARY-like tables, one per group and metric.

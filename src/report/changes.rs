@@ -23,12 +23,12 @@ pub const RECENT_CHANGES: usize = 12;
 /// The series of a suite's runs worth drawing: runs that carry commits, two or more
 /// commits, the usual percentiles.
 pub fn series_of(runs: &[&StoredRun]) -> Vec<History> {
-    let owned: Vec<StoredRun> = runs
+    let with_commit: Vec<&StoredRun> = runs
         .iter()
+        .copied()
         .filter(|r| r.run.tags.contains_key("commit"))
-        .map(|r| (*r).clone())
         .collect();
-    let Ok(all) = history(&owned, &HistoryOptions::default()) else {
+    let Ok(all) = history(&with_commit, &HistoryOptions::default()) else {
         return Vec::new();
     };
     all.into_iter()

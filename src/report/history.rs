@@ -97,20 +97,28 @@ pub fn from_runs(runs: &[&StoredRun]) -> Vec<HistoryInput> {
             r.param_f64("target_throughput").map(|t| t.to_bits()),
         )
     };
-    let mut experiments: Vec<(String, Option<u64>)> = Vec::new();
+    // Experiments in first-seen order, each with its runs in order: one pass over the
+    // runs, however many experiments there are.
+    type Experiment = (String, Option<u64>);
+    let mut experiments: Vec<(Experiment, Vec<&StoredRun>)> = Vec::new();
+    let mut index: std::collections::HashMap<Experiment, usize> = std::collections::HashMap::new();
     for r in &ordered {
         let e = experiment(r);
-        if !experiments.contains(&e) {
-            experiments.push(e);
+        match index.get(&e) {
+            Some(&i) => experiments[i].1.push(r),
+            None => {
+                index.insert(e.clone(), experiments.len());
+                experiments.push((e, vec![r]));
+            }
         }
     }
     let mut out = Vec::new();
-    for exp in &experiments {
+    for (exp, runs) in &experiments {
         for (metric, display, unit, is_ladder) in &metrics {
-            let with: Vec<&StoredRun> = ordered
+            let with: Vec<&StoredRun> = runs
                 .iter()
                 .copied()
-                .filter(|r| experiment(r) == *exp && r.series(metric).is_some())
+                .filter(|r| r.series(metric).is_some())
                 .collect();
             if let Some(h) = history_of(&with, metric, display, unit, *is_ladder, exp) {
                 out.push(h);

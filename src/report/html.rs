@@ -22,6 +22,9 @@ const CSS: &str = include_str!("../../reports/style.css");
 /// Groups drawn per suite page; older groups are listed, not drawn, so a page stays
 /// quick to render and small however many runs a suite holds.
 pub const MAX_GROUPS_DRAWN: usize = 30;
+/// A suite with more groups than this lists them on pages of this many groups each
+/// (`groups-SUITE-K.html`), with their run and variation tables, and no charts.
+pub const GROUPS_PER_PAGE: usize = 50;
 /// Cells listed in each of the index's better/worse lists.
 pub const SUMMARY_ROWS: usize = 12;
 /// Percentiles drawn on throughput/latency curves.
@@ -96,7 +99,7 @@ pub fn site(runs: &[StoredRun], comparisons: &[Comparison], opts: &Options) -> R
     )];
     for (suite, runs) in &suites {
         let cmps: Vec<&Comparison> = comparisons.iter().filter(|c| c.suite == *suite).collect();
-        files.push((names[suite].clone(), suite_page(suite, runs, &cmps, opts)));
+        files.extend(suite_page(suite, &names[suite], runs, &cmps, opts));
     }
     Ok(Site { files })
 }
@@ -239,7 +242,15 @@ fn metrics_of(runs: &[&StoredRun]) -> Vec<(String, &'static str)> {
     out
 }
 
-fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Options) -> String {
+/// The suite's page, named `name`, then its group pages when it has more groups than a
+/// page ([`GROUPS_PER_PAGE`]).
+fn suite_page(
+    suite: &str,
+    name: &str,
+    runs: &[&StoredRun],
+    cmps: &[&Comparison],
+    opts: &Options,
+) -> Vec<(String, String)> {
     let mut h = format!("<h1>Suite {}</h1>\n", escape(suite));
     let mut groups: BTreeMap<(&str, i64, u32), Vec<&StoredRun>> = BTreeMap::new();
     for r in runs {
@@ -262,23 +273,45 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
     }
 
     h.push_str("<h2>Runs</h2>\n");
+    let mut groups: Vec<Vec<&StoredRun>> = groups.into_values().collect();
+    for group in &mut groups {
+        group.sort_by_key(|r| r.run.index);
+    }
+    let paged = groups.len() > GROUPS_PER_PAGE;
     let skipped = groups.len().saturating_sub(MAX_GROUPS_DRAWN);
     if skipped > 0 {
+        let listed = if paged {
+            "every group is listed on the group pages below"
+        } else {
+            "the history below covers every run"
+        };
         h.push_str(&format!(
-            "<p class=\"note\">{skipped} older groups are not drawn here; the history below covers every run.</p>\n"
+            "<p class=\"note\">{skipped} older groups are not drawn here; {listed}.</p>\n"
         ));
     }
-    for mut group in groups.into_values().skip(skipped) {
-        group.sort_by_key(|r| r.run.index);
+    for group in &groups[skipped..] {
         // Time series already drawn before and after are not drawn again per group.
         let charted = group
             .iter()
             .all(|r| cmps.iter().any(|c| c.charted_runs.contains(&r.id)));
-        h.push_str(&group_section(&group, opts, charted));
+        h.push_str(&group_section(group, opts, charted));
     }
 
     h.push_str("<h2>Run-to-run variation</h2>\n");
-    h.push_str(&variation::render(&variation::from_runs(runs)));
+    let mut pages = Vec::new();
+    if paged {
+        // The drawn groups here; every group's table on its group page.
+        let drawn: Vec<&StoredRun> = groups[skipped..].iter().flatten().copied().collect();
+        h.push_str(&format!(
+            "<p class=\"muted\">The {} groups drawn above; every group's table is on its group page.</p>\n",
+            groups.len() - skipped
+        ));
+        h.push_str(&variation::render(&variation::from_runs(&drawn)));
+        pages = group_pages(suite, name, &groups);
+        h.push_str(&pages_section(&groups, &pages));
+    } else {
+        h.push_str(&variation::render(&variation::from_runs(runs)));
+    }
 
     let ladder_metrics: Vec<String> = metrics_of(runs)
         .into_iter()
@@ -299,30 +332,158 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
         }
     }
     h.push_str(&super::changes::section(runs));
-    page(&format!("Suite {suite}"), &h)
+    let mut files = vec![(name.to_string(), page(&format!("Suite {suite}"), &h))];
+    files.extend(pages);
+    files
+}
+
+/// The file name of group page `k` (1-based) of the suite whose page is `suite_page`:
+/// `groups-` never begins a suite page's name, and the page number ends it.
+fn group_page_name(suite_page: &str, k: usize) -> String {
+    let stem = suite_page
+        .trim_start_matches("suite-")
+        .trim_end_matches(".html");
+    format!("groups-{stem}-{k}.html")
+}
+
+/// The suite page's table of its group pages.
+fn pages_section(groups: &[Vec<&StoredRun>], pages: &[(String, String)]) -> String {
+    let mut h = format!(
+        "<h2>All groups</h2>\n<p class=\"muted\">{} groups on {} pages of {GROUPS_PER_PAGE}, oldest first, each with its run and variation tables.</p>\n",
+        groups.len(),
+        pages.len()
+    );
+    h.push_str("<table class=\"pages\"><tr><th>page</th><th>groups</th><th class=\"text\">first</th><th class=\"text\">last</th></tr>\n");
+    for ((file, _), (k, chunk)) in pages.iter().zip(groups.chunks(GROUPS_PER_PAGE).enumerate()) {
+        let title = |g: Option<&Vec<&StoredRun>>| {
+            g.and_then(|g| g.first())
+                .map_or(String::new(), |r| escape(&group_title(r)))
+        };
+        h.push_str(&format!(
+            "<tr><th><a href=\"{}\">{}</a></th><td>{}–{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td></tr>\n",
+            escape(file),
+            k + 1,
+            k * GROUPS_PER_PAGE + 1,
+            k * GROUPS_PER_PAGE + chunk.len(),
+            title(chunk.first()),
+            title(chunk.last()),
+        ));
+    }
+    h.push_str("</table>\n");
+    h
+}
+
+/// The group pages of a suite with more groups than a page: each lists its groups in a
+/// table (one row per group, linking to the group's tables below it) and holds each
+/// group's run table and variation table. Nothing is drawn: charts stay on the suite
+/// page for its most recent groups.
+fn group_pages(suite: &str, suite_page: &str, groups: &[Vec<&StoredRun>]) -> Vec<(String, String)> {
+    let n_pages = groups.len().div_ceil(GROUPS_PER_PAGE);
+    let mut out = Vec::with_capacity(n_pages);
+    for (k, chunk) in groups.chunks(GROUPS_PER_PAGE).enumerate() {
+        let first = k * GROUPS_PER_PAGE + 1;
+        let last = k * GROUPS_PER_PAGE + chunk.len();
+        let mut h = format!(
+            "<h1>Suite {}: groups {first}–{last} of {}</h1>\n",
+            escape(suite),
+            groups.len()
+        );
+        // Navigation: the suite page, then every group page.
+        h.push_str(&format!(
+            "<p class=\"nav\"><a href=\"{}\">Suite {}</a> · pages:",
+            escape(suite_page),
+            escape(suite)
+        ));
+        for j in 1..=n_pages {
+            if j == k + 1 {
+                h.push_str(&format!(" <strong>{j}</strong>"));
+            } else {
+                h.push_str(&format!(
+                    " <a href=\"{}\">{j}</a>",
+                    escape(&group_page_name(suite_page, j))
+                ));
+            }
+        }
+        h.push_str("</p>\n");
+        h.push_str("<div class=\"scroll\"><table class=\"groups\"><tr><th>#</th><th class=\"text\">group</th><th class=\"text\">format</th><th>runs</th><th class=\"text\">commit</th><th class=\"text\">source</th></tr>\n");
+        for (i, group) in chunk.iter().enumerate() {
+            let Some(r) = group.first() else { continue };
+            let lines = (
+                group.iter().map(|r| r.run.first_line).min().unwrap_or(0),
+                group.iter().map(|r| r.run.last_line).max().unwrap_or(0),
+            );
+            h.push_str(&format!(
+                "<tr><td>{}</td><td class=\"text\"><a href=\"#g{}\">{}</a></td><td class=\"text\">{}</td><td>{}</td><td class=\"text\"><code>{}</code></td><td class=\"text\">{}:{}–{}</td></tr>\n",
+                first + i,
+                r.block_id,
+                escape(&group_title(r)),
+                escape(&r.format),
+                group.len(),
+                escape(r.run.tags.get("commit").map_or("–", String::as_str)),
+                escape(&r.source),
+                lines.0,
+                lines.1,
+            ));
+        }
+        h.push_str("</table></div>\n");
+        h.push_str(&variation::legend());
+        for group in chunk {
+            let Some(r) = group.first() else { continue };
+            h.push_str(&format!(
+                "<h3 id=\"g{}\">{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
+                r.block_id,
+                escape(&group_title(r)),
+                escape(&r.format),
+                group.len(),
+                if group.len() == 1 { "" } else { "s" }
+            ));
+            h.push_str(&compact_run_table(group));
+            h.push_str(&variation::render_tables(&variation::from_runs(group)));
+        }
+        out.push((
+            group_page_name(suite_page, k + 1),
+            page(&format!("Suite {suite}: groups {first}–{last}"), &h),
+        ));
+    }
+    out
 }
 
 /// Throughput/latency charts of the ladder metrics, one per source whose runs span two
 /// or more throughputs: different sources are different experiments, never pooled into
 /// one line. An SLO whose unit does not fit a metric is left off that chart.
 fn curve_figures(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<String> {
-    let mut by_source: BTreeMap<(&str, i64), Vec<StoredRun>> = BTreeMap::new();
+    let mut by_source: BTreeMap<(&str, i64), Vec<&StoredRun>> = BTreeMap::new();
     // Runs that missed their schedule did not run at their rate: not on a curve.
     for r in runs.iter().filter(|r| !analysis_curve::missed_schedule(r)) {
         by_source
             .entry((r.source.as_str(), r.source_id))
             .or_default()
-            .push((*r).clone());
+            .push(*r);
     }
     let slo_text: Vec<&str> = opts.slo.iter().map(|t| t.text.as_str()).collect();
     let slo_text = (!slo_text.is_empty()).then(|| slo_text.join(","));
     let mut out = Vec::new();
-    for ((source, _), owned) in &mut by_source {
+    for ((source, _), members) in &by_source {
         // A run is drawn at the rate it achieved where it measured one (a runner that
         // fell behind its schedule did not run at its target).
-        let achieved = owned
+        let achieved = members
             .iter()
             .all(|r| r.param_f64("achieved_throughput").is_some());
+        // A source at one rate draws no curve: known before its runs are copied.
+        let rate_of = |r: &StoredRun| {
+            if achieved {
+                r.param_f64("achieved_throughput")
+            } else {
+                analysis_curve::throughput(r)
+            }
+        };
+        let mut rates: Vec<f64> = members.iter().filter_map(|r| rate_of(r)).collect();
+        rates.sort_by(f64::total_cmp);
+        rates.dedup();
+        if rates.len() < 2 {
+            continue;
+        }
+        let mut owned: Vec<StoredRun> = members.iter().map(|r| (*r).clone()).collect();
         if achieved {
             for r in owned.iter_mut() {
                 if let Some(a) = r.param_f64("achieved_throughput") {
@@ -332,15 +493,7 @@ fn curve_figures(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec
                 }
             }
         }
-        let mut rates: Vec<f64> = owned
-            .iter()
-            .filter_map(analysis_curve::throughput)
-            .collect();
-        rates.sort_by(f64::total_cmp);
-        rates.dedup();
-        if rates.len() < 2 {
-            continue;
-        }
+        let owned = &owned;
         for m in metrics {
             let Ok(c) =
                 analysis_curve::curve(owned, Some(m), &CURVE_PERCENTILES, slo_text.as_deref())
@@ -493,6 +646,54 @@ fn run_table(group: &[&StoredRun]) -> String {
             escape(commit),
             escape(&or_dash(tags)),
             escape(&or_dash(params)),
+            escape(&r.source),
+            r.run.first_line,
+            r.run.last_line,
+        ));
+    }
+    h.push_str("</table></div>\n");
+    h
+}
+
+/// [`run_table`] for a group page: when the group's runs share their tags and
+/// parameters (a tool's repeated runs do), those are given once above a table of the
+/// runs and their lines, so thousands of groups stay small.
+fn compact_run_table(group: &[&StoredRun]) -> String {
+    let Some(first) = group.first() else {
+        return String::new();
+    };
+    let shared = group
+        .iter()
+        .all(|r| r.run.tags == first.run.tags && r.run.params == first.run.params);
+    if !shared {
+        return run_table(group);
+    }
+    let mut fields: Vec<String> = first
+        .run
+        .tags
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    fields.extend(first.run.params.iter().map(|(k, v)| {
+        let v = match v {
+            bench_db_parsers::Param::Num(n) => fmt::sig3(*n),
+            bench_db_parsers::Param::Bool(b) => b.to_string(),
+            bench_db_parsers::Param::Text(t) => t.clone(),
+        };
+        format!("{k}={v}")
+    }));
+    let mut h = format!(
+        "<p class=\"muted\">Every run: {}</p>\n<div class=\"scroll\"><table class=\"runs\"><tr><th>run</th><th class=\"text\">source</th></tr>\n",
+        escape(&if fields.is_empty() {
+            "–".to_string()
+        } else {
+            fields.join(" · ")
+        })
+    );
+    for r in group {
+        h.push_str(&format!(
+            "<tr><td>{}</td><td class=\"text\">{}:{}–{}</td></tr>\n",
+            r.run.index,
             escape(&r.source),
             r.run.first_line,
             r.run.last_line,

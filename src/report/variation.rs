@@ -54,8 +54,9 @@ pub fn group_title(run: &StoredRun) -> String {
 /// The table of every group (source block) with two or more runs, from the same
 /// computation as `bench-db variation` (run 1 left out, as JLBH does by default).
 pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
-    let owned: Vec<StoredRun> = runs.iter().map(|r| (*r).clone()).collect();
-    let rows = analysis::variation(&owned, None, false);
+    let rows = analysis::variation(runs, None, false);
+    let by_id: std::collections::HashMap<i64, &StoredRun> =
+        runs.iter().map(|r| (r.id, *r)).collect();
     let mut out = VariationTable::default();
     let mut start = 0;
     while start < rows.len() {
@@ -66,7 +67,7 @@ pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
                 .iter()
                 .take_while(|r| &r.run_ids == ids)
                 .count();
-        let first = owned.iter().find(|r| Some(&r.id) == ids.first());
+        let first = ids.first().and_then(|id| by_id.get(id).copied());
         if let (true, Some(first)) = (ids.len() >= 2, first) {
             out.groups.push(group_table(first, &rows[start..end]));
         }
@@ -145,12 +146,25 @@ pub fn render(table: &VariationTable) -> String {
         h.push_str("<p class=\"muted\">No group has two or more runs to compare.</p>\n");
         return h;
     }
-    h.push_str(&format!(
+    h.push_str(&legend());
+    h.push_str(&render_tables(table));
+    h
+}
+
+/// What the numbers are and what the colours mean.
+pub fn legend() -> String {
+    format!(
         "<p class=\"muted\">JLBH's % Variation, 100·(max − min)/(max + min/2) across runs. \
          <span class=\"v-low\">&lt; {LOW_PCT}%</span> \
          <span class=\"v-mid\">{LOW_PCT}–{HIGH_PCT}%</span> \
          <span class=\"v-high\">≥ {HIGH_PCT}%</span></p>\n"
-    ));
+    )
+}
+
+/// The groups' tables alone, without the legend (pages holding many groups give it
+/// once).
+pub fn render_tables(table: &VariationTable) -> String {
+    let mut h = String::new();
     for g in &table.groups {
         h.push_str(&format!(
             "<h4>{} <span class=\"muted\">({})</span></h4>\n<div class=\"scroll\"><table class=\"var\">\n<tr><th>metric</th>",

@@ -128,6 +128,15 @@ impl Db {
         }
     }
 
+    /// Whether every block's runs have consecutive ids, so a stream in id order gives
+    /// each block's runs together.
+    pub fn blocks_contiguous(&self) -> Result<bool> {
+        match self {
+            Db::Sqlite(s) => s.blocks_contiguous(),
+            Db::Postgres(s) => s.blocks_contiguous(),
+        }
+    }
+
     /// Sets the label of the selected runs; returns how many changed.
     pub fn relabel(&mut self, sel: &Selector, label: &str) -> Result<usize> {
         match self {

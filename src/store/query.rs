@@ -11,10 +11,14 @@ use rusqlite::types::Value;
 /// How much of each run to load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Detail {
-    /// Everything: series with their points and histograms.
+    /// Everything: series with their points and histograms, and the block's printed
+    /// numbers on every run.
     Points,
-    /// Series without their points or histograms (names, units, single values): what a
-    /// listing prints.
+    /// Series with their points and histograms, without the block's printed numbers
+    /// (`printed` is empty): what the analyses read.
+    Series,
+    /// Series without their points or histograms (names, units, single values), and no
+    /// printed numbers: what a listing prints.
     Heads,
 }
 
@@ -22,6 +26,22 @@ const RUN_COLUMNS: &str =
     "r.id, r.suite, r.label, s.format, s.path, s.id, b.id, b.idx, s.ingested_at,
      r.run_index, r.first_line, r.last_line, r.params, r.tags,
      se.id, se.metric, se.display, se.unit, se.kind, se.sample_count, se.stats, se.value";
+
+/// True when no block has a run of another block between its first and last run.
+pub(super) const CONTIGUOUS_SQL: &str = "SELECT NOT EXISTS (
+    SELECT 1 FROM run GROUP BY block_id HAVING MAX(id) - MIN(id) + 1 <> COUNT(*))";
+
+impl Detail {
+    /// Whether the series' points and histograms are loaded.
+    pub fn points(self) -> bool {
+        matches!(self, Detail::Points | Detail::Series)
+    }
+
+    /// Whether each run carries its block's printed numbers.
+    pub fn printed(self) -> bool {
+        matches!(self, Detail::Points)
+    }
+}
 
 impl Store {
     /// The ids of the runs the selector matches, in id order.
@@ -80,7 +100,7 @@ impl Store {
     fn post_filtered_ids(&self, sel: &Selector) -> Result<std::collections::HashSet<i64>> {
         let mut heads = Vec::new();
         self.stream_runs(&sel.without_post(), Detail::Heads, |r| {
-            heads.push(r);
+            heads.push(post_head(r));
             Ok(())
         })?;
         Ok(sel.post_filter(heads).iter().map(|r| r.id).collect())
@@ -95,11 +115,16 @@ impl Store {
     ) -> Result<usize> {
         let (where_sql, args) = where_clause(sel);
         let points = match detail {
-            Detail::Points => "se.points",
+            Detail::Points | Detail::Series => "se.points",
             Detail::Heads => "NULL",
         };
+        let printed_sql = if detail.printed() {
+            "b.printed"
+        } else {
+            "'[]'"
+        };
         let sql = format!(
-            "SELECT {RUN_COLUMNS}, {points}, b.printed
+            "SELECT {RUN_COLUMNS}, {points}, {printed_sql}
              FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
              LEFT JOIN series se ON se.run_id = r.id
              {where_sql} ORDER BY r.id, se.id"
@@ -136,6 +161,11 @@ impl Store {
             count += 1;
         }
         Ok(count)
+    }
+
+    /// Whether every block's runs have consecutive ids.
+    pub fn blocks_contiguous(&self) -> Result<bool> {
+        Ok(self.conn.query_row(CONTIGUOUS_SQL, [], |r| r.get(0))?)
     }
 
     /// Sets the label of the selected runs; returns how many changed.
@@ -175,7 +205,7 @@ impl Store {
             },
             "histogram" => Data::Histogram {
                 intervals: match detail {
-                    Detail::Points => self.load_histograms(id)?,
+                    Detail::Points | Detail::Series => self.load_histograms(id)?,
                     Detail::Heads => Vec::new(),
                 },
                 count,
@@ -210,6 +240,14 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// What the history terms judge a run by (id, tags, ingest time), without its series
+/// and parameters, so a whole selection's heads stay small.
+pub(super) fn post_head(mut r: StoredRun) -> StoredRun {
+    r.run.series = Vec::new();
+    r.run.params = Default::default();
+    r
 }
 
 /// The printed numbers of a block, as stored in `block.printed` (see

@@ -8,7 +8,7 @@ use crate::selector::{Selector, Term};
 use crate::store::Detail;
 use crate::store::copy::{BlockMeta, SourceRecord};
 use crate::store::pack;
-use crate::store::query::printed_from_json;
+use crate::store::query::{CONTIGUOUS_SQL, post_head, printed_from_json};
 use anyhow::{Context, Result};
 use bench_db_parsers::{Data, HistInterval, Run, Series};
 use postgres::GenericClient;
@@ -58,7 +58,11 @@ impl PgStore {
             // runs' heads first, then the runs they keep are loaded.
             let mut heads = Vec::new();
             for chunk in ids.chunks(CHUNK) {
-                heads.extend(load_chunk(&mut tx, chunk, Detail::Heads, |e| self.err(e))?);
+                heads.extend(
+                    load_chunk(&mut tx, chunk, Detail::Heads, |e| self.err(e))?
+                        .into_iter()
+                        .map(post_head),
+                );
             }
             let keep: std::collections::HashSet<i64> =
                 sel.post_filter(heads).iter().map(|r| r.id).collect();
@@ -71,6 +75,13 @@ impl PgStore {
         }
         tx.commit().map_err(|e| self.err(e))?;
         Ok(ids.len())
+    }
+
+    /// Whether every block's runs have consecutive ids.
+    pub fn blocks_contiguous(&self) -> Result<bool> {
+        let mut c = self.client.borrow_mut();
+        let row = c.query_one(CONTIGUOUS_SQL, &[]).map_err(|e| self.err(e))?;
+        Ok(row.get(0))
     }
 
     /// Sets the label of the selected runs; returns how many changed.
@@ -157,7 +168,7 @@ fn load_chunk(
             "SELECT id, run_id, metric, display, unit, kind, sample_count, stats, value,
                     CASE WHEN $2 THEN points END
              FROM series WHERE run_id = ANY($1) ORDER BY run_id, id",
-            &[&ids, &(detail == Detail::Points)],
+            &[&ids, &detail.points()],
         )
         .map_err(&err)?;
     let mut hists: HashMap<i64, Vec<HistInterval>> = HashMap::new();
@@ -166,7 +177,7 @@ fn load_chunk(
             "SELECT h.series_id, h.t, h.duration, h.tag, h.encoded
              FROM histogram h JOIN series se ON se.id = h.series_id
              WHERE se.run_id = ANY($1) AND $2 ORDER BY h.series_id, h.idx",
-            &[&ids, &(detail == Detail::Points)],
+            &[&ids, &detail.points()],
         )
         .map_err(&err)?
     {
@@ -239,7 +250,11 @@ fn load_chunk(
                 .with_context(|| format!("run {id}: bad block index"))?,
             ingested_at: r.get(8),
             run,
-            printed: printed_from_json(&printed, block_id)?,
+            printed: if detail.printed() {
+                printed_from_json(&printed, block_id)?
+            } else {
+                Vec::new()
+            },
         });
     }
     Ok(out)
