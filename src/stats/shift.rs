@@ -485,8 +485,13 @@ pub fn shift_ci(
         .max(c.last().zip(c.first()).map(|(h, l)| h - l).unwrap_or(0.0))
         .max(est.abs())
         .max(1e-12);
-    // Two-sided p of "shift = δ".
-    let p_at = |delta: f64| -> f64 {
+    let mut pooled = [b.as_slice(), c.as_slice()].concat();
+    pooled.sort_by(f64::total_cmp);
+    let se = yuen_sorted(&c, &b, choose_trim(&pooled)).map_or(0.0, |(_, se2)| se2.sqrt());
+    // Whether the test accepts "shift = δ" (two-sided p above α). Counting stops as soon
+    // as the answer is known: most δ tried are far inside or far outside.
+    let need = alpha * denom;
+    let accepts = |delta: f64| -> bool {
         let vals: Vec<Option<f64>> = b
             .iter()
             .copied()
@@ -502,30 +507,36 @@ pub fn shift_ci(
                 && s.abs() >= obs.abs() - 1e-9 * obs.abs().min(1e300)
             {
                 k += 1;
+                if (k + 1) as f64 > need {
+                    return true;
+                }
             }
         }
-        (k + 1) as f64 / denom
+        (k + 1) as f64 > need
     };
-    // Bisect each bound between a δ the test accepts (the estimate) and one it rejects.
+    // Bisect each bound between a δ the test accepts (the estimate) and one it rejects,
+    // starting four standard errors out, to a ten-thousandth of a standard error.
+    let first = if se > 0.0 { 4.0 * se } else { spread };
+    let tol = if se > 0.0 { 1e-4 * se } else { 1e-6 * spread };
     let bound = |dir: f64| -> f64 {
         let mut inside = est;
-        let mut step = spread;
+        let mut step = first;
         let mut outside = est + dir * step;
         let mut tries = 0;
-        while p_at(outside) > alpha && tries < 40 {
+        while accepts(outside) && tries < 60 {
             inside = outside;
             step *= 2.0;
             outside = est + dir * step;
             tries += 1;
         }
-        for _ in 0..30 {
+        for _ in 0..60 {
             let mid = 0.5 * (inside + outside);
-            if p_at(mid) > alpha {
+            if accepts(mid) {
                 inside = mid;
             } else {
                 outside = mid;
             }
-            if (outside - inside).abs() <= 1e-6 * spread {
+            if (outside - inside).abs() <= tol {
                 break;
             }
         }
