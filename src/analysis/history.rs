@@ -54,6 +54,21 @@ pub struct Change {
     pub p_value: f64,
 }
 
+impl Change {
+    /// The change point `c` found in the values of `points`.
+    pub fn at(c: &change_point::ChangePoint, points: &[Point]) -> Change {
+        Change {
+            index: c.index,
+            commit: points[c.index].commit.clone(),
+            time: points[c.index].time.clone(),
+            before: c.stats.mean_1,
+            after: c.stats.mean_2,
+            delta_pct: c.stats.forward_rel_change() * 100.0,
+            p_value: c.stats.pvalue,
+        }
+    }
+}
+
 /// One followed series.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct History {
@@ -263,18 +278,7 @@ impl<'o> HistoryBuilder<'o> {
                     let values: Vec<f64> = points.iter().map(|p| p.value).collect();
                     let cps =
                         change_point::compute_change_points(&values, &self.opts.change_points)?;
-                    let change_points = cps
-                        .iter()
-                        .map(|c| Change {
-                            index: c.index,
-                            commit: points[c.index].commit.clone(),
-                            time: points[c.index].time.clone(),
-                            before: c.stats.mean_1,
-                            after: c.stats.mean_2,
-                            delta_pct: c.stats.forward_rel_change() * 100.0,
-                            p_value: c.stats.pvalue,
-                        })
-                        .collect();
+                    let change_points = cps.iter().map(|c| Change::at(c, &points)).collect();
                     out.push(History {
                         suite: suite.clone(),
                         label: label.clone(),

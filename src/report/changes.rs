@@ -246,18 +246,7 @@ mod tests {
             metric: "end_to_end".into(),
             percentile: Some(99.0),
             unit: "us".into(),
-            change_points: cps
-                .iter()
-                .map(|c| Change {
-                    index: c.index,
-                    commit: points[c.index].commit.clone(),
-                    time: points[c.index].time.clone(),
-                    before: c.stats.mean_1,
-                    after: c.stats.mean_2,
-                    delta_pct: c.stats.forward_rel_change() * 100.0,
-                    p_value: c.stats.pvalue,
-                })
-                .collect(),
+            change_points: cps.iter().map(|c| Change::at(c, &points)).collect(),
             points,
         }
     }
