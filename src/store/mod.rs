@@ -153,8 +153,7 @@ impl Store {
         // writes a quarter of the WAL frames 4 KiB pages take, each frame a partial block
         // the kernel must zero first, and the file is a tenth smaller.
         conn.execute_batch(&format!("PRAGMA page_size = {PAGE_SIZE};"))?;
-        // journal_mode answers with a row, so it is queried rather than executed.
-        let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        use_wal(&conn)?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
         migrate(&mut conn)?;
         Ok(Store { conn })
@@ -295,6 +294,30 @@ const LOCK_WAIT: Duration = Duration::from_secs(600);
 const LOCK_POLL: Duration = Duration::from_millis(5);
 
 /// SQLite busy handler: sleeps and retries, saying once (after a second) that it waits.
+/// Switches the database to WAL mode unless it is in it. SQLite answers a journal-mode
+/// change that meets another connection's lock with "database is locked" at once, without
+/// calling the busy handler (seen with four processes opening a new database together), so
+/// the change is retried on the busy handler's schedule.
+fn use_wal(conn: &Connection) -> Result<()> {
+    // journal_mode answers with a row, so it is queried rather than executed.
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+    if mode.eq_ignore_ascii_case("wal") {
+        return Ok(());
+    }
+    let mut attempt = 0;
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Ok(_) => return Ok(()),
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy && wait_for_lock(attempt) =>
+            {
+                attempt += 1;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 fn wait_for_lock(attempt: i32) -> bool {
     static SAID: AtomicBool = AtomicBool::new(false);
     let waited = LOCK_POLL * attempt.max(0) as u32;
