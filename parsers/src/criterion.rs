@@ -505,7 +505,7 @@ fn line_at(text: &str, offset: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::parse_ok;
+    use crate::testutil::{parse_ok, printed, single as value};
     use std::path::PathBuf;
 
     fn real(rel: &str) -> PathBuf {
@@ -534,20 +534,6 @@ mod tests {
             }
         }
         parse_ok(&FORMAT, &bytes)
-    }
-
-    fn value(s: &Series) -> f64 {
-        match s.data {
-            Data::Value { value } => value.unwrap(),
-            _ => panic!("not a value"),
-        }
-    }
-
-    fn printed(b: &Block, name: &str) -> Option<f64> {
-        b.printed
-            .iter()
-            .find(|p| p.name == name)
-            .and_then(|p| p.value)
     }
 
     #[test]

@@ -570,7 +570,7 @@ fn terminal(text: &str) -> Result<Vec<Block>, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::parse_ok;
+    use crate::testutil::{parse_ok, printed};
     use std::path::PathBuf;
 
     fn real(name: &str) -> Vec<Block> {
@@ -582,17 +582,7 @@ mod tests {
     }
 
     fn value(run: &Run) -> f64 {
-        match run.series[0].data {
-            Data::Value { value } => value.unwrap(),
-            _ => panic!("not a value"),
-        }
-    }
-
-    fn printed(b: &Block, name: &str) -> Option<f64> {
-        b.printed
-            .iter()
-            .find(|p| p.name == name)
-            .and_then(|p| p.value)
+        crate::testutil::single(&run.series[0])
     }
 
     #[test]

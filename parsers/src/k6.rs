@@ -483,6 +483,7 @@ fn json(text: &str) -> Result<Block, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::single as value;
     use std::path::PathBuf;
 
     fn real(name: &str) -> Vec<Parsed> {
@@ -514,13 +515,6 @@ mod tests {
 
     fn at(s: &Series, p: f64) -> Option<f64> {
         s.ladder()?.iter().find(|x| x.percentile == p)?.value
-    }
-
-    fn value(s: &Series) -> f64 {
-        match s.data {
-            Data::Value { value } => value.unwrap(),
-            _ => panic!("not a value"),
-        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Test helpers: where the shared samples and seeds live, when they are present.
 
-use crate::model::{Data, Param, Parsed, Run};
+use crate::model::{Block, Data, Param, Parsed, Run, Series};
 use crate::{Format, Head, ParseError};
 use std::path::{Path, PathBuf};
 
@@ -154,6 +154,22 @@ pub fn value(run: &Run, metric: &str) -> Option<Option<f64>> {
         Data::Value { value } if s.metric == metric => Some(value),
         _ => None,
     })
+}
+
+/// The value of a single-value series (panics on any other shape or an absent value).
+pub fn single(s: &Series) -> f64 {
+    match s.data {
+        Data::Value { value } => value.expect("a value"),
+        _ => panic!("{}: not a single value", s.metric),
+    }
+}
+
+/// The value of the block's printed number `name`.
+pub fn printed(b: &Block, name: &str) -> Option<f64> {
+    b.printed
+        .iter()
+        .find(|p| p.name == name)
+        .and_then(|p| p.value)
 }
 
 /// The unit of series `metric` in `run`.
