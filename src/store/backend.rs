@@ -108,10 +108,12 @@ impl Db {
 
     /// Every run the selector matches, with its series, in id order.
     pub fn select(&self, sel: &Selector) -> Result<Vec<StoredRun>> {
-        match self {
-            Db::Sqlite(s) => s.select(sel),
-            Db::Postgres(s) => s.select(sel),
-        }
+        let mut out = Vec::new();
+        self.for_each_run(sel, Detail::Points, |r| {
+            out.push(r);
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Streams the runs the selector matches, in id order, with bounded memory; returns

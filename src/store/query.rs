@@ -58,16 +58,6 @@ impl Store {
         Ok(ids)
     }
 
-    /// Every run the selector matches, with its series, in id order.
-    pub fn select(&self, sel: &Selector) -> Result<Vec<StoredRun>> {
-        let mut out = Vec::new();
-        self.for_each_run(sel, Detail::Points, |r| {
-            out.push(r);
-            Ok(())
-        })?;
-        Ok(out)
-    }
-
     /// Streams the runs the selector matches, in id order, one at a time, from one query
     /// (runs joined with their series); memory does not grow with the database.
     /// Returns how many runs were passed to `f`; an error from `f` stops the stream.

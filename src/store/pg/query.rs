@@ -27,16 +27,6 @@ impl PgStore {
         select_ids(&mut *c, sel).map_err(|e| self.err(e))
     }
 
-    /// Every run the selector matches, with its series, in id order.
-    pub fn select(&self, sel: &Selector) -> Result<Vec<StoredRun>> {
-        let mut out = Vec::new();
-        self.for_each_run(sel, Detail::Points, |r| {
-            out.push(r);
-            Ok(())
-        })?;
-        Ok(out)
-    }
-
     /// Calls `f` with every run the selector matches, in id order, holding one chunk of
     /// runs in memory at a time; returns how many runs were passed to `f`.
     pub fn for_each_run(
