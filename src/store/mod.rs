@@ -83,12 +83,7 @@ impl Store {
 
     /// Opens an existing database for writing (a missing file is an error).
     pub fn open_existing(path: &Path) -> Result<Store> {
-        if !path.exists() {
-            bail!(
-                "no database at {}; run `bench-db ingest` first",
-                path.display()
-            );
-        }
+        require_file(path)?;
         Store::open(path)
     }
 
@@ -96,12 +91,7 @@ impl Store {
     /// older schema is upgraded when the file can be written, else the error names
     /// `bench-db migrate`.
     pub fn open_read(path: &Path) -> Result<Store> {
-        if !path.exists() {
-            bail!(
-                "no database at {}; run `bench-db ingest` first",
-                path.display()
-            );
-        }
+        require_file(path)?;
         let (conn, found) = open_read_only(path)
             .with_context(|| format!("cannot use database {}", path.display()))?;
         if found.empty {
@@ -128,12 +118,7 @@ impl Store {
 
     /// Opens and upgrades the database at `path`; returns the versions before and after.
     pub fn migrate(path: &Path) -> Result<(i64, i64)> {
-        if !path.exists() {
-            bail!(
-                "no database at {}; run `bench-db ingest` first",
-                path.display()
-            );
-        }
+        require_file(path)?;
         let (conn, found) = open_read_only(path)
             .with_context(|| format!("cannot use database {}", path.display()))?;
         drop(conn);
@@ -165,6 +150,17 @@ impl Store {
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))?)
     }
+}
+
+/// An error naming `bench-db ingest` when there is no database at `path`.
+fn require_file(path: &Path) -> Result<()> {
+    if !path.exists() {
+        bail!(
+            "no database at {}; run `bench-db ingest` first",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// Opens `path` read-only and checks it is ours. A WAL database in a folder we cannot
