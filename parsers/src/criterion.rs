@@ -41,6 +41,7 @@ use crate::error::ParseError;
 use crate::model::{Block, Data, Param, Parsed, PrintedStat, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
+use crate::text::re;
 use crate::units::scaled_decimal;
 use regex::Regex;
 use serde_json::Value;
@@ -55,10 +56,6 @@ pub const FORMAT: Format = Format {
     sniff,
     parse,
 };
-
-fn re(s: &str) -> Regex {
-    Regex::new(s).expect("valid regex")
-}
 
 /// `name   time:   [a u b u c u]`, the name optional (printed on its own line when long).
 static TIME: LazyLock<Regex> =

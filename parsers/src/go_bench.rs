@@ -30,6 +30,7 @@ use crate::error::ParseError;
 use crate::model::{Block, Data, Param, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
+use crate::text::re;
 use regex::Regex;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -43,10 +44,6 @@ pub const FORMAT: Format = Format {
     sniff,
     parse,
 };
-
-fn re(s: &str) -> Regex {
-    Regex::new(s).expect("valid regex")
-}
 
 /// `BenchmarkX-8  N  value unit [value unit …]`.
 static RESULT: LazyLock<Regex> =

@@ -34,6 +34,7 @@ use crate::error::ParseError;
 use crate::model::{Block, Data, Param, PrintedStat, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
+use crate::text::re;
 use crate::units::scaled_decimal;
 use regex::Regex;
 use serde::Deserialize;
@@ -48,10 +49,6 @@ pub const FORMAT: Format = Format {
     sniff,
     parse,
 };
-
-fn re(s: &str) -> Regex {
-    Regex::new(s).expect("valid regex")
-}
 
 static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| re(r"^Benchmark #?(\d+): (.*?)\s*$"));
 /// `Time (mean ± σ):  12.7 ms ±  2.4 ms  [User: 0.8 ms, System: 0.6 ms]`; the symbols are

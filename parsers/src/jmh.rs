@@ -38,6 +38,7 @@ use crate::error::ParseError;
 use crate::model::{Block, Data, LadderPoint, Param, PrintedStat, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
+use crate::text::re;
 use regex::Regex;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -51,10 +52,6 @@ pub const FORMAT: Format = Format {
     sniff,
     parse,
 };
-
-fn re(s: &str) -> Regex {
-    Regex::new(s).expect("valid regex")
-}
 
 static TABLE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^\s*Benchmark((?:\s+\(\w+\))*)\s+Mode\s+Cnt\s+Score(?:\s+Error)?\s+Units\s*$")

@@ -35,6 +35,7 @@ use crate::error::ParseError;
 use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series};
 use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
+use crate::text::re;
 use crate::units::scaled_decimal;
 use regex::Regex;
 use serde_json::Value;
@@ -49,10 +50,6 @@ pub const FORMAT: Format = Format {
     sniff,
     parse,
 };
-
-fn re(s: &str) -> Regex {
-    Regex::new(s).expect("valid regex")
-}
 
 /// `name.....: values`; the name may be a sub-metric `{ tag:value }`.
 static ROW: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*(\S.*?)\.{2,}:\s+(\S.*?)\s*$"));

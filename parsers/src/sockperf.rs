@@ -45,6 +45,7 @@
 use crate::error::ParseError;
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, Run, Series, TimePoint};
 use crate::registry::{Format, Head, ParseIter};
+use crate::text::re;
 use crate::text::{LineMachine, drive};
 use regex::Regex;
 use std::collections::{BTreeMap, VecDeque};
@@ -58,10 +59,6 @@ pub const FORMAT: Format = Format {
     sniff,
     parse,
 };
-
-fn re(s: &str) -> Regex {
-    Regex::new(s).expect("valid regex")
-}
 
 static VERSION: LazyLock<Regex> = LazyLock::new(|| re(r"^sockperf: == version #(\S+)"));
 static ADDRESS: LazyLock<Regex> =

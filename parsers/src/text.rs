@@ -8,6 +8,12 @@ use crate::unwrap::Unwrapper;
 use std::borrow::Cow;
 use std::io::BufRead;
 
+/// A pattern written in the source: compiled once (behind a `LazyLock`) and valid by
+/// construction, so a failure is a bug.
+pub fn re(pattern: &str) -> regex::Regex {
+    regex::Regex::new(pattern).expect("valid regex")
+}
+
 /// Reads lines from a `BufRead` into one reused buffer, counting 1-based line numbers.
 ///
 /// Lines are decoded lossily (binary junk becomes U+FFFD, never an error), a trailing

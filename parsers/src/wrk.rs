@@ -44,6 +44,7 @@ use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::hdr_table::{Feed, Table, TableParser, header_layout};
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, Run, Series};
+use crate::text::re;
 use crate::text::{LabelTracker, LineReader};
 use crate::units::{bytes, duration_s, metric_count, scaled_decimal, time_us};
 use regex::Regex;
@@ -58,10 +59,6 @@ pub const FORMAT: Format = Format {
     sniff,
     parse,
 };
-
-fn re(s: &str) -> Regex {
-    Regex::new(s).expect("valid regex")
-}
 
 static RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Running (\S+) test @ (\S+)\s*$"));
 static THREADS: LazyLock<Regex> =
