@@ -29,6 +29,16 @@ pub struct StoredRun {
 }
 
 impl StoredRun {
+    /// The run's tags other than `commit` (which has a column of its own), as `key=value`.
+    pub fn other_tags(&self) -> Vec<String> {
+        self.run
+            .tags
+            .iter()
+            .filter(|(k, _)| k.as_str() != "commit")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect()
+    }
+
     /// The series named `metric`, if the run has it.
     pub fn series(&self, metric: &str) -> Option<&Series> {
         self.run.series.iter().find(|s| s.metric == metric)

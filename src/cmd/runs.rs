@@ -125,13 +125,7 @@ fn table(runs: &[StoredRun]) -> String {
         .collect(),
     ];
     for r in runs {
-        let tags: Vec<String> = r
-            .run
-            .tags
-            .iter()
-            .filter(|(k, _)| k.as_str() != "commit")
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
+        let tags = r.other_tags();
         let metrics: Vec<&str> = r.run.series.iter().map(|s| s.metric.as_str()).collect();
         rows.push(vec![
             Cell::from(r.id.to_string()),

@@ -613,13 +613,7 @@ fn run_table(group: &[&StoredRun]) -> String {
     );
     for r in group {
         let commit = r.run.tags.get("commit").map_or("–", String::as_str);
-        let tags: Vec<String> = r
-            .run
-            .tags
-            .iter()
-            .filter(|(k, _)| k.as_str() != "commit")
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
+        let tags = r.other_tags();
         let params: Vec<String> = r
             .run
             .params
