@@ -13,6 +13,7 @@ mod report_cli;
 mod report_snapshots;
 mod runner_cli;
 mod runner_roundtrip;
+mod scipy;
 mod stats_cli;
 mod store;
 mod stores;
