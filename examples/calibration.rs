@@ -7,8 +7,8 @@
 //! cargo run --release --example calibration -- 2000
 //! ```
 
-use bench_db::analysis::calibration::{Model, binomial_se, rates, series_rate};
-use bench_db::stats::autocorr::RHO_MARGIN;
+use bench_db::analysis::calibration::{Model, SeriesPlan, binomial_se, rates, series_rate};
+use bench_db::stats::autocorr::{ESS_FLOOR, RHO_MARGIN};
 use bench_db::stats::shift::Plan;
 
 fn main() {
@@ -42,25 +42,48 @@ fn main() {
     }
     println!("\n{trials} pairs per cell; ± one binomial standard error.");
     // The series test alone (one run a side, 30 minutes): A/A across autocorrelations
-    // and power on +25% at a 5% CV, for margins on the autocorrelation estimate.
+    // and power on +25% at a 5% CV, for margins on the autocorrelation estimate, with
+    // and without the cap on the variance factor.
     let pairs = 10 * trials;
     let shift = 1.25f64.ln() / 0.05;
+    let rhos = [0.0, 0.5, 0.8, 0.85, 0.9];
+    let head: Vec<String> = rhos.iter().map(|r| format!("A/A rho {r}")).collect();
     println!(
-        "\n| margin on rho | A/A rho 0 | A/A rho 0.5 | A/A rho 0.8 | A/A rho 0.9 | power rho 0.8 |"
+        "\n| margin on rho | cap (samples) | {} | power rho 0.8 |",
+        head.join(" | ")
     );
-    println!("|---:|---:|---:|---:|---:|---:|");
-    for margin in [0.0, 0.5, RHO_MARGIN] {
-        let aa: Vec<String> = [0.0, 0.5, 0.8, 0.9]
+    println!("|---:|---:|{}---:|", "---:|".repeat(rhos.len()));
+    let shipped = SeriesPlan {
+        pairs,
+        ..SeriesPlan::default()
+    };
+    for (margin, ess_floor) in [
+        (1.0, 1.0),
+        (1.5, 1.0),
+        (1.0, ESS_FLOOR),
+        (RHO_MARGIN, ESS_FLOOR),
+        (2.0, ESS_FLOOR),
+    ] {
+        let plan = SeriesPlan {
+            margin,
+            ess_floor,
+            ..shipped
+        };
+        let aa: Vec<String> = rhos
             .iter()
-            .map(|&rho| {
-                format!(
-                    "{:.2}%",
-                    100.0 * series_rate(rho, 0.0, margin, 30, pairs, 0.01, 7)
-                )
-            })
+            .map(|&rho| format!("{:.2}%", 100.0 * series_rate(rho, 0.0, &plan, 7)))
             .collect();
-        let power = series_rate(0.8, shift, margin, 30, pairs, 0.01, 8);
-        println!("| {margin} | {} | {:.1}% |", aa.join(" | "), 100.0 * power);
+        let power = series_rate(0.8, shift, &plan, 8);
+        let cap = if ess_floor > 1.0 {
+            ess_floor.to_string()
+        } else {
+            "none".to_string()
+        };
+        println!(
+            "| {margin} | {cap} | {} | {:.1}% |",
+            aa.join(" | "),
+            100.0 * power
+        );
     }
     println!("\n{pairs} pairs per cell, one-sided at 1%.");
 }

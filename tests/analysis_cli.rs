@@ -124,6 +124,7 @@ fn seed_003_tsar_before_after_and_gate() {
     assert_eq!(rt["verdict"], "better");
     assert!((rt["baseline"].as_f64().unwrap() - 3.388).abs() < 1e-9);
     assert!((rt["candidate"].as_f64().unwrap() - 2.962).abs() < 5e-4);
+    assert!(rt["p_value"].as_f64().unwrap() < 0.01);
     assert!(rt["p_adjusted"].as_f64().unwrap() < 0.01);
     let cpu = cell(&cells, "cpu.util");
     assert_eq!(round2(&cpu["baseline"]), 68.36);
@@ -131,6 +132,7 @@ fn seed_003_tsar_before_after_and_gate() {
     assert_eq!(round2(&cpu["delta_pct"]), 2.51);
     assert_eq!(cpu["verdict"], "worse");
     assert!(cpu["ci_low_pct"].as_f64().unwrap() > 0.0);
+    assert!(cpu["p_value"].as_f64().unwrap() < 0.01);
 
     let gate = |base: &str, cand: &str, format: &str| {
         code_out(
