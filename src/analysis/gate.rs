@@ -28,6 +28,7 @@ pub use super::policy::{
     Policy, Target, Term, Threshold, parse_max, parse_pct, parse_target,
 };
 use crate::dataset::StoredRun;
+use crate::stats::autocorr::ESS_FLOOR;
 use serde::Serialize;
 
 /// Status of one cell.
@@ -319,6 +320,17 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
     }
     let significant = p_adj.is_some_and(|p| p < policy.alpha);
     let p_txt = p_adj.map_or("n/a".to_string(), fmt_p);
+    // Below this many effective samples the series test no longer holds its level.
+    let mk = |cell: Cell, status, reason: String| {
+        if cell.ess_baseline.is_some() && count < ESS_FLOOR {
+            let caveat = format!(
+                "; autocorrelation leaves {count:.1} independent samples a side, below the {ESS_FLOOR} the series test holds its level for: add runs"
+            );
+            mk(cell, status, reason + &caveat)
+        } else {
+            mk(cell, status, reason)
+        }
+    };
     if w > thr && w > noise && significant {
         let reason = format!(
             "worse by {w:+.2}%: beyond the allowed +{thr}% and the baseline noise {noise:.2}%, p_adj {p_txt} < {}",
@@ -574,6 +586,35 @@ mod tests {
         .unwrap();
         assert_eq!(r.outcome, Outcome::Regression, "{}", r.summary);
         assert_eq!(r.cells[0].cell.polarity, Polarity::Lower);
+    }
+
+    #[test]
+    fn series_near_the_test_limit_says_so() {
+        // 12 minutes a side whose pooled autocorrelation (ρ̂ 0.77) leaves 2.2 independent
+        // samples a side: enough for `min_runs = 2`, below the 2.5 the test holds its level
+        // for, so the verdict carries the caveat.
+        let b = [
+            3.38, 3.33, 3.41, 3.43, 3.45, 3.48, 3.47, 3.42, 3.39, 3.36, 3.42, 3.36,
+        ];
+        let c = [
+            3.88, 3.90, 3.92, 3.87, 3.82, 3.84, 3.90, 3.93, 3.93, 3.91, 3.92, 3.90,
+        ];
+        let policy = Policy {
+            min_runs: 2,
+            ..Policy::default()
+        }
+        .with_max(&["ts.rt=+5%".to_string()])
+        .unwrap();
+        let opts = CompareOptions::default();
+        let r = gate(&tsar_rt(1, &b), &tsar_rt(2, &c), &policy, &opts).unwrap();
+        let cell = &r.cells[0];
+        assert_eq!(r.outcome, Outcome::Regression, "{}", r.summary);
+        let ess = cell.cell.replicate_count();
+        assert!((2.0..2.5).contains(&ess), "{ess}");
+        assert!(cell.reason.contains("below the 2.5"), "{}", cell.reason);
+        // Seed 003's minutes are far from the limit: no caveat.
+        let r = gate(&seed003_patch(), &seed003_master(), &policy, &opts).unwrap();
+        assert!(r.cells.iter().all(|c| !c.reason.contains("below the 2.5")));
     }
 
     #[test]

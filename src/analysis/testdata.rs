@@ -89,6 +89,16 @@ fn minutes(first_minute: u32, values: &[f64]) -> Data {
     }
 }
 
+/// One tsar run holding only a `ts.rt` series of one-minute samples.
+pub fn tsar_rt(id: i64, rt: &[f64]) -> Vec<StoredRun> {
+    vec![stored(
+        id,
+        "tsar",
+        &format!("run {id}"),
+        vec![Series::new("ts.rt", "rt", "", minutes(0, rt))],
+    )]
+}
+
 fn tsar_block(id: i64, label: &str, first_minute: u32, cols: [&[f64]; 4]) -> Vec<StoredRun> {
     let [util, qps_k, rt, rpc] = cols;
     let qps: Vec<f64> = qps_k.iter().map(|k| k * 1024.0).collect();
