@@ -2,14 +2,14 @@
 
 use crate::cli::RunsArgs;
 use crate::dataset::StoredRun;
-use crate::output::table::{self, Cell};
+use crate::output::table::{Cell, Layout};
 use crate::selector::Selector;
 use crate::store::url::Target;
 use crate::store::{Db, Detail};
 use anyhow::Result;
 use bench_db_parsers::{Data, Param};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 
 /// One entry of `runs --json`.
@@ -104,43 +104,66 @@ fn list_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     Ok(())
 }
 
-/// The aligned table needs every row's width, so it holds the runs' heads (no points).
+/// The aligned table in two passes over the selection: the first measures the columns
+/// (and notes the ids, 8 bytes a run), the second writes the rows of those runs, so
+/// memory does not grow with the runs' heads.
 fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
-    let runs = super::select::select_heads(store, sel)?;
-    write!(w, "{}", table(&runs))?;
-    writeln!(w, "{} runs", runs.len())?;
+    let sel = super::select::resolve(store, sel)?;
+    let mut layout = Layout::new(&LIMITS);
+    let header = header();
+    layout.measure(&header);
+    let mut ids = HashSet::new();
+    store.for_each_run(&sel, Detail::Heads, |r| {
+        layout.measure(&row(&r));
+        ids.insert(r.id);
+        Ok(())
+    })?;
+    let mut out = String::new();
+    layout.write_row(&header, false, &mut out);
+    w.write_all(out.as_bytes())?;
+    store.for_each_run(&sel, Detail::Heads, |r| {
+        // Runs stored since the first pass were not measured: left out.
+        if ids.contains(&r.id) {
+            out.clear();
+            layout.write_row(&row(&r), false, &mut out);
+            w.write_all(out.as_bytes())?;
+        }
+        Ok(())
+    })?;
+    writeln!(w, "{} runs", ids.len())?;
     w.flush()?;
     Ok(())
 }
 
-/// The human table: full labels, sources and tags, wrapped rather than cut so a
-/// selector can be copied from it; the commit in its own column.
-fn table(runs: &[StoredRun]) -> String {
-    let mut rows: Vec<Vec<Cell>> = vec![
-        [
-            "id", "suite", "label", "run", "commit", "tags", "source", "metrics",
-        ]
-        .into_iter()
-        .map(Cell::from)
-        .collect(),
-    ];
-    for r in runs {
-        let tags = r.other_tags();
-        let metrics: Vec<&str> = r.run.series.iter().map(|s| s.metric.as_str()).collect();
-        rows.push(vec![
-            Cell::from(r.id.to_string()),
-            Cell::from(r.suite.as_str()),
-            Cell::from(r.label.as_str()),
-            Cell::from(r.run.index.to_string()),
-            Cell::from(r.run.tags.get("commit").map_or("-", String::as_str)),
-            Cell::from(if tags.is_empty() {
-                "-".to_string()
-            } else {
-                tags.join(" ")
-            }),
-            Cell::from(r.source.as_str()),
-            Cell::from(metrics.join(",")),
-        ]);
-    }
-    table::render_wrapped(rows, &[0, 16, 36, 0, 12, 24, 44, 40], false)
+/// Width limits of the table's columns: full labels, sources and tags wrap rather than
+/// being cut, so a selector can be copied from the table.
+const LIMITS: [usize; 8] = [0, 16, 36, 0, 12, 24, 44, 40];
+
+fn header() -> Vec<Cell> {
+    [
+        "id", "suite", "label", "run", "commit", "tags", "source", "metrics",
+    ]
+    .into_iter()
+    .map(Cell::from)
+    .collect()
+}
+
+/// A run's row; the commit has its own column.
+fn row(r: &StoredRun) -> Vec<Cell> {
+    let tags = r.other_tags();
+    let metrics: Vec<&str> = r.run.series.iter().map(|s| s.metric.as_str()).collect();
+    vec![
+        Cell::from(r.id.to_string()),
+        Cell::from(r.suite.as_str()),
+        Cell::from(r.label.as_str()),
+        Cell::from(r.run.index.to_string()),
+        Cell::from(r.run.tags.get("commit").map_or("-", String::as_str)),
+        Cell::from(if tags.is_empty() {
+            "-".to_string()
+        } else {
+            tags.join(" ")
+        }),
+        Cell::from(r.source.as_str()),
+        Cell::from(metrics.join(",")),
+    ]
 }

@@ -32,48 +32,78 @@ pub fn render(rows: Vec<Vec<Cell>>, color: bool) -> String {
 /// [`render`] with a width limit per column (`0` or absent: none); longer cells wrap,
 /// at spaces where they can, and the row takes as many lines as its tallest cell.
 pub fn render_wrapped(rows: Vec<Vec<Cell>>, limits: &[usize], color: bool) -> String {
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let limit = |i: usize| limits.get(i).copied().filter(|l| *l > 0);
-    let wrapped: Vec<Vec<Vec<String>>> = rows
-        .iter()
-        .map(|row| {
-            row.iter()
-                .enumerate()
-                .map(|(i, c)| match limit(i) {
-                    Some(l) => wrap(&c.text, l),
-                    None => vec![c.text.clone()],
-                })
-                .collect()
-        })
-        .collect();
-    let mut width = vec![0; cols];
-    for row in &wrapped {
-        for (i, lines) in row.iter().enumerate() {
-            for l in lines {
-                width[i] = width[i].max(l.width());
+    let mut layout = Layout::new(limits);
+    for row in &rows {
+        layout.measure(row);
+    }
+    let mut out = String::new();
+    for row in &rows {
+        layout.write_row(row, color, &mut out);
+    }
+    out
+}
+
+/// Column widths measured one row at a time, so that a table can be measured in one pass
+/// over its rows and written in a second without holding them all.
+pub struct Layout {
+    limits: Vec<usize>,
+    width: Vec<usize>,
+}
+
+impl Layout {
+    /// A layout with a width limit per column (`0` or absent: none).
+    pub fn new(limits: &[usize]) -> Self {
+        Layout {
+            limits: limits.to_vec(),
+            width: Vec::new(),
+        }
+    }
+
+    fn lines(&self, i: usize, text: &str) -> Vec<String> {
+        match self.limits.get(i).copied().filter(|l| *l > 0) {
+            Some(l) => wrap(text, l),
+            None => vec![text.to_string()],
+        }
+    }
+
+    /// Widens the columns to fit `row`.
+    pub fn measure(&mut self, row: &[Cell]) {
+        if self.width.len() < row.len() {
+            self.width.resize(row.len(), 0);
+        }
+        for (i, c) in row.iter().enumerate() {
+            for l in self.lines(i, &c.text) {
+                self.width[i] = self.width[i].max(l.width());
             }
         }
     }
-    let mut out = String::new();
-    for (row, cells) in rows.iter().zip(&wrapped) {
+
+    /// Appends `row` to `out`, padded to the measured widths, on as many lines as its
+    /// tallest cell.
+    pub fn write_row(&self, row: &[Cell], color: bool, out: &mut String) {
+        let cells: Vec<Vec<String>> = row
+            .iter()
+            .enumerate()
+            .map(|(i, c)| self.lines(i, &c.text))
+            .collect();
         let height = cells.iter().map(Vec::len).max().unwrap_or(1);
         for k in 0..height {
             let mut line = String::new();
-            for (i, (c, lines)) in row.iter().zip(cells).enumerate() {
+            for (i, (c, lines)) in row.iter().zip(&cells).enumerate() {
                 if i > 0 {
                     line.push_str("  ");
                 }
                 let text = lines.get(k).map_or("", String::as_str);
                 line.push_str(&super::paint(text, c.color, color));
                 if i + 1 < row.len() {
-                    line.push_str(&" ".repeat(width[i] - text.width()));
+                    let w = self.width.get(i).copied().unwrap_or(0);
+                    line.push_str(&" ".repeat(w.saturating_sub(text.width())));
                 }
             }
             out.push_str(line.trim_end());
             out.push('\n');
         }
     }
-    out
 }
 
 /// Splits `text` into lines of at most `limit` columns, breaking after a space (or
