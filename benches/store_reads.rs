@@ -6,7 +6,7 @@
 //!
 //! - `export --format csv` against the sqlite3 shell printing the same rows as CSV from
 //!   one plain table holding them (target: within 2x, < 64 MB);
-//! - `runs --json` (target < 128 MB);
+//! - `runs --json` and the `runs` table (target < 128 MB each);
 //! - `report` (target < 5 s, < 256 MB, < 30 MB written);
 //! - the analyses `variation`, `curve`, `history` over every run, and `compare`, `gate`
 //!   of the first 200 runs against the last 200, selected by id range, so the whole
@@ -123,6 +123,8 @@ fn main() -> anyhow::Result<()> {
         );
     }
     println!("runs --json: {runs_s:.2} s, {runs_mb:.0} MB RSS (target < 128 MB)");
+    let (table_s, table_mb) = measure(&mut run(&["runs"]), &dir.path().join("runs.txt"))?;
+    println!("runs (table): {table_s:.2} s, {table_mb:.0} MB RSS (target < 128 MB)");
 
     let csv = dir.path().join("export.csv");
     let (export_s, export_mb) = measure(&mut run(&["export", "--format", "csv"]), &csv)?;

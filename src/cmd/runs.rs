@@ -121,16 +121,18 @@ fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     let mut out = String::new();
     layout.write_row(&header, false, &mut out);
     w.write_all(out.as_bytes())?;
+    let mut listed = 0;
     store.for_each_run(&sel, Detail::Heads, |r| {
         // Runs stored since the first pass were not measured: left out.
         if ids.contains(&r.id) {
             out.clear();
             layout.write_row(&row(&r), false, &mut out);
             w.write_all(out.as_bytes())?;
+            listed += 1;
         }
         Ok(())
     })?;
-    writeln!(w, "{} runs", ids.len())?;
+    writeln!(w, "{listed} runs")?;
     w.flush()?;
     Ok(())
 }
