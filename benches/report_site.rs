@@ -3,7 +3,8 @@
 
 use bench_db::cli::ReportArgs;
 use bench_db::report::{demo, html};
-use bench_db::store::{Generated, Store};
+use bench_db::store::url::Target;
+use bench_db::store::{Db, Generated};
 use bench_db_parsers::Block;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::collections::BTreeMap;
@@ -24,7 +25,7 @@ fn report_10k(c: &mut Criterion) {
     // The same runs stored as 100 sources of one block each.
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("bench.db");
-    let mut store = Store::open(&db).expect("store");
+    let mut store = Db::open(&Target::sqlite(&db)).expect("store");
     let tags = BTreeMap::new();
     for (i, chunk) in runs.chunks(100).enumerate() {
         let block = Block {
@@ -54,7 +55,7 @@ fn report_10k(c: &mut Criterion) {
         json: false,
     };
     group.bench_function("command_10k_runs", |b| {
-        let target = bench_db::store::url::Target::sqlite(&db);
+        let target = Target::sqlite(&db);
         b.iter(|| bench_db::cmd::report::run(black_box(&target), &args).expect("report"))
     });
     group.finish();

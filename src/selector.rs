@@ -5,13 +5,16 @@
 //! suffix or a relative path (see `cmd::select`). Values may contain commas and spaces;
 //! a comma before another `KEY=` is most likely a mistaken separator and gets a hint.
 //!
-//! History terms (`latest=N`, `run=A..B`, `time>=T`, `time<T`) are [`PostTerm`]s: the
-//! store answers the plain terms and [`Selector::post_filter`] then narrows its runs in
-//! memory, so the history terms need nothing from the database schema.
+//! This module is the one interpreter of a selector, for every command and both stores:
+//! the store answers the plain terms in SQL (built from them in `store/filter.rs`), and
+//! the terms judged on the runs' heads — `source=` paths ([`source_matches`]) and the
+//! history terms (`latest=N`, `run=A..B`, `time>=T`, `time<T`, [`PostTerm`]s applied by
+//! [`Selector::post_filter`]) — are applied by `store::Db` to what the query returned.
 
 use crate::dataset::StoredRun;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
+use std::path::Path;
 use thiserror::Error;
 
 /// The selector syntax, for `--help`.
@@ -136,12 +139,19 @@ impl Selector {
         runs
     }
 
-    /// The plain terms alone (what the store's query answers).
-    pub fn without_post(&self) -> Selector {
-        Selector {
-            terms: self.terms.clone(),
-            post: Vec::new(),
-        }
+    /// Whether some term is judged on the runs' heads rather than by the store's query:
+    /// a `source=` term (a suffix or relative path) or a history term.
+    pub fn judged_on_heads(&self) -> bool {
+        !self.post.is_empty() || self.terms.iter().any(|t| matches!(t, Term::Source(_)))
+    }
+
+    /// Whether a run stored from source path `stored` passes every `source=` term
+    /// (see [`source_matches`]); `cwd` resolves relative paths.
+    pub fn matches_source(&self, stored: &str, cwd: Option<&Path>) -> bool {
+        self.terms.iter().all(|t| match t {
+            Term::Source(want) => source_matches(stored, want, cwd),
+            _ => true,
+        })
     }
 
     /// Selects exactly these run ids (none when empty).
@@ -216,6 +226,29 @@ fn post_term(raw: &str) -> Result<Option<PostTerm>, SelectorError> {
         return Ok(Some(PostTerm::RunRange(id(a)?, id(b)?)));
     }
     Ok(None)
+}
+
+/// Whether a stored source path is the one a `source=` term names: the same text, a
+/// suffix of whole path components, or the same file reached from `cwd` (the only term
+/// that looks at the file system: both paths are canonicalised when they exist).
+pub fn source_matches(stored: &str, want: &str, cwd: Option<&Path>) -> bool {
+    let want_clean = want.trim_start_matches("./");
+    if stored == want || stored.trim_start_matches("./") == want_clean {
+        return true;
+    }
+    if !want_clean.is_empty() && stored.ends_with(&format!("/{want_clean}")) {
+        return true;
+    }
+    let absolute = |p: &str| -> Option<std::path::PathBuf> {
+        let p = Path::new(p);
+        let p = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            cwd?.join(p)
+        };
+        p.canonicalize().ok()
+    };
+    matches!((absolute(stored), absolute(want)), (Some(a), Some(b)) if a == b)
 }
 
 /// A run's time: its `time` tag, else its ingest time.
@@ -395,6 +428,27 @@ mod tests {
             .iter()
             .map(|r| r.id)
             .collect()
+    }
+
+    #[test]
+    fn sources_match_by_suffix_and_relative_path() {
+        let stored = "/work/shared/seeds/000_6d13.txt";
+        assert!(source_matches(stored, stored, None));
+        assert!(source_matches(stored, "seeds/000_6d13.txt", None));
+        assert!(source_matches(stored, "000_6d13.txt", None));
+        // A suffix must be whole components.
+        assert!(!source_matches(stored, "6d13.txt", None));
+        assert!(source_matches("./logs/a.txt", "logs/a.txt", None));
+        // The same file reached from another directory.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("logs")).unwrap();
+        let file = dir.path().join("logs/run.txt");
+        std::fs::write(&file, "x").unwrap();
+        assert!(source_matches(
+            &file.display().to_string(),
+            "../logs/run.txt",
+            Some(&dir.path().join("logs"))
+        ));
     }
 
     #[test]

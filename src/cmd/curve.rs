@@ -1,20 +1,19 @@
 //! `bench-db curve`: throughput versus latency of the selected runs.
 
-use super::select::{check_metric_names, nothing_selected, resolve};
+use super::select::{check_metric_names, nothing_selected};
 use crate::analysis::curve::{CurveBuilder, CurveError, MetricChooser, missed_schedule, parse_slo};
 use crate::cli::CurveArgs;
 use crate::output;
 use crate::selector::Selector;
 use crate::store::url::Target;
 use crate::store::{Db, Detail};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use std::io::Write;
 
 pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
     let sel = Selector::parse_opt(args.selector.as_deref())?;
     let slo = args.slo.as_deref();
-    let sel = resolve(&store, &sel).context("selecting runs")?;
     // First pass, over the runs' heads: how many, which are late, which metrics.
     let (mut selected, mut late) = (0, 0);
     let mut known: Vec<String> = Vec::new();

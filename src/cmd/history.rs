@@ -21,7 +21,7 @@ pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
         },
     };
     let store = Db::open_read(db)?;
-    let sel = super::select::resolve(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
+    let sel = Selector::parse_opt(args.selector.as_deref())?;
     // Block by block: the warm-up rule needs a block's runs together; the builder keeps
     // their values, not the runs.
     let mut builder = HistoryBuilder::new(&opts);

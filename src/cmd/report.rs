@@ -2,7 +2,7 @@
 //! on two branches), builds the pages with `report::html` and writes them under `--out`.
 //! The only IO of the report.
 
-use super::select::{resolve, select_some};
+use super::select::select_some;
 use crate::cli::ReportArgs;
 use crate::dataset::StoredRun;
 use crate::report::{html, pairing, slo};
@@ -84,7 +84,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// variation tables read them once per block; see `analysis::variation`).
 fn load(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
     let mut runs: Vec<StoredRun> = Vec::new();
-    store.for_each_run(&resolve(store, sel)?, Detail::Points, |mut r| {
+    store.for_each_run(sel, Detail::Points, |mut r| {
         if runs.last().is_some_and(|p| p.block_id == r.block_id) {
             r.printed = Vec::new();
         }

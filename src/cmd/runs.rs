@@ -92,10 +92,9 @@ pub fn run(db: &Target, args: &RunsArgs) -> Result<u8> {
 /// A JSON array written one run at a time: memory does not grow with the database.
 fn list_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     use serde::ser::{SerializeSeq, Serializer};
-    let sel = super::select::resolve(store, sel)?;
     let mut ser = serde_json::Serializer::pretty(&mut w);
     let mut seq = ser.serialize_seq(None)?;
-    store.for_each_run(&sel, Detail::Heads, |r| {
+    store.for_each_run(sel, Detail::Heads, |r| {
         Ok(seq.serialize_element(&entry(&r))?)
     })?;
     seq.end()?;
@@ -108,12 +107,11 @@ fn list_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
 /// (and notes the ids, 8 bytes a run), the second writes the rows of those runs, so
 /// memory does not grow with the runs' heads.
 fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
-    let sel = super::select::resolve(store, sel)?;
     let mut layout = Layout::new(&LIMITS);
     let header = header();
     layout.measure(&header);
     let mut ids = HashSet::new();
-    store.for_each_run(&sel, Detail::Heads, |r| {
+    store.for_each_run(sel, Detail::Heads, |r| {
         layout.measure(&row(&r));
         ids.insert(r.id);
         Ok(())
@@ -122,7 +120,7 @@ fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     layout.write_row(&header, false, &mut out);
     w.write_all(out.as_bytes())?;
     let mut listed = 0;
-    store.for_each_run(&sel, Detail::Heads, |r| {
+    store.for_each_run(sel, Detail::Heads, |r| {
         // Runs stored since the first pass were not measured: left out.
         if ids.contains(&r.id) {
             out.clear();

@@ -1,89 +1,35 @@
-//! Selecting runs for a command: `source=` terms matched by the stored path, a path
-//! suffix (`seeds/000.txt`) or a relative path from the current directory; and, for
-//! commands that need runs, an error naming near matches when a selector selects none.
+//! Selecting runs for a command (the selector itself is interpreted by `selector` and
+//! `store::Db`): collections of runs at the detail a command reads, and, for commands
+//! that need runs, an error naming near matches when a selector selects none.
 
 use crate::dataset::StoredRun;
 use crate::selector::{Selector, Term, near_matches};
 use crate::store::{Db, Detail};
 use anyhow::{Result, bail};
-use std::path::Path;
 
 /// The runs `sel` selects.
 pub fn select(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
-    store.select(&resolve(store, sel)?)
+    store.select(sel)
 }
 
 /// The runs `sel` selects as the analyses read them: series and points, without the
 /// blocks' printed numbers (see [`Detail::Series`]).
 pub fn select_series(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
-    let mut out = Vec::new();
-    store.for_each_run(&resolve(store, sel)?, Detail::Series, |r| {
-        out.push(r);
-        Ok(())
-    })?;
-    Ok(out)
-}
-
-/// `sel` with its `source=` terms (suffixes and relative paths, see [`source_matches`])
-/// turned into the ids of the runs they match, found from the runs' heads (no points
-/// loaded): a selector the store answers by itself, streaming.
-pub fn resolve(store: &Db, sel: &Selector) -> Result<Selector> {
-    let (sources, others): (Vec<&Term>, Vec<&Term>) =
-        sel.terms.iter().partition(|t| matches!(t, Term::Source(_)));
-    if sources.is_empty() {
-        return Ok(sel.clone());
-    }
-    let rest = Selector {
-        terms: others.into_iter().cloned().collect(),
-        post: Vec::new(),
-    };
-    let cwd = std::env::current_dir().ok();
-    let mut ids = Vec::new();
-    store.for_each_run(&rest, Detail::Heads, |r| {
-        let keep = sources.iter().all(|t| match t {
-            Term::Source(want) => source_matches(&r.source, want, cwd.as_deref()),
-            _ => true,
-        });
-        if keep {
-            ids.push(r.id);
-        }
-        Ok(())
-    })?;
-    let mut narrowed = Selector::from_ids(ids);
-    narrowed.post = sel.post.clone();
-    Ok(narrowed)
+    collect(store, sel, Detail::Series)
 }
 
 /// The heads (no points) of the runs `sel` selects.
 pub fn select_heads(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
+    collect(store, sel, Detail::Heads)
+}
+
+fn collect(store: &Db, sel: &Selector, detail: Detail) -> Result<Vec<StoredRun>> {
     let mut out = Vec::new();
-    store.for_each_run(&resolve(store, sel)?, Detail::Heads, |r| {
+    store.for_each_run(sel, detail, |r| {
         out.push(r);
         Ok(())
     })?;
     Ok(out)
-}
-
-/// Whether a stored source path is the one a `source=` term names: the same text, a
-/// suffix of whole path components, or the same file reached from `cwd`.
-pub fn source_matches(stored: &str, want: &str, cwd: Option<&Path>) -> bool {
-    let want_clean = want.trim_start_matches("./");
-    if stored == want || stored.trim_start_matches("./") == want_clean {
-        return true;
-    }
-    if !want_clean.is_empty() && stored.ends_with(&format!("/{want_clean}")) {
-        return true;
-    }
-    let absolute = |p: &str| -> Option<std::path::PathBuf> {
-        let p = Path::new(p);
-        let p = if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            cwd?.join(p)
-        };
-        p.canonicalize().ok()
-    };
-    matches!((absolute(stored), absolute(want)), (Some(a), Some(b)) if a == b)
 }
 
 /// The runs `text` selects; none is an error (exit 2) that names the option, the terms
@@ -121,7 +67,7 @@ pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> R
             post: Vec::new(),
         };
         // A lone plain term is answered by the database alone: ids, no runs loaded.
-        if !store.select_ids(&resolve(store, &alone)?)?.is_empty() {
+        if !store.select_ids(&alone)?.is_empty() {
             continue;
         }
         let (key, want, stored): (String, &str, Vec<&str>) = match term {
@@ -202,30 +148,4 @@ pub fn check_metric_names(wanted: &[String], known: &[String]) -> Result<()> {
         );
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sources_match_by_suffix_and_relative_path() {
-        let stored = "/work/shared/seeds/000_6d13.txt";
-        assert!(source_matches(stored, stored, None));
-        assert!(source_matches(stored, "seeds/000_6d13.txt", None));
-        assert!(source_matches(stored, "000_6d13.txt", None));
-        // A suffix must be whole components.
-        assert!(!source_matches(stored, "6d13.txt", None));
-        assert!(source_matches("./logs/a.txt", "logs/a.txt", None));
-        // The same file reached from another directory.
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("logs")).unwrap();
-        let file = dir.path().join("logs/run.txt");
-        std::fs::write(&file, "x").unwrap();
-        assert!(source_matches(
-            &file.display().to_string(),
-            "../logs/run.txt",
-            Some(&dir.path().join("logs"))
-        ));
-    }
 }

@@ -12,7 +12,7 @@ use std::io::Write;
 
 pub fn run(db: &Target, args: &VariationArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
-    let sel = super::select::resolve(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
+    let sel = Selector::parse_opt(args.selector.as_deref())?;
     let w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     match write_rows(&store, &sel, args, w) {
         Err(e) if crate::cmd::export::is_broken_pipe(&e) => Ok(crate::exit::OK),

@@ -1,170 +1,95 @@
-//! The seam between the commands and the two stores: [`Db`] is a SQLite [`Store`] or a
-//! [`PgStore`], chosen by what `--db` names ([`Target`]), with one set of methods. Commands
-//! hold a `Db` and never learn which database they talk to.
+//! The one interface both backends implement: a few small operations on one connection.
+//! Every algorithm over a store (ingest, selection with its path and history terms,
+//! relabelling, copy) is written once on top of it, in [`super::Db`].
 
-use super::copy::{BlockMeta, BlockStream, SourceRecord};
-use super::pg::PgStore;
-use super::url::Target;
-use super::{BlockDefaults, Detail, Digest, Generated, IngestError, Ingested, SourceMeta, Store};
+use super::filter::Filter;
+use super::rows::{BlockMeta, BlockRows, Detail, SourceRecord, Written};
 use crate::dataset::StoredRun;
-use crate::selector::Selector;
 use anyhow::Result;
-use bench_db_parsers::{ParseError, Parsed};
+use bench_db_parsers::ParseError;
+use thiserror::Error;
 
-/// An open store of either kind.
-pub enum Db {
-    Sqlite(Store),
-    Postgres(Box<PgStore>),
+/// Identity of a source's content, known once it has been read to the end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digest {
+    /// Hex SHA-256 of the whole content.
+    pub sha256: String,
+    pub bytes: u64,
 }
 
-impl Db {
-    /// Opens for writing: creates the schema when empty and migrates it.
-    pub fn open(target: &Target) -> Result<Db> {
-        Ok(match target {
-            Target::Sqlite(p) => Db::Sqlite(Store::open(p)?),
-            Target::Postgres(u) => Db::Postgres(Box::new(PgStore::open(u)?)),
-        })
-    }
-
-    /// Opens an existing store for writing (a missing one is an error, not created).
-    pub fn open_existing(target: &Target) -> Result<Db> {
-        Ok(match target {
-            Target::Sqlite(p) => Db::Sqlite(Store::open_existing(p)?),
-            Target::Postgres(u) => Db::Postgres(Box::new(PgStore::open_existing(u)?)),
-        })
-    }
-
-    /// Opens for the read commands: nothing is written, locked or drawn from a sequence
-    /// when the schema is current; an older one is upgraded when these credentials can.
-    pub fn open_read(target: &Target) -> Result<Db> {
-        Ok(match target {
-            Target::Sqlite(p) => Db::Sqlite(Store::open_read(p)?),
-            Target::Postgres(u) => Db::Postgres(Box::new(PgStore::open_read(u)?)),
-        })
-    }
-
-    /// Upgrades the store's schema; returns the versions before and after.
-    pub fn migrate(target: &Target) -> Result<(i64, i64)> {
-        match target {
-            Target::Sqlite(p) => Store::migrate(p),
-            Target::Postgres(u) => PgStore::migrate(u),
+impl Digest {
+    /// The digest of bytes held in memory.
+    pub fn of(bytes: &[u8]) -> Digest {
+        use sha2::Digest as _;
+        Digest {
+            sha256: hex::encode(sha2::Sha256::digest(bytes)),
+            bytes: bytes.len() as u64,
         }
     }
+}
 
+/// Why an ingest stored nothing.
+#[derive(Debug, Error)]
+pub enum IngestError {
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    #[error("database error: {0}")]
+    Db(String),
+    #[error("cannot encode run data: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// Reading the rows to write failed (a copy's source store).
+    #[error("{0:#}")]
+    Read(anyhow::Error),
+}
+
+/// The blocks handed to [`Store::write_source`], each as it becomes available.
+pub type BlockFeed<'a> = dyn Iterator<Item = Result<BlockRows, IngestError>> + 'a;
+
+/// A bench-db store: SQLite ([`super::sqlite::SqliteStore`]) or PostgreSQL
+/// ([`super::postgres::PgStore`]).
+pub trait Store {
     /// The schema version of the open store.
-    pub fn schema_version(&self) -> Result<i64> {
-        match self {
-            Db::Sqlite(s) => s.schema_version(),
-            Db::Postgres(s) => s.schema_version(),
-        }
-    }
+    fn schema_version(&self) -> Result<i64>;
 
-    /// Whether a source with this content hash is already stored.
-    pub fn has_source(&self, sha256: &str) -> Result<bool> {
-        match self {
-            Db::Sqlite(s) => s.has_source(sha256),
-            Db::Postgres(s) => s.has_source(sha256),
-        }
-    }
+    /// Whether a source with this content hash is stored.
+    fn has_source(&self, sha256: &str) -> Result<bool>;
 
     /// Whether a source of exactly this many bytes is stored.
-    pub fn has_source_of_size(&self, bytes: u64) -> Result<bool> {
-        match self {
-            Db::Sqlite(s) => s.has_source_of_size(bytes),
-            Db::Postgres(s) => s.has_source_of_size(bytes),
-        }
-    }
+    fn has_source_of_size(&self, bytes: u64) -> Result<bool>;
 
-    /// Stores every block of one source in one transaction: all or nothing. `digest` is
-    /// called once the items are exhausted; content already stored is `unchanged`.
-    pub fn ingest<'a>(
-        &mut self,
-        meta: &SourceMeta,
-        items: impl Iterator<Item = Result<Parsed, ParseError>> + 'a,
-        defaults: &BlockDefaults,
-        digest: impl FnOnce() -> std::io::Result<Digest>,
-    ) -> Result<Ingested, IngestError> {
-        match self {
-            Db::Sqlite(s) => s.ingest(meta, items, defaults, digest),
-            Db::Postgres(s) => s.ingest(meta, items, defaults, digest),
-        }
-    }
-
-    /// Stores the output of a built-in benchmark; returns the new run ids.
-    pub fn insert_generated(&mut self, g: &Generated) -> Result<Vec<i64>> {
-        match self {
-            Db::Sqlite(s) => s.insert_generated(g),
-            Db::Postgres(s) => s.insert_generated(g),
-        }
-    }
-
-    /// The ids of the runs the selector matches, in id order.
-    pub fn select_ids(&self, sel: &Selector) -> Result<Vec<i64>> {
-        match self {
-            Db::Sqlite(s) => s.select_ids(sel),
-            Db::Postgres(s) => s.select_ids(sel),
-        }
-    }
-
-    /// Every run the selector matches, with its series, in id order.
-    pub fn select(&self, sel: &Selector) -> Result<Vec<StoredRun>> {
-        let mut out = Vec::new();
-        self.for_each_run(sel, Detail::Points, |r| {
-            out.push(r);
-            Ok(())
-        })?;
-        Ok(out)
-    }
-
-    /// Streams the runs the selector matches, in id order, with bounded memory; returns
-    /// how many were passed to `f`.
-    pub fn for_each_run(
-        &self,
-        sel: &Selector,
-        detail: Detail,
-        f: impl FnMut(StoredRun) -> Result<()>,
-    ) -> Result<usize> {
-        match self {
-            Db::Sqlite(s) => s.for_each_run(sel, detail, f),
-            Db::Postgres(s) => s.for_each_run(sel, detail, f),
-        }
-    }
-
-    /// Whether every block's runs have consecutive ids, so a stream in id order gives
-    /// each block's runs together.
-    pub fn blocks_contiguous(&self) -> Result<bool> {
-        match self {
-            Db::Sqlite(s) => s.blocks_contiguous(),
-            Db::Postgres(s) => s.blocks_contiguous(),
-        }
-    }
-
-    /// Sets the label of the selected runs; returns how many changed.
-    pub fn relabel(&mut self, sel: &Selector, label: &str) -> Result<usize> {
-        match self {
-            Db::Sqlite(s) => s.relabel(sel, label),
-            Db::Postgres(s) => s.relabel(sel, label),
-        }
-    }
-
-    /// A source's provenance and its blocks, in block order.
-    pub fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
-        match self {
-            Db::Sqlite(s) => s.source_blocks(source_id),
-            Db::Postgres(s) => s.source_blocks(source_id),
-        }
-    }
-
-    /// Stores a copied source, its blocks written as the stream yields them, unless its
-    /// content is already here (`None`); returns how many runs were written.
-    pub fn insert_copy(
+    /// Writes one source in one transaction: all of it or none of it. The source row
+    /// (`record`, its hash not yet known) is written with the first block, each block as
+    /// the feed yields it; then `digest` gives the content's identity. When a source with
+    /// that hash is stored (before, or meanwhile by another writer) everything is rolled
+    /// back and the result is `unchanged`. A feed of no block writes nothing.
+    fn write_source(
         &mut self,
         record: &SourceRecord,
-        blocks: &mut BlockStream,
-    ) -> Result<Option<usize>> {
-        match self {
-            Db::Sqlite(s) => s.insert_copy(record, blocks),
-            Db::Postgres(s) => s.insert_copy(record, blocks),
-        }
-    }
+        blocks: &mut BlockFeed,
+        digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
+    ) -> Result<Written, IngestError>;
+
+    /// The ids of the runs the filter matches, in id order.
+    fn select_ids(&self, filter: &Filter) -> Result<Vec<i64>>;
+
+    /// Calls `f` with every run the filter matches, in id order, from one consistent
+    /// snapshot, holding a bounded number of runs at a time; returns how many runs were
+    /// passed to `f`. An error from `f` stops the stream.
+    fn stream(
+        &self,
+        filter: &Filter,
+        detail: Detail,
+        f: &mut dyn FnMut(StoredRun) -> Result<()>,
+    ) -> Result<usize>;
+
+    /// Whether every block's runs have consecutive ids.
+    fn blocks_contiguous(&self) -> Result<bool>;
+
+    /// Sets the label of the runs with these ids, in one transaction; returns how many.
+    fn relabel(&mut self, ids: &[i64], label: &str) -> Result<usize>;
+
+    /// A source's provenance and its blocks, in block order.
+    fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)>;
 }

@@ -9,56 +9,13 @@
 //! and every selected run with its suite, label, parameters, tags, series, points and
 //! histograms. Only blocks holding a selected run are copied.
 
-use super::backend::Db;
-use super::insert::Writer;
-use super::{Detail, Ingested, Store};
+use super::backend::{Digest, IngestError};
+use super::db::Db;
+use super::rows::{BlockMeta, BlockRows, Detail, RunRows, SourceRecord};
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
 use anyhow::{Context, Result};
-use bench_db_parsers::{PrintedStat, Run};
-use rusqlite::{TransactionBehavior, params};
 use std::collections::{HashMap, VecDeque};
-
-/// A source's provenance as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceRecord {
-    pub path: String,
-    pub sha256: String,
-    pub bytes: u64,
-    pub format: String,
-    pub parser: String,
-    pub ingested_at: String,
-}
-
-/// A stored block's own columns.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlockMeta {
-    pub id: i64,
-    pub idx: i64,
-    /// As found in the source (lead line), before overrides.
-    pub label: Option<String>,
-    pub first_line: u64,
-    pub last_line: u64,
-}
-
-/// One run with the suite and label it is stored under (tags already final).
-#[derive(Debug, Clone)]
-pub struct RunRows {
-    pub suite: String,
-    pub label: String,
-    pub run: Run,
-}
-
-/// A block ready to be written: its columns, printed statistics and runs.
-#[derive(Debug, Clone)]
-pub struct BlockRows {
-    pub idx: i64,
-    pub label: Option<String>,
-    pub first_line: u64,
-    pub last_line: u64,
-    pub printed: Vec<PrintedStat>,
-    pub runs: Vec<RunRows>,
-}
 
 /// What a copy did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,9 +30,6 @@ pub struct Copied {
 
 /// Runs read from the source store per query while a source is copied.
 const CHUNK: usize = 1_000;
-
-/// The rows of one copied source, each block as it is read.
-pub type BlockStream<'a> = dyn Iterator<Item = Result<BlockRows>> + 'a;
 
 /// Copies the runs `sel` picks in `from` into `to`; `each` hears about every source (and
 /// how many runs were written, `None` when it was already present).
@@ -104,32 +58,38 @@ pub fn copy(
     drop(at);
     let mut done = Copied::default();
     for (sid, ids) in order {
-        let (record, blocks) = from.source_blocks(sid)?;
-        if to.has_source(&record.sha256)? {
+        let (record, blocks) = from.store.source_blocks(sid)?;
+        if to.store.has_source(&record.sha256)? {
             each(&record, None);
             done.present += 1;
             continue;
         }
-        let mut rows = SourceRows {
+        let rows = SourceRows {
             from,
             blocks: blocks.into_iter().map(|b| (b.id, b)).collect(),
             ids: ids.into_iter(),
             pending: VecDeque::new(),
             failed: false,
         };
-        match to
-            .insert_copy(&record, &mut rows)
-            .with_context(|| format!("cannot copy source {}", record.path))?
-        {
-            Some(runs) => {
-                each(&record, Some(runs));
-                done.sources += 1;
-                done.runs += runs;
-            }
-            None => {
-                each(&record, None);
-                done.present += 1;
-            }
+        let mut feed = rows.map(|b| b.map_err(IngestError::Read));
+        let mut digest = || {
+            Ok(Digest {
+                sha256: record.sha256.clone(),
+                bytes: record.bytes,
+            })
+        };
+        let written = to
+            .store
+            .write_source(&record, &mut feed, &mut digest)
+            .with_context(|| format!("cannot copy source {}", record.path))?;
+        if written.unchanged {
+            each(&record, None);
+            done.present += 1;
+        } else {
+            let runs = written.run_ids.len();
+            each(&record, Some(runs));
+            done.sources += 1;
+            done.runs += runs;
         }
     }
     Ok(done)
@@ -226,109 +186,11 @@ impl Iterator for SourceRows<'_> {
     }
 }
 
-impl Store {
-    /// A source's provenance and its blocks, in block order (for `copy`).
-    pub fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
-        let record = self.conn.query_row(
-            "SELECT path, sha256, bytes, format, parser, ingested_at FROM source WHERE id = ?1",
-            [source_id],
-            |r| {
-                Ok(SourceRecord {
-                    path: r.get(0)?,
-                    sha256: r.get(1)?,
-                    bytes: r.get::<_, i64>(2)? as u64,
-                    format: r.get(3)?,
-                    parser: r.get(4)?,
-                    ingested_at: r.get(5)?,
-                })
-            },
-        )?;
-        let mut stmt = self.conn.prepare(
-            "SELECT id, idx, label, first_line, last_line FROM block WHERE source_id = ?1 ORDER BY idx, id",
-        )?;
-        let blocks = stmt
-            .query_map([source_id], |r| {
-                Ok(BlockMeta {
-                    id: r.get(0)?,
-                    idx: r.get(1)?,
-                    label: r.get(2)?,
-                    first_line: r.get::<_, i64>(3)? as u64,
-                    last_line: r.get::<_, i64>(4)? as u64,
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok((record, blocks))
-    }
-
-    /// Stores a source copied from another store, unless its content is already here
-    /// (then `None`); returns how many runs were written. The blocks are written as the
-    /// stream yields them, all in one transaction, with the source's, blocks' and runs'
-    /// own columns (ingest time, raw block labels, each run's suite, label and tags).
-    pub fn insert_copy(
-        &mut self,
-        record: &SourceRecord,
-        blocks: &mut BlockStream,
-    ) -> Result<Option<usize>> {
-        self.without_checks(|s| s.insert_copy_unchecked(record, blocks))
-    }
-
-    fn insert_copy_unchecked(
-        &mut self,
-        record: &SourceRecord,
-        blocks: &mut BlockStream,
-    ) -> Result<Option<usize>> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let seen: bool = tx.query_row(
-            "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1)",
-            [&record.sha256],
-            |r| r.get(0),
-        )?;
-        if seen {
-            return Ok(None);
-        }
-        tx.execute(
-            "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                record.path,
-                record.sha256,
-                record.bytes as i64,
-                record.format,
-                record.parser,
-                record.ingested_at
-            ],
-        )?;
-        let source_id = tx.last_insert_rowid();
-        let mut out = Ingested::default();
-        {
-            let mut w = Writer::new(&tx)?;
-            for block in blocks {
-                let b = block?;
-                let block_id = w.block_row(
-                    source_id,
-                    b.idx,
-                    b.label.as_deref(),
-                    (b.first_line, b.last_line),
-                    &b.printed,
-                )?;
-                for r in &b.runs {
-                    let tags = serde_json::to_string(&r.run.tags)?;
-                    w.run(block_id, &r.suite, &r.label, &r.run, &tags, &mut out)?;
-                    out.runs += 1;
-                }
-            }
-        }
-        tx.commit()?;
-        Ok(Some(out.runs))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::Generated;
-    use bench_db_parsers::{Block, Data, LadderPoint, Series};
+    use bench_db_parsers::{Block, Data, LadderPoint, PrintedStat, Run, Series};
 
     /// A source of `blocks` blocks of `runs` runs each, every run with one ladder.
     fn blocks(blocks: usize, runs: u32, seed: f64) -> Vec<Block> {
@@ -368,7 +230,7 @@ mod tests {
     }
 
     fn store_with(sources: &[(&str, Vec<Block>)]) -> Db {
-        let mut s = Store::open_in_memory().unwrap();
+        let mut s = Db::open_in_memory().unwrap();
         let tags = Default::default();
         for (text, blocks) in sources {
             s.insert_generated(&Generated {
@@ -382,7 +244,7 @@ mod tests {
             })
             .unwrap();
         }
-        Db::Sqlite(s)
+        s
     }
 
     fn all(db: &Db, sel: &Selector) -> Vec<String> {
@@ -398,7 +260,7 @@ mod tests {
         // 3 blocks of 400 runs: the first chunk ends inside the third block.
         const { assert!(800 < CHUNK && CHUNK < 1200) };
         let from = store_with(&[("a", blocks(3, 400, 1.0)), ("b", blocks(2, 7, 2.0))]);
-        let mut to = Db::Sqlite(Store::open_in_memory().unwrap());
+        let mut to = Db::open_in_memory().unwrap();
         let mut seen = Vec::new();
         let done = copy(&from, &mut to, &Selector::all(), |r, n| {
             seen.push((r.sha256.clone(), n))
@@ -427,7 +289,7 @@ mod tests {
     #[test]
     fn a_selection_copies_only_the_blocks_holding_its_runs() {
         let from = store_with(&[("a", blocks(3, 4, 1.0))]);
-        let mut to = Db::Sqlite(Store::open_in_memory().unwrap());
+        let mut to = Db::open_in_memory().unwrap();
         // Runs 6 and 7 of the second block, run 12 of the third.
         let sel = Selector::from_ids(vec![6, 7, 12]);
         let done = copy(&from, &mut to, &sel, |_, _| {}).unwrap();

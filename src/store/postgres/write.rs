@@ -7,13 +7,15 @@
 //! holds a placeholder until then; setting the real hash meets the unique index, where a
 //! second writer of the same content waits until the first commits, then fails with a
 //! unique violation and reports `unchanged` (or goes on if the first rolled back). A copy
-//! knows the hash up front and inserts with `ON CONFLICT (sha256) DO NOTHING`.
+//! takes the same path, its digest known from the start.
 
 use super::{PgStore, pg_text};
-use crate::store::copy::{BlockRows, BlockStream, RunRows, SourceRecord};
-use crate::store::pack;
-use crate::store::{BlockDefaults, Digest, Generated, IngestError, Ingested, SourceMeta};
-use bench_db_parsers::{Data, ParseError, Parsed};
+use crate::store::backend::BlockFeed;
+use crate::store::backend::{Digest, IngestError};
+use crate::store::rows::{
+    BlockRows, SeriesValues, SourceRecord, Written, point_count, printed_to_json, stats_json,
+};
+use bench_db_parsers::Data;
 use postgres::Transaction;
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
@@ -29,8 +31,7 @@ impl From<postgres::Error> for IngestError {
 }
 
 impl PgStore {
-    /// Whether a source with this content hash is already stored.
-    pub fn has_source(&self, sha256: &str) -> anyhow::Result<bool> {
+    pub(super) fn has_source(&self, sha256: &str) -> anyhow::Result<bool> {
         let row = self
             .client
             .borrow_mut()
@@ -42,8 +43,7 @@ impl PgStore {
         Ok(row.get(0))
     }
 
-    /// Whether a source of exactly this many bytes is stored.
-    pub fn has_source_of_size(&self, bytes: u64) -> anyhow::Result<bool> {
+    pub(super) fn has_source_of_size(&self, bytes: u64) -> anyhow::Result<bool> {
         let row = self
             .client
             .borrow_mut()
@@ -55,81 +55,36 @@ impl PgStore {
         Ok(row.get(0))
     }
 
-    /// Stores every block of one source in one transaction: all or nothing. `digest` is
-    /// called once the items are exhausted; a content already stored (or stored meanwhile
-    /// by another writer) is `unchanged` and nothing is written.
-    pub fn ingest<'a>(
+    /// Writes one source in one transaction, its blocks sent in batches as the feed
+    /// yields them; a content already stored (or stored meanwhile by another writer) is
+    /// `unchanged` and nothing is written.
+    pub(super) fn write_source(
         &self,
-        meta: &SourceMeta,
-        items: impl Iterator<Item = Result<Parsed, ParseError>> + 'a,
-        defaults: &BlockDefaults,
-        digest: impl FnOnce() -> std::io::Result<Digest>,
-    ) -> Result<Ingested, IngestError> {
+        record: &SourceRecord,
+        blocks: &mut BlockFeed,
+        digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
+    ) -> Result<Written, IngestError> {
         let mut client = self.client.borrow_mut();
         let mut tx = client.transaction()?;
-        let mut out = Ingested::default();
         let mut writer: Option<Writer> = None;
-        let record = SourceRecord {
-            path: meta.path.clone(),
-            sha256: placeholder(),
-            bytes: 0,
-            format: meta.format.clone(),
-            parser: meta.parser.clone(),
-            ingested_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        };
-        for item in items {
-            match item? {
-                Parsed::Warning { line, message } => out.warnings.push((line, message)),
-                Parsed::Block(block) => {
-                    let w = match &mut writer {
-                        Some(w) => w,
-                        None => match insert_source(&mut tx, &record)? {
-                            Some(id) => writer.insert(Writer::new(id)),
-                            None => unreachable!("the placeholder hash is unique"),
-                        },
-                    };
-                    let label = defaults
-                        .label_override
-                        .clone()
-                        .or_else(|| block.label.clone())
-                        .unwrap_or_else(|| defaults.fallback_label.clone());
-                    let runs = block
-                        .runs
-                        .into_iter()
-                        .map(|mut run| {
-                            run.tags
-                                .extend(defaults.tags.iter().map(|(k, v)| (k.clone(), v.clone())));
-                            RunRows {
-                                suite: defaults.suite.clone(),
-                                label: label.clone(),
-                                run,
-                            }
-                        })
-                        .collect();
-                    w.push(
-                        &mut tx,
-                        BlockRows {
-                            idx: out.blocks as i64,
-                            label: block.label,
-                            first_line: block.first_line,
-                            last_line: block.last_line,
-                            printed: block.printed,
-                            runs,
-                        },
-                    )?;
-                    out.blocks += 1;
-                }
-            }
+        let mut n_blocks = 0;
+        for block in blocks {
+            let block = block?;
+            let w = match &mut writer {
+                Some(w) => w,
+                None => writer.insert(Writer::new(insert_source(&mut tx, record)?)),
+            };
+            w.push(&mut tx, block)?;
+            n_blocks += 1;
         }
         let d = digest()?;
         let Some(mut w) = writer else {
-            return Ok(out);
+            return Ok(Written::default());
         };
         w.flush(&mut tx)?;
-        let unchanged = || Ingested {
+        let unchanged = || Written {
             unchanged: true,
-            warnings: out.warnings.clone(),
-            ..Ingested::default()
+            ..Written::default()
         };
         let seen: bool = tx
             .query_one(
@@ -150,39 +105,25 @@ impl PgStore {
             r => r?,
         };
         tx.commit()?;
-        out.runs = w.run_ids.len();
-        out.points = w.points;
-        out.run_ids = w.run_ids;
-        Ok(out)
+        Ok(Written {
+            unchanged: false,
+            blocks: n_blocks,
+            run_ids: w.run_ids,
+            points: w.points,
+        })
     }
 
-    /// Stores the output of a built-in benchmark; returns the new run ids.
-    pub fn insert_generated(&self, g: &Generated) -> anyhow::Result<Vec<i64>> {
-        let (meta, defaults) = g.ingest_parts();
-        let done = self.ingest(&meta, g.items(), &defaults, || Ok(g.digest()))?;
-        Ok(done.run_ids)
-    }
-
-    /// Stores a source copied from another store, its blocks sent in batches as the
-    /// stream yields them, unless its content is already here (then `None`). Returns how
-    /// many runs were written.
-    pub fn insert_copy(
-        &self,
-        record: &SourceRecord,
-        blocks: &mut BlockStream,
-    ) -> anyhow::Result<Option<usize>> {
-        let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(|e| self.err(e))?;
-        let Some(id) = insert_source(&mut tx, record).map_err(|e| self.err(e))? else {
-            return Ok(None);
-        };
-        let mut w = Writer::new(id);
-        for b in blocks {
-            w.push(&mut tx, b?).map_err(|e| self.err(e))?;
-        }
-        w.flush(&mut tx).map_err(|e| self.err(e))?;
+    pub(super) fn relabel(&self, ids: &[i64], label: &str) -> anyhow::Result<usize> {
+        let mut c = self.client.borrow_mut();
+        let mut tx = c.transaction().map_err(|e| self.err(e))?;
+        let n = tx
+            .execute(
+                "UPDATE run SET label = $1::text WHERE id = ANY($2::bigint[])",
+                &[&label, &ids],
+            )
+            .map_err(|e| self.err(e))?;
         tx.commit().map_err(|e| self.err(e))?;
-        Ok(Some(w.run_ids.len()))
+        Ok(n as usize)
     }
 }
 
@@ -200,21 +141,21 @@ fn placeholder() -> String {
     )
 }
 
-/// Inserts the source row; `None` when a source with the same content hash exists.
-fn insert_source(tx: &mut Transaction, s: &SourceRecord) -> Result<Option<i64>, postgres::Error> {
-    let row = tx.query_opt(
+/// Inserts the source row under a placeholder hash, unique to this transaction, until
+/// the real one is known.
+fn insert_source(tx: &mut Transaction, s: &SourceRecord) -> Result<i64, postgres::Error> {
+    let row = tx.query_one(
         "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO NOTHING RETURNING id",
+         VALUES ($1, $2, 0, $3, $4, $5) RETURNING id",
         &[
             &s.path,
-            &s.sha256,
-            &(s.bytes as i64),
+            &placeholder(),
             &s.format,
             &s.parser,
             &s.ingested_at,
         ],
     )?;
-    Ok(row.map(|r| r.get(0)))
+    Ok(row.get(0))
 }
 
 /// Gathers the blocks of one source and sends them in batches.
@@ -293,8 +234,7 @@ impl Writer {
             ],
         )?;
         for (b, id) in blocks.iter().zip(&block_ids) {
-            let printed = crate::store::query::printed_to_json(&b.printed)
-                .expect("numbers and strings serialise");
+            let printed = printed_to_json(&b.printed).expect("numbers and strings serialise");
             block_w.write(&[
                 id,
                 &self.source_id,
@@ -368,14 +308,8 @@ impl Writer {
                 .zip(&series_ids)
         };
         for ((run_id, s), id) in all_series() {
-            let (count, value, points) = match &s.data {
-                Data::Ladder { count, points } | Data::Histogram { count, points, .. } => {
-                    (count.map(|c| c as i64), None, Some(pack::ladder(points)))
-                }
-                Data::TimeSeries { points } => (None, None, Some(pack::time_series(points))),
-                Data::Value { value } => (None, *value, None),
-            };
-            let stats = json(&s.stats);
+            let v = SeriesValues::of(s);
+            let stats = stats_json(s).expect("maps of strings and numbers serialise");
             series_w.write(&[
                 id,
                 run_id,
@@ -383,12 +317,12 @@ impl Writer {
                 &s.display,
                 &s.unit,
                 &s.kind(),
-                &count,
+                &v.count,
                 &stats,
-                &value,
-                &points,
+                &v.value,
+                &v.points,
             ])?;
-            self.points += point_count(&s.data);
+            self.points += v.stored;
         }
         series_w.finish()?;
 
@@ -418,15 +352,6 @@ impl Writer {
         }
         self.run_ids.extend(run_ids);
         Ok(())
-    }
-}
-
-/// The points a series stores (what `Ingested::points` counts).
-fn point_count(d: &Data) -> usize {
-    match d {
-        Data::Ladder { points, .. } | Data::Histogram { points, .. } => points.len(),
-        Data::TimeSeries { points } => points.len(),
-        Data::Value { .. } => 1,
     }
 }
 

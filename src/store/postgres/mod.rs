@@ -1,4 +1,4 @@
-//! The PostgreSQL store: connect (TLS per `sslmode`), migrate under an advisory lock,
+//! The PostgreSQL backend: connect (TLS per `sslmode`), migrate under an advisory lock,
 //! insert with `COPY … FROM STDIN (FORMAT binary)`, query. SQL for PostgreSQL never leaves
 //! this folder, and nothing outside `store/` knows this backend exists.
 //!
@@ -9,12 +9,19 @@
 //! nothing is locked, written or drawn from a sequence, so a role with `USAGE` on the schema
 //! and `SELECT` on its tables can run every read command.
 
-mod insert;
-mod query;
+mod read;
 mod tls;
+mod write;
 
+use super::backend::{BlockFeed, Store};
+use super::backend::{Digest, IngestError};
+use super::filter::Filter;
+use super::rows::{BlockMeta, Detail, SourceRecord, Written};
 use super::url::{Host, PgUrl, SslMode};
+use super::v1::{self, SeriesUpdate, V1Point};
+use crate::dataset::StoredRun;
 use anyhow::{Context, Result, anyhow, bail};
+use bench_db_parsers::PrintedStat;
 use postgres::Client;
 use std::cell::RefCell;
 
@@ -101,17 +108,7 @@ impl PgStore {
         let store = Self::connect(url)?;
         let before = store.version()?.unwrap_or(0);
         store.migrate_schema()?;
-        Ok((before, store.schema_version()?))
-    }
-
-    /// The schema version (0 for a schema without bench-db's tables).
-    pub fn schema_version(&self) -> Result<i64> {
-        Ok(self.version()?.unwrap_or(0))
-    }
-
-    /// The URL this store was opened with (its masked form is what errors show).
-    pub fn url(&self) -> &PgUrl {
-        &self.url
+        Ok((before, store.version()?.unwrap_or(0)))
     }
 
     fn connect(url: &PgUrl) -> Result<PgStore> {
@@ -247,12 +244,49 @@ impl PgStore {
     }
 }
 
-/// Migration 2: moves the rows of the version-1 tables `point` (into `series.value` and
-/// `series.points`) and `printed_stat` (into `block.printed`), in their order, packed as
-/// SQLite's migration 2 packs them, then drops both tables.
+impl Store for PgStore {
+    fn schema_version(&self) -> Result<i64> {
+        Ok(self.version()?.unwrap_or(0))
+    }
+    fn has_source(&self, sha256: &str) -> Result<bool> {
+        PgStore::has_source(self, sha256)
+    }
+    fn has_source_of_size(&self, bytes: u64) -> Result<bool> {
+        PgStore::has_source_of_size(self, bytes)
+    }
+    fn write_source(
+        &mut self,
+        record: &SourceRecord,
+        blocks: &mut BlockFeed,
+        digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
+    ) -> Result<Written, IngestError> {
+        PgStore::write_source(self, record, blocks, digest)
+    }
+    fn select_ids(&self, filter: &Filter) -> Result<Vec<i64>> {
+        PgStore::select_ids(self, filter)
+    }
+    fn stream(
+        &self,
+        filter: &Filter,
+        detail: Detail,
+        f: &mut dyn FnMut(StoredRun) -> Result<()>,
+    ) -> Result<usize> {
+        PgStore::stream(self, filter, detail, f)
+    }
+    fn blocks_contiguous(&self) -> Result<bool> {
+        PgStore::blocks_contiguous(self)
+    }
+    fn relabel(&mut self, ids: &[i64], label: &str) -> Result<usize> {
+        PgStore::relabel(self, ids, label)
+    }
+    fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
+        PgStore::source_blocks(self, source_id)
+    }
+}
+
+/// Migration 2's data step on PostgreSQL (see [`v1`]): moves the rows of the version-1
+/// tables `point` and `printed_stat`, in their order, then drops both tables.
 fn pack_v1_rows(tx: &mut postgres::Transaction) -> Result<(), postgres::Error> {
-    use super::pack;
-    use bench_db_parsers::{LadderPoint, PrintedStat, TimePoint};
     let rows = tx.query(
         "SELECT p.series_id, se.kind, p.percentile, p.t, p.value, p.line_value
          FROM point p JOIN series se ON se.id = p.series_id ORDER BY p.series_id, p.idx",
@@ -260,54 +294,43 @@ fn pack_v1_rows(tx: &mut postgres::Transaction) -> Result<(), postgres::Error> {
     )?;
     let set_points = tx.prepare("UPDATE series SET points = $2 WHERE id = $1")?;
     let set_value = tx.prepare("UPDATE series SET value = $2 WHERE id = $1")?;
-    let mut i = 0;
-    while i < rows.len() {
-        let id: i64 = rows[i].get(0);
-        let kind: String = rows[i].get(1);
-        let mut ladder = Vec::new();
-        let mut times = Vec::new();
-        while i < rows.len() && rows[i].get::<_, i64>(0) == id {
-            let r = &rows[i];
-            let value: Option<f64> = r.get(4);
-            ladder.push(LadderPoint {
-                percentile: r.get::<_, Option<f64>>(2).unwrap_or(f64::NAN),
-                value,
-                line_value: r.get(5),
-            });
-            times.push(TimePoint {
-                t: r.get::<_, Option<f64>>(3).unwrap_or(f64::NAN),
-                value,
-            });
-            i += 1;
-        }
-        match kind.as_str() {
-            "timeseries" => tx.execute(&set_points, &[&id, &pack::time_series(&times)])?,
-            "value" => tx.execute(&set_value, &[&id, &ladder.first().and_then(|p| p.value)])?,
-            _ => tx.execute(&set_points, &[&id, &pack::ladder(&ladder)])?,
+    let points = rows.iter().map(|r| {
+        Ok(V1Point {
+            series_id: r.get(0),
+            kind: r.get(1),
+            percentile: r.get(2),
+            t: r.get(3),
+            value: r.get(4),
+            line_value: r.get(5),
+        })
+    });
+    v1::pack_points(points, |u| {
+        match u {
+            SeriesUpdate::Points(id, blob) => tx.execute(&set_points, &[&id, &blob])?,
+            SeriesUpdate::Value(id, v) => tx.execute(&set_value, &[&id, &v])?,
         };
-    }
+        Ok(())
+    })?;
     let rows = tx.query(
         "SELECT block_id, metric, percentile, name, value FROM printed_stat ORDER BY block_id, idx",
         &[],
     )?;
     let set_printed = tx.prepare("UPDATE block SET printed = $2 WHERE id = $1")?;
-    let mut i = 0;
-    while i < rows.len() {
-        let id: i64 = rows[i].get(0);
-        let mut stats = Vec::new();
-        while i < rows.len() && rows[i].get::<_, i64>(0) == id {
-            let r = &rows[i];
-            stats.push(PrintedStat {
+    let printed = rows.iter().map(|r| {
+        Ok((
+            r.get(0),
+            PrintedStat {
                 metric: r.get(1),
                 percentile: r.get(2),
                 name: r.get(3),
                 value: r.get(4),
-            });
-            i += 1;
-        }
-        let json = super::query::printed_to_json(&stats).expect("numbers and strings serialise");
+            },
+        ))
+    });
+    v1::pack_printed(printed, |id, json| {
         tx.execute(&set_printed, &[&id, &json])?;
-    }
+        Ok(())
+    })?;
     tx.batch_execute("DROP TABLE point; DROP TABLE printed_stat")
 }
 

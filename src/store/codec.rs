@@ -16,8 +16,7 @@
 //! database, not by a crate's version, and the decimal form keeps the database smaller
 //! than the logs it came from.
 
-use bench_db_parsers::{LadderPoint, PrintedStat, TimePoint};
-use rusqlite::Transaction;
+use bench_db_parsers::{LadderPoint, TimePoint};
 
 const LADDER: u8 = 4;
 const LADDER_LINES: u8 = 5;
@@ -211,95 +210,6 @@ pub fn unpack_time_series(blob: Option<&[u8]>) -> Result<Vec<TimePoint>, Corrupt
         });
     }
     Ok(out)
-}
-
-/// Migration 2: moves the rows of the version-1 tables `point` (into `series.value` and
-/// `series.points`) and `printed_stat` (into `block.printed`), in their insertion order,
-/// then drops both tables.
-pub(super) fn pack_v1_rows(tx: &Transaction) -> rusqlite::Result<()> {
-    pack_v1_points(tx)?;
-    let mut read = tx.prepare(
-        "SELECT block_id, metric, percentile, name, value FROM printed_stat ORDER BY block_id, rowid",
-    )?;
-    let mut write = tx.prepare("UPDATE block SET printed = ?2 WHERE id = ?1")?;
-    let mut rows = read.query([])?;
-    let mut current: Option<(i64, Vec<PrintedStat>)> = None;
-    let mut flush = |(id, stats): (i64, Vec<PrintedStat>)| -> rusqlite::Result<()> {
-        let json = super::query::printed_to_json(&stats)
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        write.execute(rusqlite::params![id, json])?;
-        Ok(())
-    };
-    while let Some(r) = rows.next()? {
-        let id: i64 = r.get(0)?;
-        if current.as_ref().is_none_or(|c| c.0 != id) {
-            if let Some(done) = current.take() {
-                flush(done)?;
-            }
-            current = Some((id, Vec::new()));
-        }
-        current.as_mut().expect("set above").1.push(PrintedStat {
-            metric: r.get(1)?,
-            percentile: r.get(2)?,
-            name: r.get(3)?,
-            value: r.get(4)?,
-        });
-    }
-    if let Some(done) = current.take() {
-        flush(done)?;
-    }
-    drop(rows);
-    tx.execute_batch("DROP TABLE printed_stat")
-}
-
-fn pack_v1_points(tx: &Transaction) -> rusqlite::Result<()> {
-    let mut read = tx.prepare(
-        "SELECT p.series_id, se.kind, p.percentile, p.t, p.value, p.line_value
-         FROM point p JOIN series se ON se.id = p.series_id
-         ORDER BY p.series_id, p.rowid",
-    )?;
-    let mut set_points = tx.prepare("UPDATE series SET points = ?2 WHERE id = ?1")?;
-    let mut set_value = tx.prepare("UPDATE series SET value = ?2 WHERE id = ?1")?;
-    let mut rows = read.query([])?;
-    // The series being gathered: id, kind, its ladder and time points.
-    let mut current: Option<(i64, String, Vec<LadderPoint>, Vec<TimePoint>)> = None;
-    let mut flush = |s: (i64, String, Vec<LadderPoint>, Vec<TimePoint>)| -> rusqlite::Result<()> {
-        let (id, kind, ladder_points, time_points) = s;
-        match kind.as_str() {
-            "timeseries" => set_points.execute(rusqlite::params![id, time_series(&time_points)])?,
-            "value" => set_value.execute(rusqlite::params![
-                id,
-                ladder_points.first().and_then(|p| p.value)
-            ])?,
-            _ => set_points.execute(rusqlite::params![id, ladder(&ladder_points)])?,
-        };
-        Ok(())
-    };
-    while let Some(r) = rows.next()? {
-        let id: i64 = r.get(0)?;
-        if current.as_ref().is_none_or(|c| c.0 != id) {
-            if let Some(done) = current.take() {
-                flush(done)?;
-            }
-            current = Some((id, r.get(1)?, Vec::new(), Vec::new()));
-        }
-        let c = current.as_mut().expect("set above");
-        let value: Option<f64> = r.get(4)?;
-        c.2.push(LadderPoint {
-            percentile: r.get::<_, Option<f64>>(2)?.unwrap_or(f64::NAN),
-            value,
-            line_value: r.get(5)?,
-        });
-        c.3.push(TimePoint {
-            t: r.get::<_, Option<f64>>(3)?.unwrap_or(f64::NAN),
-            value,
-        });
-    }
-    if let Some(done) = current.take() {
-        flush(done)?;
-    }
-    drop(rows);
-    tx.execute_batch("DROP TABLE point")
 }
 
 #[cfg(test)]

@@ -1,0 +1,212 @@
+//! Ingest, written once over [`Store`]: a parser's items become the rows of one source,
+//! under the suite, label and tags the command line decides, in one transaction of the
+//! store. The content hash is computed while the source is read and checked inside that
+//! transaction, so a concurrent ingest of the same content ends `unchanged`.
+
+use super::backend::{Digest, IngestError};
+use super::db::Db;
+use super::rows::{BlockRows, RunRows, SourceRecord};
+use bench_db_parsers::{Block, ParseError, Parsed};
+use std::collections::BTreeMap;
+
+/// Provenance of one source.
+#[derive(Debug, Clone)]
+pub struct SourceMeta {
+    /// Path as given by the user (quoted when not UTF-8), `-` for standard input, or an
+    /// origin such as `run loopback`.
+    pub path: String,
+    pub format: String,
+    /// Parser name and version.
+    pub parser: String,
+}
+
+/// What the command line decides for every block of a source.
+#[derive(Debug, Clone, Default)]
+pub struct BlockDefaults {
+    pub suite: String,
+    /// `--label`: overrides every block's label.
+    pub label_override: Option<String>,
+    /// Label of a block that has none of its own (e.g. the file name).
+    pub fallback_label: String,
+    /// `--tag`s, added to every run.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// What one ingest stored.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ingested {
+    pub blocks: usize,
+    pub runs: usize,
+    pub points: usize,
+    /// The content was already stored: nothing was written.
+    pub unchanged: bool,
+    /// The ids of the stored runs, in order.
+    pub run_ids: Vec<i64>,
+    /// Passages the parser skipped on purpose: (line, message).
+    pub warnings: Vec<(u64, String)>,
+}
+
+/// The output of a built-in benchmark, stored like an ingested source.
+#[derive(Debug, Clone)]
+pub struct Generated<'a> {
+    /// Where it came from, stored as the source path (`run loopback`).
+    pub origin: &'a str,
+    /// Format name stored with the runs (`loopback`).
+    pub format: &'a str,
+    /// The printed output; its hash identifies the source.
+    pub text: &'a str,
+    pub blocks: &'a [Block],
+    pub suite: &'a str,
+    pub label_override: Option<&'a str>,
+    pub tags: &'a BTreeMap<String, String>,
+}
+
+impl Generated<'_> {
+    /// The source record and block defaults an ingest of this output takes.
+    fn ingest_parts(&self) -> (SourceMeta, BlockDefaults) {
+        let meta = SourceMeta {
+            path: self.origin.to_string(),
+            format: self.format.to_string(),
+            parser: format!("{} {}", self.format, env!("CARGO_PKG_VERSION")),
+        };
+        let defaults = BlockDefaults {
+            suite: self.suite.to_string(),
+            label_override: self.label_override.map(str::to_string),
+            fallback_label: self.format.to_string(),
+            tags: self.tags.clone(),
+        };
+        (meta, defaults)
+    }
+
+    /// The blocks as parsed items.
+    fn items(&self) -> impl Iterator<Item = Result<Parsed, ParseError>> + '_ {
+        self.blocks.iter().cloned().map(|b| Ok(Parsed::Block(b)))
+    }
+
+    /// The digest of the printed output, which identifies the source.
+    fn digest(&self) -> Digest {
+        Digest::of(self.text.as_bytes())
+    }
+}
+
+impl Db {
+    /// Whether a source with this content hash is already stored.
+    pub fn has_source(&self, sha256: &str) -> anyhow::Result<bool> {
+        self.store.has_source(sha256)
+    }
+
+    /// Whether a source of exactly this many bytes is stored (then a file of that size
+    /// is worth hashing before it is parsed).
+    pub fn has_source_of_size(&self, bytes: u64) -> anyhow::Result<bool> {
+        self.store.has_source_of_size(bytes)
+    }
+
+    /// Stores every block of one source in one transaction: all or nothing.
+    ///
+    /// `digest` is called once the items are exhausted (the source has been read) and
+    /// identifies the content; when it is already stored, nothing is written and
+    /// `unchanged` is set. A parse error stores nothing. A source that yields no block
+    /// stores nothing and returns `blocks == 0`.
+    pub fn ingest<'a>(
+        &mut self,
+        meta: &SourceMeta,
+        items: impl Iterator<Item = Result<Parsed, ParseError>> + 'a,
+        defaults: &BlockDefaults,
+        digest: impl FnOnce() -> std::io::Result<Digest>,
+    ) -> Result<Ingested, IngestError> {
+        let record = SourceRecord {
+            path: meta.path.clone(),
+            sha256: String::new(),
+            bytes: 0,
+            format: meta.format.clone(),
+            parser: meta.parser.clone(),
+            ingested_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        };
+        let mut feed = Feed {
+            items,
+            defaults,
+            blocks: 0,
+            warnings: Vec::new(),
+        };
+        let mut digest = Some(digest);
+        let mut once = || match digest.take() {
+            Some(d) => d().map_err(IngestError::from),
+            None => unreachable!("a store asks for the digest once"),
+        };
+        let written = self.store.write_source(&record, &mut feed, &mut once)?;
+        Ok(Ingested {
+            blocks: if written.unchanged { 0 } else { written.blocks },
+            runs: written.run_ids.len(),
+            points: written.points,
+            unchanged: written.unchanged,
+            run_ids: written.run_ids,
+            warnings: feed.warnings,
+        })
+    }
+
+    /// Stores the output of a built-in benchmark; returns the new run ids.
+    pub fn insert_generated(&mut self, g: &Generated) -> anyhow::Result<Vec<i64>> {
+        let (meta, defaults) = g.ingest_parts();
+        let done = self.ingest(&meta, g.items(), &defaults, || Ok(g.digest()))?;
+        Ok(done.run_ids)
+    }
+}
+
+/// A parser's items as the rows of one source: blocks under the suite, label and tags
+/// the command line decides; warnings kept aside.
+struct Feed<'d, I> {
+    items: I,
+    defaults: &'d BlockDefaults,
+    blocks: usize,
+    warnings: Vec<(u64, String)>,
+}
+
+impl<I: Iterator<Item = Result<Parsed, ParseError>>> Iterator for Feed<'_, I> {
+    type Item = Result<BlockRows, IngestError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match self.items.next()? {
+                Err(e) => return Some(Err(e.into())),
+                Ok(Parsed::Warning { line, message }) => self.warnings.push((line, message)),
+                Ok(Parsed::Block(block)) => {
+                    let rows = block_rows(self.blocks as i64, block, self.defaults);
+                    self.blocks += 1;
+                    return Some(Ok(rows));
+                }
+            }
+        }
+    }
+}
+
+/// The rows of a parsed block: `--label` wins over the block's own label, which wins
+/// over the fallback; `--tag`s are added to (and win over) each run's own tags.
+fn block_rows(idx: i64, block: Block, defaults: &BlockDefaults) -> BlockRows {
+    let label = defaults
+        .label_override
+        .as_deref()
+        .or(block.label.as_deref())
+        .unwrap_or(&defaults.fallback_label)
+        .to_string();
+    let runs = block
+        .runs
+        .into_iter()
+        .map(|mut run| {
+            run.tags
+                .extend(defaults.tags.iter().map(|(k, v)| (k.clone(), v.clone())));
+            RunRows {
+                suite: defaults.suite.clone(),
+                label: label.clone(),
+                run,
+            }
+        })
+        .collect();
+    BlockRows {
+        idx,
+        label: block.label,
+        first_line: block.first_line,
+        last_line: block.last_line,
+        printed: block.printed,
+        runs,
+    }
+}

@@ -1,0 +1,235 @@
+//! Reading runs back from PostgreSQL, a bounded chunk of runs at a time, inside one
+//! `REPEATABLE READ READ ONLY` transaction (a consistent snapshot that writes nothing).
+//! Each chunk costs three queries whatever its size, not one per run or series.
+
+use super::PgStore;
+use crate::dataset::StoredRun;
+use crate::store::filter::{Arg, Dialect, Filter};
+use crate::store::rows::{
+    BlockMeta, CONTIGUOUS_SQL, Detail, RunCols, SeriesCols, SourceRecord, printed_from_json,
+};
+use anyhow::Result;
+use bench_db_parsers::{HistInterval, Series};
+use postgres::GenericClient;
+use postgres::types::ToSql;
+use std::collections::HashMap;
+
+/// Runs loaded per round of queries.
+const CHUNK: usize = 1_000;
+
+type Args = Vec<Box<dyn ToSql + Sync>>;
+
+/// How PostgreSQL spells a selection: numbered, typed placeholders, tags read as `jsonb`.
+struct Postgres;
+
+impl Dialect for Postgres {
+    fn placeholder(&self, n: usize, arg: &Arg) -> String {
+        match arg {
+            Arg::Text(_) => format!("${n}::text"),
+            Arg::Int(_) => format!("${n}::bigint"),
+            Arg::Ints(_) => format!("${n}::bigint[]"),
+        }
+    }
+    fn tag_equals(&self, key: &str, value: &str) -> String {
+        format!("(r.tags::jsonb ->> {key}) = {value}")
+    }
+    fn id_among(&self, ids: &[i64], args: &mut Vec<Arg>) -> String {
+        let a = Arg::Ints(ids.to_vec());
+        let p = self.placeholder(args.len() + 1, &a);
+        args.push(a);
+        format!("r.id = ANY({p})")
+    }
+}
+
+impl PgStore {
+    pub(super) fn select_ids(&self, filter: &Filter) -> Result<Vec<i64>> {
+        let mut c = self.client.borrow_mut();
+        select_ids(&mut *c, filter).map_err(|e| self.err(e))
+    }
+
+    /// Calls `f` with every run the filter matches, in id order, holding one chunk of
+    /// runs in memory at a time; returns how many runs were passed to `f`.
+    pub(super) fn stream(
+        &self,
+        filter: &Filter,
+        detail: Detail,
+        f: &mut dyn FnMut(StoredRun) -> Result<()>,
+    ) -> Result<usize> {
+        let mut c = self.client.borrow_mut();
+        let mut tx = c
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .map_err(|e| self.err(e))?;
+        let ids = select_ids(&mut tx, filter).map_err(|e| self.err(e))?;
+        for chunk in ids.chunks(CHUNK) {
+            for run in load_chunk(&mut tx, chunk, detail, |e| self.err(e))? {
+                f(run)?;
+            }
+        }
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok(ids.len())
+    }
+
+    pub(super) fn blocks_contiguous(&self) -> Result<bool> {
+        let mut c = self.client.borrow_mut();
+        let row = c.query_one(CONTIGUOUS_SQL, &[]).map_err(|e| self.err(e))?;
+        Ok(row.get(0))
+    }
+
+    pub(super) fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
+        let mut c = self.client.borrow_mut();
+        let row = c
+            .query_one(
+                "SELECT path, sha256, bytes, format, parser, ingested_at FROM source WHERE id = $1",
+                &[&source_id],
+            )
+            .map_err(|e| self.err(e))?;
+        let record = SourceRecord {
+            path: row.get(0),
+            sha256: row.get(1),
+            bytes: row.get::<_, i64>(2) as u64,
+            format: row.get(3),
+            parser: row.get(4),
+            ingested_at: row.get(5),
+        };
+        let blocks = c
+            .query(
+                "SELECT id, idx, label, first_line, last_line FROM block WHERE source_id = $1 ORDER BY idx, id",
+                &[&source_id],
+            )
+            .map_err(|e| self.err(e))?
+            .into_iter()
+            .map(|r| BlockMeta {
+                id: r.get(0),
+                idx: r.get(1),
+                label: r.get(2),
+                first_line: r.get::<_, i64>(3) as u64,
+                last_line: r.get::<_, i64>(4) as u64,
+            })
+            .collect();
+        Ok((record, blocks))
+    }
+}
+
+fn select_ids(c: &mut impl GenericClient, filter: &Filter) -> Result<Vec<i64>, postgres::Error> {
+    let (where_sql, args) = where_clause(filter);
+    let sql = format!(
+        "SELECT r.id FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
+         {where_sql} ORDER BY r.id"
+    );
+    let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
+    Ok(c.query(&sql, &refs)?.iter().map(|r| r.get(0)).collect())
+}
+
+/// The runs with these ids (ascending), with series, points, histograms and the printed
+/// statistics of their blocks; with [`Detail::Heads`], only the single values of the
+/// points and no histogram.
+fn load_chunk(
+    c: &mut impl GenericClient,
+    ids: &[i64],
+    detail: Detail,
+    err: impl Fn(postgres::Error) -> anyhow::Error,
+) -> Result<Vec<StoredRun>> {
+    let ids = ids.to_vec();
+    let heads = c
+        .query(
+            "SELECT r.id, r.suite, r.label, s.format, s.path, s.id, b.id, b.idx, s.ingested_at,
+                    r.run_index, r.first_line, r.last_line, r.params, r.tags, b.printed
+             FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
+             WHERE r.id = ANY($1) ORDER BY r.id",
+            &[&ids],
+        )
+        .map_err(&err)?;
+    let series_rows = c
+        .query(
+            "SELECT id, run_id, metric, display, unit, kind, sample_count, stats, value,
+                    CASE WHEN $2 THEN points END
+             FROM series WHERE run_id = ANY($1) ORDER BY run_id, id",
+            &[&ids, &detail.points()],
+        )
+        .map_err(&err)?;
+    let mut hists: HashMap<i64, Vec<HistInterval>> = HashMap::new();
+    for r in c
+        .query(
+            "SELECT h.series_id, h.t, h.duration, h.tag, h.encoded
+             FROM histogram h JOIN series se ON se.id = h.series_id
+             WHERE se.run_id = ANY($1) AND $2 ORDER BY h.series_id, h.idx",
+            &[&ids, &detail.points()],
+        )
+        .map_err(&err)?
+    {
+        hists.entry(r.get(0)).or_default().push(HistInterval {
+            t: r.get(1),
+            duration: r.get(2),
+            tag: r.get(3),
+            encoded: r.get(4),
+        });
+    }
+    let mut series: HashMap<i64, Vec<Series>> = HashMap::new();
+    for r in &series_rows {
+        let id: i64 = r.get(0);
+        let points: Option<&[u8]> = r.get(9);
+        let s = SeriesCols {
+            id,
+            metric: r.get(2),
+            display: r.get(3),
+            unit: r.get(4),
+            kind: r.get(5),
+            count: r.get(6),
+            stats: r.get(7),
+            value: r.get(8),
+            points,
+        }
+        .decode(hists.remove(&id).unwrap_or_default())?;
+        series.entry(r.get(1)).or_default().push(s);
+    }
+    let mut out = Vec::with_capacity(heads.len());
+    for r in &heads {
+        let id: i64 = r.get(0);
+        let block_id: i64 = r.get(6);
+        let printed: String = r.get(14);
+        let printed = if detail.printed() {
+            printed_from_json(&printed, block_id)?
+        } else {
+            Vec::new()
+        };
+        let mut run = RunCols {
+            id,
+            suite: r.get(1),
+            label: r.get(2),
+            format: r.get(3),
+            source: r.get(4),
+            source_id: r.get(5),
+            block_id,
+            block_index: r.get(7),
+            ingested_at: r.get(8),
+            run_index: r.get(9),
+            first_line: r.get(10),
+            last_line: r.get(11),
+            params: r.get(12),
+            tags: r.get(13),
+        }
+        .decode(printed)?;
+        run.run.series = series.remove(&id).unwrap_or_default();
+        out.push(run);
+    }
+    Ok(out)
+}
+
+/// The filter's `WHERE` clause, numbered `$1…`, and its values as the client binds them.
+fn where_clause(filter: &Filter) -> (String, Args) {
+    let (sql, args) = filter.where_clause(&Postgres);
+    let values = args
+        .into_iter()
+        .map(|a| -> Box<dyn ToSql + Sync> {
+            match a {
+                Arg::Text(t) => Box::new(t),
+                Arg::Int(i) => Box::new(i),
+                Arg::Ints(v) => Box::new(v),
+            }
+        })
+        .collect();
+    (sql, values)
+}

@@ -1,0 +1,208 @@
+//! Reading runs back from SQLite: one query per selection (runs joined with their
+//! series), streamed a run at a time; a source's blocks; the selection's dialect.
+
+use super::SqliteStore;
+use crate::dataset::StoredRun;
+use crate::store::filter::{Arg, Dialect, Filter};
+use crate::store::rows::{
+    BlockMeta, CONTIGUOUS_SQL, Detail, RunCols, SeriesCols, SourceRecord, printed_from_json,
+};
+use anyhow::Result;
+use bench_db_parsers::{HistInterval, PrintedStat};
+use rusqlite::types::Value;
+
+/// How SQLite spells a selection: `?` placeholders, tags read with `json_extract`.
+pub(super) struct Sqlite;
+
+impl Dialect for Sqlite {
+    fn placeholder(&self, _: usize, _: &Arg) -> String {
+        "?".to_string()
+    }
+    fn tag_key(&self, key: &str) -> String {
+        // A JSON path with the key quoted, so keys with dots or spaces work.
+        format!("$.\"{}\"", key.replace('"', "\\\""))
+    }
+    fn tag_equals(&self, key: &str, value: &str) -> String {
+        format!("json_extract(r.tags, {key}) = {value}")
+    }
+    fn id_among(&self, ids: &[i64], args: &mut Vec<Arg>) -> String {
+        args.extend(ids.iter().map(|&i| Arg::Int(i)));
+        format!("r.id IN ({})", vec!["?"; ids.len()].join(", "))
+    }
+}
+
+/// The filter's `WHERE` clause and its values as SQLite binds them.
+pub(super) fn where_clause(filter: &Filter) -> (String, Vec<Value>) {
+    let (sql, args) = filter.where_clause(&Sqlite);
+    let values = args
+        .into_iter()
+        .map(|a| match a {
+            Arg::Text(t) => Value::Text(t),
+            Arg::Int(i) => Value::Integer(i),
+            Arg::Ints(_) => unreachable!("SQLite binds ids one by one"),
+        })
+        .collect();
+    (sql, values)
+}
+
+const RUN_COLUMNS: &str =
+    "r.id, r.suite, r.label, s.format, s.path, s.id, b.id, b.idx, s.ingested_at,
+     r.run_index, r.first_line, r.last_line, r.params, r.tags,
+     se.id, se.metric, se.display, se.unit, se.kind, se.sample_count, se.stats, se.value";
+
+impl SqliteStore {
+    pub(super) fn select_ids(&self, filter: &Filter) -> Result<Vec<i64>> {
+        let (where_sql, args) = where_clause(filter);
+        let sql = format!(
+            "SELECT r.id FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
+             {where_sql} ORDER BY r.id"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let ids = stmt
+            .query_map(rusqlite::params_from_iter(args), |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
+    /// Streams the runs the filter matches, in id order, one at a time, from one query
+    /// (runs joined with their series); memory does not grow with the database.
+    pub(super) fn stream(
+        &self,
+        filter: &Filter,
+        detail: Detail,
+        f: &mut dyn FnMut(StoredRun) -> Result<()>,
+    ) -> Result<usize> {
+        let (where_sql, args) = where_clause(filter);
+        let points = if detail.points() { "se.points" } else { "NULL" };
+        let printed_sql = if detail.printed() {
+            "b.printed"
+        } else {
+            "'[]'"
+        };
+        let sql = format!(
+            "SELECT {RUN_COLUMNS}, {points}, {printed_sql}
+             FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
+             LEFT JOIN series se ON se.run_id = r.id
+             {where_sql} ORDER BY r.id, se.id"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
+        // The block whose printed numbers were loaded last (runs come grouped by block).
+        let mut printed: Option<(i64, Vec<PrintedStat>)> = None;
+        let mut current: Option<StoredRun> = None;
+        let mut count = 0;
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            if current.as_ref().is_none_or(|c| c.id != id) {
+                if let Some(done) = current.take() {
+                    f(done)?;
+                    count += 1;
+                }
+                let block_id: i64 = r.get(6)?;
+                if printed.as_ref().is_none_or(|p| p.0 != block_id) {
+                    let json: String = r.get(23)?;
+                    printed = Some((block_id, printed_from_json(&json, block_id)?));
+                }
+                let block_printed = printed.as_ref().map(|p| p.1.clone()).unwrap_or_default();
+                current = Some(run_cols(r)?.decode(block_printed)?);
+            }
+            let Some(series_id) = r.get::<_, Option<i64>>(14)? else {
+                continue;
+            };
+            let intervals = if detail.points() && r.get_ref(18)?.as_str()? == "histogram" {
+                self.load_histograms(series_id)?
+            } else {
+                Vec::new()
+            };
+            let series = SeriesCols {
+                id: series_id,
+                metric: r.get(15)?,
+                display: r.get(16)?,
+                unit: r.get(17)?,
+                kind: r.get(18)?,
+                count: r.get(19)?,
+                stats: r.get(20)?,
+                value: r.get(21)?,
+                points: r.get_ref(22)?.as_blob_or_null()?,
+            }
+            .decode(intervals)?;
+            current.as_mut().expect("set above").run.series.push(series);
+        }
+        if let Some(done) = current.take() {
+            f(done)?;
+            count += 1;
+        }
+        Ok(count)
+    }
+
+    pub(super) fn blocks_contiguous(&self) -> Result<bool> {
+        Ok(self.conn.query_row(CONTIGUOUS_SQL, [], |r| r.get(0))?)
+    }
+
+    pub(super) fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
+        let record = self.conn.query_row(
+            "SELECT path, sha256, bytes, format, parser, ingested_at FROM source WHERE id = ?1",
+            [source_id],
+            |r| {
+                Ok(SourceRecord {
+                    path: r.get(0)?,
+                    sha256: r.get(1)?,
+                    bytes: r.get::<_, i64>(2)? as u64,
+                    format: r.get(3)?,
+                    parser: r.get(4)?,
+                    ingested_at: r.get(5)?,
+                })
+            },
+        )?;
+        let mut stmt = self.conn.prepare(
+            "SELECT id, idx, label, first_line, last_line FROM block WHERE source_id = ?1 ORDER BY idx, id",
+        )?;
+        let blocks = stmt
+            .query_map([source_id], |r| {
+                Ok(BlockMeta {
+                    id: r.get(0)?,
+                    idx: r.get(1)?,
+                    label: r.get(2)?,
+                    first_line: r.get::<_, i64>(3)? as u64,
+                    last_line: r.get::<_, i64>(4)? as u64,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok((record, blocks))
+    }
+
+    fn load_histograms(&self, series_id: i64) -> Result<Vec<HistInterval>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT t, duration, tag, encoded FROM histogram WHERE series_id = ?1 ORDER BY idx",
+        )?;
+        let rows = stmt.query_map([series_id], |r| {
+            Ok(HistInterval {
+                t: r.get(0)?,
+                duration: r.get(1)?,
+                tag: r.get(2)?,
+                encoded: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// The run part of a joined row (columns 0..14).
+fn run_cols(r: &rusqlite::Row) -> rusqlite::Result<RunCols> {
+    Ok(RunCols {
+        id: r.get(0)?,
+        suite: r.get(1)?,
+        label: r.get(2)?,
+        format: r.get(3)?,
+        source: r.get(4)?,
+        source_id: r.get(5)?,
+        block_id: r.get(6)?,
+        block_index: r.get(7)?,
+        ingested_at: r.get(8)?,
+        run_index: r.get(9)?,
+        first_line: r.get(10)?,
+        last_line: r.get(11)?,
+        params: r.get(12)?,
+        tags: r.get(13)?,
+    })
+}
