@@ -193,7 +193,12 @@ impl Store {
     }
 
     fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
+        self.ok_on(&self.db(), args)
+    }
+
+    /// [`Store::ok`] against another database.
+    fn ok_on(&self, db: &str, args: &[&str]) -> String {
+        let out = self.run_on(db, args);
         assert!(
             out.status.success(),
             "[{}] bench-db {args:?} failed ({:?}): {}",
@@ -944,4 +949,63 @@ fn interleaved_run_ids_still_give_whole_groups() {
     assert_eq!(rows.len(), before.as_array().unwrap().len());
     // The history's medians are over the same runs as before the swap.
     assert_eq!(env.ok(&["history", "--json"]), history_before);
+}
+
+/// `source=` (a suffix of whole path components) selects the same runs in `runs`,
+/// `export`, `label`, `copy` and `calibrate`, on both stores.
+#[test]
+fn source_terms_mean_the_same_in_every_command() {
+    for s in Store::both() {
+        let dir = fixture("jlbh");
+        s.ok(&["ingest", "--no-git", &dir]);
+        let all: serde_json::Value = serde_json::from_str(&s.ok(&["runs", "--json"])).unwrap();
+        let all = all.as_array().unwrap();
+        let path = all[0]["source"].as_str().unwrap().to_string();
+        let name = Path::new(&path).file_name().unwrap().to_str().unwrap();
+        let sel = format!("source={name}");
+        let want: Vec<i64> = all
+            .iter()
+            .filter(|r| r["source"] == path.as_str())
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect();
+        assert!(!want.is_empty() && want.len() < all.len(), "{path}");
+        let listed: serde_json::Value =
+            serde_json::from_str(&s.ok(&["runs", &sel, "--json"])).unwrap();
+        let listed: Vec<i64> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(listed, want, "[{}] runs {sel}", s.name());
+        // export: one row per point, of those runs only.
+        let csv = s.ok(&["export", &sel]);
+        let mut exported: Vec<i64> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        exported.dedup();
+        assert_eq!(exported, want, "[{}] export {sel}", s.name());
+        // copy: the selected runs land in a fresh SQLite file.
+        let copied = s.env().dir.path().join("copied.db");
+        let copied = copied.display().to_string();
+        s.ok(&["copy", "--from", &s.db(), "--to", &copied, &sel]);
+        let there: serde_json::Value =
+            serde_json::from_str(&s.ok_on(&copied, &["runs", "--json"])).unwrap();
+        assert_eq!(
+            there.as_array().unwrap().len(),
+            want.len(),
+            "[{}] copy",
+            s.name()
+        );
+        // label: exactly those runs are relabelled.
+        let out = s.ok(&["label", &sel, "picked"]);
+        let n = want.len();
+        assert!(
+            out.contains(&format!("relabelled {n} run")),
+            "[{}] {out}",
+            s.name()
+        );
+    }
 }
