@@ -38,8 +38,8 @@
 //! an error naming the line.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, Parsed, PrintedStat, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
 use crate::text::re;
 use crate::units::scaled_decimal;

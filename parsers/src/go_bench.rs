@@ -27,8 +27,8 @@
 //! is not JSON, is an error naming the line.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
 use crate::text::re;
 use regex::Regex;

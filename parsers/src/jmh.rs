@@ -35,8 +35,8 @@
 //! not of the result shape, is an error naming the line.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Param, PrintedStat, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
 use crate::text::re;
 use regex::Regex;

@@ -32,8 +32,8 @@
 //! `fixtures/real/k6/performance-md-spike-frankenphp.md`.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::metric_name;
 use crate::text::re;
 use crate::units::scaled_decimal;

@@ -58,8 +58,9 @@ pub mod zk_latencies;
 pub mod zookeeper;
 
 pub use error::ParseError;
+pub use format::{Format, Head, ParseIter};
 pub use model::*;
-pub use registry::{Format, Head, ParseIter, detect, format_by_name, formats};
+pub use registry::{detect, format_by_name, formats};
 
 #[cfg(test)]
 pub(crate) mod testutil;

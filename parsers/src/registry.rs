@@ -3,7 +3,10 @@
 //! Each format answers a sniff with a confidence (0 = not mine, 100 = certainly mine);
 //! detection picks the most confident. An explicit `--format` bypasses sniffing.
 
-pub use crate::format::{Format, HEAD_BYTES, Head, ParseIter};
+use crate::format::{Format, Head};
+
+/// How much of a file detection reads at least: callers that detect read this much.
+pub use crate::format::HEAD_BYTES;
 
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {

@@ -43,8 +43,8 @@
 //! that ends before any number, is an error naming the line.
 
 use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, Run, Series, TimePoint};
-use crate::registry::{Format, Head, ParseIter};
 use crate::text::re;
 use crate::text::{LineMachine, drive};
 use regex::Regex;
