@@ -41,7 +41,7 @@ use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, Parsed, PrintedStat, Run, Series};
 use crate::text::metric_name;
-use crate::text::re;
+use crate::text::{clean_line, re};
 use crate::units::scaled_decimal;
 use regex::Regex;
 use serde_json::Value;
@@ -206,12 +206,7 @@ fn terminal(text: &str) -> Result<Vec<Block>, ParseError> {
     };
     for (i, raw) in text.lines().enumerate() {
         let n = i as u64 + 1;
-        let line = raw.trim_end_matches('\r');
-        let line = if line.contains('\x1b') {
-            crate::text::strip_ansi(line)
-        } else {
-            line.to_string()
-        };
+        let line = clean_line(raw);
         if let Some(p) = cur.as_mut()
             && p.in_change
         {

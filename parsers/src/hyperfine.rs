@@ -34,7 +34,7 @@ use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, PrintedStat, Run, Series};
 use crate::text::metric_name;
-use crate::text::re;
+use crate::text::{clean_line, re};
 use crate::units::scaled_decimal;
 use regex::Regex;
 use serde::Deserialize;
@@ -470,12 +470,7 @@ fn terminal(text: &str) -> Result<Vec<Block>, ParseError> {
     let mut fastest: Option<String> = None;
     for (i, line) in text.lines().enumerate() {
         let n = i as u64 + 1;
-        let line = line.trim_end_matches('\r');
-        let line = if line.contains('\x1b') {
-            crate::text::strip_ansi(line)
-        } else {
-            line.to_string()
-        };
+        let line = clean_line(line);
         if let Some(c) = BENCHMARK.captures(&line) {
             done.extend(cur.take());
             cur = Some(Pending {

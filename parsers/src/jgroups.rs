@@ -46,11 +46,11 @@ mod values;
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::model::{Block, Param, Parsed, Run, Series};
-use crate::text::{LabelTracker, metric_name};
+use crate::model::{Block, Param, Run, Series};
+use crate::text::{LabelTracker, LineMachine, Queue, drive, metric_name};
 use records::Field;
 use regex::Regex;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::sync::LazyLock;
 
@@ -132,10 +132,10 @@ pub fn sniff(head: &Head) -> u8 {
 /// Parses JGroups output, yielding blocks as they complete (see the module doc for when
 /// blocks printed before their configuration are held back).
 pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    crate::text::drive(r, Machine::default())
+    drive(r, Machine::default())
 }
 
-impl crate::text::LineMachine for Machine {
+impl LineMachine for Machine {
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
         Machine::feed(self, line, n)
     }
@@ -144,8 +144,8 @@ impl crate::text::LineMachine for Machine {
         self.end(last)
     }
 
-    fn pop(&mut self) -> Option<Parsed> {
-        self.out.pop_front()
+    fn queue(&mut self) -> &mut Queue {
+        &mut self.out
     }
 }
 
@@ -287,7 +287,7 @@ struct Machine {
     labels: LabelTracker,
     config: BTreeMap<String, Param>,
     held: Vec<Block>,
-    out: VecDeque<Parsed>,
+    out: Queue,
 }
 
 impl Machine {
@@ -357,11 +357,11 @@ impl Machine {
                 run.params.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
-        self.out.push_back(Parsed::Block(block));
+        self.out.block(block);
     }
 
     fn warn(&mut self, line: u64, message: String) {
-        self.out.push_back(Parsed::Warning { line, message });
+        self.out.warning(line, message);
     }
 
     fn set_config(&mut self, pairs: Vec<(String, Param)>) {

@@ -38,7 +38,7 @@ use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Param, PrintedStat, Run, Series};
 use crate::text::metric_name;
-use crate::text::re;
+use crate::text::{clean_line, re};
 use regex::Regex;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -403,12 +403,7 @@ fn log_and_tables(text: &str) -> Result<Vec<Block>, ParseError> {
     let mut table: Option<Vec<String>> = None;
     for (i, raw) in text.lines().enumerate() {
         let n = i as u64 + 1;
-        let line = raw.trim_end_matches('\r');
-        let line = if line.contains('\x1b') {
-            crate::text::strip_ansi(line)
-        } else {
-            line.to_string()
-        };
+        let line = clean_line(raw);
         if let Some(h) = TABLE_HEADER.captures(&line) {
             table = Some(
                 PARAM_COLUMN

@@ -15,10 +15,9 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::model::{Block, Data, Parsed, Run, Series, TimePoint};
-use crate::text::{LabelTracker, LineMachine, drive};
+use crate::model::{Block, Data, Run, Series, TimePoint};
+use crate::text::{LabelTracker, LineMachine, Queue, drive};
 use regex::Regex;
-use std::collections::VecDeque;
 use std::io::BufRead;
 use std::sync::LazyLock;
 
@@ -76,7 +75,7 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
 struct Machine {
     labels: LabelTracker,
     open: Option<Table>,
-    out: VecDeque<Parsed>,
+    out: Queue,
 }
 
 struct Table {
@@ -138,7 +137,7 @@ impl Machine {
                 Series::new(*name, *name, *unit, Data::TimeSeries { points })
             })
             .collect();
-        self.out.push_back(Parsed::Block(Block {
+        self.out.block(Block {
             label: t.label,
             first_line: t.first_line,
             last_line: t.last_line,
@@ -150,7 +149,7 @@ impl Machine {
                 ..Run::default()
             }],
             printed: Vec::new(),
-        }));
+        });
     }
 }
 
@@ -186,8 +185,8 @@ impl LineMachine for Machine {
         Ok(())
     }
 
-    fn pop(&mut self) -> Option<Parsed> {
-        self.out.pop_front()
+    fn queue(&mut self) -> &mut Queue {
+        &mut self.out
     }
 }
 

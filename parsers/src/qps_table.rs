@@ -15,9 +15,8 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::model::{Block, Data, Param, Parsed, Run, Series};
-use crate::text::{LabelTracker, LineMachine, drive, metric_name};
-use std::collections::VecDeque;
+use crate::model::{Block, Data, Param, Run, Series};
+use crate::text::{LabelTracker, LineMachine, Queue, drive, metric_name};
 use std::io::BufRead;
 
 /// The QPS–RT table format.
@@ -278,7 +277,7 @@ impl Table {
 struct Machine {
     labels: LabelTracker,
     table: Option<Table>,
-    out: VecDeque<Parsed>,
+    out: Queue,
 }
 
 impl Machine {
@@ -286,7 +285,7 @@ impl Machine {
         Machine {
             labels: LabelTracker::new(),
             table: None,
-            out: VecDeque::new(),
+            out: Queue::default(),
         }
     }
 
@@ -295,24 +294,24 @@ impl Machine {
             return;
         };
         if !table.runs.is_empty() {
-            self.out.push_back(Parsed::Block(Block {
+            self.out.block(Block {
                 label: table.label,
                 first_line: table.first_line,
                 last_line: table.last_line,
                 runs: table.runs,
                 printed: Vec::new(),
-            }));
+            });
         } else if table.other_rows > 0 {
-            self.out.push_back(Parsed::Warning {
-                line: table.first_line,
-                message: format!(
+            self.out.warning(
+                table.first_line,
+                format!(
                     "skipped the table under `{}` (lines {}–{}): its rows are not all \
                      numbers (formulas?)",
                     table.header.join(" "),
                     table.first_line,
                     table.last_line
                 ),
-            });
+            );
         } else {
             // A header-like line with nothing under it was prose after all.
             self.labels.observe(&table.header_line);
@@ -397,14 +396,15 @@ impl LineMachine for Machine {
         Ok(())
     }
 
-    fn pop(&mut self) -> Option<Parsed> {
-        self.out.pop_front()
+    fn queue(&mut self) -> &mut Queue {
+        &mut self.out
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Parsed;
     use crate::testutil::{parse_ok, shared};
 
     fn all(bytes: &[u8]) -> Vec<Result<Parsed, ParseError>> {

@@ -44,11 +44,11 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::model::{Block, Data, LadderPoint, Param, Parsed, Run, Series, TimePoint};
-use crate::text::re;
-use crate::text::{LineMachine, drive};
+use crate::model::{Block, Data, LadderPoint, Param, Run, Series, TimePoint};
+use crate::text::{LineMachine, Queue, drive};
+use crate::text::{clean_line, re};
 use regex::Regex;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::sync::LazyLock;
 
@@ -108,12 +108,7 @@ static INTERRUPTED: LazyLock<Regex> =
 pub fn sniff(head: &Head) -> u8 {
     let mut score = 0;
     for line in head.text.lines().take(400) {
-        let line = line.trim_end_matches('\r');
-        let line = if line.contains('\x1b') {
-            crate::text::strip_ansi(line)
-        } else {
-            line.to_string()
-        };
+        let line = clean_line(line);
         if VERSION.is_match(&line)
             || CSV_HEADER.is_match(&line)
             || LADDER_ROW.is_match(&line)
@@ -174,7 +169,7 @@ struct Output {
 #[derive(Debug, Default)]
 struct Machine {
     output: Option<Output>,
-    out: VecDeque<Parsed>,
+    out: Queue,
 }
 
 fn num(text: &str, what: &str, n: u64) -> Result<f64, ParseError> {
@@ -237,13 +232,13 @@ impl Machine {
             // A banner or warm-up chatter without results: nothing to store.
             return Ok(());
         }
-        self.out.push_back(Parsed::Block(Block {
+        self.out.block(Block {
             label: None,
             first_line: out.first_line,
             last_line: out.last_line,
             runs,
             printed: Vec::new(),
-        }));
+        });
         Ok(())
     }
 }
@@ -516,8 +511,8 @@ impl LineMachine for Machine {
         self.close_output()
     }
 
-    fn pop(&mut self) -> Option<Parsed> {
-        self.out.pop_front()
+    fn queue(&mut self) -> &mut Queue {
+        &mut self.out
     }
 }
 

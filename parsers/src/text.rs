@@ -3,9 +3,10 @@
 
 use crate::error::ParseError;
 use crate::format::ParseIter;
-use crate::model::Parsed;
+use crate::model::{Block, Parsed};
 use crate::unwrap::Unwrapper;
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::io::BufRead;
 
 /// A pattern written in the source: compiled once (behind a `LazyLock`) and valid by
@@ -16,10 +17,10 @@ pub fn re(pattern: &str) -> regex::Regex {
 
 /// Reads lines from a `BufRead` into one reused buffer, counting 1-based line numbers.
 ///
-/// Lines are decoded lossily (binary junk becomes U+FFFD, never an error), a trailing
-/// `\r` is removed, ANSI escape sequences are stripped when present, and the shared
-/// [`Unwrapper`] takes off what the line was pasted in (lines that are only table markup
-/// are skipped, still counted).
+/// Lines are decoded lossily (binary junk becomes U+FFFD, never an error), cleaned by
+/// [`clean_line`] (trailing `\r`s and ANSI escapes), and the shared [`Unwrapper`] takes
+/// off what the line was pasted in (lines that are only table markup are skipped, still
+/// counted).
 pub struct LineReader<R> {
     inner: R,
     bytes: Vec<u8>,
@@ -82,19 +83,36 @@ impl<R: BufRead> LineReader<R> {
         if self.bytes.last() == Some(&b'\n') {
             self.bytes.pop();
         }
-        if self.bytes.last() == Some(&b'\r') {
-            self.bytes.pop();
-        }
         self.line.clear();
         match std::str::from_utf8(&self.bytes) {
             Ok(s) => self.line.push_str(s),
             Err(_) => self.line.push_str(&String::from_utf8_lossy(&self.bytes)),
         }
-        if self.line.contains('\x1b') {
-            let cleaned = strip_ansi(&self.line);
-            self.line = cleaned;
+        match clean_line(&self.line) {
+            Cow::Borrowed(kept) => {
+                let len = kept.len();
+                self.line.truncate(len);
+            }
+            Cow::Owned(cleaned) => self.line = cleaned,
         }
         Ok(true)
+    }
+}
+
+/// The blocks and warnings a [`LineMachine`] has finished, in source order, waiting for
+/// [`drive`] to hand them out: one queue for every machine.
+#[derive(Debug, Default)]
+pub struct Queue(VecDeque<Parsed>);
+
+impl Queue {
+    /// Queues a finished block.
+    pub fn block(&mut self, block: Block) {
+        self.0.push_back(Parsed::Block(block));
+    }
+
+    /// Queues a warning about line `line` (1-based).
+    pub fn warning(&mut self, line: u64, message: String) {
+        self.0.push_back(Parsed::Warning { line, message });
     }
 }
 
@@ -104,8 +122,8 @@ pub trait LineMachine {
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError>;
     /// End of input after `last` lines: close what is open, or report what was cut off.
     fn finish(&mut self, last: u64) -> Result<(), ParseError>;
-    /// The next finished block or warning, if any.
-    fn pop(&mut self) -> Option<Parsed>;
+    /// The queue the machine puts its finished blocks and warnings on.
+    fn queue(&mut self) -> &mut Queue;
 }
 
 /// Runs `machine` over the lines of `r`, yielding its blocks and warnings as they
@@ -116,7 +134,7 @@ pub fn drive<'a, M: LineMachine + 'a>(r: Box<dyn BufRead + 'a>, mut machine: M) 
     let mut done = false;
     Box::new(std::iter::from_fn(move || {
         loop {
-            if let Some(p) = machine.pop() {
+            if let Some(p) = machine.queue().0.pop_front() {
                 return Some(Ok(p));
             }
             if done {
@@ -132,11 +150,22 @@ pub fn drive<'a, M: LineMachine + 'a>(r: Box<dyn BufRead + 'a>, mut machine: M) 
             };
             if let Err(e) = step {
                 done = true;
-                while machine.pop().is_some() {}
+                machine.queue().0.clear();
                 return Some(Err(e));
             }
         }
     }))
+}
+
+/// A line as the tool printed it: without the `\r`s a CRLF file leaves at its end and
+/// without ANSI escape sequences (colours, bold). Borrowed when there is nothing to take off.
+pub fn clean_line(line: &str) -> Cow<'_, str> {
+    let line = line.trim_end_matches('\r');
+    if line.contains('\x1b') {
+        Cow::Owned(strip_ansi(line))
+    } else {
+        Cow::Borrowed(line)
+    }
 }
 
 /// Removes ANSI CSI escape sequences (`ESC [ … final-byte`) and lone ESC characters.
@@ -324,6 +353,17 @@ mod tests {
             t.label().as_deref(),
             Some("以下是以20,000次迭代/秒的吞吐量運(yùn)行時的結(jié)果")
         );
+    }
+
+    #[test]
+    fn clean_line_takes_off_carriage_returns_and_escapes_only() {
+        assert!(matches!(
+            clean_line("  50: 1.0  "),
+            Cow::Borrowed("  50: 1.0  ")
+        ));
+        assert!(matches!(clean_line("a\r\r"), Cow::Borrowed("a")));
+        assert_eq!(clean_line("\x1b[32mok\x1b[0m\r"), "ok");
+        assert_eq!(clean_line("a\rb"), "a\rb");
     }
 
     #[test]

@@ -16,10 +16,10 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::model::{Block, Data, Parsed, Run, Series, TimePoint};
-use crate::text::{LabelTracker, LineMachine, drive, metric_name};
+use crate::model::{Block, Data, Run, Series, TimePoint};
+use crate::text::{LabelTracker, LineMachine, Queue, drive, metric_name};
 use chrono::NaiveDate;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io::BufRead;
 
 /// The tsar format.
@@ -378,7 +378,7 @@ struct Machine {
     header: Option<HeaderDraft>,
     table: Option<Table>,
     row: Option<Row>,
-    out: VecDeque<Parsed>,
+    out: Queue,
 }
 
 impl Default for Machine {
@@ -388,7 +388,7 @@ impl Default for Machine {
             header: None,
             table: None,
             row: None,
-            out: VecDeque::new(),
+            out: Queue::default(),
         }
     }
 }
@@ -490,12 +490,12 @@ impl Machine {
             return;
         };
         if table.rows == 0 {
-            self.out.push_back(Parsed::Warning {
-                line: table.first_line,
-                message: "tsar header without any rows: skipped".to_string(),
-            });
+            self.out.warning(
+                table.first_line,
+                "tsar header without any rows: skipped".to_string(),
+            );
         } else {
-            self.out.push_back(Parsed::Block(table.into_block()));
+            self.out.block(table.into_block());
         }
     }
 }
@@ -556,8 +556,8 @@ impl LineMachine for Machine {
         Ok(())
     }
 
-    fn pop(&mut self) -> Option<Parsed> {
-        self.out.pop_front()
+    fn queue(&mut self) -> &mut Queue {
+        &mut self.out
     }
 }
 
@@ -586,6 +586,7 @@ fn commit(table: &mut Table, row: Row) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Parsed;
     use crate::testutil::{parse_ok, shared};
 
     const K: f64 = 1024.0;

@@ -17,10 +17,9 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::model::{Block, Param, Parsed, Run, Series};
-use crate::text::{LineMachine, drive};
+use crate::model::{Block, Param, Run, Series};
+use crate::text::{LineMachine, Queue, drive};
 use regex::Regex;
-use std::collections::VecDeque;
 use std::io::BufRead;
 use std::sync::LazyLock;
 
@@ -78,7 +77,7 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
 #[derive(Default)]
 struct Machine {
     open: Option<Section>,
-    out: VecDeque<Parsed>,
+    out: Queue,
 }
 
 struct Section {
@@ -114,13 +113,13 @@ impl Machine {
         if let Some(c) = s.count {
             run.params.insert("znode_count".into(), Param::Num(c));
         }
-        self.out.push_back(Parsed::Block(Block {
+        self.out.block(Block {
             label: Some(s.server),
             first_line: s.first_line,
             last_line: s.last_line,
             runs: vec![run],
             printed: Vec::new(),
-        }));
+        });
     }
 }
 
@@ -193,8 +192,8 @@ impl LineMachine for Machine {
         Ok(())
     }
 
-    fn pop(&mut self) -> Option<Parsed> {
-        self.out.pop_front()
+    fn queue(&mut self) -> &mut Queue {
+        &mut self.out
     }
 }
 

@@ -1,7 +1,7 @@
 //! Tests of the JGroups parser against the seed, the published samples and the fixtures.
 
 use super::*;
-use crate::model::Data;
+use crate::model::{Data, Parsed};
 use crate::testutil::{parse_ok, shared};
 use std::path::{Path, PathBuf};
 

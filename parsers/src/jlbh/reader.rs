@@ -61,7 +61,7 @@ impl<R: BufRead> Lines<R> {
             let end = find_newline(rest.as_bytes()).unwrap_or(rest.len());
             self.pos += end + 1;
             let line = &self.text[start..start + end];
-            let line = line.strip_suffix('\r').unwrap_or(line);
+            let line = line.trim_end_matches('\r');
             let escaped = self.escapes && line.as_bytes().contains(&ESC);
             if escaped {
                 self.stripped = strip_ansi(line);
@@ -72,7 +72,7 @@ impl<R: BufRead> Lines<R> {
                 Some(Cow::Borrowed(s)) if s.len() == src.len() && !escaped => {
                     // Unchanged: hand the line out in place.
                     let line = &self.text[start..start + end];
-                    return Ok(Some((self.number, line.strip_suffix('\r').unwrap_or(line))));
+                    return Ok(Some((self.number, line.trim_end_matches('\r'))));
                 }
                 Some(Cow::Borrowed(s)) if s.len() == src.len() => {
                     return Ok(Some((self.number, &self.stripped)));
