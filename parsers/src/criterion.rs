@@ -37,11 +37,12 @@
 //! A `time:` line whose numbers or units do not parse, or JSON that is not Criterion's, is
 //! an error naming the line.
 
+use crate::document::{self, Document};
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, Parsed, PrintedStat, Run, Series};
 use crate::text::metric_name;
-use crate::text::{clean_line, re};
+use crate::text::re;
 use crate::units::scaled_decimal;
 use regex::Regex;
 use serde_json::Value;
@@ -94,21 +95,15 @@ pub fn sniff(head: &Head) -> u8 {
 }
 
 /// Parses Criterion terminal output or JSON documents (see the module doc).
-pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let text = match crate::format::read_document(&mut r) {
-        Ok(text) => text,
-        Err(e) => return Box::new(std::iter::once(Err(e))),
-    };
-    let t = text.trim_start();
-    let result = if t.starts_with('{') || t.starts_with('[') {
-        json(&text)
-    } else {
-        terminal(&text).map(|b| b.into_iter().map(Parsed::Block).collect())
-    };
-    match result {
-        Ok(items) => Box::new(items.into_iter().map(Ok)),
-        Err(e) => Box::new(std::iter::once(Err(e))),
-    }
+pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
+    document::parse(r, |doc| {
+        let t = doc.text().trim_start();
+        if t.starts_with('{') || t.starts_with('[') {
+            json(doc.text())
+        } else {
+            terminal(doc).map(|b| b.into_iter().map(Parsed::Block).collect())
+        }
+    })
 }
 
 /// Power of ten of a time unit relative to ns.
@@ -180,7 +175,7 @@ struct Pending {
     samples: Option<f64>,
 }
 
-fn terminal(text: &str) -> Result<Vec<Block>, ParseError> {
+fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
     let mut blocks = Vec::new();
     let mut cur: Option<Pending> = None;
     let mut last_name: Option<(String, u64)> = None;
@@ -204,9 +199,7 @@ fn terminal(text: &str) -> Result<Vec<Block>, ParseError> {
             printed: p.printed,
         });
     };
-    for (i, raw) in text.lines().enumerate() {
-        let n = i as u64 + 1;
-        let line = clean_line(raw);
+    for (n, line) in doc.lines() {
         if let Some(p) = cur.as_mut()
             && p.in_change
         {

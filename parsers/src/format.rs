@@ -4,7 +4,7 @@
 //! module that names every format and nothing imports it back.
 
 use crate::error::ParseError;
-use crate::model::{Block, Parsed};
+use crate::model::Parsed;
 use std::io::BufRead;
 
 /// How many bytes of a file detection reads at least.
@@ -42,25 +42,5 @@ impl std::fmt::Debug for Format {
             .field("name", &self.name)
             .field("version", &self.version)
             .finish()
-    }
-}
-
-/// The whole input as text (invalid UTF-8 replaced), for formats read as one document
-/// (JSON result files, tables parsed whole); a read error is an error at line 1.
-pub fn read_document(r: &mut dyn BufRead) -> Result<String, ParseError> {
-    let mut bytes = Vec::new();
-    r.read_to_end(&mut bytes)
-        .map_err(|e| ParseError::io(1, &e))?;
-    Ok(match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
-}
-
-/// The blocks of a document parsed whole, or its error, as a [`ParseIter`].
-pub fn document_blocks<'a>(result: Result<Vec<Block>, ParseError>) -> ParseIter<'a> {
-    match result {
-        Ok(blocks) => Box::new(blocks.into_iter().map(|b| Ok(Parsed::Block(b)))),
-        Err(e) => Box::new(std::iter::once(Err(e))),
     }
 }

@@ -26,6 +26,7 @@
 //! A result line whose iteration count or values do not parse, or a JSON event line that
 //! is not JSON, is an error naming the line.
 
+use crate::document;
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, Run, Series};
@@ -89,23 +90,15 @@ struct Event {
 }
 
 /// Parses Go benchmark text or `-json` events (see the module doc).
-pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let text = match crate::format::read_document(&mut r) {
-        Ok(text) => text,
-        Err(e) => return Box::new(std::iter::once(Err(e))),
-    };
-    let lines = if text.starts_with('{') {
-        match json_lines(&text) {
-            Ok(l) => l,
-            Err(e) => return Box::new(std::iter::once(Err(e))),
-        }
-    } else {
-        text.lines()
-            .enumerate()
-            .map(|(i, l)| (i as u64 + 1, l.trim_end_matches('\r').to_string()))
-            .collect()
-    };
-    crate::format::document_blocks(read(&lines))
+pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
+    document::parse(r, |doc| {
+        let lines = if doc.text().starts_with('{') {
+            json_lines(doc.text())?
+        } else {
+            doc.lines().map(|(n, l)| (n, l.into_owned())).collect()
+        };
+        read(&lines)
+    })
 }
 
 /// The text lines a `-json` stream printed, each with the number of the event line

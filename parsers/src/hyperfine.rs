@@ -30,11 +30,12 @@
 //! A JSON file that does not match the export's shape, or a row whose numbers do not
 //! parse, is an error naming the line.
 
+use crate::document::{self, Document};
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, PrintedStat, Run, Series};
 use crate::text::metric_name;
-use crate::text::{clean_line, re};
+use crate::text::re;
 use crate::units::scaled_decimal;
 use regex::Regex;
 use serde::Deserialize;
@@ -95,23 +96,20 @@ pub fn sniff(head: &Head) -> u8 {
 }
 
 /// Parses any of hyperfine's outputs (see the module doc).
-pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let text = match crate::format::read_document(&mut r) {
-        Ok(text) => text,
-        Err(e) => return Box::new(std::iter::once(Err(e))),
-    };
-    let text = text.trim_start_matches('\u{feff}');
-    let first = text.lines().next().unwrap_or("").trim();
-    let result = if text.trim_start().starts_with('{') {
-        json(text)
-    } else if first.starts_with("command,") {
-        csv(text)
-    } else if MD_HEADER.is_match(first) {
-        markdown(text)
-    } else {
-        terminal(text)
-    };
-    crate::format::document_blocks(result)
+pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
+    document::parse(r, |doc| {
+        let text = doc.text();
+        let first = text.lines().next().unwrap_or("").trim();
+        if text.trim_start().starts_with('{') {
+            json(text)
+        } else if first.starts_with("command,") {
+            csv(doc)
+        } else if MD_HEADER.is_match(first) {
+            markdown(doc)
+        } else {
+            terminal(doc)
+        }
+    })
 }
 
 #[derive(Deserialize)]
@@ -299,16 +297,12 @@ fn number(cell: &str, what: &str, n: u64) -> Result<f64, ParseError> {
         })
 }
 
-fn csv(text: &str) -> Result<Vec<Block>, ParseError> {
-    let mut lines = text.lines().enumerate();
-    let header: Vec<String> = lines
-        .next()
-        .map(|(_, l)| csv_cells(l.trim_end_matches('\r')))
-        .unwrap_or_default();
+fn csv(doc: &Document) -> Result<Vec<Block>, ParseError> {
+    let mut lines = doc.clean_lines();
+    let header: Vec<String> = lines.next().map(|(_, l)| csv_cells(&l)).unwrap_or_default();
     let mut blocks = Vec::new();
-    for (i, line) in lines {
-        let n = i as u64 + 1;
-        let line = line.trim_end_matches('\r');
+    for (n, line) in lines {
+        let line = &*line;
         if line.trim().is_empty() {
             continue;
         }
@@ -367,12 +361,11 @@ fn plus_minus(cell: &str, what: &str, n: u64) -> Result<(f64, Option<f64>), Pars
     Ok((v, e))
 }
 
-fn markdown(text: &str) -> Result<Vec<Block>, ParseError> {
+fn markdown(doc: &Document) -> Result<Vec<Block>, ParseError> {
     let mut unit = String::new();
     let mut blocks = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let n = i as u64 + 1;
-        let line = line.trim_end_matches('\r').trim();
+    for (n, line) in doc.clean_lines() {
+        let line = line.trim();
         if let Some(c) = MD_HEADER.captures(line) {
             unit = c[1].to_string();
             continue;
@@ -464,13 +457,11 @@ struct Pending {
     printed: Vec<PrintedStat>,
 }
 
-fn terminal(text: &str) -> Result<Vec<Block>, ParseError> {
+fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
     let mut done: Vec<Pending> = Vec::new();
     let mut cur: Option<Pending> = None;
     let mut fastest: Option<String> = None;
-    for (i, line) in text.lines().enumerate() {
-        let n = i as u64 + 1;
-        let line = clean_line(line);
+    for (n, line) in doc.lines() {
         if let Some(c) = BENCHMARK.captures(&line) {
             done.extend(cur.take());
             cur = Some(Pending {

@@ -34,11 +34,12 @@
 //! A table row or iteration line of JMH's shape whose numbers do not parse, or a JSON file
 //! not of the result shape, is an error naming the line.
 
+use crate::document::{self, Document};
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Param, PrintedStat, Run, Series};
 use crate::text::metric_name;
-use crate::text::{clean_line, re};
+use crate::text::re;
 use regex::Regex;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -88,21 +89,14 @@ pub fn sniff(head: &Head) -> u8 {
 }
 
 /// Parses JMH JSON, table or log (see the module doc).
-pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let text = match crate::format::read_document(&mut r) {
-        Ok(text) => text,
-        Err(e) => return Box::new(std::iter::once(Err(e))),
-    };
-    let result = if text
-        .trim_start_matches('\u{feff}')
-        .trim_start()
-        .starts_with('[')
-    {
-        json(&text)
-    } else {
-        log_and_tables(&text)
-    };
-    crate::format::document_blocks(result)
+pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
+    document::parse(r, |doc| {
+        if doc.text().trim_start().starts_with('[') {
+            json(doc.text())
+        } else {
+            log_and_tables(doc)
+        }
+    })
 }
 
 /// `Class.method` of a fully qualified benchmark name.
@@ -394,16 +388,14 @@ impl Collector {
     }
 }
 
-fn log_and_tables(text: &str) -> Result<Vec<Block>, ParseError> {
+fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
     let mut c = Collector {
         benches: Vec::new(),
         index: BTreeMap::new(),
     };
     let mut st = LogState::default();
     let mut table: Option<Vec<String>> = None;
-    for (i, raw) in text.lines().enumerate() {
-        let n = i as u64 + 1;
-        let line = clean_line(raw);
+    for (n, line) in doc.lines() {
         if let Some(h) = TABLE_HEADER.captures(&line) {
             table = Some(
                 PARAM_COLUMN
@@ -415,7 +407,7 @@ fn log_and_tables(text: &str) -> Result<Vec<Block>, ParseError> {
             continue;
         }
         if let Some(columns) = &table {
-            if line.trim().is_empty() || line.trim_start().starts_with("```") {
+            if line.trim().is_empty() {
                 table = None;
                 continue;
             }

@@ -31,6 +31,7 @@
 //! Fixtures: `fixtures/real/k6/express-readme-9a78fa2.md`,
 //! `fixtures/real/k6/performance-md-spike-frankenphp.md`.
 
+use crate::document::{self, Document};
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series};
@@ -83,20 +84,14 @@ pub fn sniff(head: &Head) -> u8 {
 }
 
 /// Parses k6 summaries (see the module doc).
-pub fn parse<'a>(mut r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
-    let text = match crate::format::read_document(&mut r) {
-        Ok(text) => text,
-        Err(e) => return Box::new(std::iter::once(Err(e))),
-    };
-    let result = if text.trim_start().starts_with('{') {
-        json(&text).map(|b| vec![Parsed::Block(b)])
-    } else {
-        summaries(&text)
-    };
-    match result {
-        Ok(items) => Box::new(items.into_iter().map(Ok)),
-        Err(e) => Box::new(std::iter::once(Err(e))),
-    }
+pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
+    document::parse(r, |doc| {
+        if doc.text().trim_start().starts_with('{') {
+            json(doc.text()).map(|b| vec![Parsed::Block(b)])
+        } else {
+            summaries(doc)
+        }
+    })
 }
 
 /// A k6 duration in ms: `654µs`, `17.22ms`, `2.02s`, `1m2.5s`, `1h0m0s`, `0s`; `None` when
@@ -156,7 +151,7 @@ struct Summary {
     warnings: Vec<Parsed>,
 }
 
-fn summaries(text: &str) -> Result<Vec<Parsed>, ParseError> {
+fn summaries(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
     let mut out = Vec::new();
     let mut cur: Option<Summary> = None;
     let mut parent = String::new();
@@ -176,11 +171,9 @@ fn summaries(text: &str) -> Result<Vec<Parsed>, ParseError> {
             printed: Vec::new(),
         }));
     };
-    for (i, raw) in text.lines().enumerate() {
-        let n = i as u64 + 1;
-        let line = raw.trim_end_matches('\r');
-        let Some(c) = ROW.captures(line) else {
-            if cur.is_some() && SECTION_END.is_match(line) {
+    for (n, line) in doc.lines() {
+        let Some(c) = ROW.captures(&line) else {
+            if cur.is_some() && SECTION_END.is_match(&line) {
                 close(cur.take().expect("open"), &mut out);
             }
             continue;

@@ -32,6 +32,7 @@
 
 pub mod arthas;
 pub mod criterion;
+pub mod document;
 pub mod error;
 pub mod format;
 pub mod go_bench;
