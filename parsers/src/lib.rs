@@ -30,33 +30,23 @@
 //! `fixtures/<format>/` (insta snapshots), `fixtures/malformed/<format>-*`, and real
 //! outputs under `fixtures/real/<format>/` with a `MANIFEST`.
 
-pub mod arthas;
-pub mod criterion;
 pub mod document;
 pub mod error;
 pub mod format;
-pub mod go_bench;
-pub mod hdr_percentiles;
+pub mod formats;
 pub mod hdr_table;
-pub mod hlog;
-pub mod hyperfine;
-pub mod jgroups;
-pub mod jlbh;
-pub mod jmh;
-pub mod jtest;
-pub mod k6;
 pub mod model;
-pub mod qps_table;
 pub mod registry;
-pub mod sockperf;
 pub mod text;
-pub mod tsar;
 pub mod units;
 pub mod unwrap;
-pub mod wrk;
-pub mod zk_benchmark;
-pub mod zk_latencies;
-pub mod zookeeper;
+
+/// The format modules by their names, as the root crate names them
+/// (`bench_db_parsers::jlbh::synthetic`).
+pub use formats::{
+    arthas, criterion, go_bench, hdr_percentiles, hlog, hyperfine, jgroups, jlbh, jmh, jtest, k6,
+    qps_table, sockperf, tsar, wrk, zk_benchmark, zk_latencies, zookeeper,
+};
 
 pub use error::ParseError;
 pub use format::{Format, Head, ParseIter};

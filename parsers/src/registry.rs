@@ -4,6 +4,10 @@
 //! detection picks the most confident. An explicit `--format` bypasses sniffing.
 
 use crate::format::{Format, Head};
+use crate::formats::{
+    arthas, criterion, go_bench, hdr_percentiles, hlog, hyperfine, jgroups, jlbh, jmh, jtest, k6,
+    qps_table, sockperf, tsar, wrk, zk_benchmark, zk_latencies, zookeeper,
+};
 
 /// How much of a file detection reads at least: callers that detect read this much.
 pub use crate::format::HEAD_BYTES;
@@ -11,24 +15,24 @@ pub use crate::format::HEAD_BYTES;
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
     &[
-        crate::jlbh::FORMAT,
-        crate::zookeeper::FORMAT,
-        crate::zk_benchmark::FORMAT,
-        crate::arthas::FORMAT,
-        crate::hdr_percentiles::FORMAT,
-        crate::wrk::FORMAT,
-        crate::hlog::FORMAT,
-        crate::tsar::FORMAT,
-        crate::jgroups::FORMAT,
-        crate::qps_table::FORMAT,
-        crate::jtest::FORMAT,
-        crate::zk_latencies::FORMAT,
-        crate::sockperf::FORMAT,
-        crate::hyperfine::FORMAT,
-        crate::go_bench::FORMAT,
-        crate::jmh::FORMAT,
-        crate::criterion::FORMAT,
-        crate::k6::FORMAT,
+        jlbh::FORMAT,
+        zookeeper::FORMAT,
+        zk_benchmark::FORMAT,
+        arthas::FORMAT,
+        hdr_percentiles::FORMAT,
+        wrk::FORMAT,
+        hlog::FORMAT,
+        tsar::FORMAT,
+        jgroups::FORMAT,
+        qps_table::FORMAT,
+        jtest::FORMAT,
+        zk_latencies::FORMAT,
+        sockperf::FORMAT,
+        hyperfine::FORMAT,
+        go_bench::FORMAT,
+        jmh::FORMAT,
+        criterion::FORMAT,
+        k6::FORMAT,
     ]
 }
 
