@@ -34,6 +34,47 @@ pub struct Format {
     pub sniff: fn(&Head) -> u8,
     /// Parse a whole input, yielding blocks as they complete.
     pub parse: for<'a> fn(Box<dyn BufRead + 'a>) -> ParseIter<'a>,
+    /// Whether the tool prints K/M/G as powers of 1024, so values are shown back as it
+    /// printed them (tsar's `printf_result` divides by 1024: its `92.0K` is 94208).
+    pub binary_prefixes: bool,
+    /// Whether run 1 of a block is a warm-up the tool leaves out of its own summary, so
+    /// statistics skip it unless asked (JLBH prints its first run while the JIT warms up).
+    pub first_run_is_warmup: bool,
+}
+
+impl Format {
+    /// A format whose tool prints decimal K/M/G and whose runs are all measured runs.
+    pub const fn new(
+        name: &'static str,
+        version: &'static str,
+        sniff: fn(&Head) -> u8,
+        parse: for<'a> fn(Box<dyn BufRead + 'a>) -> ParseIter<'a>,
+    ) -> Self {
+        Format {
+            name,
+            version,
+            sniff,
+            parse,
+            binary_prefixes: false,
+            first_run_is_warmup: false,
+        }
+    }
+
+    /// This format, its tool printing K/M/G as powers of 1024.
+    pub const fn with_binary_prefixes(self) -> Self {
+        Format {
+            binary_prefixes: true,
+            ..self
+        }
+    }
+
+    /// This format, its run 1 a warm-up run.
+    pub const fn with_first_run_warmup(self) -> Self {
+        Format {
+            first_run_is_warmup: true,
+            ..self
+        }
+    }
 }
 
 impl std::fmt::Debug for Format {
@@ -41,6 +82,8 @@ impl std::fmt::Debug for Format {
         f.debug_struct("Format")
             .field("name", &self.name)
             .field("version", &self.version)
+            .field("binary_prefixes", &self.binary_prefixes)
+            .field("first_run_is_warmup", &self.first_run_is_warmup)
             .finish()
     }
 }

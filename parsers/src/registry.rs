@@ -116,6 +116,15 @@ mod tests {
         assert_eq!(n, names.len());
     }
 
+    #[test]
+    fn only_tsar_prints_binary_prefixes_and_only_jlbh_warms_up_in_run_one() {
+        let having = |p: fn(&Format) -> bool| -> Vec<&str> {
+            formats().iter().filter(|f| p(f)).map(|f| f.name).collect()
+        };
+        assert_eq!(having(|f| f.binary_prefixes), ["tsar"]);
+        assert_eq!(having(|f| f.first_run_is_warmup), ["jlbh"]);
+    }
+
     /// Runs every sniffer on a file and returns the names of those that claim it.
     fn claims(path: &std::path::Path) -> Vec<&'static str> {
         let bytes = std::fs::read(path).unwrap();

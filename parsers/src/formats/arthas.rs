@@ -37,12 +37,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The `arthas` format.
-pub const FORMAT: Format = Format {
-    name: "arthas",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("arthas", "1", sniff, parse);
 
 /// The console prompt (optional) and an `ognl` command; group 1 = its arguments.
 static COMMAND: LazyLock<Regex> =

@@ -51,12 +51,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format {
-    name: "criterion",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("criterion", "1", sniff, parse);
 
 /// `name   time:   [a u b u c u]`, the name optional (printed on its own line when long).
 static TIME: LazyLock<Regex> =

@@ -39,12 +39,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format {
-    name: "go-bench",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("go-bench", "1", sniff, parse);
 
 /// `BenchmarkX-8  N  value unit [value unit …]`.
 static RESULT: LazyLock<Regex> =

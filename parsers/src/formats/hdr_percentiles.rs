@@ -35,12 +35,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format {
-    name: "hdr-percentiles",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("hdr-percentiles", "1", sniff, parse);
 
 /// wrk's first line: its outputs embed these tables and belong to the `wrk` format.
 static WRK_RUNNING: LazyLock<Regex> =

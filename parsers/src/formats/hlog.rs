@@ -41,12 +41,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format {
-    name: "hlog",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("hlog", "1", sniff, parse);
 
 /// Percentiles of the merged ladder.
 pub const LADDER: [f64; 9] = [50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99, 99.999, 100.0];

@@ -55,12 +55,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format {
-    name: "jgroups",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("jgroups", "1", sniff, parse);
 
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("valid pattern")

@@ -42,12 +42,7 @@ use std::collections::VecDeque;
 use std::io::BufRead;
 
 /// The JLBH format.
-pub const FORMAT: Format = Format {
-    name: "jlbh",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("jlbh", "1", sniff, parse).with_first_run_warmup();
 
 /// Room in a ladder for every row JLBH prints (up to 99.9999997 and worst).
 const LADDER_CAPACITY: usize = 16;

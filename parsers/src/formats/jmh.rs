@@ -47,12 +47,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format {
-    name: "jmh",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("jmh", "1", sniff, parse);
 
 static TABLE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^\s*Benchmark((?:\s+\(\w+\))*)\s+Mode\s+Cnt\s+Score(?:\s+Error)?\s+Units\s*$")

@@ -20,12 +20,7 @@ use crate::text::{LabelTracker, LineMachine, Queue, drive, metric_name};
 use std::io::BufRead;
 
 /// The QPS–RT table format.
-pub const FORMAT: Format = Format {
-    name: "qps-table",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("qps-table", "1", sniff, parse);
 
 /// Column names that mark a QPS–RT header (whole cells, compared ignoring ASCII case).
 const KNOWN: &[&str] = &[

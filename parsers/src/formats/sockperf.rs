@@ -53,12 +53,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format {
-    name: "sockperf",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("sockperf", "1", sniff, parse);
 
 static VERSION: LazyLock<Regex> = LazyLock::new(|| re(r"^sockperf: == version #(\S+)"));
 static ADDRESS: LazyLock<Regex> =

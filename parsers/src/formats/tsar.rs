@@ -23,12 +23,7 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 
 /// The tsar format.
-pub const FORMAT: Format = Format {
-    name: "tsar",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("tsar", "1", sniff, parse).with_binary_prefixes();
 
 /// Width of one column in the module line: a 6-character header plus 2 spaces.
 const COLUMN_WIDTH: usize = 8;

@@ -53,12 +53,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format {
-    name: "wrk",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("wrk", "1", sniff, parse);
 
 static RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Running (\S+) test @ (\S+)\s*$"));
 static THREADS: LazyLock<Regex> =

@@ -33,12 +33,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The `zookeeper` format.
-pub const FORMAT: Format = Format {
-    name: "zookeeper",
-    version: "1",
-    sniff,
-    parse,
-};
+pub const FORMAT: Format = Format::new("zookeeper", "1", sniff, parse);
 
 /// A `mntr` line: key, separator (TAB as printed, spaces when pasted), value.
 /// Python sources keep the TAB as the two characters `\t`.
