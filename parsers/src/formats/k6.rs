@@ -28,6 +28,10 @@
 //! it failed), a gauge `value`/`min`/`max`; `handleSummary` nests the same under `values`
 //! with a `type`. JSON times are in ms already.
 //!
+//! A summary ends at k6's `running (…)` progress line, its `default ✓ […]` scenario line,
+//! or a markdown code fence; the text is read cleaned (`\r`, ANSI) but not un-wrapped, as
+//! blank lines stand inside a summary and cannot end it.
+//!
 //! Fixtures: `fixtures/real/k6/express-readme-9a78fa2.md`,
 //! `fixtures/real/k6/performance-md-spike-frankenphp.md`.
 
@@ -166,7 +170,9 @@ fn summaries(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
             printed: Vec::new(),
         }));
     };
-    for (n, line) in doc.lines() {
+    // Cleaned but not un-wrapped: a summary holds blank lines, so the code fence around
+    // it (a blank line once un-wrapped) is what ends it where nothing else does.
+    for (n, line) in doc.clean_lines() {
         let Some(c) = ROW.captures(&line) else {
             if cur.is_some() && SECTION_END.is_match(&line) {
                 close(cur.take().expect("open"), &mut out);
@@ -500,6 +506,24 @@ mod tests {
 
     fn at(s: &Series, p: f64) -> Option<f64> {
         s.ladder()?.iter().find(|x| x.percentile == p)?.value
+    }
+
+    #[test]
+    fn a_code_fence_ends_a_summary_and_a_blank_line_does_not() {
+        let text = "Before:\n```\n     http_reqs......................: 43404  4334.681688/s\n\n     \
+                    iterations.....................: 43404  4334.681688/s\n```\nAfter:\n```\n     \
+                    http_reqs......................: 147346 14732.647204/s\n```\n";
+        let blocks: Vec<(u64, u64, f64)> = (FORMAT.parse)(Box::new(text.as_bytes()))
+            .filter_map(|p| match p.expect("parses") {
+                Parsed::Block(b) => Some((
+                    b.first_line,
+                    b.last_line,
+                    value(series(&b.runs[0], "http_reqs")),
+                )),
+                Parsed::Warning { .. } => None,
+            })
+            .collect();
+        assert_eq!(blocks, [(3, 5, 43404.0), (9, 9, 147346.0)]);
     }
 
     #[test]
