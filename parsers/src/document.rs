@@ -3,12 +3,13 @@
 //! summary, JMH's table under its log, Criterion's, k6's and Go's results).
 //!
 //! It owns reading the input to its end and the cleaning a line format gets from
-//! [`crate::text::LineReader`]: its [`lines`](Document::lines) are cleaned
+//! [`crate::lines::LineReader`]: its [`lines`](Document::lines) are cleaned
 //! ([`clean_line`]: trailing `\r`s, ANSI escapes) and un-wrapped ([`crate::unwrap`]) and
 //! keep the numbers they have in the file, so a document format special-cases no
-//! wrapper either. JSON is parsed from the [`text`](Document::text) as read; an export
-//! whose own layout is a wrapper (hyperfine's markdown table) reads
-//! [`clean_lines`](Document::clean_lines), which are not un-wrapped. It knows no format.
+//! wrapper either. JSON is parsed from the [`text`](Document::text) as read; a layout that
+//! un-wrapping would change (hyperfine's markdown table and CSV, k6's summary ended by its
+//! code fence) reads [`clean_lines`](Document::clean_lines), which are not un-wrapped. It
+//! knows no format.
 
 use crate::error::ParseError;
 use crate::format::ParseIter;

@@ -35,6 +35,7 @@ pub mod error;
 pub mod format;
 pub mod formats;
 pub mod hdr_table;
+pub mod lines;
 pub mod model;
 pub mod registry;
 pub mod text;

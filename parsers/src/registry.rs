@@ -56,7 +56,7 @@ pub fn detect(head: &Head) -> Option<&'static Format> {
 /// Every format that claims `head` (confidence above 0), in tie-break order, with its
 /// confidence; sniffers see the head un-wrapped, and as it is when un-wrapping changed it.
 pub fn claims(head: &Head) -> Vec<(&'static Format, u8)> {
-    let text = unwrapped(head.text);
+    let text = crate::unwrap::unwrapped(head.text);
     let seen = Head {
         file_name: head.file_name,
         text: &text,
@@ -73,34 +73,6 @@ pub fn claims(head: &Head) -> Vec<(&'static Format, u8)> {
         })
         .filter(|&(_, c)| c > 0)
         .collect()
-}
-
-/// `text` after the un-wrapping pass, line for line (skipped lines are left out).
-pub fn unwrapped(text: &str) -> std::borrow::Cow<'_, str> {
-    let mut u = crate::unwrap::Unwrapper::new();
-    let mut out = String::new();
-    let mut changed = false;
-    for raw in text.split('\n') {
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        match u.line(raw) {
-            Some(std::borrow::Cow::Borrowed(l)) => {
-                changed |= l.len() != raw.len();
-                out.push_str(l);
-                out.push('\n');
-            }
-            Some(std::borrow::Cow::Owned(l)) => {
-                changed = true;
-                out.push_str(&l);
-                out.push('\n');
-            }
-            None => changed = true,
-        }
-    }
-    if changed {
-        std::borrow::Cow::Owned(out)
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
 }
 
 #[cfg(test)]

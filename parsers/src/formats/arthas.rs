@@ -28,8 +28,9 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
+use crate::lines::LineReader;
 use crate::model::{Block, Data, Param, Parsed, Run, Series};
-use crate::text::{LabelTracker, LineReader, metric_name};
+use crate::text::{LabelTracker, metric_name};
 use crate::units::java_number;
 use regex::Regex;
 use std::collections::{BTreeMap, VecDeque};

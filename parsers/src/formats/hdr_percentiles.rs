@@ -28,8 +28,9 @@
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::hdr_table::{CSV_HEADER, Feed, MEAN, TEXT_HEADER, Table, TableParser, header_layout};
+use crate::lines::LineReader;
 use crate::model::{Block, Parsed, Run};
-use crate::text::{LabelTracker, LineReader};
+use crate::text::LabelTracker;
 use regex::Regex;
 use std::io::BufRead;
 use std::sync::LazyLock;

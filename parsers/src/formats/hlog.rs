@@ -33,8 +33,9 @@ pub use codec::{Decoded, decode, decode_base64, encode};
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
+use crate::lines::LineReader;
 use crate::model::{Block, Data, HistInterval, LadderPoint, Param, Parsed, Run, Series, TimePoint};
-use crate::text::{LabelTracker, LineReader};
+use crate::text::LabelTracker;
 use hdrhistogram::Histogram;
 use regex::Regex;
 use std::io::BufRead;

@@ -293,6 +293,7 @@ fn number(cell: &str, what: &str, n: u64) -> Result<f64, ParseError> {
 }
 
 fn csv(doc: &Document) -> Result<Vec<Block>, ParseError> {
+    // Not un-wrapped: an export file is read as written (quoted cells and all).
     let mut lines = doc.clean_lines();
     let header: Vec<String> = lines.next().map(|(_, l)| csv_cells(&l)).unwrap_or_default();
     let mut blocks = Vec::new();
@@ -359,6 +360,7 @@ fn plus_minus(cell: &str, what: &str, n: u64) -> Result<(f64, Option<f64>), Pars
 fn markdown(doc: &Document) -> Result<Vec<Block>, ParseError> {
     let mut unit = String::new();
     let mut blocks = Vec::new();
+    // Not un-wrapped: the pipe table is the export itself.
     for (n, line) in doc.clean_lines() {
         let line = line.trim();
         if let Some(c) = MD_HEADER.captures(line) {

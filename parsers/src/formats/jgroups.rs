@@ -46,8 +46,9 @@ mod values;
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
+use crate::lines::{LineMachine, Queue, drive};
 use crate::model::{Block, Param, Run, Series};
-use crate::text::{LabelTracker, LineMachine, Queue, drive, metric_name};
+use crate::text::{LabelTracker, metric_name};
 use records::Field;
 use regex::Regex;
 use std::collections::BTreeMap;

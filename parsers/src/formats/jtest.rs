@@ -15,8 +15,9 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
+use crate::lines::{LineMachine, Queue, drive};
 use crate::model::{Block, Data, Run, Series, TimePoint};
-use crate::text::{LabelTracker, LineMachine, Queue, drive};
+use crate::text::LabelTracker;
 use regex::Regex;
 use std::io::BufRead;
 use std::sync::LazyLock;

@@ -15,8 +15,9 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
+use crate::lines::{LineMachine, Queue, drive};
 use crate::model::{Block, Data, Param, Run, Series};
-use crate::text::{LabelTracker, LineMachine, Queue, drive, metric_name};
+use crate::text::{LabelTracker, metric_name};
 use std::io::BufRead;
 
 /// The QPS–RT table format.

@@ -44,8 +44,8 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
+use crate::lines::{LineMachine, Queue, drive};
 use crate::model::{Block, Data, LadderPoint, Param, Run, Series, TimePoint};
-use crate::text::{LineMachine, Queue, drive};
 use crate::text::{clean_line, re};
 use regex::Regex;
 use std::collections::BTreeMap;

@@ -16,8 +16,9 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
+use crate::lines::{LineMachine, Queue, drive};
 use crate::model::{Block, Data, Run, Series, TimePoint};
-use crate::text::{LabelTracker, LineMachine, Queue, drive, metric_name};
+use crate::text::{LabelTracker, metric_name};
 use chrono::NaiveDate;
 use std::collections::BTreeMap;
 use std::io::BufRead;

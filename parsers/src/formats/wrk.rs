@@ -43,9 +43,10 @@
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::hdr_table::{Feed, Table, TableParser, header_layout};
+use crate::lines::LineReader;
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, Run, Series};
+use crate::text::LabelTracker;
 use crate::text::re;
-use crate::text::{LabelTracker, LineReader};
 use crate::units::{bytes, duration_s, metric_count, scaled_decimal, time_us};
 use regex::Regex;
 use std::collections::BTreeMap;

@@ -19,8 +19,8 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
+use crate::lines::LineReader;
 use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series, TimePoint};
-use crate::text::LineReader;
 use crate::units::java_number;
 use regex::Regex;
 use std::io::BufRead;

@@ -17,8 +17,8 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
+use crate::lines::{LineMachine, Queue, drive};
 use crate::model::{Block, Param, Run, Series};
-use crate::text::{LineMachine, Queue, drive};
 use regex::Regex;
 use std::io::BufRead;
 use std::sync::LazyLock;

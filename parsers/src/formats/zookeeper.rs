@@ -24,8 +24,9 @@
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
+use crate::lines::LineReader;
 use crate::model::{Block, Param, Parsed, Run, Series};
-use crate::text::{LabelTracker, LineReader};
+use crate::text::LabelTracker;
 use crate::units::java_number;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};

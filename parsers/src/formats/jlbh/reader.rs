@@ -1,6 +1,6 @@
 //! Buffer-at-a-time line reading for the JLBH parser's speed target (hundreds of MB/s).
 //!
-//! Same contract as [`crate::text::LineReader`] (1-based numbers, `\r` and ANSI escapes
+//! Same contract as [`crate::lines::LineReader`] (1-based numbers, `\r` and ANSI escapes
 //! stripped, lossy UTF-8), but the input is read a buffer of whole lines at a time into
 //! one reused `String`, validated as UTF-8 in one pass (not once per line), and each line
 //! is handed out in place; only lines holding escapes are copied again.
