@@ -4,18 +4,20 @@
 //!
 //! # The house
 //!
-//! - [`formats`]: one module per input format (`formats/jmh.rs`; a folder beside the file
-//!   when it grows: `formats/jlbh.rs` with `formats/jlbh/`). A format imports the shared
-//!   pieces below, never the registry and never another format.
+//! - [`formats`](mod@formats): one module per input format (`formats/jmh.rs`; a folder
+//!   beside the file when it grows: `formats/jlbh.rs` with `formats/jlbh/`). A format
+//!   imports the shared pieces below, never the registry and never another format.
 //! - [`registry`]: the list of formats and detection; the one module that names every
 //!   format. It imports the formats, nothing imports it back.
 //! - The shared pieces, beside `formats/`:
-//!   - [`format`]: [`Format`] (name, version, sniffer, parser, and what the tool's numbers
-//!     mean: `binary_prefixes`, `first_run_is_warmup`), [`Head`], [`ParseIter`];
-//!   - [`unwrap`]: the un-wrapping pass every reader and every sniffer goes through (fences,
+//!   - [`format`](mod@format): [`Format`] (name, version, sniffer, parser, and what the
+//!     tool's numbers mean: `binary_prefixes`, `first_run_is_warmup`), [`Head`],
+//!     [`ParseIter`];
+//!   - [`unwrap`]: the un-wrapping pass the readers and the sniffers go through (fences,
 //!     pipe tables, HTML, comments, quotes, shortcodes, notes after values);
 //!   - [`lines`]: line-by-line reading: the line reader, and the driver that runs a
-//!     format's [`LineMachine`](lines::LineMachine) and hands out its [`Queue`](lines::Queue);
+//!     format's [`LineMachine`](lines::LineMachine) and hands out its
+//!     [`Queue`](lines::Queue);
 //!   - [`document`]: the document reader, for formats read whole, with the same cleaning;
 //!   - [`text`]: line cleaning (`\r`, ANSI escapes), labels from lead lines, metric names;
 //!   - [`units`]: printed numbers (exact decimal scaling, wrk units, Java-printed numbers
@@ -25,8 +27,8 @@
 //!
 //! # How a format is added
 //!
-//! 1. `formats/<name>.rs` and one line `pub mod <name>;` in [`formats`]. Its module doc
-//!    shows the input and names a fixture.
+//! 1. `formats/<name>.rs` and one line `pub mod <name>;` in [`formats`](mod@formats). Its
+//!    module doc shows the input and names a fixture.
 //! 2. `pub fn sniff(head: &Head) -> u8`: confidence 0–100 that the first
 //!    [`HEAD_BYTES`](format::HEAD_BYTES) of a file (already un-wrapped) are this format.
 //!    Claim only what has the format's anchors; the corpus test fails when two formats
