@@ -56,8 +56,8 @@ pub enum Prefixes {
 
 /// The prefixes a format's tool printed with, so values read back as in the log.
 pub fn prefixes_of(format: &str) -> Prefixes {
-    match format {
-        "tsar" => Prefixes::Binary,
+    match bench_db_parsers::format_by_name(format) {
+        Some(f) if f.binary_prefixes => Prefixes::Binary,
         _ => Prefixes::Decimal,
     }
 }

@@ -4,7 +4,7 @@
 //! module that names every format and nothing imports it back.
 
 use crate::error::ParseError;
-use crate::model::{Block, Parsed};
+use crate::model::Parsed;
 use std::io::BufRead;
 
 /// How many bytes of a file detection reads at least.
@@ -34,6 +34,47 @@ pub struct Format {
     pub sniff: fn(&Head) -> u8,
     /// Parse a whole input, yielding blocks as they complete.
     pub parse: for<'a> fn(Box<dyn BufRead + 'a>) -> ParseIter<'a>,
+    /// Whether the tool prints K/M/G as powers of 1024, so values are shown back as it
+    /// printed them (tsar's `printf_result` divides by 1024: its `92.0K` is 94208).
+    pub binary_prefixes: bool,
+    /// Whether run 1 of a block is a warm-up the tool leaves out of its own summary, so
+    /// statistics skip it unless asked (JLBH prints its first run while the JIT warms up).
+    pub first_run_is_warmup: bool,
+}
+
+impl Format {
+    /// A format whose tool prints decimal K/M/G and whose runs are all measured runs.
+    pub const fn new(
+        name: &'static str,
+        version: &'static str,
+        sniff: fn(&Head) -> u8,
+        parse: for<'a> fn(Box<dyn BufRead + 'a>) -> ParseIter<'a>,
+    ) -> Self {
+        Format {
+            name,
+            version,
+            sniff,
+            parse,
+            binary_prefixes: false,
+            first_run_is_warmup: false,
+        }
+    }
+
+    /// This format, its tool printing K/M/G as powers of 1024.
+    pub const fn with_binary_prefixes(self) -> Self {
+        Format {
+            binary_prefixes: true,
+            ..self
+        }
+    }
+
+    /// This format, its run 1 a warm-up run.
+    pub const fn with_first_run_warmup(self) -> Self {
+        Format {
+            first_run_is_warmup: true,
+            ..self
+        }
+    }
 }
 
 impl std::fmt::Debug for Format {
@@ -41,26 +82,8 @@ impl std::fmt::Debug for Format {
         f.debug_struct("Format")
             .field("name", &self.name)
             .field("version", &self.version)
+            .field("binary_prefixes", &self.binary_prefixes)
+            .field("first_run_is_warmup", &self.first_run_is_warmup)
             .finish()
-    }
-}
-
-/// The whole input as text (invalid UTF-8 replaced), for formats read as one document
-/// (JSON result files, tables parsed whole); a read error is an error at line 1.
-pub fn read_document(r: &mut dyn BufRead) -> Result<String, ParseError> {
-    let mut bytes = Vec::new();
-    r.read_to_end(&mut bytes)
-        .map_err(|e| ParseError::io(1, &e))?;
-    Ok(match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
-}
-
-/// The blocks of a document parsed whole, or its error, as a [`ParseIter`].
-pub fn document_blocks<'a>(result: Result<Vec<Block>, ParseError>) -> ParseIter<'a> {
-    match result {
-        Ok(blocks) => Box::new(blocks.into_iter().map(|b| Ok(Parsed::Block(b)))),
-        Err(e) => Box::new(std::iter::once(Err(e))),
     }
 }

@@ -2,64 +2,80 @@
 //!
 //! Pure: bytes and lines in, model values out. No files, no SQL, no clocks.
 //!
-//! # The house: how a format is added
+//! # The house
 //!
-//! A format is a module with a sniffer and a line machine, and one line in the registry:
+//! - [`formats`](mod@formats): one module per input format (`formats/jmh.rs`; a folder
+//!   beside the file when it grows: `formats/jlbh.rs` with `formats/jlbh/`). A format
+//!   imports the shared pieces below, never the registry and never another format.
+//! - [`registry`]: the list of formats and detection; the one module that names every
+//!   format. It imports the formats, nothing imports it back.
+//! - The shared pieces, beside `formats/`:
+//!   - [`format`](mod@format): [`Format`] (name, version, sniffer, parser, and what the
+//!     tool's numbers mean: `binary_prefixes`, `first_run_is_warmup`), [`Head`],
+//!     [`ParseIter`];
+//!   - [`unwrap`]: the un-wrapping pass the readers and the sniffers go through (fences,
+//!     pipe tables, HTML, comments, quotes, shortcodes, notes after values);
+//!   - [`lines`]: line-by-line reading: the line reader, and the driver that runs a
+//!     format's [`LineMachine`](lines::LineMachine) and hands out its
+//!     [`Queue`](lines::Queue);
+//!   - [`document`]: the document reader, for formats read whole, with the same cleaning;
+//!   - [`text`]: line cleaning (`\r`, ANSI escapes), labels from lead lines, metric names;
+//!   - [`units`]: printed numbers (exact decimal scaling, wrk units, Java-printed numbers
+//!     with `NaN`/`Infinity` as absent); [`hdr_table`]: the HdrHistogram percentile table
+//!     (read by [`hdr_percentiles`] and [`wrk`]);
+//!   - [`model`] and [`error`]: what every parser returns.
 //!
-//! 1. `pub fn sniff(head: &Head) -> u8`: confidence 0–100 that the first
-//!    [`HEAD_BYTES`](format::HEAD_BYTES) of a file (already un-wrapped, see below) are this
-//!    format. Claim only what has the format's anchors; the corpus test fails when two
-//!    formats claim one file.
-//! 2. A state machine implementing [`text::LineMachine`] (`feed(line, n)`, `finish(last)`,
-//!    `pop()`), run by [`text::drive`]: `pub fn parse(r) -> ParseIter { drive(r, Machine::new()) }`.
-//!    Lines arrive un-wrapped and numbered as in the file; a machine yields
-//!    [`Parsed::Block`]s as they complete and [`Parsed::Warning`]s for what it kept despite a
-//!    flaw (a cut table is data with a warning). An error is for a row of the right shape
-//!    whose numbers do not read, or a contradiction.
-//! 3. `pub const FORMAT: Format = Format { name, version, sniff, parse }` and one line in
-//!    [`registry::formats`], the only place that names every format. Modules import the
-//!    shared types from [`format`], never from the registry.
+//! # How a format is added
 //!
-//! Shared pieces: [`format`] (`Format`, `Head`, `ParseIter`), [`unwrap`] (the un-wrapping
-//! pass every reader and the sniffers go through: fences, pipe tables, HTML, comments,
-//! quotes, shortcodes, notes after values), [`text`] (the line reader and driver, labels
-//! from lead lines, metric names), [`units`] (printed numbers: exact decimal scaling, wrk
-//! units, Java-printed numbers with `NaN`/`Infinity` as absent), the HdrHistogram table
-//! reader [`hdr_table`] (used by [`hdr_percentiles`] and [`wrk`]). Tests share
-//! `testutil` (fixtures, samples, `never_panics` robustness loops). Every format has
-//! `fixtures/<format>/` (insta snapshots), `fixtures/malformed/<format>-*`, and real
-//! outputs under `fixtures/real/<format>/` with a `MANIFEST`.
+//! 1. `formats/<name>.rs` and one line `pub mod <name>;` in [`formats`](mod@formats). Its
+//!    module doc shows the input and names a fixture.
+//! 2. `pub fn sniff(head: &Head) -> u8`: confidence 0–100 that the first
+//!    [`HEAD_BYTES`](format::HEAD_BYTES) of a file (already un-wrapped) are this format.
+//!    Claim only what has the format's anchors; the corpus test fails when two formats
+//!    claim one file.
+//! 3. `pub fn parse(r) -> ParseIter`, in one of two ways:
+//!    - line by line (the default: memory stays flat on a large log): a state machine
+//!      implementing [`lines::LineMachine`] (`feed(line, n)`, `finish(last)`, `queue()`)
+//!      that puts blocks and warnings on its [`lines::Queue`] as they complete, run by
+//!      `lines::drive(r, Machine::new())`;
+//!    - whole, when the input is one document (JSON) or its blocks need what is printed
+//!      after them: `document::parse(r, |doc| …)`, reading `doc.lines()`, or `doc.text()`
+//!      for JSON.
+//!
+//!    Either way lines arrive cleaned and un-wrapped, numbered as in the file. A parser
+//!    yields [`Parsed::Block`]s, and [`Parsed::Warning`]s for what it kept despite a flaw
+//!    (a cut table is data with a warning). An error is for a row of the right shape whose
+//!    numbers do not read, or a contradiction.
+//! 4. `pub const FORMAT: Format = Format::new(name, version, sniff, parse)`, with
+//!    `.with_binary_prefixes()` or `.with_first_run_warmup()` when they hold, and one line
+//!    in [`registry::formats`].
+//! 5. Fixtures: `fixtures/<format>/` (insta snapshots), `fixtures/malformed/<format>-*`,
+//!    and real outputs under `fixtures/real/<format>/` with a `MANIFEST`. Tests share
+//!    `testutil` (fixtures, samples, `never_panics` robustness loops).
 
-pub mod arthas;
-pub mod criterion;
+pub mod document;
 pub mod error;
 pub mod format;
-pub mod go_bench;
-pub mod hdr_percentiles;
+pub mod formats;
 pub mod hdr_table;
-pub mod hlog;
-pub mod hyperfine;
-pub mod jgroups;
-pub mod jlbh;
-pub mod jmh;
-pub mod jtest;
-pub mod k6;
+pub mod lines;
 pub mod model;
-pub mod qps_table;
 pub mod registry;
-pub mod sockperf;
 pub mod text;
-pub mod tsar;
 pub mod units;
 pub mod unwrap;
-pub mod wrk;
-pub mod zk_benchmark;
-pub mod zk_latencies;
-pub mod zookeeper;
+
+/// The format modules by their names, as the root crate names them
+/// (`bench_db_parsers::jlbh::synthetic`).
+pub use formats::{
+    arthas, criterion, go_bench, hdr_percentiles, hlog, hyperfine, jgroups, jlbh, jmh, jtest, k6,
+    qps_table, sockperf, tsar, wrk, zk_benchmark, zk_latencies, zookeeper,
+};
 
 pub use error::ParseError;
+pub use format::{Format, Head, ParseIter};
 pub use model::*;
-pub use registry::{Format, Head, ParseIter, detect, format_by_name, formats};
+pub use registry::{detect, format_by_name, formats};
 
 #[cfg(test)]
 pub(crate) mod testutil;

@@ -209,3 +209,9 @@ pub enum Parsed {
     /// Something the parser skipped on purpose (e.g. a table of formulas), 1-based line.
     Warning { line: u64, message: String },
 }
+
+impl From<Block> for Parsed {
+    fn from(block: Block) -> Self {
+        Parsed::Block(block)
+    }
+}

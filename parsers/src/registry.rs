@@ -3,29 +3,36 @@
 //! Each format answers a sniff with a confidence (0 = not mine, 100 = certainly mine);
 //! detection picks the most confident. An explicit `--format` bypasses sniffing.
 
-pub use crate::format::{Format, HEAD_BYTES, Head, ParseIter};
+use crate::format::{Format, Head};
+use crate::formats::{
+    arthas, criterion, go_bench, hdr_percentiles, hlog, hyperfine, jgroups, jlbh, jmh, jtest, k6,
+    qps_table, sockperf, tsar, wrk, zk_benchmark, zk_latencies, zookeeper,
+};
+
+/// How much of a file detection reads at least: callers that detect read this much.
+pub use crate::format::HEAD_BYTES;
 
 /// Every known format, in tie-break order.
 pub fn formats() -> &'static [Format] {
     &[
-        crate::jlbh::FORMAT,
-        crate::zookeeper::FORMAT,
-        crate::zk_benchmark::FORMAT,
-        crate::arthas::FORMAT,
-        crate::hdr_percentiles::FORMAT,
-        crate::wrk::FORMAT,
-        crate::hlog::FORMAT,
-        crate::tsar::FORMAT,
-        crate::jgroups::FORMAT,
-        crate::qps_table::FORMAT,
-        crate::jtest::FORMAT,
-        crate::zk_latencies::FORMAT,
-        crate::sockperf::FORMAT,
-        crate::hyperfine::FORMAT,
-        crate::go_bench::FORMAT,
-        crate::jmh::FORMAT,
-        crate::criterion::FORMAT,
-        crate::k6::FORMAT,
+        jlbh::FORMAT,
+        zookeeper::FORMAT,
+        zk_benchmark::FORMAT,
+        arthas::FORMAT,
+        hdr_percentiles::FORMAT,
+        wrk::FORMAT,
+        hlog::FORMAT,
+        tsar::FORMAT,
+        jgroups::FORMAT,
+        qps_table::FORMAT,
+        jtest::FORMAT,
+        zk_latencies::FORMAT,
+        sockperf::FORMAT,
+        hyperfine::FORMAT,
+        go_bench::FORMAT,
+        jmh::FORMAT,
+        criterion::FORMAT,
+        k6::FORMAT,
     ]
 }
 
@@ -49,7 +56,7 @@ pub fn detect(head: &Head) -> Option<&'static Format> {
 /// Every format that claims `head` (confidence above 0), in tie-break order, with its
 /// confidence; sniffers see the head un-wrapped, and as it is when un-wrapping changed it.
 pub fn claims(head: &Head) -> Vec<(&'static Format, u8)> {
-    let text = unwrapped(head.text);
+    let text = crate::unwrap::unwrapped(head.text);
     let seen = Head {
         file_name: head.file_name,
         text: &text,
@@ -68,34 +75,6 @@ pub fn claims(head: &Head) -> Vec<(&'static Format, u8)> {
         .collect()
 }
 
-/// `text` after the un-wrapping pass, line for line (skipped lines are left out).
-pub fn unwrapped(text: &str) -> std::borrow::Cow<'_, str> {
-    let mut u = crate::unwrap::Unwrapper::new();
-    let mut out = String::new();
-    let mut changed = false;
-    for raw in text.split('\n') {
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        match u.line(raw) {
-            Some(std::borrow::Cow::Borrowed(l)) => {
-                changed |= l.len() != raw.len();
-                out.push_str(l);
-                out.push('\n');
-            }
-            Some(std::borrow::Cow::Owned(l)) => {
-                changed = true;
-                out.push_str(&l);
-                out.push('\n');
-            }
-            None => changed = true,
-        }
-    }
-    if changed {
-        std::borrow::Cow::Owned(out)
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +86,15 @@ mod tests {
         let n = names.len();
         names.dedup();
         assert_eq!(n, names.len());
+    }
+
+    #[test]
+    fn only_tsar_prints_binary_prefixes_and_only_jlbh_warms_up_in_run_one() {
+        let having = |p: fn(&Format) -> bool| -> Vec<&str> {
+            formats().iter().filter(|f| p(f)).map(|f| f.name).collect()
+        };
+        assert_eq!(having(|f| f.binary_prefixes), ["tsar"]);
+        assert_eq!(having(|f| f.first_run_is_warmup), ["jlbh"]);
     }
 
     /// Runs every sniffer on a file and returns the names of those that claim it.

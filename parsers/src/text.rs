@@ -1,12 +1,9 @@
-//! Line-level helpers shared by every format: a reusable-buffer line reader that strips
-//! `\r` and ANSI escapes, block labels from lead lines, and metric-name normalisation.
+//! Text helpers shared by every format: line cleaning ([`clean_line`]: `\r`, ANSI
+//! escapes), block labels from lead lines, metric-name normalisation, and source-written
+//! regular expressions. Pure string functions; reading an input is left to
+//! [`crate::lines`] and [`crate::document`].
 
-use crate::error::ParseError;
-use crate::format::ParseIter;
-use crate::model::Parsed;
-use crate::unwrap::Unwrapper;
 use std::borrow::Cow;
-use std::io::BufRead;
 
 /// A pattern written in the source: compiled once (behind a `LazyLock`) and valid by
 /// construction, so a failure is a bug.
@@ -14,129 +11,15 @@ pub fn re(pattern: &str) -> regex::Regex {
     regex::Regex::new(pattern).expect("valid regex")
 }
 
-/// Reads lines from a `BufRead` into one reused buffer, counting 1-based line numbers.
-///
-/// Lines are decoded lossily (binary junk becomes U+FFFD, never an error), a trailing
-/// `\r` is removed, ANSI escape sequences are stripped when present, and the shared
-/// [`Unwrapper`] takes off what the line was pasted in (lines that are only table markup
-/// are skipped, still counted).
-pub struct LineReader<R> {
-    inner: R,
-    bytes: Vec<u8>,
-    line: String,
-    number: u64,
-    unwrap: Unwrapper,
-}
-
-impl<R: BufRead> LineReader<R> {
-    pub fn new(inner: R) -> Self {
-        LineReader {
-            inner,
-            bytes: Vec::with_capacity(256),
-            line: String::with_capacity(256),
-            number: 0,
-            unwrap: Unwrapper::new(),
-        }
+/// A line as the tool printed it: without the `\r`s a CRLF file leaves at its end and
+/// without ANSI escape sequences (colours, bold). Borrowed when there is nothing to take off.
+pub fn clean_line(line: &str) -> Cow<'_, str> {
+    let line = line.trim_end_matches('\r');
+    if line.contains('\x1b') {
+        Cow::Owned(strip_ansi(line))
+    } else {
+        Cow::Borrowed(line)
     }
-
-    /// The next line and its 1-based number, or `None` at the end of input.
-    pub fn next_numbered(&mut self) -> Result<Option<(u64, &str)>, ParseError> {
-        match self.next_line()? {
-            Some(_) => Ok(Some((self.number, &self.line))),
-            None => Ok(None),
-        }
-    }
-
-    /// The 1-based number of the line last returned (0 before the first).
-    pub fn line_number(&self) -> u64 {
-        self.number
-    }
-
-    /// The next line without its terminator, or `None` at the end of input.
-    pub fn next_line(&mut self) -> Result<Option<&str>, ParseError> {
-        loop {
-            if !self.read_raw()? {
-                return Ok(None);
-            }
-            match self.unwrap.line(&self.line) {
-                None => continue,
-                // Unchanged (the pass hands back the whole line).
-                Some(Cow::Borrowed(s)) if s.len() == self.line.len() => {}
-                Some(other) => self.line = other.into_owned(),
-            }
-            return Ok(Some(&self.line));
-        }
-    }
-
-    /// Reads one raw line into `line`; `false` at the end of input.
-    fn read_raw(&mut self) -> Result<bool, ParseError> {
-        self.bytes.clear();
-        let n = self
-            .inner
-            .read_until(b'\n', &mut self.bytes)
-            .map_err(|e| ParseError::io(self.number + 1, &e))?;
-        if n == 0 {
-            return Ok(false);
-        }
-        self.number += 1;
-        if self.bytes.last() == Some(&b'\n') {
-            self.bytes.pop();
-        }
-        if self.bytes.last() == Some(&b'\r') {
-            self.bytes.pop();
-        }
-        self.line.clear();
-        match std::str::from_utf8(&self.bytes) {
-            Ok(s) => self.line.push_str(s),
-            Err(_) => self.line.push_str(&String::from_utf8_lossy(&self.bytes)),
-        }
-        if self.line.contains('\x1b') {
-            let cleaned = strip_ansi(&self.line);
-            self.line = cleaned;
-        }
-        Ok(true)
-    }
-}
-
-/// A line-at-a-time parser state, run over an input by [`drive`].
-pub trait LineMachine {
-    /// Takes line `n` (1-based), without its terminator.
-    fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError>;
-    /// End of input after `last` lines: close what is open, or report what was cut off.
-    fn finish(&mut self, last: u64) -> Result<(), ParseError>;
-    /// The next finished block or warning, if any.
-    fn pop(&mut self) -> Option<Parsed>;
-}
-
-/// Runs `machine` over the lines of `r`, yielding its blocks and warnings as they
-/// complete. The first error ends the stream: an input that fails is rejected whole, so
-/// what the machine still held is dropped.
-pub fn drive<'a, M: LineMachine + 'a>(r: Box<dyn BufRead + 'a>, mut machine: M) -> ParseIter<'a> {
-    let mut reader = LineReader::new(r);
-    let mut done = false;
-    Box::new(std::iter::from_fn(move || {
-        loop {
-            if let Some(p) = machine.pop() {
-                return Some(Ok(p));
-            }
-            if done {
-                return None;
-            }
-            let step = match reader.next_numbered() {
-                Ok(Some((n, line))) => machine.feed(line, n),
-                Ok(None) => {
-                    done = true;
-                    machine.finish(reader.line_number())
-                }
-                Err(e) => Err(e),
-            };
-            if let Err(e) = step {
-                done = true;
-                while machine.pop().is_some() {}
-                return Some(Err(e));
-            }
-        }
-    }))
 }
 
 /// Removes ANSI CSI escape sequences (`ESC [ … final-byte`) and lone ESC characters.
@@ -327,14 +210,13 @@ mod tests {
     }
 
     #[test]
-    fn reader_strips_cr_and_ansi() {
-        let data = b"a\r\n\x1b[1mbold\x1b[0m\n\xff\xfe\nlast";
-        let mut r = LineReader::new(&data[..]);
-        assert_eq!(r.next_line().unwrap(), Some("a"));
-        assert_eq!(r.next_line().unwrap(), Some("bold"));
-        assert_eq!(r.next_line().unwrap(), Some("\u{fffd}\u{fffd}"));
-        assert_eq!(r.next_line().unwrap(), Some("last"));
-        assert_eq!(r.line_number(), 4);
-        assert_eq!(r.next_line().unwrap(), None);
+    fn clean_line_takes_off_carriage_returns_and_escapes_only() {
+        assert!(matches!(
+            clean_line("  50: 1.0  "),
+            Cow::Borrowed("  50: 1.0  ")
+        ));
+        assert!(matches!(clean_line("a\r\r"), Cow::Borrowed("a")));
+        assert_eq!(clean_line("\x1b[32mok\x1b[0m\r"), "ok");
+        assert_eq!(clean_line("a\rb"), "a\rb");
     }
 }

@@ -3,11 +3,17 @@
 //! `<pre>`/`<br>` tags and entities, Java comments with `//` label lines, Python triple
 //! quotes, Hugo `{{< text >}}` shortcodes, a `# comment` after a value, trailing spaces).
 //!
-//! Every format sees lines through this pass ([`crate::text::LineReader`], the JLBH reader
-//! and [`crate::registry::detect`] call it), so no parser special-cases a wrapper. It never
-//! joins or splits lines: a line is either kept (maybe rewritten) or dropped, and the
-//! reader keeps counting, so errors still name the original line. A plain tool output
-//! passes through unchanged and without copying.
+//! Every format sees lines through this pass, so no parser special-cases a wrapper: line
+//! formats through [`crate::lines::LineReader`] (JLBH through its own fast reader), formats
+//! read whole through [`crate::document::Document::lines`], sniffers through [`unwrapped`]
+//! (called by [`crate::registry::claims`]). Two exports read whole are read without it, as
+//! their own layout is what it takes off: hyperfine's markdown table and CSV, and k6's
+//! summary (blank lines stand inside it, so the fence around it is what ends it).
+//!
+//! It never joins or splits lines: a line is either kept (maybe rewritten) or dropped, and
+//! the reader keeps counting, so errors still name the original line. A plain tool output
+//! passes through unchanged and without copying. Readers hand it lines already cleaned
+//! ([`crate::text::clean_line`]); the sniffers' head has only its `\r`s taken off.
 //!
 //! It must not change what a line means: indentation is kept (parsers trim it), shell
 //! prompts and host names stay (they are good block labels), and `#` at a line's start
@@ -143,6 +149,35 @@ impl Unwrapper {
             Some(o) => Cow::Owned(o),
             None => s,
         }
+    }
+}
+
+/// `text` after the un-wrapping pass, line for line (skipped lines are left out), as
+/// the sniffers see a head; borrowed when the pass changed nothing.
+pub fn unwrapped(text: &str) -> Cow<'_, str> {
+    let mut u = Unwrapper::new();
+    let mut out = String::new();
+    let mut changed = false;
+    for raw in text.split('\n') {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        match u.line(raw) {
+            Some(Cow::Borrowed(l)) => {
+                changed |= l.len() != raw.len();
+                out.push_str(l);
+                out.push('\n');
+            }
+            Some(Cow::Owned(l)) => {
+                changed = true;
+                out.push_str(&l);
+                out.push('\n');
+            }
+            None => changed = true,
+        }
+    }
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(text)
     }
 }
 

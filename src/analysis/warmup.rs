@@ -1,17 +1,19 @@
 //! The warm-up rule shared by `variation`, `compare` and `gate`: JLBH prints its first run
 //! while the JIT and caches are still warming up and leaves it out of its own summary, so
-//! run 1 of a JLBH-layout block (`jlbh`, and the `loopback` runner that prints the same
-//! layout) is skipped unless `--include-first` keeps it. Other formats' runs are all
-//! measured runs.
+//! run 1 of a block whose format says so (`Format::first_run_is_warmup`: `jlbh`), or of the
+//! `loopback` runner that prints the same layout, is skipped unless `--include-first`
+//! keeps it. Other formats' runs are all measured runs.
 
 use crate::dataset::StoredRun;
 
-/// Formats whose run 1 is a warm-up run.
-const JLBH_LAYOUT: &[&str] = &["jlbh", "loopback"];
+/// The runner's format: not a parser format, it prints JLBH's layout, warm-up run first.
+const LOOPBACK: &str = "loopback";
 
 /// Whether this run is the warm-up run the rule skips.
 pub fn is_warmup(run: &StoredRun) -> bool {
-    run.run.index == 1 && JLBH_LAYOUT.contains(&run.format.as_str())
+    run.run.index == 1
+        && (run.format == LOOPBACK
+            || bench_db_parsers::format_by_name(&run.format).is_some_and(|f| f.first_run_is_warmup))
 }
 
 /// The runs that count as replicates: all of them with `include_first`, else all but the

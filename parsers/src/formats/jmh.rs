@@ -1,0 +1,831 @@
+//! JMH results (format `jmh`): the `-rf json` result file, the human-readable result table
+//! and the per-iteration run log.
+//!
+//! ```text
+//! # Benchmark mode: Throughput, ops/time
+//! # Benchmark: org.apache.dubbo.benchmark.ClientPb.createUser
+//! # Fork: 1 of 1
+//! Iteration   1: 12.371 ops/ms
+//! …
+//! Benchmark                                 Mode     Cnt   Score   Error   Units
+//! ClientPb.createUser                      thrpt       3  12.453 ± 1.823  ops/ms
+//! ClientPb.createUser                     sample  379410   2.527 ± 0.003   ms/op
+//! ClientPb.createUser:createUser·p0.50    sample           2.585           ms/op
+//! ```
+//!
+//! One block per benchmark: method, parameter values and mode (one method appears under
+//! several modes with different units). Its metric is `<class>.<method>[.<param>_<value>…]
+//! .<mode>`, normalised, with parameters sorted by name (`clientpb.createuser.thrpt`);
+//! secondary metrics (`·gc.alloc.rate`) add `.<name>` and their own unit. Units are kept
+//! as printed (`ops/ms`, `ns/op`), which decides polarity: ops/time higher, time/op lower.
+//! - Runs are forks × measured iterations: JSON `rawData` (and secondary metrics'
+//!   `rawData`), or the log's `Iteration N:` lines. A sample-mode iteration of the log is a
+//!   ladder (its `·p0.50:` lines, percentiles ×100, `p1.00` the worst) with the
+//!   iteration's mean as stat `mean`; other iterations are values.
+//! - Without iterations (a table alone) the table row is the one run: a value, or for
+//!   sample mode the ladder of its `·pX` rows, with stats `score`, `score_error`, `count`.
+//! - What JMH printed about the whole benchmark (JSON `score`, `scoreError`,
+//!   `scorePercentiles`; a table row next to a log) is kept in the block's printed stats.
+//!
+//! Params: the JMH parameters, `mode`, `fork` and `iteration` of a run, `threads`, `forks`
+//! and `jmh_version` when given. Fixtures: `fixtures/real/jmh/jcasbin-jmh-result.json`,
+//! `fixtures/real/jmh/dubbo-triple-20240118.md`, `fixtures/real/jmh/branch-prediction.txt`.
+//!
+//! A table row or iteration line of JMH's shape whose numbers do not parse, or a JSON file
+//! not of the result shape, is an error naming the line.
+
+use crate::document::{self, Document};
+use crate::error::ParseError;
+use crate::format::{Format, Head, ParseIter};
+use crate::model::{Block, Data, LadderPoint, Param, PrintedStat, Run, Series};
+use crate::text::metric_name;
+use crate::text::re;
+use regex::Regex;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::sync::LazyLock;
+
+/// The format entry for the registry.
+pub const FORMAT: Format = Format::new("jmh", "1", sniff, parse);
+
+static TABLE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^\s*Benchmark((?:\s+\(\w+\))*)\s+Mode\s+Cnt\s+Score(?:\s+Error)?\s+Units\s*$")
+});
+static PARAM_COLUMN: LazyLock<Regex> = LazyLock::new(|| re(r"\((\w+)\)"));
+static VERSION: LazyLock<Regex> = LazyLock::new(|| re(r"^# JMH version: (\S+)"));
+static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| re(r"^# Benchmark: (\S+)\s*$"));
+static MODE: LazyLock<Regex> = LazyLock::new(|| re(r"^# Benchmark mode: ([^,]+)"));
+static PARAMETERS: LazyLock<Regex> = LazyLock::new(|| re(r"^# Parameters: \((.*)\)\s*$"));
+static THREADS: LazyLock<Regex> = LazyLock::new(|| re(r"^# Threads: (\d+) thread"));
+static FORK: LazyLock<Regex> = LazyLock::new(|| re(r"^# Fork: (\d+) of (\d+)"));
+static ITERATION: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^Iteration\s+(\d+):\s+(\S+)(?:\s+\S+\(99\.9%\)\s+\S+)?\s+(\S+)\s*$"));
+/// An indented line under an iteration: `createUser·p0.50:   2.556 ms/op`,
+/// `·gc.alloc.rate:  123.4 MB/sec`.
+static ITERATION_EXTRA: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s+(\S+):\s+(\S+)(?:\s+\S+\(99\.9%\)\s+\S+)?\s+(\S+)\s*$"));
+static RESULT: LazyLock<Regex> = LazyLock::new(|| re(r#"^Result "(\S+)":"#));
+
+/// Confidence that `head` holds JMH results.
+pub fn sniff(head: &Head) -> u8 {
+    let t = head.text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with('[') {
+        let json = t.contains("\"primaryMetric\"") && t.contains("\"benchmark\"");
+        return if json { 95 } else { 0 };
+    }
+    for line in head.text.lines() {
+        let line = line.trim_end_matches('\r');
+        if TABLE_HEADER.is_match(line) || VERSION.is_match(line) {
+            return 95;
+        }
+    }
+    0
+}
+
+/// Parses JMH JSON, table or log (see the module doc).
+pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
+    document::parse(r, |doc| {
+        if doc.text().trim_start().starts_with('[') {
+            json(doc.text())
+        } else {
+            log_and_tables(doc)
+        }
+    })
+}
+
+/// `Class.method` of a fully qualified benchmark name.
+fn short_name(full: &str) -> String {
+    let parts: Vec<&str> = full.split('.').collect();
+    parts[parts.len().saturating_sub(2)..].join(".")
+}
+
+/// The metric of a benchmark: see the module doc.
+fn metric(short: &str, params: &BTreeMap<String, String>, mode: &str) -> String {
+    let mut m: Vec<String> = short.split('.').map(metric_name).collect();
+    for (k, v) in params {
+        m.push(format!("{}_{}", metric_name(k), metric_name(v)));
+    }
+    m.push(mode.to_string());
+    m.join(".")
+}
+
+/// JMH's long mode names (`# Benchmark mode: Throughput, ops/time`) as the short ones.
+fn mode_short(long: &str) -> String {
+    match long.trim() {
+        "Throughput" => "thrpt",
+        "Average time" => "avgt",
+        "Sampling time" => "sample",
+        "Single shot invocation time" => "ss",
+        "All benchmark modes" => "all",
+        other => return metric_name(other),
+    }
+    .to_string()
+}
+
+fn param_value(v: &str) -> Param {
+    v.parse::<f64>().map_or_else(|_| Param::from(v), Param::Num)
+}
+
+/// A percentile key (`p0.99`, `p1.00`) as a percentile in 0–100.
+fn percentile_of(name: &str) -> Option<f64> {
+    let p: f64 = name.strip_prefix('p')?.parse().ok()?;
+    (0.0..=1.0).contains(&p).then(|| (p * 1e6).round() / 1e4)
+}
+
+/// A JMH number: `12.453`, `NaN` (absent), `≈ 10⁻⁴` (absent: below the printed precision).
+fn jmh_number(s: &str, what: &str, n: u64) -> Result<Option<f64>, ParseError> {
+    if s == "NaN" || s == "≈" || s.starts_with('≈') {
+        return Ok(None);
+    }
+    s.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .map(Some)
+        .ok_or_else(|| ParseError::new(n, format!("JMH {what}: cannot read `{s}` as a number")))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonResult {
+    jmh_version: Option<String>,
+    benchmark: String,
+    mode: String,
+    threads: Option<f64>,
+    forks: Option<f64>,
+    #[serde(default)]
+    params: BTreeMap<String, String>,
+    primary_metric: JsonMetric,
+    #[serde(default)]
+    secondary_metrics: BTreeMap<String, JsonMetric>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonMetric {
+    score: JsonNumber,
+    score_error: Option<JsonNumber>,
+    #[serde(default)]
+    score_percentiles: BTreeMap<String, JsonNumber>,
+    score_unit: String,
+    #[serde(default)]
+    raw_data: Vec<Vec<JsonNumber>>,
+}
+
+/// JMH writes non-finite numbers as strings (`"NaN"`).
+#[derive(Deserialize, Clone, Copy)]
+#[serde(untagged)]
+enum JsonNumber {
+    Num(f64),
+    #[allow(dead_code)]
+    Text(serde::de::IgnoredAny),
+}
+
+impl JsonNumber {
+    fn get(self) -> Option<f64> {
+        match self {
+            JsonNumber::Num(v) if v.is_finite() => Some(v),
+            _ => None,
+        }
+    }
+}
+
+fn json(text: &str) -> Result<Vec<Block>, ParseError> {
+    let results: Vec<JsonResult> = serde_json::from_str(text)
+        .map_err(|e| ParseError::new(e.line() as u64, format!("JMH JSON: {e}")))?;
+    let starts: Vec<u64> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("\"benchmark\""))
+        .map(|(i, _)| i as u64 + 1)
+        .collect();
+    let total = text.lines().count() as u64;
+    let mut blocks = Vec::new();
+    for (i, r) in results.into_iter().enumerate() {
+        let first_line = starts.get(i).copied().unwrap_or(1);
+        let last_line = starts.get(i + 1).map_or(total, |l| l - 1);
+        let short = short_name(&r.benchmark);
+        let m = metric(&short, &r.params, &r.mode);
+        let mut base: BTreeMap<String, Param> = r
+            .params
+            .iter()
+            .map(|(k, v)| (k.clone(), param_value(v)))
+            .collect();
+        base.insert("mode".into(), Param::from(r.mode.as_str()));
+        if let Some(t) = r.threads {
+            base.insert("threads".into(), Param::Num(t));
+        }
+        if let Some(f) = r.forks {
+            base.insert("forks".into(), Param::Num(f));
+        }
+        if let Some(v) = &r.jmh_version {
+            base.insert("jmh_version".into(), Param::from(v.as_str()));
+        }
+        let pm = &r.primary_metric;
+        let mut runs = Vec::new();
+        for (f, fork) in pm.raw_data.iter().enumerate() {
+            for (it, v) in fork.iter().enumerate() {
+                let mut params = base.clone();
+                params.insert("fork".into(), Param::Num(f as f64 + 1.0));
+                params.insert("iteration".into(), Param::Num(it as f64 + 1.0));
+                let mut series = vec![Series::new(
+                    m.clone(),
+                    r.benchmark.clone(),
+                    pm.score_unit.clone(),
+                    Data::Value { value: v.get() },
+                )];
+                for (name, sm) in &r.secondary_metrics {
+                    if let Some(sv) = sm.raw_data.get(f).and_then(|x| x.get(it)) {
+                        series.push(Series::new(
+                            format!("{m}.{}", metric_name(name)),
+                            format!("{}:{name}", r.benchmark),
+                            sm.score_unit.clone(),
+                            Data::Value { value: sv.get() },
+                        ));
+                    }
+                }
+                runs.push(Run {
+                    index: runs.len() as u32 + 1,
+                    first_line,
+                    last_line,
+                    params,
+                    tags: BTreeMap::new(),
+                    series,
+                });
+            }
+        }
+        let mut printed = printed_metric(&m, pm);
+        for (name, sm) in &r.secondary_metrics {
+            printed.extend(printed_metric(&format!("{m}.{}", metric_name(name)), sm));
+        }
+        if runs.is_empty() {
+            // No raw data: the score is the one run.
+            let mut s = Series::new(
+                m.clone(),
+                r.benchmark.clone(),
+                pm.score_unit.clone(),
+                Data::Value {
+                    value: pm.score.get(),
+                },
+            );
+            if let Some(e) = pm.score_error.and_then(JsonNumber::get) {
+                s.stats.insert("score_error".into(), e);
+            }
+            runs.push(Run {
+                index: 1,
+                first_line,
+                last_line,
+                params: base,
+                tags: BTreeMap::new(),
+                series: vec![s],
+            });
+        }
+        blocks.push(Block {
+            label: Some(block_label(&short, &r.params, &r.mode)),
+            first_line,
+            last_line,
+            runs,
+            printed,
+        });
+    }
+    Ok(blocks)
+}
+
+fn block_label(short: &str, params: &BTreeMap<String, String>, mode: &str) -> String {
+    if params.is_empty() {
+        format!("{short} {mode}")
+    } else {
+        let p: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{short} ({}) {mode}", p.join(", "))
+    }
+}
+
+fn printed_metric(metric: &str, m: &JsonMetric) -> Vec<PrintedStat> {
+    let stat = |name: &str, percentile, value| PrintedStat {
+        metric: metric.to_string(),
+        percentile,
+        name: name.to_string(),
+        value,
+    };
+    let mut v = vec![stat("score", None, m.score.get())];
+    if let Some(e) = m.score_error {
+        v.push(stat("score_error", None, e.get()));
+    }
+    for (p, value) in &m.score_percentiles {
+        if let Ok(p) = p.parse::<f64>() {
+            v.push(stat("score_percentile", Some(p), value.get()));
+        }
+    }
+    v
+}
+
+/// One benchmark being collected from a log and tables.
+struct Bench {
+    key: String,
+    label: String,
+    first_line: u64,
+    last_line: u64,
+    params: BTreeMap<String, Param>,
+    runs: Vec<Run>,
+    /// The table row's series and stats, when a table lists the benchmark.
+    table: Option<(Series, u64)>,
+    /// Secondary-metric rows of the table.
+    table_extra: Vec<Series>,
+}
+
+#[derive(Default)]
+struct LogState {
+    benchmark: Option<String>,
+    mode: Option<String>,
+    params: BTreeMap<String, String>,
+    threads: Option<f64>,
+    fork: f64,
+    version: Option<String>,
+    /// Index into the benches of the open iteration's benchmark.
+    open: Option<usize>,
+}
+
+struct Collector {
+    benches: Vec<Bench>,
+    index: BTreeMap<String, usize>,
+}
+
+impl Collector {
+    fn bench(
+        &mut self,
+        short: &str,
+        params: &BTreeMap<String, String>,
+        mode: &str,
+        n: u64,
+    ) -> usize {
+        let key = metric(short, params, mode);
+        if let Some(&i) = self.index.get(&key) {
+            self.benches[i].last_line = n;
+            return i;
+        }
+        let mut p: BTreeMap<String, Param> = params
+            .iter()
+            .map(|(k, v)| (k.clone(), param_value(v)))
+            .collect();
+        p.insert("mode".into(), Param::from(mode));
+        self.benches.push(Bench {
+            key: key.clone(),
+            label: block_label(short, params, mode),
+            first_line: n,
+            last_line: n,
+            params: p,
+            runs: Vec::new(),
+            table: None,
+            table_extra: Vec::new(),
+        });
+        self.index.insert(key, self.benches.len() - 1);
+        self.benches.len() - 1
+    }
+}
+
+fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
+    let mut c = Collector {
+        benches: Vec::new(),
+        index: BTreeMap::new(),
+    };
+    let mut st = LogState::default();
+    let mut table: Option<Vec<String>> = None;
+    for (n, line) in doc.lines() {
+        if let Some(h) = TABLE_HEADER.captures(&line) {
+            table = Some(
+                PARAM_COLUMN
+                    .captures_iter(&h[1])
+                    .map(|c| c[1].to_string())
+                    .collect(),
+            );
+            st.open = None;
+            continue;
+        }
+        if let Some(columns) = &table {
+            if line.trim().is_empty() {
+                table = None;
+                continue;
+            }
+            table_row(&mut c, columns, line.trim(), n)?;
+            continue;
+        }
+        if let Some(v) = VERSION.captures(&line) {
+            st = LogState {
+                version: Some(v[1].to_string()),
+                ..Default::default()
+            };
+        } else if let Some(b) = BENCHMARK.captures(&line) {
+            st.benchmark = Some(b[1].to_string());
+            st.open = None;
+        } else if let Some(m) = MODE.captures(&line) {
+            st.mode = Some(mode_short(&m[1]));
+        } else if let Some(p) = PARAMETERS.captures(&line) {
+            st.params = p[1]
+                .split(',')
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .collect();
+        } else if let Some(t) = THREADS.captures(&line) {
+            st.threads = t[1].parse().ok();
+        } else if let Some(f) = FORK.captures(&line) {
+            st.fork = f[1].parse().unwrap_or(1.0);
+        } else if let Some(it) = ITERATION.captures(&line) {
+            let (Some(full), Some(mode)) = (st.benchmark.clone(), st.mode.clone()) else {
+                continue;
+            };
+            let value = jmh_number(&it[2], "iteration score", n)?;
+            let unit = it[3].to_string();
+            let short = short_name(&full);
+            let b = c.bench(&short, &st.params, &mode, n);
+            let m = c.benches[b].key.clone();
+            let mut params = c.benches[b].params.clone();
+            params.insert("fork".into(), Param::Num(st.fork.max(1.0)));
+            params.insert("iteration".into(), Param::Num(it[1].parse().unwrap_or(0.0)));
+            if let Some(t) = st.threads {
+                params.insert("threads".into(), Param::Num(t));
+            }
+            if let Some(v) = &st.version {
+                params.insert("jmh_version".into(), Param::from(v.as_str()));
+            }
+            let data = if mode == "sample" {
+                Data::Ladder {
+                    count: None,
+                    points: Vec::new(),
+                }
+            } else {
+                Data::Value { value }
+            };
+            let mut s = Series::new(m, full, unit, data);
+            if let (Some(v), "sample") = (value, mode.as_str()) {
+                s.stats.insert("mean".into(), v);
+            }
+            let bench = &mut c.benches[b];
+            bench.runs.push(Run {
+                index: bench.runs.len() as u32 + 1,
+                first_line: n,
+                last_line: n,
+                params,
+                tags: BTreeMap::new(),
+                series: vec![s],
+            });
+            st.open = Some(b);
+        } else if let (Some(b), Some(x)) = (st.open, ITERATION_EXTRA.captures(&line)) {
+            let name = x[1].rsplit('·').next().unwrap_or(&x[1]).to_string();
+            let value = jmh_number(&x[2], &name, n)?;
+            let unit = x[3].to_string();
+            let bench = &mut c.benches[b];
+            let key = bench.key.clone();
+            let Some(run) = bench.runs.last_mut() else {
+                continue;
+            };
+            run.last_line = n;
+            match (percentile_of(&name), &mut run.series[0].data) {
+                (Some(p), Data::Ladder { points, .. }) => points.push(LadderPoint {
+                    percentile: p,
+                    value,
+                    line_value: None,
+                }),
+                _ => run.series.push(Series::new(
+                    format!("{key}.{}", metric_name(&name)),
+                    x[1].to_string(),
+                    unit,
+                    Data::Value { value },
+                )),
+            }
+        } else if RESULT.is_match(&line) {
+            st.open = None;
+        }
+    }
+    Ok(c.benches.into_iter().map(finish_bench).collect())
+}
+
+/// Reads one table row into its benchmark's table series.
+fn table_row(c: &mut Collector, columns: &[String], row: &str, n: u64) -> Result<(), ParseError> {
+    let mut t: Vec<&str> = row.split_whitespace().collect();
+    let bad = || ParseError::new(n, format!("JMH table row `{row}` has too few cells"));
+    let unit = t.pop().ok_or_else(bad)?.to_string();
+    let mut error = None;
+    if t.len() >= 2 && matches!(t[t.len() - 2], "±" | "?" | "\u{fffd}") {
+        let e = t.pop().ok_or_else(bad)?;
+        t.pop();
+        error = jmh_number(e, "error", n)?;
+    }
+    let score = match t.pop().ok_or_else(bad)? {
+        s if s.starts_with("10") && t.last() == Some(&"≈") => {
+            t.pop();
+            None
+        }
+        s => jmh_number(s, "score", n)?,
+    };
+    // What is left: name, parameter values, mode, and a count on primary rows.
+    let count = match t.last() {
+        Some(x) if x.bytes().all(|b| b.is_ascii_digit()) && t.len() >= 3 => {
+            let v = x.parse::<u64>().ok();
+            t.pop();
+            v
+        }
+        _ => None,
+    };
+    let mode = t.pop().ok_or_else(bad)?.to_string();
+    if !matches!(mode.as_str(), "thrpt" | "avgt" | "sample" | "ss") {
+        return Err(ParseError::new(
+            n,
+            format!("JMH table row: `{mode}` is not a mode (thrpt, avgt, sample, ss)"),
+        ));
+    }
+    let name = t.first().ok_or_else(bad)?.to_string();
+    let values = &t[1..];
+    let params: BTreeMap<String, String> = columns
+        .iter()
+        .zip(values)
+        .filter(|(_, v)| **v != "N/A")
+        .map(|(k, v)| (k.clone(), v.to_string()))
+        .collect();
+    let (base, secondary) = match name.split_once(':') {
+        Some((b, s)) => (
+            b.to_string(),
+            Some(s.rsplit('·').next().unwrap_or(s).to_string()),
+        ),
+        None => (name.clone(), None),
+    };
+    let short = short_name(&base);
+    let b = c.bench(&short, &params, &mode, n);
+    let bench = &mut c.benches[b];
+    match secondary.as_deref().map(|s| (s, percentile_of(s))) {
+        None => {
+            let data = if mode == "sample" {
+                Data::Ladder {
+                    count,
+                    points: Vec::new(),
+                }
+            } else {
+                Data::Value { value: score }
+            };
+            let mut s = Series::new(bench.key.clone(), base, unit, data);
+            if let Some(v) = score {
+                s.stats.insert("score".into(), v);
+            }
+            if let Some(e) = error {
+                s.stats.insert("score_error".into(), e);
+            }
+            if let Some(k) = count {
+                s.stats.insert("count".into(), k as f64);
+            }
+            bench.table = Some((s, n));
+        }
+        Some((_, Some(p))) => {
+            if let Some((
+                Series {
+                    data: Data::Ladder { points, .. },
+                    ..
+                },
+                _,
+            )) = &mut bench.table
+            {
+                points.push(LadderPoint {
+                    percentile: p,
+                    value: score,
+                    line_value: None,
+                });
+            }
+        }
+        Some((sec, None)) => {
+            let mut s = Series::new(
+                format!("{}.{}", bench.key, metric_name(sec)),
+                name.clone(),
+                unit,
+                Data::Value { value: score },
+            );
+            if let Some(e) = error {
+                s.stats.insert("score_error".into(), e);
+            }
+            bench.table_extra.push(s);
+        }
+    }
+    Ok(())
+}
+
+fn finish_bench(mut b: Bench) -> Block {
+    let mut printed = Vec::new();
+    let table_line = b.table.as_ref().map(|(_, n)| *n);
+    if b.runs.is_empty() {
+        if let Some((s, n)) = b.table.take() {
+            let mut series = vec![s];
+            series.append(&mut b.table_extra);
+            b.runs.push(Run {
+                index: 1,
+                first_line: n,
+                last_line: n,
+                params: b.params.clone(),
+                tags: BTreeMap::new(),
+                series,
+            });
+        }
+    } else if let Some((s, _)) = b.table.take() {
+        let stat = |name: &str, percentile, value| PrintedStat {
+            metric: s.metric.clone(),
+            percentile,
+            name: name.to_string(),
+            value,
+        };
+        for (k, v) in &s.stats {
+            printed.push(stat(k, None, Some(*v)));
+        }
+        for p in s.ladder().unwrap_or(&[]) {
+            printed.push(stat("score_percentile", Some(p.percentile), p.value));
+        }
+        for x in &b.table_extra {
+            if let Data::Value { value } = x.data {
+                printed.push(PrintedStat {
+                    metric: x.metric.clone(),
+                    percentile: None,
+                    name: "score".into(),
+                    value,
+                });
+            }
+        }
+    }
+    Block {
+        label: Some(b.label),
+        first_line: b.first_line,
+        last_line: table_line.map_or(b.last_line, |t| t.max(b.last_line)),
+        runs: b.runs,
+        printed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::parse_ok;
+    use std::path::PathBuf;
+
+    fn real(name: &str) -> Vec<Block> {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/real/jmh")
+            .join(name);
+        let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        parse_ok(&FORMAT, &bytes)
+    }
+
+    fn block<'a>(blocks: &'a [Block], label: &str) -> &'a Block {
+        blocks
+            .iter()
+            .find(|b| b.label.as_deref() == Some(label))
+            .unwrap_or_else(|| panic!("no block {label}"))
+    }
+
+    fn value(s: &Series) -> Option<f64> {
+        match s.data {
+            Data::Value { value } => value,
+            _ => panic!("{} is not a value", s.metric),
+        }
+    }
+
+    fn printed(b: &Block, name: &str, percentile: Option<f64>) -> Option<f64> {
+        b.printed
+            .iter()
+            .find(|p| p.name == name && p.percentile == percentile)
+            .and_then(|p| p.value)
+    }
+
+    #[test]
+    fn json_raw_data_are_the_runs() {
+        let blocks = real("jcasbin-jmh-result-9fbceef.json");
+        assert_eq!(blocks.len(), 86);
+        let b = block(
+            &blocks,
+            "BenchmarkEnforce.enforce (dataScale=small, modelType=basic, useCache=false) thrpt",
+        );
+        assert_eq!(b.runs.len(), 3);
+        let s = &b.runs[0].series[0];
+        assert_eq!(
+            s.metric,
+            "benchmarkenforce.enforce.datascale_small.modeltype_basic.usecache_false.thrpt"
+        );
+        assert_eq!(s.unit, "ops/ms");
+        assert_eq!(b.runs[0].params["modelType"], Param::from("basic"));
+        assert_eq!(b.runs[2].params["iteration"], Param::Num(3.0));
+        assert_eq!(printed(b, "score", None), Some(1283.8587762278223));
+        let modes: std::collections::BTreeSet<_> = blocks
+            .iter()
+            .map(|b| format!("{:?}", b.runs[0].params["mode"]))
+            .collect();
+        assert_eq!(modes.len(), 3, "thrpt, avgt and ss");
+    }
+
+    #[test]
+    fn json_error_larger_than_score_is_kept() {
+        let blocks = real("jcasbin-jmh-result-0b7774d.json");
+        assert_eq!(blocks.len(), 37);
+        let b = &blocks[0];
+        assert_eq!(
+            b.label.as_deref(),
+            Some(
+                "BenchmarkEnforce.enforce (dataScale=small, modelType=rbac, useCache=false) thrpt"
+            )
+        );
+        assert_eq!(value(&b.runs[0].series[0]), Some(15.889612079979479));
+        assert_eq!(value(&b.runs[2].series[0]), Some(24.119562527568988));
+        assert_eq!(printed(b, "score", None), Some(20.33940552161268));
+        assert_eq!(printed(b, "score_error", None), Some(75.81431512301063));
+        assert_eq!(
+            printed(b, "score_percentile", Some(50.0)),
+            Some(21.00904195728958)
+        );
+    }
+
+    #[test]
+    fn log_iterations_are_runs_and_the_table_is_printed() {
+        let blocks = real("dubbo-triple-20240118.md");
+        assert_eq!(blocks.len(), 12, "4 methods × thrpt, avgt, sample");
+        let t = block(&blocks, "ClientPb.createUser thrpt");
+        assert_eq!(t.runs.len(), 3);
+        assert_eq!(t.runs[0].series[0].metric, "clientpb.createuser.thrpt");
+        assert_eq!(value(&t.runs[0].series[0]), Some(12.371));
+        assert_eq!(value(&t.runs[2].series[0]), Some(12.565));
+        assert_eq!(t.runs[0].params["jmh_version"], Param::from("1.21"));
+        assert_eq!(t.runs[0].params["threads"], Param::Num(32.0));
+        assert_eq!(printed(t, "score", None), Some(12.453));
+        assert_eq!(printed(t, "score_error", None), Some(1.823));
+        let s = block(&blocks, "ClientPb.createUser sample");
+        let first = &s.runs[0].series[0];
+        assert_eq!(first.stats["mean"], 2.521);
+        let l = first.ladder().unwrap();
+        assert_eq!((l[1].percentile, l[1].value), (50.0, Some(2.556)));
+        assert_eq!((l[5].percentile, l[5].value), (99.9, Some(11.373)));
+        assert_eq!(l.last().unwrap().value, Some(15.122));
+        assert_eq!(printed(s, "count", None), Some(379410.0));
+        assert_eq!(printed(s, "score_percentile", Some(99.0)), Some(3.813));
+        let a = block(&blocks, "ClientPb.listUser avgt");
+        assert_eq!(a.runs[0].series[0].unit, "ms/op");
+        assert_eq!(printed(a, "score", None), Some(3.049));
+    }
+
+    #[test]
+    fn table_with_parameter_columns() {
+        let blocks = real("jmh-playground-branch-prediction.txt");
+        assert_eq!(blocks.len(), 12);
+        let b = block(
+            &blocks,
+            "BranchPrediction.hashSet (same=false, shuffle=true) avgt",
+        );
+        let s = &b.runs[0].series[0];
+        assert_eq!(
+            s.metric,
+            "branchprediction.hashset.same_false.shuffle_true.avgt"
+        );
+        assert_eq!(value(s), Some(20.611));
+        assert_eq!(s.stats["score_error"], 1.383);
+        assert_eq!(s.stats["count"], 10.0);
+        assert_eq!(s.unit, "ns/op");
+        let last = block(
+            &blocks,
+            "BranchPrediction.stringSwitch (same=true, shuffle=true) avgt",
+        );
+        assert_eq!(value(&last.runs[0].series[0]), Some(26.962));
+        assert_eq!(last.runs[0].params["same"], Param::from("true"));
+    }
+
+    #[test]
+    fn table_only_sample_mode_is_a_ladder() {
+        let text = "Benchmark                                 Mode     Cnt   Score   Error   Units\n\
+ClientPb.getUser                        sample  373243   2.569 ± 0.003   ms/op\n\
+ClientPb.getUser:getUser·p0.50          sample           2.589           ms/op\n\
+ClientPb.getUser:getUser·p1.00          sample          16.384           ms/op\n\
+ClientPb.getUser:·gc.alloc.rate         sample      5  123.000 ±  4.000  MB/sec\n";
+        let b = parse_ok(&FORMAT, text.as_bytes());
+        let s = &b[0].runs[0].series[0];
+        assert!(matches!(
+            s.data,
+            Data::Ladder {
+                count: Some(373243),
+                ..
+            }
+        ));
+        let l = s.ladder().unwrap();
+        assert_eq!((l[0].percentile, l[0].value), (50.0, Some(2.589)));
+        assert_eq!((l[1].percentile, l[1].value), (100.0, Some(16.384)));
+        let gc = &b[0].runs[0].series[1];
+        assert_eq!(gc.metric, "clientpb.getuser.sample.gc_alloc_rate");
+        assert_eq!((value(gc), gc.unit.as_str()), (Some(123.0), "MB/sec"));
+    }
+
+    #[test]
+    fn a_bad_score_names_its_line() {
+        let text = "Benchmark  Mode  Cnt  Score  Error  Units\nA.b  thrpt  5  12x.3 ± 1.0  ops/s\n";
+        let err = (FORMAT.parse)(Box::new(text.as_bytes()))
+            .find_map(Result::err)
+            .unwrap();
+        assert_eq!(err.line, 2);
+        assert!(err.message.contains("12x.3"));
+    }
+
+    #[test]
+    fn fixtures_snapshot() {
+        insta::glob!("../../../fixtures/jmh", "*.*", |path| {
+            let items = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
+            insta::assert_json_snapshot!(items);
+        });
+    }
+}
