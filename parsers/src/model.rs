@@ -5,7 +5,7 @@
 //! metric with a unit and exactly one shape of data ([`Data`]). Nothing here does IO.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A run parameter value: numbers stay numbers so analysis can use them
 /// (e.g. `target_throughput`), everything else is text or a flag.
@@ -81,6 +81,19 @@ pub struct PrintedStat {
 pub struct Run {
     /// 1-based index of the run inside its block.
     pub index: u32,
+    /// The benchmark's full name as its tool names it: JMH `package.Class.method`, Go
+    /// `BenchmarkName/sub` as printed without the `-N` suffix, Criterion
+    /// `group/function/value`, a hyperfine command (or its `--command-name`), a k6 scenario,
+    /// an Arthas method, a JGroups test. `None` for a format that names no benchmark (a JLBH
+    /// or tsar block). Never rewritten by a label.
+    #[serde(default)]
+    pub bench: Option<String>,
+    /// The keys of `params` that are the benchmark's configuration (JMH `@Param`s, Go
+    /// configuration lines and `procs`, hyperfine parameter values, a target rate,
+    /// threads). What a run measured (an iteration count, an achieved rate, a run time) is
+    /// not among them, so two runs of one benchmark have equal identity.
+    #[serde(default)]
+    pub config: BTreeSet<String>,
     /// 1-based line range of the run in the source (inclusive).
     pub first_line: u64,
     pub last_line: u64,
@@ -89,6 +102,24 @@ pub struct Run {
     /// Free-form tags (commit, host); parsers rarely set them, the CLI adds `--tag`.
     pub tags: BTreeMap<String, String>,
     pub series: Vec<Series>,
+}
+
+impl Run {
+    /// Sets a parameter that is part of the benchmark's configuration.
+    pub fn set_config(&mut self, key: impl Into<String>, value: impl Into<Param>) {
+        let key = key.into();
+        self.params.insert(key.clone(), value.into());
+        self.config.insert(key);
+    }
+
+    /// The configuration: the parameters whose keys are in `config`, in key order.
+    pub fn config_params(&self) -> BTreeMap<&str, &Param> {
+        self.config
+            .iter()
+            .filter_map(|k| self.params.get_key_value(k))
+            .map(|(k, v)| (k.as_str(), v))
+            .collect()
+    }
 }
 
 /// One metric of a run.

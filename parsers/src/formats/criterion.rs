@@ -184,6 +184,8 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
             first_line: p.first_line,
             last_line: p.last_line,
             runs: vec![Run {
+                bench: None,
+                config: Default::default(),
                 index: 1,
                 first_line: p.first_line,
                 last_line: p.last_line,
@@ -411,6 +413,8 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
                 tags.insert("criterion_baseline".to_string(), b.clone());
             }
             Run {
+                bench: None,
+                config: Default::default(),
                 index: i as u32 + 1,
                 first_line: 1,
                 last_line: total,

@@ -209,6 +209,8 @@ fn read(lines: &[(u64, String)]) -> Result<Vec<Block>, ParseError> {
         let b = &mut benches[i];
         b.last_line = n;
         b.runs.push(Run {
+            bench: None,
+            config: Default::default(),
             index: b.runs.len() as u32 + 1,
             first_line: n,
             last_line: n,

@@ -175,6 +175,8 @@ fn json(text: &str) -> Result<Vec<Block>, ParseError> {
                     params.insert("exit_code".into(), Param::Num(*code as f64));
                 }
                 Run {
+                    bench: None,
+                    config: Default::default(),
                     index: j as u32 + 1,
                     first_line,
                     last_line,
@@ -248,6 +250,8 @@ fn summary_run(
         }
     }
     Run {
+        bench: None,
+        config: Default::default(),
         index: 1,
         first_line,
         last_line,

@@ -245,6 +245,8 @@ fn json(text: &str) -> Result<Vec<Block>, ParseError> {
                     }
                 }
                 runs.push(Run {
+                    bench: None,
+                    config: Default::default(),
                     index: runs.len() as u32 + 1,
                     first_line,
                     last_line,
@@ -272,6 +274,8 @@ fn json(text: &str) -> Result<Vec<Block>, ParseError> {
                 s.stats.insert("score_error".into(), e);
             }
             runs.push(Run {
+                bench: None,
+                config: Default::default(),
                 index: 1,
                 first_line,
                 last_line,
@@ -461,6 +465,8 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
             }
             let bench = &mut c.benches[b];
             bench.runs.push(Run {
+                bench: None,
+                config: Default::default(),
                 index: bench.runs.len() as u32 + 1,
                 first_line: n,
                 last_line: n,
@@ -613,6 +619,8 @@ fn finish_bench(mut b: Bench) -> Block {
             let mut series = vec![s];
             series.append(&mut b.table_extra);
             b.runs.push(Run {
+                bench: None,
+                config: Default::default(),
                 index: 1,
                 first_line: n,
                 last_line: n,

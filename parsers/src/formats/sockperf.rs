@@ -282,6 +282,8 @@ fn finish_run(
     }
     series.extend(r.values);
     Run {
+        bench: None,
+        config: Default::default(),
         index,
         first_line: r.first_line,
         last_line: r.last_line,
