@@ -218,6 +218,8 @@ impl<'o> HistoryBuilder<'o> {
                 continue;
             }
             let ps: Vec<Option<f64>> = match &s.data {
+                // `--percentile` asks for ladders: a single value has no percentile.
+                Data::Value { .. } if !opts.percentiles.is_empty() => continue,
                 Data::Value { .. } => vec![None],
                 Data::TimeSeries { .. } => continue,
                 _ => s
