@@ -353,3 +353,83 @@ fn text_says_1_run_and_why_a_file_was_skipped() {
     assert!(out.contains("(k6, 1 run)"), "{out}");
     assert!(env.ok(&["runs"]).contains("\n1 run;"));
 }
+
+#[test]
+fn runs_table_shows_values_a_short_commit_and_aligns_wide_labels() {
+    use unicode_width::UnicodeWidthStr;
+    let env = Env::new();
+    let commit = "0123456789abcdef0123456789abcdef01234567";
+    env.ok(&[
+        "ingest",
+        &fixture("zookeeper/mntr-3.4.txt"),
+        "--no-git",
+        "--label",
+        "以下是以20,000次迭代/秒的吞吐量運行時的結果",
+        "--tag",
+        &format!("commit={commit}"),
+    ]);
+    let out = env.ok(&["runs"]);
+    let lines: Vec<&str> = out.lines().collect();
+    // The commit on one line, by its first 12 characters.
+    assert!(lines[1].contains(" 0123456789ab "), "{out}");
+    assert!(!out.contains("cdef01234567"), "{out}");
+    // Single values in a column of their own.
+    assert!(lines[0].ends_with("values"), "{out}");
+    assert!(lines[1].contains("zk_avg_latency=3"), "{out}");
+    assert!(out.contains("more"), "{out}");
+    // Columns start at the same terminal column on every line, wide characters or not.
+    let column = |line: &str, text: &str| line.find(text).map(|i| line[..i].width());
+    assert_eq!(
+        column(lines[0], "commit"),
+        column(lines[1], "0123456789ab"),
+        "{out}"
+    );
+    assert_eq!(column(lines[0], "run "), column(lines[1], "1    "), "{out}");
+}
+
+/// The README's five-line walkthrough, run as written from the checkout (the database and
+/// the report go to a temp dir instead of the checkout).
+#[test]
+fn the_readme_walkthrough_works() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("The first five minutes").expect("walkthrough");
+    let block = readme[start..]
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .unwrap();
+    let lines: Vec<&str> = block.lines().collect();
+    assert_eq!(lines.len(), 5, "{block}");
+    let env = Env::new();
+    let out_dir = env.dir.path().join("bench-report");
+    let mut ran = 0;
+    for line in lines.iter().filter(|l| l.starts_with("bench-db ")) {
+        let args: Vec<String> = line
+            .split_whitespace()
+            .skip(1)
+            .map(|a| {
+                if a == "bench-report" {
+                    out_dir.display().to_string()
+                } else {
+                    a.to_string()
+                }
+            })
+            .collect();
+        let out = Command::new(assert_cmd::cargo::cargo_bin("bench-db"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("BENCH_DB", env.db())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{line}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran += 1;
+    }
+    assert_eq!(ran, 4);
+    assert!(out_dir.join("index.html").is_file());
+    assert!(lines[4].ends_with("bench-report/index.html"), "{block}");
+}
