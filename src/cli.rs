@@ -129,7 +129,7 @@ pub enum Command {
     Ingest(IngestArgs),
     /// List stored runs.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db runs\n  bench-db runs 'suite=jlbh;tag.branch=main'\n  bench-db runs --json | jq '.[].label'\n\nThe table shows each run's single values (or its number of series); `bench-db export 'run=ID'` prints every point.\n\nJSON: an array of runs (id, suite, label, format, source, run_index, params, tags, metrics, values, stats, lines, ingested_at)."
+        after_help = "EXAMPLES:\n  bench-db runs\n  bench-db runs 'suite=jlbh;tag.branch=main'\n  bench-db runs --json | jq '.[].label'\n\nThe values column shows a run's first single values (metric=value); `bench-db export 'run=ID'` prints every point of a run.\n\nJSON: an array of runs (id, suite, label, format, source, run_index, params, tags, metrics, values, stats, lines, ingested_at)."
     )]
     Runs(RunsArgs),
     /// Relabel the selected runs.

@@ -66,7 +66,7 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
     let forced = match &args.parser {
         Some(name) => Some(format_by_name(name).with_context(|| {
             let known: Vec<_> = bench_db_parsers::formats().iter().map(|f| f.name).collect();
-            format!("unknown parser {name:?} (known: {})", known.join(", "))
+            format!("unknown format {name:?} (known: {})", known.join(", "))
         })?),
         None => None,
     };

@@ -132,11 +132,7 @@ fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
         }
         Ok(())
     })?;
-    writeln!(
-        w,
-        "{}; every point of a run: bench-db export 'run=ID'",
-        crate::output::plural(listed, "run")
-    )?;
+    writeln!(w, "{}", crate::output::plural(listed, "run"))?;
     w.flush()?;
     Ok(())
 }
