@@ -49,10 +49,9 @@ fn report_10k(c: &mut Criterion) {
     let args = ReportArgs {
         selector: None,
         out: dir.path().join("report"),
-        baseline: None,
-        candidate: None,
+        sides: Default::default(),
         slo: Some("p99<=500us".to_string()),
-        json: false,
+        output: bench_db::cli::Output::new(bench_db::cli::TextFormat::Text, false),
     };
     group.bench_function("command_10k_runs", |b| {
         let target = Target::sqlite(&db);

@@ -4,7 +4,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 use std::time::Duration;
 
 /// `--version`: the package version and the git commit it was built from (build.rs).
@@ -125,54 +125,55 @@ pub fn color_enabled(is_terminal: bool) -> bool {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Ingest benchmark logs (files or folders, recursively; format auto-detected).
-    #[command(
-        after_help = "EXAMPLES:\n  bench-db ingest logs/\n  bench-db ingest run.txt --suite loopback --label 'TCP 20k' --tag branch=main --tag commit=$(git rev-parse --short HEAD)\n  bench-db ingest wrk.txt --format wrk --json"
-    )]
+    #[command(after_help = INGEST_HELP.as_str())]
     Ingest(IngestArgs),
     /// List stored runs.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db runs\n  bench-db runs 'suite=jlbh;tag.branch=main'\n  bench-db runs --json | jq '.[].label'"
+        after_help = "EXAMPLES:\n  bench-db runs\n  bench-db runs 'suite=jlbh;tag.branch=main'\n  bench-db runs --json | jq '.[].label'\n\nThe values column shows a run's first single values (metric=value); `bench-db export 'run=ID'` prints every point of a run.\n\nJSON: an array of runs (id, suite, label, format, source, run_index, params, tags, metrics, values, stats, lines, ingested_at)."
     )]
     Runs(RunsArgs),
     /// Relabel the selected runs.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db label 'run=12+13' 'TCP loopback at 20k/s'\n  bench-db label 'source=logs/ts-1405.txt' 'current master'"
+        after_help = "EXAMPLES:\n  bench-db label 'run=12+13' 'TCP loopback at 20k/s'\n  bench-db label 'source=logs/ts-1405.txt' 'current master'\n\nJSON: {\"schema\": 1, \"relabelled\": N, \"label\": ...}."
     )]
     Label(LabelArgs),
     /// Run-to-run variation per percentile (JLBH's % Variation and a robust spread).
     #[command(
-        after_help = "EXAMPLES:\n  bench-db variation 'suite=jlbh'\n  bench-db variation 'label=TCP loopback' --metric end_to_end --include-first\n  bench-db variation --json"
+        after_help = "EXAMPLES:\n  bench-db variation 'suite=jlbh'\n  bench-db variation 'label=TCP loopback' --metric end_to_end --include-first\n  bench-db variation --json\n\nJSON: an array of rows (group, metric, percentile, values, variation)."
     )]
     Variation(VariationArgs),
     /// Export every stored point as CSV or JSON.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db export > points.csv\n  bench-db export 'suite=tsar' --json | jq length"
+        after_help = "EXAMPLES:\n  bench-db export > points.csv\n  bench-db export 'suite=tsar' --json | jq length\n\nColumns: run_id, suite, label, source, metric, percentile, t, value, unit.\nJSON: an array of points with those keys."
     )]
     Export(ExportArgs),
     /// Before/after comparison with confidence intervals and corrected p-values.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db compare --baseline 'tag.branch=main' --candidate 'tag.branch=fix'\n  bench-db compare --baseline 'label=before' --candidate 'label=after' --metric ts.rt --markdown"
+        after_help = "EXAMPLES:\n  bench-db compare --baseline 'tag.branch=main' --candidate 'tag.branch=fix'\n  bench-db compare --baseline 'label=before' --candidate 'label=after' --metric ts.rt --markdown\n\nJSON: an array, one object per cell with its values, change, interval and verdict."
     )]
     Compare(CompareArgs),
     /// Throughput versus latency, with the knee and the highest throughput within an SLO.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db curve 'suite=loopback'\n  bench-db curve 'source=sweep.txt' --metric end_to_end --percentiles 50,99 --slo 'p99<=200us'"
+        after_help = "EXAMPLES:\n  bench-db curve 'suite=loopback'\n  bench-db curve 'source=sweep.txt' --metric end_to_end --percentiles 50,99 --slo 'p99<=200us'\n\nJSON: {\"schema\": 1, points, knee, the highest throughput within the SLO}."
     )]
     Curve(CurveArgs),
     /// CI gate: exit 1 on a percentile regression, 3 when it cannot decide.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db gate --baseline 'tag.branch=main' --candidate 'tag.commit=abc123'\n  bench-db gate --baseline 'label=before' --candidate 'label=after' --max 'p99=+10%' --format junit --out gate.xml\n  bench-db gate --baseline 'tag.branch=main' --candidate 'tag.branch=fix' --policy gate.toml --json"
+        after_help = "EXAMPLES:\n  bench-db gate --baseline 'tag.branch=main' --candidate 'tag.commit=abc123'\n  bench-db gate --baseline 'label=before' --candidate 'label=after' --max 'p99=+10%' --format junit --out gate.xml\n  bench-db gate --baseline 'tag.branch=main' --candidate 'tag.branch=fix' --policy gate.toml --json\n\nJSON: {\"schema\": 1, outcome, exit_code, summary, cells: [...]}."
     )]
     Gate(GateArgs),
     /// Values over commits per suite, metric and percentile, with change points.
-    #[command(after_help = crate::selector::HELP)]
+    #[command(after_help = HISTORY_HELP.as_str())]
     History(HistoryArgs),
     /// False-alarm rate of a gate policy on stored runs split at random (A/A), and the
     /// smallest shift it detects.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db calibrate 'suite=jlbh'\n  bench-db calibrate --policy gate.toml --trials 500 --json\n\nJSON: {\"schema\": 1, trials, alarms, alarm_rate, cells: [{suite, metric, percentile, alarm_rate, mde_pct}]}."
+    )]
     Calibrate(CalibrateArgs),
     /// Write a static HTML report with SVG charts.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db report --out bench-report\n  bench-db report 'suite=jlbh' --slo 'p99<=200us,p99.99<=5ms'\n  bench-db report --baseline 'label=before' --candidate 'label=after' --json"
+        after_help = "EXAMPLES:\n  bench-db report --out bench-report\n  bench-db report 'suite=jlbh' --slo 'p99<=200us,p99.99<=5ms'\n  bench-db report --baseline 'label=before' --candidate 'label=after' --json\n\nWithout --baseline and --candidate, only one suite and label stored on branch main and another branch are compared.\n\nJSON: {\"schema\": 1, index, files, runs, comparisons}; text: the index page's path."
     )]
     Report(ReportArgs),
     /// Run a built-in benchmark and store its results.
@@ -183,14 +184,158 @@ pub enum Command {
     Run(RunCommand),
     /// Copy runs between two stores (SQLite files or PostgreSQL URLs); a source already
     /// present by content hash is skipped.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db copy --from bench.db --to \"$BENCH_DB\"\n  bench-db copy --from \"$BENCH_DB\" --to local.db 'suite=jlbh' --json\n\nJSON: {\"schema\": 1, from, to, sources, runs, present, copied: [{source, runs}], already_present: [source]}."
+    )]
     Copy(CopyArgs),
     /// Upgrade the database to this bench-db's schema (read commands do it when they can write).
-    Migrate,
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db migrate\n  bench-db --db 'postgres://bench@db.example/perf' migrate --json\n\nJSON: {\"schema\": 1, db, from, to, upgraded}."
+    )]
+    Migrate(MigrateArgs),
     /// Print a shell completion script (bash, zsh, fish or powershell) to standard output.
     #[command(
         after_help = "EXAMPLES:\n  bench-db completions bash > ~/.local/share/bash-completion/completions/bench-db\n  bench-db completions zsh > ~/.zfunc/_bench-db\n  bench-db completions fish > ~/.config/fish/completions/bench-db.fish\n  bench-db completions powershell >> $PROFILE"
     )]
     Completions(CompletionsArgs),
+}
+
+/// `ingest --help`'s closing text: examples, then the parser names from the parsers'
+/// registry, so a new format is listed without editing this file.
+static INGEST_HELP: LazyLock<String> = LazyLock::new(|| {
+    let names: Vec<&str> = bench_db_parsers::formats().iter().map(|f| f.name).collect();
+    format!(
+        "EXAMPLES:\n  bench-db ingest logs/\n  bench-db ingest run.txt --suite loopback --label 'TCP 20k' --tag branch=main --tag commit=$(git rev-parse --short HEAD)\n  bench-db ingest wrk.txt --parser wrk --json\n\nPARSERS (--parser NAME; detected from the file's first 256 KiB when not given):\n  {}\n\nJSON: {{\"schema\": 1, files: [{{path, format, status, runs, error}}], ingested, unchanged, skipped, errors}}.",
+        names.join(", ")
+    )
+});
+
+/// `history --help`'s closing text: examples, the selector terms, then the JSON shape.
+static HISTORY_HELP: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "EXAMPLES:\n  bench-db history 'tag.branch=main;latest=20'\n  bench-db history 'suite=jlbh' --metric end_to_end --percentile 99 --by label\n\n{}\n\nJSON: an array of series (suite, label, metric, percentile, unit, points, change_points).",
+        crate::selector::HELP.trim_end()
+    )
+});
+
+/// An output format a command can be asked for with `--format`: which of its values
+/// `--json` stands for, and which is printed when neither is given.
+pub trait OutputFormat:
+    ValueEnum + Clone + Copy + PartialEq + std::fmt::Debug + Send + Sync + 'static
+{
+    /// The value `--json` selects.
+    const JSON: Self;
+    /// The name of the value printed by default (as `--format` spells it).
+    const DEFAULT: &'static str;
+}
+
+/// `--format FORMAT` and its alias `--json`: how a command prints its result. Declared
+/// once here and flattened into every command that prints one, each with the formats it
+/// knows (`F`).
+#[derive(Debug, Clone, Args)]
+pub struct Output<F: OutputFormat> {
+    /// Output format.
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        default_value = F::DEFAULT,
+        value_parser = clap::builder::EnumValueParser::<F>::new(),
+        conflicts_with = "json"
+    )]
+    format: F,
+    /// Print JSON: the same as --format json (the shape is under JSON below).
+    #[arg(long)]
+    json: bool,
+}
+
+impl<F: OutputFormat> Output<F> {
+    /// The format asked for: `--json`, else `--format`, else the command's default.
+    pub fn format(&self) -> F {
+        if self.json { F::JSON } else { self.format }
+    }
+
+    /// Whether JSON was asked for (`--json` or `--format json`).
+    pub fn json(&self) -> bool {
+        self.format() == F::JSON
+    }
+
+    /// The output `--format VALUE` (or `--json` when `json`) asks for, as a program
+    /// building its arguments would (benches, tests).
+    pub fn new(format: F, json: bool) -> Self {
+        Output { format, json }
+    }
+}
+
+/// `--json` alone, for `ingest`: its `--format` is the parser's name (kept from before
+/// `--parser`, so scripts keep working), so it cannot flatten [`Output`].
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct Json {
+    /// Print one JSON document instead of a line per file (the shape is under JSON below).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The output formats of most commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TextFormat {
+    /// Aligned text for people.
+    Text,
+    /// JSON for programs (see JSON below).
+    Json,
+}
+
+impl OutputFormat for TextFormat {
+    const JSON: Self = TextFormat::Json;
+    const DEFAULT: &'static str = "text";
+}
+
+/// Help of `--baseline`, wherever it is declared.
+const BASELINE_HELP: &str =
+    "SELECTOR of the reference runs, the \"before\" (e.g. 'tag.branch=main;latest=10')";
+/// Help of `--candidate`, wherever it is declared.
+const CANDIDATE_HELP: &str =
+    "SELECTOR of the runs being judged, the \"after\" (e.g. 'tag.commit=abc123')";
+
+/// The two sides of a comparison: `--baseline SELECTOR --candidate SELECTOR`.
+#[derive(Debug, Clone, Args)]
+pub struct Sides {
+    #[arg(long, value_name = "SELECTOR", help = BASELINE_HELP)]
+    pub baseline: String,
+    #[arg(long, value_name = "SELECTOR", help = CANDIDATE_HELP)]
+    pub candidate: String,
+}
+
+/// [`Sides`] when a command can do without them (`report`): both or neither. clap's
+/// optional flatten would keep [`Sides`]' arguments required, hence this twin with the
+/// same names and help.
+#[derive(Debug, Clone, Default, Args)]
+pub struct MaybeSides {
+    #[arg(long, value_name = "SELECTOR", requires = "candidate", help = BASELINE_HELP)]
+    baseline: Option<String>,
+    #[arg(long, value_name = "SELECTOR", requires = "baseline", help = CANDIDATE_HELP)]
+    candidate: Option<String>,
+}
+
+impl MaybeSides {
+    /// Both sides, or `None` (clap has refused one without the other).
+    pub fn sides(&self) -> Option<Sides> {
+        match (&self.baseline, &self.candidate) {
+            (Some(b), Some(c)) => Some(Sides {
+                baseline: b.clone(),
+                candidate: c.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// `--include-first`: the warm-up rule every analysis of replicates shares.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct WarmUp {
+    /// Keep run 1 of JLBH-layout blocks (jlbh, loopback), otherwise skipped as JLBH's
+    /// warm-up run; other formats' runs are always all kept.
+    #[arg(long)]
+    pub include_first: bool,
 }
 
 #[derive(Debug, Args)]
@@ -210,6 +355,14 @@ pub struct CopyArgs {
     pub to: String,
     /// Which runs (default: all).
     pub selector: Option<String>,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
+}
+
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -220,9 +373,10 @@ pub struct IngestArgs {
     /// Source name recorded for `-` (default: `-`); its file name also helps detection.
     #[arg(long)]
     pub name: Option<String>,
-    /// Parse every file as this format instead of detecting it.
-    #[arg(long)]
-    pub format: Option<String>,
+    /// Parse every file with this parser instead of detecting the format (see PARSERS
+    /// below; `--format NAME` is the same).
+    #[arg(long, value_name = "NAME", alias = "format")]
+    pub parser: Option<String>,
     /// Label for every block of this invocation (overrides lead lines).
     #[arg(long)]
     pub label: Option<String>,
@@ -239,18 +393,16 @@ pub struct IngestArgs {
     /// Do not read commit and branch from CI variables or git.
     #[arg(long)]
     pub no_git: bool,
-    /// Print one JSON object describing the outcome per file.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: Json,
 }
 
 #[derive(Debug, Args)]
 pub struct RunsArgs {
     #[arg(help = SELECTOR_HELP)]
     pub selector: Option<String>,
-    /// Print a JSON array of runs (id, suite, label, source, params, tags, metrics).
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -262,64 +414,86 @@ pub struct LabelArgs {
     /// Relabel every run.
     #[arg(long)]
     pub all: bool,
-    /// Print a JSON object: {"schema": 1, "relabelled": N, "label": ...}.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
 }
 
 #[derive(Debug, Args)]
 pub struct VariationArgs {
     #[arg(help = SELECTOR_HELP)]
     pub selector: Option<String>,
-    /// Only this metric.
+    /// Only this metric; a name no selected run has is an error.
     #[arg(long)]
     pub metric: Option<String>,
-    /// Include run 1 (JLBH skips it by default).
-    #[arg(long)]
-    pub include_first: bool,
-    /// Print a JSON array of rows (group, metric, percentile, values, variation).
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub warm_up: WarmUp,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
 }
 
+/// The output formats of `export`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
+    /// One line per point, with a header line.
     Csv,
+    /// One array of point objects.
     Json,
+}
+
+impl OutputFormat for ExportFormat {
+    const JSON: Self = ExportFormat::Json;
+    const DEFAULT: &'static str = "csv";
 }
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     #[arg(help = SELECTOR_HELP)]
     pub selector: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "csv")]
-    pub format: ExportFormat,
-    /// Same as --format json.
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: Output<ExportFormat>,
+}
+
+/// The output formats of `compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    /// Aligned table, verdicts coloured on a terminal.
+    Text,
+    /// One object per cell (see JSON below).
+    Json,
+    /// A Markdown table for a pull-request comment.
+    Markdown,
+}
+
+impl OutputFormat for CompareFormat {
+    const JSON: Self = CompareFormat::Json;
+    const DEFAULT: &'static str = "text";
 }
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// SELECTOR of the runs to compare against (the "before").
-    #[arg(long, value_name = "SELECTOR")]
-    pub baseline: String,
-    /// SELECTOR of the runs being judged (the "after").
-    #[arg(long, value_name = "SELECTOR")]
-    pub candidate: String,
+    #[command(flatten)]
+    pub sides: Sides,
     /// Only these metrics (repeatable); an unknown name is an error.
     #[arg(long)]
     pub metric: Vec<String>,
-    /// Print JSON: one object per cell with its values, change, interval and verdict.
-    #[arg(long, conflicts_with = "markdown")]
-    pub json: bool,
-    /// Print a Markdown table (for a pull-request comment).
-    #[arg(long)]
+    #[command(flatten)]
+    pub output: Output<CompareFormat>,
+    /// Print a Markdown table (the same as --format markdown).
+    #[arg(long, conflicts_with_all = ["format", "json"])]
     pub markdown: bool,
-    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
-    #[arg(long)]
-    pub include_first: bool,
+    #[command(flatten)]
+    pub warm_up: WarmUp,
+}
+
+impl CompareArgs {
+    /// The format asked for, `--markdown` included.
+    pub fn format(&self) -> CompareFormat {
+        if self.markdown {
+            CompareFormat::Markdown
+        } else {
+            self.output.format()
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -336,53 +510,55 @@ pub struct CurveArgs {
     /// (e.g. "p99<=200us" or "p50<=50us,p99<=1ms").
     #[arg(long)]
     pub slo: Option<String>,
-    /// Print JSON: points, knee and the highest throughput within the SLO.
-    #[arg(long)]
-    pub json: bool,
     /// Keep runs that missed their schedule (achieved < 90% of the target rate).
     #[arg(long)]
     pub include_late: bool,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
 }
 
+/// The output formats of `gate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GateFormat {
+    /// The outcome and one aligned row per cell.
     Text,
+    /// The verdict with every cell's numbers (see JSON below).
     Json,
+    /// Tables for a job summary or pull-request comment.
     Markdown,
+    /// JUnit XML: one testcase per gated cell.
     Junit,
+    /// GitHub Actions annotations; the Markdown is appended to $GITHUB_STEP_SUMMARY.
     Github,
+}
+
+impl OutputFormat for GateFormat {
+    const JSON: Self = GateFormat::Json;
+    const DEFAULT: &'static str = "text";
 }
 
 #[derive(Debug, Args)]
 pub struct GateArgs {
-    /// SELECTOR of the reference runs (e.g. the latest of main).
-    #[arg(long, value_name = "SELECTOR")]
-    pub baseline: String,
-    /// SELECTOR of the runs under test.
-    #[arg(long, value_name = "SELECTOR")]
-    pub candidate: String,
+    #[command(flatten)]
+    pub sides: Sides,
     /// Policy file (TOML).
     #[arg(long)]
     pub policy: Option<PathBuf>,
     /// Allowed worsening: `METRIC=+N%`, `METRIC@PERCENTILE=+N%` or `pPERCENTILE=+N%` (repeatable).
     #[arg(long)]
     pub max: Vec<String>,
-    /// Verdict format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: GateFormat,
-    /// Same as --format json.
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: Output<GateFormat>,
     /// Write the verdict here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
-    #[arg(long)]
-    pub include_first: bool,
+    #[command(flatten)]
+    pub warm_up: WarmUp,
 }
 
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
+    #[arg(help = SELECTOR_HELP)]
     pub selector: Option<String>,
     /// Policy file (TOML).
     #[arg(long)]
@@ -396,18 +572,17 @@ pub struct CalibrateArgs {
     /// Seed of the random splits.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Keep run 1 of JLBH-layout blocks (skipped by default as a warm-up run).
-    #[arg(long)]
-    pub include_first: bool,
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub warm_up: WarmUp,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
 }
 
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     /// Which runs, e.g. `tag.branch=main;latest=50` (see below).
     pub selector: Option<String>,
-    /// Only these metrics (repeatable).
+    /// Only these metrics (repeatable); a name no selected run has is an error.
     #[arg(long)]
     pub metric: Vec<String>,
     /// Only these percentiles (repeatable; default: every percentile the runs have).
@@ -425,8 +600,8 @@ pub struct HistoryArgs {
     /// Minimum relative change of a change point, as a fraction.
     #[arg(long, default_value_t = 0.0)]
     pub magnitude: f64,
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -436,19 +611,13 @@ pub struct ReportArgs {
     /// Output folder.
     #[arg(long, default_value = "bench-report")]
     pub out: PathBuf,
-    /// SELECTOR of the "before" side of a comparison (with --candidate). Without both,
-    /// only one suite and label stored on branch main and another branch are compared.
-    #[arg(long, requires = "candidate", value_name = "SELECTOR")]
-    pub baseline: Option<String>,
-    /// SELECTOR of the "after" side of a comparison (with --baseline).
-    #[arg(long, requires = "baseline", value_name = "SELECTOR")]
-    pub candidate: Option<String>,
+    #[command(flatten)]
+    pub sides: MaybeSides,
     /// Service-level objective drawn on spectra and curves, e.g. "p99<=200us".
     #[arg(long)]
     pub slo: Option<String>,
-    /// Print a JSON object naming the pages written instead of the index path.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -528,9 +697,8 @@ pub struct LoopbackArgs {
     /// Measure OS jitter on a spare thread beside the runs, as JLBH does.
     #[arg(long, value_enum, default_value = "auto")]
     pub os_jitter: Switch,
-    /// Print the results as JSON instead of JLBH's text layout.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -559,9 +727,8 @@ pub struct ThreadsArgs {
     /// Do not read commit and branch from CI variables or git.
     #[arg(long)]
     pub no_git: bool,
-    /// Print the results as JSON.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
 }
 
 /// Parses `2ms`, `500us`, `1.5s`, `250000ns`, `1m`. Hand-written because the accepted

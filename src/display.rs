@@ -186,6 +186,16 @@ pub fn pct(v: Option<f64>) -> String {
     v.map_or("-".to_string(), |v| format!("{v:+.2}%"))
 }
 
+/// A count with its noun, singular for one: `1 run`, `2 runs`, `0 runs`. Every noun
+/// counted in the output takes an `s` in the plural.
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// A percentage with two decimals for tables (`13.91`); `-` for none.
 pub fn pct2(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))

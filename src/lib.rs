@@ -28,32 +28,17 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Runs(a) => cmd::runs::run(db, &a),
         Command::Label(a) => cmd::label::run(db, &a),
         Command::Variation(a) => cmd::variation::run(db, &a),
-        Command::Export(mut a) => {
-            if a.json {
-                a.format = cli::ExportFormat::Json;
-            }
-            cmd::export::run(db, &a)
-        }
+        Command::Export(a) => cmd::export::run(db, &a),
         Command::Compare(a) => cmd::compare::run(db, &a),
         Command::Curve(a) => cmd::curve::run(db, &a),
-        Command::Gate(mut a) => {
-            if a.json {
-                a.format = cli::GateFormat::Json;
-            }
-            cmd::gate::run(db, &a)
-        }
+        Command::Gate(a) => cmd::gate::run(db, &a),
         Command::History(a) => cmd::history::run(db, &a),
         Command::Calibrate(a) => cmd::calibrate::run(db, &a),
         Command::Report(a) => cmd::report::run(db, &a),
         Command::Run(RunCommand::Loopback(a)) => cmd::run::loopback(db, &a),
         Command::Run(RunCommand::Threads(a)) => cmd::run::threads(db, &a),
         Command::Copy(a) => cmd::copy::run(&a),
-        Command::Migrate => cmd::migrate::run(db),
-        Command::Completions(a) => {
-            use clap::CommandFactory;
-            let mut out = std::io::stdout().lock();
-            clap_complete::generate(a.shell, &mut Cli::command(), "bench-db", &mut out);
-            Ok(exit::OK)
-        }
+        Command::Migrate(a) => cmd::migrate::run(db, &a),
+        Command::Completions(a) => cmd::completions::run(&a),
     }
 }

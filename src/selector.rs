@@ -410,6 +410,8 @@ mod tests {
             block_index: 0,
             ingested_at: "2030-01-01T00:00:00Z".into(),
             run: bench_db_parsers::Run {
+                bench: None,
+                config: Default::default(),
                 index: 1,
                 first_line: 1,
                 last_line: 1,

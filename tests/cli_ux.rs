@@ -3,7 +3,7 @@
 
 use crate::common::Env;
 
-const SUBCOMMANDS: [&[&str]; 13] = [
+const SUBCOMMANDS: [&[&str]; 17] = [
     &["ingest"],
     &["runs"],
     &["label"],
@@ -17,6 +17,10 @@ const SUBCOMMANDS: [&[&str]; 13] = [
     &["run", "loopback"],
     &["run", "threads"],
     &["completions"],
+    &["history"],
+    &["calibrate"],
+    &["copy"],
+    &["migrate"],
 ];
 
 #[test]

@@ -295,7 +295,7 @@ fn backfilled_history_has_per_commit_medians_and_otavas_change_points() {
 
     // The human table marks the change points; selectors narrow the history.
     let text = env.ok(&["history", "--percentile", "50"]);
-    assert!(text.contains("100 points, 3 change point(s)"), "{text}");
+    assert!(text.contains("100 points, 3 change points"), "{text}");
     assert_eq!(text.matches("<< ").count(), 3);
     let recent = env.json(&["history", "latest=10", "--json", "--percentile", "50"]);
     let pts = recent[0]["points"].as_array().unwrap();

@@ -493,7 +493,8 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
         }
         if run_members > 0 {
             description.push(format!(
-                "step-down max-T over {run_members} cell(s), {} {} of {} baseline and {} candidate runs",
+                "step-down max-T over {}, {} {} of {} baseline and {} candidate runs",
+                crate::display::plural(run_members, "cell"),
                 f.rearrangements,
                 if f.method == Method::ExactPermutation {
                     "rearrangements (all)"

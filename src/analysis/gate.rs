@@ -28,6 +28,7 @@ pub use super::policy::{
     Policy, Target, Term, Threshold, parse_max, parse_pct, parse_target,
 };
 use crate::dataset::StoredRun;
+use crate::display::plural;
 use crate::stats::autocorr::ESS_FLOOR;
 use serde::Serialize;
 
@@ -169,7 +170,9 @@ pub fn gate(
         (
             Outcome::Undecided,
             format!(
-                "cannot decide: {baseline_runs} baseline run(s), {candidate_runs} candidate run(s)"
+                "cannot decide: {}, {}",
+                plural(baseline_runs, "baseline run"),
+                plural(candidate_runs, "candidate run")
             ),
         )
     } else if count(Status::Regression) > 0 {
@@ -181,9 +184,9 @@ pub fn gate(
         (
             Outcome::Regression,
             format!(
-                "{} regression(s) in {} gated cell(s): {}",
-                names.len(),
-                gated,
+                "{} in {}: {}",
+                plural(names.len(), "regression"),
+                plural(gated, "gated cell"),
                 names.join(", ")
             ),
         )
@@ -196,18 +199,23 @@ pub fn gate(
         (
             Outcome::Undecided,
             format!(
-                "cannot decide: {} of {} gated cell(s) have too few replicates",
+                "cannot decide: {} of {} {} too few replicates",
                 count(Status::Undecided),
-                gated
+                plural(gated, "gated cell"),
+                if count(Status::Undecided) == 1 {
+                    "has"
+                } else {
+                    "have"
+                }
             ),
         )
     } else {
         (
             Outcome::Pass,
             format!(
-                "pass: {} gated cell(s), {} warning(s)",
-                gated,
-                count(Status::Warning)
+                "pass: {}, {}",
+                plural(gated, "gated cell"),
+                plural(count(Status::Warning), "warning")
             ),
         )
     };
@@ -400,7 +408,7 @@ mod tests {
         assert_eq!(r.gated().count(), 1);
         let r = run(&seed003_patch(), &seed003_master(), &["ts.rt=+5%"]).unwrap();
         assert_eq!(r.outcome, Outcome::Regression);
-        assert_eq!(crate::cmd::gate::exit_code(r.outcome), 1);
+        assert_eq!(crate::exit::exit_code(r.outcome), 1);
         assert_eq!(r.cells[0].cell.metric, "ts.rt");
         assert!(r.summary.contains("ts.rt"), "{}", r.summary);
         // cpu.util is shown but not gated.
@@ -532,7 +540,7 @@ mod tests {
     fn no_baseline_cannot_decide() {
         let r = run(&[], &seed003_patch(), &[]).unwrap();
         assert_eq!(r.outcome, Outcome::Undecided);
-        assert_eq!(crate::cmd::gate::exit_code(r.outcome), 3);
+        assert_eq!(crate::exit::exit_code(r.outcome), 3);
     }
 
     #[test]

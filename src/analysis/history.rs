@@ -218,6 +218,8 @@ impl<'o> HistoryBuilder<'o> {
                 continue;
             }
             let ps: Vec<Option<f64>> = match &s.data {
+                // `--percentile` asks for ladders: a single value has no percentile.
+                Data::Value { .. } if !opts.percentiles.is_empty() => continue,
                 Data::Value { .. } => vec![None],
                 Data::TimeSeries { .. } => continue,
                 _ => s
@@ -403,6 +405,8 @@ mod tests {
             block_index: 0,
             ingested_at: "2030-01-01T00:00:00Z".into(),
             run: Run {
+                bench: None,
+                config: Default::default(),
                 index,
                 first_line: 1,
                 last_line: 1,

@@ -24,16 +24,23 @@ pub fn run(db: &Target, args: &CalibrateArgs) -> Result<u8> {
         &runs,
         &policy,
         args.trials as usize,
-        args.include_first,
+        args.warm_up.include_first,
         args.seed,
     )?;
     for s in &c.skipped {
         eprintln!(
-            "bench-db calibrate: skipped {} / {}: {} run(s), {}",
-            s.suite, s.label, s.runs, s.reason
+            "bench-db calibrate: skipped {} / {}: {}, {}",
+            s.suite,
+            s.label,
+            crate::display::plural(s.runs, "run"),
+            s.reason
         );
     }
-    let text = if args.json { json(&c) } else { text(&c) };
+    let text = if args.output.json() {
+        json(&c)
+    } else {
+        text(&c)
+    };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(crate::exit::OK)
 }
@@ -99,9 +106,9 @@ fn json(c: &Calibration) -> String {
 
 fn text(c: &Calibration) -> String {
     let mut out = format!(
-        "calibrate: {} false alarm(s) in {} A/A split(s): rate {} [{}, {}] (95% Wilson), policy alpha {}\n",
-        c.alarms,
-        c.trials,
+        "calibrate: {} in {}: rate {} [{}, {}] (95% Wilson), policy alpha {}\n",
+        crate::display::plural(c.alarms, "false alarm"),
+        crate::display::plural(c.trials, "A/A split"),
         rate(c.alarm_rate),
         rate(c.alarm_ci_low),
         rate(c.alarm_ci_high),

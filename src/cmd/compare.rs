@@ -2,7 +2,7 @@
 
 use super::select::{check_metrics, select_some_series};
 use crate::analysis::compare::{CompareOptions, compare};
-use crate::cli::CompareArgs;
+use crate::cli::{CompareArgs, CompareFormat};
 use crate::output;
 use crate::store::Db;
 use crate::store::url::Target;
@@ -11,11 +11,11 @@ use std::io::{IsTerminal, Write};
 
 pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
-    let base = select_some_series(&store, &args.baseline, "--baseline")?;
-    let cand = select_some_series(&store, &args.candidate, "--candidate")?;
+    let base = select_some_series(&store, &args.sides.baseline, "--baseline")?;
+    let cand = select_some_series(&store, &args.sides.candidate, "--candidate")?;
     check_metrics(&args.metric, &[&base, &cand])?;
     let opts = CompareOptions {
-        include_first: args.include_first,
+        include_first: args.warm_up.include_first,
         ..CompareOptions::default()
     };
     let cells = compare(&base, &cand, &args.metric, &opts);
@@ -24,15 +24,14 @@ pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
             eprintln!("warning: metric {m:?} is not present on both sides");
         }
     }
-    let text = if args.json {
-        output::compare::json(&cells)
-    } else if args.markdown {
-        output::compare::markdown(&cells)
-    } else {
-        output::compare::text(
+    let text = match args.format() {
+        CompareFormat::Json => output::compare::json(&cells),
+        CompareFormat::Markdown => output::compare::markdown(&cells),
+        CompareFormat::Text => output::compare::text(
             &cells,
+            output::compare::WarmUpRuns::of(&[&base, &cand], args.warm_up.include_first),
             crate::cli::color_enabled(std::io::stdout().is_terminal()),
-        )
+        ),
     };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(crate::exit::OK)

@@ -63,7 +63,7 @@ pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
         Ok(())
     })?;
     let c = curve.finish()?;
-    let text = if args.json {
+    let text = if args.output.json() {
         output::curve::json(&c)
     } else {
         output::curve::text(&c)

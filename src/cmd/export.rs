@@ -90,7 +90,7 @@ pub fn run(db: &Target, args: &ExportArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
     let stdout = std::io::stdout();
     let w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let result = match args.format {
+    let result = match args.output.format() {
         ExportFormat::Json => export_json(&store, &sel, w),
         ExportFormat::Csv => export_csv(&store, &sel, w),
     };

@@ -3,7 +3,7 @@
 
 use super::select::{nothing_selected, select_series, select_some_series};
 use crate::analysis::compare::CompareOptions;
-use crate::analysis::gate::{Outcome, Policy, gate};
+use crate::analysis::gate::{Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
 use crate::output;
 use crate::selector::Selector;
@@ -18,13 +18,13 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
     // No candidate is a mistake (exit 2); no baseline is a first run, which the gate
     // reports as undecided (exit 3), with the near matches as a hint.
-    let cand = select_some_series(&store, &args.candidate, "--candidate")?;
-    let base_sel = Selector::parse(&args.baseline).context("--baseline")?;
+    let cand = select_some_series(&store, &args.sides.candidate, "--candidate")?;
+    let base_sel = Selector::parse(&args.sides.baseline).context("--baseline")?;
     let base = select_series(&store, &base_sel)?;
     if base.is_empty() {
         eprintln!(
             "hint: {}",
-            nothing_selected(&store, &base_sel, &args.baseline, "--baseline")?
+            nothing_selected(&store, &base_sel, &args.sides.baseline, "--baseline")?
         );
     }
     // A baseline over several commits: only its most recent segment (after its last
@@ -38,29 +38,39 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
         );
     }
     let opts = CompareOptions {
-        include_first: args.include_first,
+        include_first: args.warm_up.include_first,
         ..CompareOptions::default()
     };
     let report = gate(&base, &cand, &policy, &opts)?;
+    let commits = output::gate::Commits::of(&base, &cand);
     let color = args.out.is_none() && crate::cli::color_enabled(std::io::stdout().is_terminal());
-    let text = match args.format {
+    let format = args.output.format();
+    let text = match format {
         GateFormat::Text => output::gate::text(&report, color),
         GateFormat::Json => output::gate::json(&report),
-        GateFormat::Markdown => output::gate::markdown(&report),
+        GateFormat::Markdown => output::gate::markdown(&report, &commits),
         GateFormat::Junit => output::gate::junit(&report),
         GateFormat::Github => output::gate::github(&report),
     };
-    if args.format == GateFormat::Github {
-        append_step_summary(&output::gate::markdown(&report))?;
+    if format == GateFormat::Github {
+        append_step_summary(&output::gate::markdown(&report, &commits))?;
     }
     match &args.out {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
             eprintln!("bench-db gate: {}", report.summary);
         }
-        None => std::io::stdout().write_all(text.as_bytes())?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                // The verdict is the exit code: a reader that stopped reading
+                // (`gate | head`) does not turn a regression into a pass.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                done => done?,
+            }
+        }
     }
-    Ok(exit_code(report.outcome))
+    Ok(crate::exit::exit_code(report.outcome))
 }
 
 /// The policy file (if any) with the `--max` terms added.
@@ -74,15 +84,6 @@ pub fn load_policy(path: Option<&Path>, max: &[String]) -> Result<Policy> {
         None => Policy::default(),
     };
     Ok(policy.with_max(max)?)
-}
-
-/// The process exit code of a gate outcome (`crate::exit`).
-pub fn exit_code(outcome: Outcome) -> u8 {
-    match outcome {
-        Outcome::Pass => crate::exit::OK,
-        Outcome::Regression => crate::exit::REGRESSION,
-        Outcome::Undecided => crate::exit::UNDECIDED,
-    }
 }
 
 /// Appends to the file `$GITHUB_STEP_SUMMARY` names, when it names one.

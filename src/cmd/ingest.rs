@@ -30,6 +30,9 @@ pub struct FileOutcome {
     pub status: Status,
     pub runs: usize,
     pub error: Option<String>,
+    /// Why a file was skipped: no format recognised, or a format detected whose parser
+    /// found no result in it.
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -60,7 +63,7 @@ enum Input {
 }
 
 pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
-    let forced = match &args.format {
+    let forced = match &args.parser {
         Some(name) => Some(format_by_name(name).with_context(|| {
             let known: Vec<_> = bench_db_parsers::formats().iter().map(|f| f.name).collect();
             format!("unknown format {name:?} (known: {})", known.join(", "))
@@ -97,11 +100,12 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
                 status: Status::Error,
                 runs: 0,
                 error: Some(format!("{path}: {error}")),
+                reason: None,
             },
         };
         if let Some(e) = &outcome.error {
             progress.suspend(|| eprintln!("bench-db: error: {e}"));
-        } else if !args.json {
+        } else if !args.output.json {
             progress.suspend(|| out.line(&human_line(&outcome)));
         }
         progress.set_position(done);
@@ -117,12 +121,15 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
         skipped: count(Status::Skipped),
         errors: count(Status::Error),
     };
-    if args.json {
+    if args.output.json {
         out.line(&serde_json::to_string_pretty(&summary)?);
     } else {
         out.line(&format!(
-            "{} ingested, {} unchanged, {} skipped, {} errors",
-            summary.ingested, summary.unchanged, summary.skipped, summary.errors
+            "{} ingested, {} unchanged, {} skipped, {}",
+            summary.ingested,
+            summary.unchanged,
+            summary.skipped,
+            crate::output::plural(summary.errors, "error")
         ));
     }
     Ok(if summary.errors > 0 {
@@ -162,10 +169,28 @@ fn human_line(o: &FileOutcome) -> String {
         Status::Skipped => "skipped  ",
         Status::Error => "error    ",
     };
-    match (&o.format, o.status) {
-        (Some(f), Status::Ingested) => format!("{status} {} ({f}, {} runs)", o.path, o.runs),
-        (Some(f), _) => format!("{status} {} ({f})", o.path),
-        (None, _) => format!("{status} {} (format not recognised)", o.path),
+    match (&o.format, o.status, &o.reason) {
+        (_, Status::Skipped, Some(why)) => format!("{status} {} ({why})", o.path),
+        (Some(f), Status::Ingested, _) => format!(
+            "{status} {} ({f}, {})",
+            o.path,
+            crate::output::plural(o.runs, "run")
+        ),
+        (Some(f), _, _) => format!("{status} {} ({f})", o.path),
+        (None, _, _) => format!("{status} {} ({NOT_RECOGNISED})", o.path),
+    }
+}
+
+/// The reason of a file no format claims.
+const NOT_RECOGNISED: &str = "no format recognised in its first 256 KiB";
+
+/// The reason of a file whose format was detected (or given) but whose parser found
+/// nothing to store: the lines that looked like the format were not a result.
+fn no_result(format: &str, forced: bool) -> String {
+    if forced {
+        format!("parsed as {format} (--parser), but it holds no {format} result")
+    } else {
+        format!("looks like {format}, but its parser found no result in it")
     }
 }
 
@@ -323,6 +348,7 @@ fn ingest_input(
         status: Status::Error,
         runs: 0,
         error: None,
+        reason: None,
     };
     if let Err(e) = try_ingest(store, path, &shown, forced, args, &mut outcome, progress) {
         outcome.status = Status::Error;
@@ -368,7 +394,10 @@ fn try_ingest(
                     });
                     outcome.status = match outcome.format {
                         Some(_) => Status::Unchanged,
-                        None => Status::Skipped,
+                        None => {
+                            outcome.reason = Some(NOT_RECOGNISED.to_string());
+                            Status::Skipped
+                        }
                     };
                     return Ok(());
                 }
@@ -381,6 +410,7 @@ fn try_ingest(
     let (head, complete) = read_head(hashed.clone()).map_err(io)?;
     let Some(format) = forced.or_else(|| sniff(&file_name, &head, complete)) else {
         outcome.status = Status::Skipped;
+        outcome.reason = Some(NOT_RECOGNISED.to_string());
         return Ok(());
     };
     outcome.format = Some(format.name.to_string());
@@ -420,6 +450,7 @@ fn try_ingest(
             outcome.status = if done.unchanged {
                 Status::Unchanged
             } else if done.blocks == 0 {
+                outcome.reason = Some(no_result(format.name, forced.is_some()));
                 Status::Skipped
             } else {
                 Status::Ingested

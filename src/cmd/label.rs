@@ -37,7 +37,7 @@ pub fn run(db: &Target, args: &LabelArgs) -> Result<u8> {
     if n == 0 {
         bail!("no run to relabel");
     }
-    if args.json {
+    if args.output.json() {
         let doc = serde_json::json!({
             "schema": 1,
             "relabelled": n,

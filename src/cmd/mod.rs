@@ -2,6 +2,7 @@
 
 pub mod calibrate;
 pub mod compare;
+pub mod completions;
 pub mod copy;
 pub mod criterion_dirs;
 pub mod curve;
@@ -10,6 +11,7 @@ pub mod gate;
 pub mod history;
 pub mod ingest;
 pub mod label;
+pub mod metrics;
 pub mod migrate;
 pub mod report;
 pub mod run;

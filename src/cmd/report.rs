@@ -3,7 +3,7 @@
 //! The only IO of the report.
 
 use super::select::select_some;
-use crate::cli::ReportArgs;
+use crate::cli::{ReportArgs, Sides};
 use crate::dataset::StoredRun;
 use crate::report::{html, pairing, slo};
 use crate::selector::Selector;
@@ -19,8 +19,11 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
         Some(text) => slo::parse(text).context("--slo")?,
         None => Vec::new(),
     };
-    let comparisons = match (&args.baseline, &args.candidate) {
-        (Some(b), Some(c)) => {
+    let comparisons = match &args.sides.sides() {
+        Some(Sides {
+            baseline: b,
+            candidate: c,
+        }) => {
             let base = select_some(&store, b, "--baseline")?;
             let cand = select_some(&store, c, "--candidate")?;
             let (bn, cn) = pairing::side_names(&refs(&base), &refs(&cand));
@@ -35,7 +38,7 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             runs.sort_by_key(|r| r.id);
             vec![comparison]
         }
-        _ => pairing::branch_pairs(&runs),
+        None => pairing::branch_pairs(&runs),
     };
     if runs.is_empty() {
         eprintln!("bench-db report: no runs selected; writing an empty report");
@@ -48,7 +51,7 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
         write_atomically(&path, text.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    if args.json {
+    if args.output.json() {
         let doc = serde_json::json!({
             "schema": 1,
             "index": args.out.join("index.html"),

@@ -55,14 +55,14 @@ pub fn loopback(db: &Target, args: &LoopbackArgs) -> anyhow::Result<u8> {
         let bytes = hlog::interval_log(&sets)?;
         std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &rendered.json)?;
-        writeln!(out)?;
-    } else {
-        out.write_all(rendered.text.as_bytes())?;
-    }
-    out.flush()?;
+    print(|out| {
+        if args.output.json() {
+            serde_json::to_writer_pretty(&mut *out, &rendered.json)?;
+            writeln!(out)
+        } else {
+            out.write_all(rendered.text.as_bytes())
+        }
+    })?;
     if !args.no_store {
         let ids = store(
             db,
@@ -73,7 +73,10 @@ pub fn loopback(db: &Target, args: &LoopbackArgs) -> anyhow::Result<u8> {
             args.label.as_deref(),
             &tags,
         )?;
-        eprintln!("stored {} runs in {}", ids.len(), db);
+        eprintln!(
+            "stored {} in {db}",
+            crate::display::plural(ids.len(), "run")
+        );
     }
     Ok(exit::OK)
 }
@@ -99,14 +102,14 @@ pub fn threads(db: &Target, args: &ThreadsArgs) -> anyhow::Result<u8> {
         crate::metadata::run_tags(&args.tags, None, args.no_git, None);
     let mut blocks = vec![block];
     tag_runs(&mut blocks, &tags);
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &blocks[0])?;
-        writeln!(out)?;
-    } else {
-        out.write_all(text.as_bytes())?;
-    }
-    out.flush()?;
+    print(|out| {
+        if args.output.json() {
+            serde_json::to_writer_pretty(&mut *out, &blocks[0])?;
+            writeln!(out)
+        } else {
+            out.write_all(text.as_bytes())
+        }
+    })?;
     if !args.no_store {
         let ids = store(
             db,
@@ -117,9 +120,22 @@ pub fn threads(db: &Target, args: &ThreadsArgs) -> anyhow::Result<u8> {
             args.label.as_deref(),
             &tags,
         )?;
-        eprintln!("stored {} runs in {}", ids.len(), db);
+        eprintln!(
+            "stored {} in {db}",
+            crate::display::plural(ids.len(), "run")
+        );
     }
     Ok(exit::OK)
+}
+
+/// Prints what `write` writes. A closed standard output is the reader's choice, not an
+/// error: the results are stored whether or not anybody reads them.
+fn print(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match write(&mut out).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        done => done,
+    }
 }
 
 /// `--tag` on every run.

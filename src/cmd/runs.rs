@@ -77,7 +77,7 @@ pub fn run(db: &Target, args: &RunsArgs) -> Result<u8> {
     let sel = Selector::parse_opt(args.selector.as_deref())?;
     let store = Db::open_read(db)?;
     let w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let result = if args.json {
+    let result = if args.output.json() {
         list_json(&store, &sel, w)
     } else {
         list_text(&store, &sel, w)
@@ -130,34 +130,69 @@ fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
         }
         Ok(())
     })?;
-    writeln!(w, "{listed} runs")?;
+    writeln!(w, "{}", crate::output::plural(listed, "run"))?;
     w.flush()?;
     Ok(())
 }
 
 /// Width limits of the table's columns: full labels, sources and tags wrap rather than
-/// being cut, so a selector can be copied from the table.
-const LIMITS: [usize; 8] = [0, 16, 36, 0, 12, 24, 44, 40];
+/// being cut, so a selector can be copied from the table. The commit is shown by its
+/// first [`COMMIT_CHARS`] characters instead (a selector takes the whole hash from
+/// `runs --json`).
+const LIMITS: [usize; 9] = [0, 16, 36, 0, 0, 24, 44, 40, 32];
+
+/// How much of a commit hash the table shows: git's short hashes are 7 to 12 characters.
+const COMMIT_CHARS: usize = 12;
+
+/// How many single values the `values` column shows before `+N more`.
+const VALUES_SHOWN: usize = 3;
 
 fn header() -> Vec<Cell> {
     [
-        "id", "suite", "label", "run", "commit", "tags", "source", "metrics",
+        "id", "suite", "label", "run", "commit", "tags", "source", "metrics", "values",
     ]
     .into_iter()
     .map(Cell::from)
     .collect()
 }
 
+/// The `values` column: the run's single values (`metric=value`), the first few of them;
+/// `-` for a run of ladders and time series, whose points `export` prints.
+fn values(r: &StoredRun) -> String {
+    let singles: Vec<String> = r
+        .run
+        .series
+        .iter()
+        .filter_map(|s| match s.data {
+            Data::Value { value } => Some(format!("{}={}", s.metric, crate::display::num(value))),
+            _ => None,
+        })
+        .collect();
+    if singles.is_empty() {
+        return "-".to_string();
+    }
+    let mut shown = singles[..singles.len().min(VALUES_SHOWN)].join(" ");
+    if singles.len() > VALUES_SHOWN {
+        shown.push_str(&format!(" +{} more", singles.len() - VALUES_SHOWN));
+    }
+    shown
+}
+
 /// A run's row; the commit has its own column.
 fn row(r: &StoredRun) -> Vec<Cell> {
     let tags = r.other_tags();
     let metrics: Vec<&str> = r.run.series.iter().map(|s| s.metric.as_str()).collect();
+    let commit: String = r
+        .run
+        .tags
+        .get("commit")
+        .map_or("-".to_string(), |c| c.chars().take(COMMIT_CHARS).collect());
     vec![
         Cell::from(r.id.to_string()),
         Cell::from(r.suite.as_str()),
         Cell::from(r.label.as_str()),
         Cell::from(r.run.index.to_string()),
-        Cell::from(r.run.tags.get("commit").map_or("-", String::as_str)),
+        Cell::from(commit),
         Cell::from(if tags.is_empty() {
             "-".to_string()
         } else {
@@ -165,5 +200,6 @@ fn row(r: &StoredRun) -> Vec<Cell> {
         }),
         Cell::from(r.source.as_str()),
         Cell::from(metrics.join(",")),
+        Cell::from(values(r)),
     ]
 }

@@ -13,6 +13,9 @@ use std::io::Write;
 pub fn run(db: &Target, args: &VariationArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
     let sel = Selector::parse_opt(args.selector.as_deref())?;
+    if let Some(m) = &args.metric {
+        super::metrics::check_selected(&store, &sel, std::slice::from_ref(m))?;
+    }
     let w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     match write_rows(&store, &sel, args, w) {
         Err(e) if crate::cmd::export::is_broken_pipe(&e) => Ok(crate::exit::OK),
@@ -24,8 +27,8 @@ pub fn run(db: &Target, args: &VariationArgs) -> Result<u8> {
 /// Writes the rows as JSON or tables, block by block (see [`for_each_block`]).
 fn write_rows(store: &Db, sel: &Selector, args: &VariationArgs, mut w: impl Write) -> Result<()> {
     let rows_of =
-        |block: &[StoredRun]| variation(block, args.metric.as_deref(), args.include_first);
-    if args.json {
+        |block: &[StoredRun]| variation(block, args.metric.as_deref(), args.warm_up.include_first);
+    if args.output.json() {
         use serde::ser::{SerializeSeq, Serializer};
         let mut ser = serde_json::Serializer::pretty(&mut w);
         let mut seq = ser.serialize_seq(None)?;

@@ -27,8 +27,56 @@ fn has_concurrency(cells: &[Cell]) -> bool {
 
 const LITTLE: &str = "concurrency = qps × rt (Little's law: requests in flight)";
 
+/// What the warm-up rule did to the compared runs: the footer speaks of JLBH's warm-up
+/// run only when one was among them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WarmUpRuns {
+    /// Warm-up runs left out (the default).
+    pub skipped: usize,
+    /// Warm-up runs kept (`--include-first`).
+    pub kept: usize,
+}
+
+impl WarmUpRuns {
+    /// Counts the warm-up runs (`analysis::warmup`) among both sides.
+    pub fn of(sides: &[&[crate::dataset::StoredRun]], include_first: bool) -> WarmUpRuns {
+        let n = sides
+            .iter()
+            .flat_map(|s| s.iter())
+            .filter(|r| crate::analysis::warmup::is_warmup(r))
+            .count();
+        if include_first {
+            WarmUpRuns {
+                skipped: 0,
+                kept: n,
+            }
+        } else {
+            WarmUpRuns {
+                skipped: n,
+                kept: 0,
+            }
+        }
+    }
+
+    fn note(self) -> String {
+        if self.skipped > 0 {
+            format!(
+                " (JLBH's warm-up run 1 skipped: {}; --include-first keeps it)",
+                super::plural(self.skipped, "run")
+            )
+        } else if self.kept > 0 {
+            format!(
+                " (JLBH's warm-up run 1 kept: {})",
+                super::plural(self.kept, "run")
+            )
+        } else {
+            String::new()
+        }
+    }
+}
+
 /// Aligned text table, one row per cell.
-pub fn text(cells: &[Cell], color: bool) -> String {
+pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
     if cells.is_empty() {
         return "no metric is present on both sides\n".to_string();
     }
@@ -71,8 +119,12 @@ pub fn text(cells: &[Cell], color: bool) -> String {
         ]);
     }
     let mut out = render(rows, color);
+    out.push_str(&format!(
+        "\nn = replicates baseline/candidate: runs{}",
+        warm_up.note()
+    ));
     out.push_str(
-        "\nn = replicates baseline/candidate: runs (JLBH's warm-up run 1 skipped); samples of a \
+        "; samples of a \
          series with one run a side, tested with an autocorrelation-aware t. p: permutation test \
          of whole runs on Yuen's trimmed t of log values (0, 10% or 20% trimmed from 10 runs a \
          side, chosen from the pooled runs; exact when the rearrangements can be enumerated, else \
@@ -87,7 +139,8 @@ pub fn text(cells: &[Cell], color: bool) -> String {
         .sum();
     if outliers > 0 {
         out.push_str(&format!(
-            "{outliers} replicate(s) beyond a modified z-score of 3.5 (kept, not removed)\n"
+            "{} beyond a modified z-score of 3.5 (kept, not removed)\n",
+            super::plural(outliers, "replicate")
         ));
     }
     if has_concurrency(cells) {
@@ -218,8 +271,8 @@ mod tests {
 
     #[test]
     fn text_snapshot() {
-        insta::assert_snapshot!(text(&seed003(), false));
-        let coloured = text(&seed003(), true);
+        insta::assert_snapshot!(text(&seed003(), WarmUpRuns::default(), false));
+        let coloured = text(&seed003(), WarmUpRuns::default(), true);
         assert!(coloured.contains("\x1b[32mbetter\x1b[0m"));
         assert!(coloured.contains("\x1b[31mworse\x1b[0m"));
     }
@@ -274,6 +327,26 @@ mod tests {
         assert!(rt["percentile"].is_null());
     }
 
+    /// The footer speaks of JLBH's warm-up run only when one was among the runs.
+    #[test]
+    fn warm_up_footer_only_for_jlbh_layout_runs() {
+        let cells = seed003();
+        let tsar = text(&cells, WarmUpRuns::of(&[&seed003_master()], false), false);
+        assert!(!tsar.contains("warm-up"), "{tsar}");
+        let jlbh = ladder_runs("end_to_end", "us", &[(99.0, &[1.0, 2.0, 3.0])], 1);
+        let skipped = text(&cells, WarmUpRuns::of(&[&jlbh, &jlbh], false), false);
+        assert!(
+            skipped
+                .contains("runs (JLBH's warm-up run 1 skipped: 2 runs; --include-first keeps it)"),
+            "{skipped}"
+        );
+        let kept = text(&cells, WarmUpRuns::of(&[&jlbh], true), false);
+        assert!(
+            kept.contains("(JLBH's warm-up run 1 kept: 1 run)"),
+            "{kept}"
+        );
+    }
+
     #[test]
     fn markdown_snapshot() {
         insta::assert_snapshot!(markdown(&seed003()));
@@ -287,13 +360,13 @@ mod tests {
             &[],
             &CompareOptions::default(),
         );
-        insta::assert_snapshot!("seed004_text", text(&z, false));
+        insta::assert_snapshot!("seed004_text", text(&z, WarmUpRuns::default(), false));
         let j = compare(
             &seed002_default(),
             &seed002_tcp(),
             &[],
             &CompareOptions::default(),
         );
-        insta::assert_snapshot!("seed002_text", text(&j, false));
+        insta::assert_snapshot!("seed002_text", text(&j, WarmUpRuns::default(), false));
     }
 }

@@ -69,8 +69,9 @@ pub fn text(c: &Curve) -> String {
     }
     if c.skipped_runs > 0 {
         out.push_str(&format!(
-            "{} run(s) skipped: no throughput or no {}\n",
-            c.skipped_runs, c.metric
+            "{} skipped: no throughput or no {}\n",
+            super::plural(c.skipped_runs, "run"),
+            c.metric
         ));
     }
     out

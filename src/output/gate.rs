@@ -1,12 +1,60 @@
 //! Renders a gate report: text summary, JSON verdict, Markdown, JUnit XML, GitHub
-//! workflow commands. Every format names each regressed cell.
+//! workflow commands. Every format names each regressed cell. The change shown beside a
+//! cell is the one its verdict was decided on, so the table and the reason's "worse by" or
+//! "better by" state one number.
 
 use super::table::{Cell as T, render};
-use super::{json_num, md_cell, num, p, pct, percentile};
+use super::{json_num, md_cell, num, p, pct, percentile, plural};
 use crate::analysis::compare::{Replicates, TestMethod};
 use crate::analysis::gate::{GateCell, GateReport, Outcome, Status};
 use crate::analysis::polarity::Polarity;
+use crate::dataset::StoredRun;
 use serde::Serialize;
+
+/// Which commits each side's runs came from, in the order their runs were selected:
+/// what the Markdown names beside the run counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Commits {
+    pub baseline: Vec<String>,
+    pub candidate: Vec<String>,
+}
+
+impl Commits {
+    /// The distinct `commit` tags of each side's runs.
+    pub fn of(baseline: &[StoredRun], candidate: &[StoredRun]) -> Commits {
+        let distinct = |runs: &[StoredRun]| {
+            let mut out: Vec<String> = Vec::new();
+            for c in runs.iter().filter_map(|r| r.run.tags.get("commit")) {
+                if !out.contains(c) {
+                    out.push(c.clone());
+                }
+            }
+            out
+        };
+        Commits {
+            baseline: distinct(baseline),
+            candidate: distinct(candidate),
+        }
+    }
+}
+
+/// The change a cell's verdict was decided on, as a signed change: of the tested
+/// statistic (`shift_pct`) where there is one, else of the central values; the reason
+/// (`analysis::gate`) states the same number, from `worsening_pct`.
+fn tested_change(c: &GateCell) -> Option<f64> {
+    c.cell.shift_pct.or(c.cell.delta_pct)
+}
+
+/// A value with the cell's unit, for Markdown.
+fn with_unit(v: Option<f64>, unit: &str) -> String {
+    match (v, unit.is_empty()) {
+        (Some(_), false) => format!("{} {unit}", num(v)),
+        _ => num(v),
+    }
+}
+
+/// What `delta` is, under the text and Markdown tables.
+const DELTA_NOTE: &str = "delta: the change the verdict tested (shift_pct in --json, where delta_pct is the change of the central values)";
 
 fn status_color(s: Status) -> &'static str {
     match s {
@@ -24,11 +72,11 @@ fn allowed(c: &GateCell) -> String {
 
 fn header(r: &GateReport) -> String {
     format!(
-        "gate: {} ({})\nbaseline {} run(s), candidate {} run(s){}; alpha {}, at least {} replicates a side, noise multiplier {}\nfamily: {}\n",
+        "gate: {} ({})\nbaseline {}, candidate {}{}; alpha {}, at least {} replicates a side, noise multiplier {}\nfamily: {}\n",
         r.outcome.as_str().to_uppercase(),
         r.summary,
-        r.baseline_runs,
-        r.candidate_runs,
+        plural(r.baseline_runs, "run"),
+        plural(r.candidate_runs, "run"),
         if r.include_first { ", run 1 kept" } else { "" },
         r.alpha,
         r.min_runs,
@@ -71,7 +119,7 @@ pub fn text(r: &GateReport, color: bool) -> String {
             percentile(c.cell.percentile).into(),
             num(c.cell.baseline).into(),
             num(c.cell.candidate).into(),
-            pct(c.cell.delta_pct).into(),
+            pct(tested_change(c)).into(),
             allowed(c).into(),
             c.cell
                 .noise_pct
@@ -82,6 +130,9 @@ pub fn text(r: &GateReport, color: bool) -> String {
         ]);
     }
     out.push_str(&render(rows, color));
+    out.push('\n');
+    out.push_str(DELTA_NOTE);
+    out.push('\n');
     out
 }
 
@@ -140,7 +191,7 @@ pub fn json(r: &GateReport) -> String {
     let doc = JsonReport {
         schema: 1,
         outcome: r.outcome,
-        exit_code: crate::cmd::gate::exit_code(r.outcome),
+        exit_code: crate::exit::exit_code(r.outcome),
         summary: &r.summary,
         alpha: r.alpha,
         min_runs: r.min_runs,
@@ -191,13 +242,40 @@ pub fn json(r: &GateReport) -> String {
     s
 }
 
-/// Markdown for a job summary or pull-request comment: gated cells in a table, the
-/// informational ones folded away.
-pub fn markdown(r: &GateReport) -> String {
+/// The commits of one side for Markdown: at most five, then how many more.
+fn commit_list(commits: &[String]) -> String {
+    const SHOWN: usize = 5;
+    if commits.is_empty() {
+        return "no commit tag".to_string();
+    }
+    let mut list: Vec<String> = commits
+        .iter()
+        .take(SHOWN)
+        .map(|c| format!("`{}`", md_cell(&c.chars().take(12).collect::<String>())))
+        .collect();
+    if commits.len() > SHOWN {
+        list.push(format!("{} more", commits.len() - SHOWN));
+    }
+    let noun = if commits.len() == 1 {
+        "commit"
+    } else {
+        "commits"
+    };
+    format!("{noun} {}", list.join(", "))
+}
+
+/// Markdown for a job summary or pull-request comment: which runs of which commits were
+/// compared, gated cells in a table with their units, the informational ones folded away.
+pub fn markdown(r: &GateReport, commits: &Commits) -> String {
     let mut out = format!(
-        "### bench-db gate: {}\n\n{}\n\n",
+        "### bench-db gate: {}\n\n{}\n\nCompared {} ({}) with {} ({}){}.\n\n",
         r.outcome.as_str(),
-        md_cell(&r.summary)
+        md_cell(&r.summary),
+        plural(r.baseline_runs, "baseline run"),
+        commit_list(&commits.baseline),
+        plural(r.candidate_runs, "candidate run"),
+        commit_list(&commits.candidate),
+        if r.include_first { ", run 1 kept" } else { "" },
     );
     let row = |c: &GateCell| {
         format!(
@@ -208,9 +286,9 @@ pub fn markdown(r: &GateReport) -> String {
             },
             md_cell(&c.cell.metric),
             percentile(c.cell.percentile),
-            num(c.cell.baseline),
-            num(c.cell.candidate),
-            pct(c.cell.delta_pct),
+            md_cell(&with_unit(c.cell.baseline, &c.cell.unit)),
+            md_cell(&with_unit(c.cell.candidate, &c.cell.unit)),
+            pct(tested_change(c)),
             allowed(c),
             p(c.p_adjusted_worse),
             md_cell(&c.reason)
@@ -223,6 +301,7 @@ pub fn markdown(r: &GateReport) -> String {
         for c in gated {
             out.push_str(&row(c));
         }
+        out.push_str(&format!("\n_{DELTA_NOTE}._\n"));
     }
     let info: Vec<&GateCell> = r
         .cells
@@ -231,8 +310,8 @@ pub fn markdown(r: &GateReport) -> String {
         .collect();
     if !info.is_empty() {
         out.push_str(&format!(
-            "\n<details><summary>{} cell(s) not gated</summary>\n\n{HEAD}",
-            info.len()
+            "\n<details><summary>{} not gated</summary>\n\n{HEAD}",
+            plural(info.len(), "cell")
         ));
         for c in info {
             out.push_str(&row(c));
@@ -288,7 +367,7 @@ pub fn junit(r: &GateReport) -> String {
             c.cell.name(),
             num(c.cell.baseline),
             num(c.cell.candidate),
-            pct(c.cell.delta_pct),
+            pct(tested_change(c)),
             allowed(c)
         );
         match c.status {
@@ -347,7 +426,7 @@ pub fn github(r: &GateReport) -> String {
                 c.cell.name(),
                 num(c.cell.baseline),
                 num(c.cell.candidate),
-                pct(c.cell.delta_pct),
+                pct(tested_change(c)),
                 allowed(c),
                 c.reason
             ))
@@ -419,7 +498,7 @@ mod tests {
         let outputs = [
             text(&r, false),
             json(&r),
-            markdown(&r),
+            markdown(&r, &Commits::default()),
             junit(&r),
             github(&r),
         ];
@@ -446,12 +525,62 @@ mod tests {
         assert_eq!(r.outcome, Outcome::Pass);
         insta::assert_snapshot!("pass_text", text(&r, false));
         insta::assert_snapshot!("pass_json", json(&r));
-        insta::assert_snapshot!("pass_markdown", markdown(&r));
+        insta::assert_snapshot!("pass_markdown", markdown(&r, &Commits::default()));
         let j = junit(&r);
         assert_valid_junit(&j);
         insta::assert_snapshot!("pass_junit", j);
         insta::assert_snapshot!("pass_github", github(&r));
         assert!(text(&r, true).contains("\x1b[32mpass\x1b[0m"));
+    }
+
+    /// The percentage in a reason ("better by 12.57%", "worse by +14.37%") is the one in
+    /// the delta column, up to the sign the reason words.
+    #[test]
+    fn the_delta_column_and_the_reason_state_one_number() {
+        for swapped in [false, true] {
+            let r = report(swapped);
+            let text = text(&r, false);
+            for c in r.gated() {
+                let row = text
+                    .lines()
+                    .find(|l| l.split_whitespace().nth(1) == Some(c.cell.metric.as_str()))
+                    .unwrap();
+                let delta = row.split_whitespace().nth(5).unwrap();
+                let magnitude = delta.trim_start_matches(['+', '-']);
+                let said = c
+                    .reason
+                    .split_once(" by ")
+                    .map(|(_, rest)| {
+                        rest.split(['%', ':'])
+                            .next()
+                            .unwrap()
+                            .trim_start_matches('+')
+                    })
+                    .unwrap();
+                assert_eq!(format!("{said}%"), magnitude, "{row}");
+            }
+        }
+    }
+
+    #[test]
+    fn markdown_names_commits_run_counts_and_units() {
+        let r = report(true);
+        let commits = Commits {
+            baseline: (0..7).map(|i| format!("{i}{}", "a".repeat(39))).collect(),
+            candidate: vec!["0123456789abcdef0123456789abcdef01234567".to_string()],
+        };
+        let md = markdown(&r, &commits);
+        assert!(
+            md.contains("Compared 1 baseline run (commits `0aaaaaaaaaaa`, `1aaaaaaaaaaa`, `2aaaaaaaaaaa`, `3aaaaaaaaaaa`, `4aaaaaaaaaaa`, 2 more) with 1 candidate run (commit `0123456789ab`)."),
+            "{md}"
+        );
+        // A ladder in microseconds: both values carry the unit.
+        let base = ladder_runs("end_to_end", "us", &[(99.0, &[10.0, 10.0, 10.0, 10.0])], 1);
+        let cand = ladder_runs("end_to_end", "us", &[(99.0, &[12.0, 12.0, 12.0, 12.0])], 1);
+        let r = gate(&base, &cand, &Policy::default(), &CompareOptions::default()).unwrap();
+        let md = markdown(&r, &Commits::of(&base, &cand));
+        assert!(md.contains("| 10.00 us | 12.00 us |"), "{md}");
+        assert!(md.contains("(no commit tag)"), "{md}");
     }
 
     #[test]

@@ -15,10 +15,10 @@ pub fn tables(series: &[History]) -> String {
         };
         let _ = writeln!(
             out,
-            "== {}{unit}: {} points, {} change point(s)",
+            "== {}{unit}: {}, {}",
             h.name(),
-            h.points.len(),
-            h.change_points.len()
+            crate::display::plural(h.points.len(), "point"),
+            crate::display::plural(h.change_points.len(), "change point")
         );
         let _ = writeln!(
             out,
@@ -103,7 +103,7 @@ mod tests {
             }],
         };
         let t = tables(&[h]);
-        assert!(t.starts_with("== jlbh / end_to_end p99 (us): 2 points, 1 change point(s)\n"));
+        assert!(t.starts_with("== jlbh / end_to_end p99 (us): 2 points, 1 change point\n"));
         let row = t.lines().find(|l| l.contains("bbbb")).unwrap();
         assert!(
             row.ends_with("<< +100.00% (10.000 -> 20.000, p=1.00e-5)"),

@@ -7,7 +7,7 @@ pub mod gate;
 pub mod history;
 pub mod table;
 
-pub use crate::display::{num, pct};
+pub use crate::display::{num, pct, plural};
 
 /// A percentile column (`99.9`, `-` for none).
 pub fn percentile(p: Option<f64>) -> String {
@@ -63,5 +63,8 @@ mod tests {
         assert_eq!(json_num(Some(3.3880000000000003)), Some(3.388));
         assert_eq!(json_num(Some(f64::NAN)), None);
         assert_eq!(md_cell("a|b"), "a\\|b");
+        assert_eq!(plural(1, "run"), "1 run");
+        assert_eq!(plural(0, "run"), "0 runs");
+        assert_eq!(plural(12, "change point"), "12 change points");
     }
 }

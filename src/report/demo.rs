@@ -73,6 +73,8 @@ impl Src<'_> {
             block_index: block,
             ingested_at: self.ingested_at.to_string(),
             run: Run {
+                bench: None,
+                config: Default::default(),
                 index,
                 first_line: 1,
                 last_line: 1,

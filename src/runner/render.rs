@@ -141,6 +141,8 @@ fn render_run(out: &mut Lines, set: &MeasuredSet, run: &MeasuredRun) -> Run {
     }
     let last_line = out.push(&rule());
     Run {
+        bench: None,
+        config: Default::default(),
         index: run.index,
         first_line,
         last_line,

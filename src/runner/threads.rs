@@ -354,6 +354,8 @@ pub fn to_block(cfg: &ThreadsConfig, points: &[ThreadsPoint], label: &str, cores
                 rt.stats.insert("mean".into(), p.rt.mean() / 1e6);
             }
             Run {
+                bench: None,
+                config: Default::default(),
                 index: i as u32 + 1,
                 first_line: 0,
                 last_line: 0,

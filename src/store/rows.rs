@@ -113,6 +113,9 @@ pub struct RunCols {
     pub params: String,
     /// JSON object.
     pub tags: String,
+    pub bench: Option<String>,
+    /// JSON array of `params` keys.
+    pub config: String,
 }
 
 impl RunCols {
@@ -131,6 +134,9 @@ impl RunCols {
                 .with_context(|| format!("run {id}: bad block index"))?,
             ingested_at: self.ingested_at,
             run: Run {
+                bench: self.bench,
+                config: serde_json::from_str(&self.config)
+                    .with_context(|| format!("run {id}: bad config"))?,
                 index: u32::try_from(self.run_index)
                     .with_context(|| format!("run {id}: bad index"))?,
                 first_line: self.first_line as u64,

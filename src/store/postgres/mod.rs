@@ -48,6 +48,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/postgres/0003_writer_keys.sql"),
         then: None,
     },
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0004_identity.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes on PostgreSQL.

@@ -136,7 +136,8 @@ fn load_chunk(
     let heads = c
         .query(
             "SELECT r.id, r.suite, r.label, s.format, s.path, s.id, b.id, b.idx, s.ingested_at,
-                    r.run_index, r.first_line, r.last_line, r.params, r.tags, b.printed
+                    r.run_index, r.first_line, r.last_line, r.params, r.tags, b.printed,
+                    r.bench, r.config
              FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
              WHERE r.id = ANY($1) ORDER BY r.id",
             &[&ids],
@@ -210,6 +211,8 @@ fn load_chunk(
             last_line: r.get(11),
             params: r.get(12),
             tags: r.get(13),
+            bench: r.get(15),
+            config: r.get(16),
         }
         .decode(printed)?;
         run.run.series = series.remove(&id).unwrap_or_default();

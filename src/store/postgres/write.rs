@@ -249,7 +249,7 @@ impl Writer {
 
         let mut run_w = copy(
             tx,
-            "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags)",
+            "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config)",
             &[
                 Type::INT8,
                 Type::INT8,
@@ -260,6 +260,8 @@ impl Writer {
                 Type::INT8,
                 Type::TEXT,
                 Type::TEXT,
+                Type::TEXT,
+                Type::TEXT,
             ],
         )?;
         let mut next_run = run_ids.iter();
@@ -268,6 +270,7 @@ impl Writer {
                 let id = next_run.next().expect("one id per run");
                 let params = json(&r.run.params);
                 let tags = json(&r.run.tags);
+                let config = json(&r.run.config);
                 run_w.write(&[
                     id,
                     block_id,
@@ -278,6 +281,8 @@ impl Writer {
                     &(r.run.last_line as i64),
                     &params,
                     &tags,
+                    &r.run.bench,
+                    &config,
                 ])?;
             }
         }

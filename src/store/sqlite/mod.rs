@@ -48,6 +48,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/0003_writer_keys.sql"),
         then: None,
     },
+    Migration {
+        sql: include_str!("../../../migrations/0004_identity.sql"),
+        then: None,
+    },
 ];
 
 /// Page size of the databases this binary creates.

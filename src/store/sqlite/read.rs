@@ -80,7 +80,7 @@ impl SqliteStore {
             "'[]'"
         };
         let sql = format!(
-            "SELECT {RUN_COLUMNS}, {points}, {printed_sql}
+            "SELECT {RUN_COLUMNS}, {points}, {printed_sql}, r.bench, r.config
              FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
              LEFT JOIN series se ON se.run_id = r.id
              {where_sql} ORDER BY r.id, se.id"
@@ -187,7 +187,7 @@ impl SqliteStore {
     }
 }
 
-/// The run part of a joined row (columns 0..14).
+/// The run part of a joined row (columns 0..14, 24 and 25).
 fn run_cols(r: &rusqlite::Row) -> rusqlite::Result<RunCols> {
     Ok(RunCols {
         id: r.get(0)?,
@@ -204,5 +204,7 @@ fn run_cols(r: &rusqlite::Row) -> rusqlite::Result<RunCols> {
         last_line: r.get(11)?,
         params: r.get(12)?,
         tags: r.get(13)?,
+        bench: r.get(24)?,
+        config: r.get(25)?,
     })
 }

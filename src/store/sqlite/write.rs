@@ -147,8 +147,8 @@ impl<'t> Writer<'t> {
                 "INSERT INTO block (source_id, idx, label, first_line, last_line, printed) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
             run: tx.prepare(
-                "INSERT INTO run (block_id, suite, label, run_index, first_line, last_line, params, tags)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO run (block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?,
             series: tx.prepare(
                 "INSERT INTO series (run_id, metric, display, unit, kind, sample_count, stats, value, points)
@@ -186,6 +186,8 @@ impl<'t> Writer<'t> {
                 r.run.last_line as i64,
                 serde_json::to_string(&r.run.params)?,
                 serde_json::to_string(&r.run.tags)?,
+                r.run.bench,
+                serde_json::to_string(&r.run.config)?,
             ])?;
             let run_id = self.tx.last_insert_rowid();
             for series in &r.run.series {

@@ -1,0 +1,19 @@
+-- bench-db schema, version 4, PostgreSQL dialect: which benchmark a run is, and which metadata a source was
+-- stored under.
+
+-- The benchmark's full name as its tool names it (JMH `package.Class.method`, Go
+-- `BenchmarkName/sub`, Criterion `group/function/value`, a hyperfine command); NULL for a
+-- format that names none. Never rewritten by a label.
+ALTER TABLE run ADD COLUMN bench text;
+-- JSON array: the keys of `params` that are the benchmark's configuration (JMH @Params,
+-- Go configuration lines, a target rate); what a run measured is not among them.
+ALTER TABLE run ADD COLUMN config text NOT NULL DEFAULT '[]';
+
+-- Hex SHA-256 of the run metadata the user gave at ingest (commit, branch, explicit tags,
+-- label, suite): the same bytes under other metadata are other runs. '' for sources stored
+-- before version 4.
+ALTER TABLE source ADD COLUMN identity text NOT NULL DEFAULT '';
+DROP INDEX source_sha256;
+-- Serves the idempotency check of ingest: the same content under the same metadata is
+-- "unchanged".
+CREATE UNIQUE INDEX source_content ON source (sha256, identity);
