@@ -58,10 +58,41 @@ fn direction(d: &Delta) -> Option<bool> {
 }
 
 fn page(title: &str, body: &str) -> String {
-    TEMPLATE
-        .replace("{{title}}", &escape(title))
-        .replace("{{css}}", CSS)
-        .replacen("{{body}}", body, 1)
+    fill(
+        TEMPLATE,
+        &[("title", &escape(title)), ("css", CSS), ("body", body)],
+    )
+}
+
+/// The template with each `{{name}}` replaced by its value, in one pass over the
+/// template: text already inserted is never scanned again, so a suite named `{{body}}`
+/// stays a title. Unknown slots are left as they are.
+fn fill(template: &str, slots: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + slots.iter().map(|s| s.1.len()).sum::<usize>());
+    let mut rest = template;
+    while let Some(open) = rest.find("{{") {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 2..];
+        let slot = after.find("}}").and_then(|close| {
+            let name = &after[..close];
+            slots
+                .iter()
+                .find(|s| s.0 == name)
+                .map(|s| (s.1, close + 2))
+        });
+        match slot {
+            Some((value, used)) => {
+                out.push_str(value);
+                rest = &after[used..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn figure(svg: Result<String>) -> String {
@@ -80,19 +111,7 @@ pub fn site(runs: &[StoredRun], comparisons: &[Comparison], opts: &Options) -> R
     for r in runs {
         suites.entry(r.suite.as_str()).or_default().push(r);
     }
-    let mut names: BTreeMap<&str, String> = BTreeMap::new();
-    let mut used: Vec<String> = Vec::new();
-    for s in suites.keys() {
-        let base = format!("suite-{}", fmt::slug(s));
-        let mut name = format!("{base}.html");
-        let mut k = 2;
-        while used.contains(&name) {
-            name = format!("{base}-{k}.html");
-            k += 1;
-        }
-        used.push(name.clone());
-        names.insert(s, name);
-    }
+    let names = page_names(suites.keys().copied());
     let mut files = vec![(
         "index.html".to_string(),
         index(&suites, &names, comparisons),
@@ -102,6 +121,43 @@ pub fn site(runs: &[StoredRun], comparisons: &[Comparison], opts: &Options) -> R
         files.extend(suite_page(suite, &names[suite], runs, &cmps, opts));
     }
     Ok(Site { files })
+}
+
+/// The longest file name the report writes, in bytes (file systems allow 255; a
+/// margin leaves room for the temporary names files are written through).
+pub const MAX_PAGE_NAME: usize = 100;
+/// The longest slug in a page name, so that `groups-SLUG-K.html` stays within
+/// [`MAX_PAGE_NAME`] too.
+const MAX_SLUG: usize = 64;
+
+/// Each suite's page name, `suite-SLUG.html`: bounded and unique. A slug cut to
+/// [`MAX_SLUG`] bytes, or one an earlier suite (in name order) already has, ends in the
+/// first 8 hex digits of the SHA-256 of the suite's whole name instead, so the name
+/// stays the same from one report to the next.
+fn page_names<'a>(suites: impl IntoIterator<Item = &'a str>) -> BTreeMap<&'a str, String> {
+    use sha2::Digest;
+    let mut names = BTreeMap::new();
+    let mut used = std::collections::HashSet::new();
+    for suite in suites {
+        let slug = fmt::slug(suite);
+        let mut stem = slug.clone();
+        if slug.len() > MAX_SLUG || used.contains(&format!("suite-{slug}.html")) {
+            let hash = sha2::Sha256::digest(suite.as_bytes());
+            // The slug is ASCII, so any byte is a character boundary.
+            let head = slug[..slug.len().min(MAX_SLUG - 9)].trim_end_matches('-');
+            stem = format!("{head}-{}", hex::encode(&hash[..4]));
+        }
+        let mut name = format!("suite-{stem}.html");
+        let mut k = 2;
+        while used.contains(&name) {
+            // Two names with the same hash prefix: never seen, but names stay unique.
+            name = format!("suite-{stem}-{k}.html");
+            k += 1;
+        }
+        used.insert(name.clone());
+        names.insert(suite, name);
+    }
+    names
 }
 
 fn index(
@@ -792,5 +848,43 @@ mod tests {
         assert_eq!(direction(&cell("ts.rt", "ms", -90.0, "inconclusive")), None);
         assert!(verdict_cell("inconclusive").contains("add runs"));
         assert_eq!(verdict_cell("same"), "<td>same</td>");
+    }
+
+    #[test]
+    fn page_names_are_bounded_unique_and_stable() {
+        let long = "x".repeat(300);
+        let suites = ["JLBH / tcp", "jlbh-tcp", "jlbh tcp", long.as_str(), "zk"];
+        let names = page_names(suites);
+        assert_eq!(names["JLBH / tcp"], "suite-jlbh-tcp.html");
+        assert_eq!(names["zk"], "suite-zk.html");
+        // Sorted, "JLBH / tcp" comes first and keeps the plain slug; the others that
+        // share it get their own hash.
+        assert!(names["jlbh tcp"].starts_with("suite-jlbh-tcp-"), "{names:?}");
+        assert_ne!(names["jlbh tcp"], names["jlbh-tcp"]);
+        let cut = &names[long.as_str()];
+        assert!(cut.starts_with("suite-xxxx") && cut.len() <= MAX_PAGE_NAME, "{cut}");
+        let mut all: Vec<&String> = names.values().collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), suites.len());
+        for name in names.values() {
+            assert!(name.len() <= MAX_PAGE_NAME);
+            let group = group_page_name(name, 10_000);
+            assert!(group.len() <= MAX_PAGE_NAME, "{group}");
+        }
+        assert_eq!(page_names(suites), names, "the same names every time");
+    }
+
+    #[test]
+    fn a_template_slot_in_a_name_stays_text() {
+        let html = page("Suite {{body}} {{css}}", "<p>BODY</p>");
+        let title = &html[html.find("<title>").unwrap()..html.find("</title>").unwrap()];
+        assert_eq!(title, "<title>Suite {{body}} {{css}}");
+        assert_eq!(html.matches("<p>BODY</p>").count(), 1);
+        assert_eq!(html.matches("<style>").count(), 1);
+        assert_eq!(
+            fill("a {{x}} {{y}} {{ {{x}}", &[("x", "{{y}}"), ("y", "Y")]),
+            "a {{y}} Y {{ {{y}}"
+        );
     }
 }

@@ -1,0 +1,309 @@
+//! Number formatting, in one place for `output/`, `report/`, `analysis/` and `cmd/`:
+//! numbers with significant digits, values with their units scaled (ns/µs/ms/s; K/M/G as
+//! the tool printed them), percentiles, p-values, signed percentages, table columns and
+//! JSON numbers. Pure functions; nothing else formats a number for people.
+
+/// Nanoseconds per unit for the time units tools print; `None` for other units.
+pub fn time_unit_ns(unit: &str) -> Option<f64> {
+    crate::analysis::units::seconds_per(unit).map(|s| s * 1e9)
+}
+
+/// A number with three significant digits at most, without trailing zeros.
+pub fn sig3(v: f64) -> String {
+    sig(v, 3)
+}
+
+/// A number with `digits` significant digits at most (all digits left of the point are
+/// kept), without trailing zeros, with a true minus sign.
+pub fn sig(v: f64, digits: usize) -> String {
+    if !v.is_finite() {
+        return "–".to_string();
+    }
+    let a = v.abs();
+    let s = if a == 0.0 {
+        return "0".to_string();
+    } else {
+        let mag = a.log10().floor() as i64;
+        let decimals = (digits as i64 - 1 - mag).max(0) as usize;
+        format!("{v:.decimals$}")
+    };
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    // A true minus sign reads better than a hyphen in tables and axes.
+    match s.strip_prefix('-') {
+        Some(rest) => format!("−{rest}"),
+        None => s,
+    }
+}
+
+/// A value with its unit, scaled for reading: time units move between ns, µs, ms
+/// and s; other units get a K/M/G suffix (`92.0K ops/s`, `1.3G`).
+pub fn human(v: f64, unit: &str) -> String {
+    human_sig(v, unit, 3)
+}
+
+/// How a tool scaled large numbers with K/M/G.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Prefixes {
+    /// K = 1000 (most tools).
+    #[default]
+    Decimal,
+    /// K = 1024: tsar's `printf_result` divides by 1024, so its `92.0K` is 94208.
+    Binary,
+}
+
+/// The prefixes a format's tool printed with, so values read back as in the log.
+pub fn prefixes_of(format: &str) -> Prefixes {
+    match format {
+        "tsar" => Prefixes::Binary,
+        _ => Prefixes::Decimal,
+    }
+}
+
+/// [`human`] with `digits` significant digits at most.
+pub fn human_sig(v: f64, unit: &str, digits: usize) -> String {
+    human_in(v, unit, digits, Prefixes::Decimal)
+}
+
+/// [`human_sig`] with the K/M/G of `prefixes` (time units always scale by 1000).
+pub fn human_in(v: f64, unit: &str, digits: usize, prefixes: Prefixes) -> String {
+    let sig3 = |v: f64| sig(v, digits);
+    if !v.is_finite() {
+        return "–".to_string();
+    }
+    if let Some(per) = time_unit_ns(unit) {
+        let ns = v * per;
+        let a = ns.abs();
+        let (scaled, u) = if a == 0.0 {
+            (0.0, unit_display(unit))
+        } else if a < 1e3 {
+            (ns, "ns")
+        } else if a < 1e6 {
+            (ns / 1e3, "µs")
+        } else if a < 1e9 {
+            (ns / 1e6, "ms")
+        } else {
+            (ns / 1e9, "s")
+        };
+        return format!("{} {u}", sig3(scaled));
+    }
+    let a = v.abs();
+    let k = match prefixes {
+        Prefixes::Decimal => 1e3,
+        Prefixes::Binary => 1024.0,
+    };
+    let (scaled, suffix) = if a >= 1e9 {
+        (v / (k * k * k), "G")
+    } else if a >= 1e6 {
+        (v / (k * k), "M")
+    } else if a >= 1e4 {
+        (v / k, "K")
+    } else {
+        (v, "")
+    };
+    let unit = unit.trim();
+    match unit {
+        "" => format!("{}{suffix}", sig3(scaled)),
+        "%" => format!("{}{suffix}%", sig3(scaled)),
+        u if u.starts_with('/') => format!("{}{suffix}{u}", sig3(scaled)),
+        u => format!("{}{suffix} {u}", sig3(scaled)),
+    }
+}
+
+/// An axis caption: the name alone for time units (the ticks carry µs, ms, s) and for
+/// unitless counts, else `name (unit)`; never an empty `()`.
+pub fn axis_caption(name: &str, unit: &str) -> String {
+    let unit = unit_display(unit);
+    if unit.is_empty() || time_unit_ns(unit).is_some() {
+        name.to_string()
+    } else {
+        format!("{name} ({unit})")
+    }
+}
+
+/// The unit as shown to people (`us` → `µs`).
+pub fn unit_display(unit: &str) -> &str {
+    match unit.trim() {
+        "us" | "μs" => "µs",
+        u => u,
+    }
+}
+
+/// A percentile as people name it: `50%`, `99.9%`, `max` for 100.
+pub fn percentile_name(p: f64) -> String {
+    if p >= 100.0 {
+        "max".to_string()
+    } else {
+        let s = format!("{p:.4}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        format!("{s}%")
+    }
+}
+
+/// A signed percentage with one decimal (`+2.5%`, `−12.6%`).
+pub fn signed_pct(v: f64) -> String {
+    if !v.is_finite() {
+        return "–".to_string();
+    }
+    if v < 0.0 {
+        format!("−{:.1}%", -v)
+    } else {
+        format!("+{v:.1}%")
+    }
+}
+
+/// A signed percentage as round as it is (`+25%`, `−0.5%`, `+1000%`), for axis ticks.
+pub fn signed_pct_round(v: f64) -> String {
+    if !v.is_finite() {
+        return "–".to_string();
+    }
+    let body = sig(v.abs(), 3);
+    if v < 0.0 {
+        format!("−{body}%")
+    } else {
+        format!("+{body}%")
+    }
+}
+
+/// A number for tables: four significant digits without exponent (`3.388`, `68.36`,
+/// `13467`); `-` for none.
+pub fn num(v: Option<f64>) -> String {
+    match v {
+        None => "-".to_string(),
+        Some(v) if !v.is_finite() => v.to_string(),
+        Some(0.0) => "0".to_string(),
+        Some(v) => {
+            let digits = 3 - v.abs().log10().floor() as i32;
+            format!("{v:.*}", digits.clamp(0, 6) as usize)
+        }
+    }
+}
+
+/// A percentile as a number without trailing zeros (`99`, `99.9`), as cell names and
+/// gate reasons print it.
+pub fn percentile_number(p: f64) -> String {
+    let s = format!("{p:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A percentile column (`99.9`, `-` for none).
+pub fn percentile(p: Option<f64>) -> String {
+    p.map_or("-".to_string(), percentile_number)
+}
+
+/// A p-value for people: four decimals, or `<0.0001`.
+pub fn p_value(p: f64) -> String {
+    if p < 1e-4 {
+        "<0.0001".to_string()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// A p-value column (`-` for none).
+pub fn p(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), p_value)
+}
+
+/// Three decimals for ordinary values, one from 100 000 up, an exponent below 0.01
+/// (`25.000`, `123456.8`, `1.000e-5`): the value column of `history`.
+pub fn fixed3(v: f64) -> String {
+    if v != 0.0 && v.abs() < 0.01 {
+        format!("{v:.3e}")
+    } else if v.abs() >= 100_000.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// Rounds to 15 significant digits (what an f64 holds exactly) for JSON, so binary
+/// noise (`3.3880000000000003`) does not leak into machine output.
+pub fn json_num(v: Option<f64>) -> Option<f64> {
+    let v = v.filter(|v| v.is_finite())?;
+    if v == 0.0 {
+        return Some(0.0);
+    }
+    format!("{v:.14e}").parse().ok()
+}
+
+/// A signed percentage with two decimals for tables (`-12.58%`); `-` for none.
+pub fn pct(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |v| format!("{v:+.2}%"))
+}
+
+/// A percentage with two decimals for tables (`13.91`); `-` for none.
+pub fn pct2(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_time_units() {
+        assert_eq!(human(62.46, "us"), "62.5 µs");
+        assert_eq!(human(1500.0, "us"), "1.5 ms");
+        assert_eq!(human(0.5, "us"), "500 ns");
+        assert_eq!(human(8.88, "ms"), "8.88 ms");
+        assert_eq!(human(2500.0, "ms"), "2.5 s");
+        assert_eq!(human(0.0, "us"), "0 µs");
+    }
+
+    #[test]
+    fn human_counts() {
+        assert_eq!(human(92_000.0, "ops/s"), "92K ops/s");
+        assert_eq!(human(1.3e9, ""), "1.3G");
+        assert_eq!(human(68.36, "%"), "68.4%");
+        assert_eq!(human(1234.0, ""), "1234");
+        assert_eq!(human(0.01234, ""), "0.0123");
+        assert_eq!(human(-40.0, "%"), "−40%");
+        // tsar's 92.0K is 92.0·1024 and reads back as printed.
+        assert_eq!(
+            human_in(92.0 * 1024.0, "req/s", 3, Prefixes::Binary),
+            "92K req/s"
+        );
+        assert_eq!(
+            human_in(1.3 * 1024f64.powi(3), "", 3, Prefixes::Binary),
+            "1.3G"
+        );
+    }
+
+    #[test]
+    fn percentiles_and_deltas() {
+        assert_eq!(percentile_name(50.0), "50%");
+        assert_eq!(percentile_name(99.99), "99.99%");
+        assert_eq!(percentile_name(99.997), "99.997%");
+        assert_eq!(percentile_name(100.0), "max");
+        assert_eq!(signed_pct(-12.58), "−12.6%");
+        assert_eq!(signed_pct(2.51), "+2.5%");
+    }
+
+    #[test]
+    fn table_numbers() {
+        assert_eq!(num(Some(3.388)), "3.388");
+        assert_eq!(num(Some(2.961_818)), "2.962");
+        assert_eq!(num(Some(68.36)), "68.36");
+        assert_eq!(num(Some(13467.0)), "13467");
+        assert_eq!(num(Some(0.012_34)), "0.01234");
+        assert_eq!(num(None), "-");
+        assert_eq!(pct(Some(2.5)), "+2.50%");
+        assert_eq!(json_num(Some(3.3880000000000003)), Some(3.388));
+        assert_eq!(json_num(Some(f64::NAN)), None);
+        assert_eq!(percentile(Some(99.9)), "99.9");
+        assert_eq!(percentile(Some(50.0)), "50");
+        assert_eq!(percentile(None), "-");
+        assert_eq!(p(Some(0.04567)), "0.0457");
+        assert_eq!(p(Some(1e-7)), "<0.0001");
+        assert_eq!(fixed3(25.0), "25.000");
+        assert_eq!(fixed3(123_456.78), "123456.8");
+        assert_eq!(fixed3(0.00001), "1.000e-5");
+        assert_eq!(pct(Some(-12.584)), "-12.58%");
+        assert_eq!(pct2(Some(13.914)), "13.91");
+        assert_eq!(pct2(None), "-");
+    }
+}
