@@ -1,8 +1,12 @@
 //! Runs as loaded back from the store, with their identity and provenance: what
 //! analysis, reports and exports consume. Pure data, no IO.
 
-use bench_db_parsers::{PrintedStat, Run, Series};
+use bench_db_parsers::{Data, PrintedStat, Run, Series};
 use serde::Serialize;
+
+/// How close two percentiles are to be the same one: a ladder's `99.9` may be parsed or
+/// computed as `99.90000000000001`.
+pub const PERCENTILE_TOLERANCE: f64 = 1e-9;
 
 /// One stored run.
 #[derive(Debug, Clone, Serialize)]
@@ -47,6 +51,43 @@ impl StoredRun {
     /// A numeric parameter.
     pub fn param_f64(&self, key: &str) -> Option<f64> {
         self.run.params.get(key).and_then(|p| p.as_f64())
+    }
+
+    /// The run's value of `metric` at percentile `p`, or its single value when `p` is
+    /// `None` (a time series' mean over time): the one reading every history, variation
+    /// table and chart makes of a run, so a chart never disagrees with the change points
+    /// computed for it. Percentiles match within [`PERCENTILE_TOLERANCE`]; a non-finite
+    /// value is no value.
+    pub fn value_at(&self, metric: &str, p: Option<f64>) -> Option<f64> {
+        let s = self.series(metric)?;
+        match (p, &s.data) {
+            (Some(p), _) => s
+                .ladder()?
+                .iter()
+                .find(|x| (x.percentile - p).abs() < PERCENTILE_TOLERANCE)?
+                .value,
+            (None, Data::Value { value }) => *value,
+            (None, Data::TimeSeries { .. }) => {
+                let pts = self.time_points(metric)?;
+                (!pts.is_empty()).then(|| pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64)
+            }
+            (None, _) => None,
+        }
+        .filter(|v| v.is_finite())
+    }
+
+    /// The finite (t, value) points of the run's time series `metric`, sorted by t.
+    pub fn time_points(&self, metric: &str) -> Option<Vec<(f64, f64)>> {
+        let Data::TimeSeries { points } = &self.series(metric)?.data else {
+            return None;
+        };
+        let mut pts: Vec<(f64, f64)> = points
+            .iter()
+            .filter_map(|p| p.value.filter(|v| v.is_finite()).map(|v| (p.t, v)))
+            .filter(|p| p.0.is_finite())
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Some(pts)
     }
 
     /// The key that groups runs for run-to-run variation: same suite, label and block.

@@ -110,17 +110,6 @@ fn counted(r: &StoredRun, later_runs: &HashMap<i64, bool>) -> bool {
     r.run.index != 1 || !later_runs.get(&r.block_id).copied().unwrap_or(false)
 }
 
-/// The run's value of a metric at a percentile (`None` = the single value).
-fn value_at(r: &StoredRun, metric: &str, p: Option<f64>) -> Option<f64> {
-    let s = r.series(metric)?;
-    match (p, &s.data) {
-        (None, Data::Value { value }) => *value,
-        (Some(p), _) => s.ladder()?.iter().find(|x| x.percentile == p)?.value,
-        _ => None,
-    }
-    .filter(|v| v.is_finite())
-}
-
 /// Median of a non-empty slice (mean of the two middle values when even).
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -254,7 +243,7 @@ impl<'o> HistoryBuilder<'o> {
                 continue;
             };
             for (p, cell) in e.percentiles.iter().zip(&mut e.cells) {
-                if let Some(v) = value_at(r, metric, *p) {
+                if let Some(v) = r.value_at(metric, *p) {
                     cell.push(r, v);
                 }
             }

@@ -8,11 +8,9 @@ use super::axis::{Axis, Reading, Scale, nice_ticks, value_axis};
 use super::chart::{self, Band, Line, LineChart};
 use super::fmt;
 use super::series::{MAX_POINTS, decimate};
-use super::timeseries::points_of;
 use crate::dataset::StoredRun;
 use crate::stats::variation::median_in_place;
 use anyhow::Result;
-use bench_db_parsers::Data;
 use std::collections::BTreeSet;
 
 /// Percentiles a history follows, when the ladder has them.
@@ -47,22 +45,6 @@ pub fn noise_band(values: &[f64]) -> Option<(f64, f64)> {
     let mut dev: Vec<f64> = v.iter().map(|x| (x - med).abs()).collect();
     let sigma = 1.4826 * median_in_place(&mut dev)?;
     Some((med - 2.0 * sigma, med + 2.0 * sigma))
-}
-
-fn value_of(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Option<f64> {
-    let s = run.series(metric)?;
-    match (&s.data, percentile) {
-        (Data::Ladder { points, .. } | Data::Histogram { points, .. }, Some(p)) => points
-            .iter()
-            .find(|lp| (lp.percentile - p).abs() < 1e-9)
-            .and_then(|lp| lp.value),
-        (Data::Value { value }, None) => *value,
-        (Data::TimeSeries { .. }, None) => {
-            let pts = points_of(run, metric)?;
-            (!pts.is_empty()).then(|| pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64)
-        }
-        _ => None,
-    }
 }
 
 /// One history per metric of the runs (one suite's), for metrics whose runs come
@@ -149,7 +131,7 @@ fn history_of(
     let lines: Vec<HistoryLine> = wanted
         .into_iter()
         .filter_map(|p| {
-            let values: Vec<Option<f64>> = with.iter().map(|r| value_of(r, metric, p)).collect();
+            let values: Vec<Option<f64>> = with.iter().map(|r| r.value_at(metric, p)).collect();
             let present: Vec<f64> = values.iter().flatten().copied().collect();
             if present.len() < 2 {
                 return None;

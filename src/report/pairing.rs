@@ -5,7 +5,7 @@
 
 use super::delta::{self, Delta};
 use super::fmt::{Prefixes, prefixes_of};
-use super::timeseries::{self, TimeSeriesInput};
+use super::timeseries::TimeSeriesInput;
 use crate::dataset::StoredRun;
 use std::collections::BTreeMap;
 
@@ -49,7 +49,7 @@ pub fn compare(
         let side = |runs: &[&StoredRun]| -> Vec<(f64, f64)> {
             let mut pts: Vec<(f64, f64)> = runs
                 .iter()
-                .filter_map(|r| timeseries::points_of(r, &s.metric))
+                .filter_map(|r| r.time_points(&s.metric))
                 .flatten()
                 .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));

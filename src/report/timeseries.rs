@@ -8,7 +8,6 @@ use super::fmt;
 use super::series::{MAX_POINTS, decimate};
 use crate::dataset::StoredRun;
 use anyhow::Result;
-use bench_db_parsers::Data;
 
 /// What a time-series chart draws.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,21 +23,6 @@ pub struct TimeSeriesInput {
     pub prefixes: fmt::Prefixes,
 }
 
-/// The (t, value) points of a run's time series `metric`, sorted by t.
-pub fn points_of(run: &StoredRun, metric: &str) -> Option<Vec<(f64, f64)>> {
-    let s = run.series(metric)?;
-    let Data::TimeSeries { points } = &s.data else {
-        return None;
-    };
-    let mut pts: Vec<(f64, f64)> = points
-        .iter()
-        .filter_map(|p| p.value.filter(|v| v.is_finite()).map(|v| (p.t, v)))
-        .filter(|p| p.0.is_finite())
-        .collect();
-    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    Some(pts)
-}
-
 /// One chart of `metric` with a line per run (named by label and run index).
 pub fn from_runs(runs: &[&StoredRun], metric: &str, elapsed: bool) -> Option<TimeSeriesInput> {
     let mut lines = Vec::new();
@@ -47,7 +31,7 @@ pub fn from_runs(runs: &[&StoredRun], metric: &str, elapsed: bool) -> Option<Tim
         .first()
         .map_or(fmt::Prefixes::Decimal, |r| fmt::prefixes_of(&r.format));
     for r in runs {
-        let Some(pts) = points_of(r, metric) else {
+        let Some(pts) = r.time_points(metric) else {
             continue;
         };
         if let Some(s) = r.series(metric) {
