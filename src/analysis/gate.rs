@@ -23,12 +23,12 @@
 //! so can never regress.
 
 use super::compare::{Cell, CompareOptions, prepare, test_family};
-use crate::numfmt::{p_value, percentile_number};
 pub use super::policy::{
     DEFAULT_ALPHA, DEFAULT_MIN_RUNS, DEFAULT_NOISE_MULTIPLIER, DEFAULT_THRESHOLD_PCT, GateError,
     Policy, Target, Term, Threshold, parse_max, parse_pct, parse_target,
 };
 use crate::dataset::StoredRun;
+use crate::numfmt::{p_value, percentile_number};
 use crate::stats::autocorr::ESS_FLOOR;
 use serde::Serialize;
 

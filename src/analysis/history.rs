@@ -84,7 +84,38 @@ pub struct History {
     pub change_points: Vec<Change>,
 }
 
+/// What a series follows: suite (and label when split by label), metric, percentile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    pub suite: String,
+    pub label: Option<String>,
+    pub metric: String,
+    pub percentile: Option<f64>,
+    pub unit: String,
+}
+
 impl History {
+    /// The series of `points` (in order) with the change points Otava's method finds
+    /// in their values.
+    pub fn from_points(
+        cell: Cell,
+        points: Vec<Point>,
+        opts: &Options,
+    ) -> Result<History, ChangePointError> {
+        let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+        let cps = change_point::compute_change_points(&values, opts)?;
+        let change_points = cps.iter().map(|c| Change::at(c, &points)).collect();
+        Ok(History {
+            suite: cell.suite,
+            label: cell.label,
+            metric: cell.metric,
+            percentile: cell.percentile,
+            unit: cell.unit,
+            points,
+            change_points,
+        })
+    }
+
     /// The points after the last change point (all of them when there is none).
     pub fn last_segment(&self) -> &[Point] {
         let from = self.change_points.last().map_or(0, |c| c.index);
@@ -264,19 +295,18 @@ impl<'o> HistoryBuilder<'o> {
                     if points.is_empty() {
                         continue;
                     }
-                    let values: Vec<f64> = points.iter().map(|p| p.value).collect();
-                    let cps =
-                        change_point::compute_change_points(&values, &self.opts.change_points)?;
-                    let change_points = cps.iter().map(|c| Change::at(c, &points)).collect();
-                    out.push(History {
+                    let cell = Cell {
                         suite: suite.clone(),
                         label: label.clone(),
                         metric: metric.clone(),
                         percentile: p,
                         unit: f.unit.clone(),
+                    };
+                    out.push(History::from_points(
+                        cell,
                         points,
-                        change_points,
-                    });
+                        &self.opts.change_points,
+                    )?);
                 }
             }
         }

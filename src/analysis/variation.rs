@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn one_run_left_has_no_variation() {
-        let runs: Vec<StoredRun> = crate::report::demo::runs()
+        let runs: Vec<StoredRun> = crate::analysis::demo::runs()
             .into_iter()
             .filter(|r| r.source_id == 1 && r.run.index <= 2)
             .collect();

@@ -1,11 +1,13 @@
 //! `bench-db report`: selects runs, compares the sides asked for (or one suite and label
-//! on two branches), builds the pages with `report::html` and writes them under `--out`.
-//! The only IO of the report.
+//! on two branches), builds the site model (`analysis::site`), draws its pages with
+//! `report::html` and writes them under `--out`, `index.html` last. The only IO of the
+//! report.
 
 use super::select::{resolve, select_some};
+use crate::analysis::{pairing, site, slo};
 use crate::cli::ReportArgs;
 use crate::dataset::StoredRun;
-use crate::report::{html, pairing, slo};
+use crate::report::html;
 use crate::selector::Selector;
 use crate::store::url::Target;
 use crate::store::{Db, Detail};
@@ -40,7 +42,8 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
     if runs.is_empty() {
         eprintln!("bench-db report: no runs selected; writing an empty report");
     }
-    let site = html::site(&runs, &comparisons, &html::Options { slo })?;
+    let model = site::build(&runs, &comparisons, &site::Options { slo });
+    let site = html::site(&model)?;
     write_site(&args.out, &site.files)?;
     if args.json {
         let doc = serde_json::json!({

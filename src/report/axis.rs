@@ -101,7 +101,11 @@ impl Axis {
 /// zero) or too wide for one (the width overflows) is marked at its two ends.
 pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     if !(lo.is_finite() && hi.is_finite()) {
-        return [lo, hi].into_iter().filter(|v| v.is_finite()).take(1).collect();
+        return [lo, hi]
+            .into_iter()
+            .filter(|v| v.is_finite())
+            .take(1)
+            .collect();
     }
     if hi <= lo {
         return vec![lo];
@@ -127,7 +131,11 @@ pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
         .map(|i| i as f64 * step)
         .filter(|t| t.is_finite())
         .collect();
-    if ticks.is_empty() { vec![lo, hi] } else { ticks }
+    if ticks.is_empty() {
+        vec![lo, hi]
+    } else {
+        ticks
+    }
 }
 
 /// The most ticks [`nice_ticks`] returns.
@@ -552,8 +560,14 @@ mod tests {
         ] {
             for (from_zero, allow_log) in [(true, true), (false, false)] {
                 let ax = value_axis("v", "us", values.clone(), from_zero, allow_log);
-                assert!(ax.lo.is_finite() && ax.hi.is_finite() && ax.lo < ax.hi, "{ax:?}");
-                assert!(!ax.ticks.is_empty() && ax.ticks.len() <= MAX_TICKS, "{ax:?}");
+                assert!(
+                    ax.lo.is_finite() && ax.hi.is_finite() && ax.lo < ax.hi,
+                    "{ax:?}"
+                );
+                assert!(
+                    !ax.ticks.is_empty() && ax.ticks.len() <= MAX_TICKS,
+                    "{ax:?}"
+                );
                 assert!(ax.ticks.iter().all(|t| t.0.is_finite()), "{ax:?}");
             }
         }
