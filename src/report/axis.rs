@@ -94,6 +94,32 @@ impl Axis {
     }
 }
 
+/// The least and greatest finite value, `(0, 1)` when there is none.
+fn finite_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.into_iter().filter(|v| v.is_finite()) {
+        min = min.min(v);
+        max = max.max(v);
+    }
+    if min.is_finite() {
+        (min, max)
+    } else {
+        (0.0, 1.0)
+    }
+}
+
+/// An axis of positions 1..=n (commits, runs in order), with these ticks.
+pub fn index_axis(caption: &str, n: usize, ticks: Vec<(f64, String)>) -> Axis {
+    Axis {
+        caption: caption.to_string(),
+        lo: 0.5,
+        hi: n as f64 + 0.5,
+        ticks,
+        scale: Scale::Linear,
+        reading: Reading::Plain,
+    }
+}
+
 /// Ticks on a 1-2-5 grid covering `[lo, hi]`, about `target` of them.
 ///
 /// Any finite range gets finite ticks, at most [`MAX_TICKS`] of them: a range too
@@ -171,14 +197,7 @@ pub fn value_axis_in(
     from_zero: bool,
     allow_log: bool,
 ) -> Axis {
-    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values.into_iter().filter(|v| v.is_finite()) {
-        min = min.min(v);
-        max = max.max(v);
-    }
-    if !min.is_finite() {
-        (min, max) = (0.0, 1.0);
-    }
+    let (min, max) = finite_range(values);
     let caption = caption.to_string();
     if allow_log && min > 0.0 && max / min > 100.0 {
         let (lo, hi) = (min.log10() - 0.05, max.log10() + 0.05);
@@ -408,14 +427,7 @@ fn finite_x(p: f64) -> f64 {
 /// A time axis over seconds: Unix times get `HH:MM` labels (UTC; with the date when the
 /// span crosses days), relative times get seconds.
 pub fn time_axis(values: impl IntoIterator<Item = f64>) -> Axis {
-    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values.into_iter().filter(|v| v.is_finite()) {
-        min = min.min(v);
-        max = max.max(v);
-    }
-    if !min.is_finite() {
-        (min, max) = (0.0, 1.0);
-    }
+    let (min, mut max) = finite_range(values);
     if max <= min {
         max = min + 60.0;
     }

@@ -5,7 +5,7 @@
 //! across suites. Draws [`ChangeSeries`] computed by the analysis; returns HTML/SVG
 //! strings.
 
-use super::axis::{Axis, Reading, Scale, value_axis};
+use super::axis::{index_axis, value_axis};
 use super::chart::{self, Band, Line, LineChart, Note};
 use super::fmt::{self, escape, human, signed_pct};
 use super::style::{self, Dash, Marker};
@@ -114,14 +114,7 @@ pub fn layout(cs: &ChangeSeries) -> LineChart {
         .step_by(every)
         .map(|i| ((i + 1) as f64, short(s.points[i].commit.as_deref())))
         .collect();
-    let x = Axis {
-        caption: "Commit, in time order".to_string(),
-        lo: 0.5,
-        hi: n as f64 + 0.5,
-        ticks,
-        scale: Scale::Linear,
-        reading: Reading::Plain,
-    };
+    let x = index_axis("Commit, in time order", n, ticks);
     let seg_from = n - s.last_segment().len();
     let band = cs.band;
     let caption = if fmt::time_unit_ns(&s.unit).is_some() || s.unit.is_empty() {

@@ -94,18 +94,14 @@ pub fn layout(input: &CurveInput) -> LineChart {
     }
     for (p, v) in &input.slo {
         if let Some(yv) = y.map(*v) {
-            lines.push(Line {
-                name: format!(
+            lines.push(Line::slo(
+                format!(
                     "SLO {}≤{}",
                     fmt::percentile_name(*p),
                     fmt::human(*v, &input.unit)
                 ),
-                points: vec![(x.lo, yv), (x.hi, yv)],
-                color: style::SLO,
-                dash: Dash::Dashed(10, 4),
-                marker: Marker::None,
-                width: 2,
-            });
+                vec![(x.lo, yv), (x.hi, yv)],
+            ));
         }
     }
     LineChart {

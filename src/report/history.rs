@@ -4,7 +4,7 @@
 //! at each percentile run after run in ingest order, with a noise band (median ±
 //! 2 robust standard deviations) so a step out of the band stands out.
 
-use super::axis::{Axis, Reading, Scale, nice_ticks, value_axis};
+use super::axis::{index_axis, nice_ticks, value_axis};
 use super::chart::{self, Band, Line, LineChart};
 use super::fmt;
 use super::series::{MAX_POINTS, decimate};
@@ -30,14 +30,7 @@ pub fn layout(input: &HistoryInput) -> LineChart {
         .filter(|t| t.fract() == 0.0)
         .map(|t| (t, format!("{t}")))
         .collect();
-    let x = Axis {
-        caption: "Run, in ingest order".to_string(),
-        lo: 0.5,
-        hi: n as f64 + 0.5,
-        ticks,
-        scale: Scale::Linear,
-        reading: Reading::Plain,
-    };
+    let x = index_axis("Run, in ingest order", n, ticks);
     let caption = fmt::axis_caption("Value", &input.unit);
     let y = value_axis(
         &caption,

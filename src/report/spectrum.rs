@@ -107,14 +107,7 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
                 });
             }
         }
-        lines.push(Line {
-            name: "SLO".to_string(),
-            points: slo_steps(&input.slo, &px, &y, px.axis.lo),
-            color: style::SLO,
-            dash: Dash::Dashed(10, 4),
-            marker: Marker::None,
-            width: 2,
-        });
+        lines.push(Line::slo("SLO", slo_steps(&input.slo, &px, &y, px.axis.lo)));
     }
     LineChart {
         title: input.title.clone(),
