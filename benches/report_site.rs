@@ -1,8 +1,9 @@
 //! Time to report 10,000 runs (target: under 2 s): the pages alone, and the whole
 //! `bench-db report` command over a database holding them (select, build, write).
 
+use bench_db::analysis::{demo, site};
 use bench_db::cli::ReportArgs;
-use bench_db::report::{demo, html};
+use bench_db::report::html;
 use bench_db::store::url::Target;
 use bench_db::store::{Db, Generated};
 use bench_db_parsers::Block;
@@ -13,12 +14,13 @@ use std::hint::black_box;
 fn report_10k(c: &mut Criterion) {
     let runs = demo::many(10_000);
     let comparisons = demo::comparisons(&runs);
-    let opts = html::Options::default();
+    let opts = site::Options::default();
     let mut group = c.benchmark_group("report");
     group.sample_size(10);
     group.bench_function("site_10k_runs", |b| {
         b.iter(|| {
-            html::site(black_box(&runs), black_box(&comparisons), &opts).map(|s| s.files.len())
+            let model = site::build(black_box(&runs), black_box(&comparisons), &opts);
+            html::site(&model).map(|s| s.files.len())
         })
     });
 

@@ -1,8 +1,12 @@
 //! Runs as loaded back from the store, with their identity and provenance: what
 //! analysis, reports and exports consume. Pure data, no IO.
 
-use bench_db_parsers::{PrintedStat, Run, Series};
+use bench_db_parsers::{Data, PrintedStat, Run, Series};
 use serde::Serialize;
+
+/// How close two percentiles are to be the same one: a ladder's `99.9` may be parsed or
+/// computed as `99.90000000000001`.
+pub const PERCENTILE_TOLERANCE: f64 = 1e-9;
 
 /// One stored run.
 #[derive(Debug, Clone, Serialize)]
@@ -49,8 +53,116 @@ impl StoredRun {
         self.run.params.get(key).and_then(|p| p.as_f64())
     }
 
+    /// The run's value of `metric` at percentile `p`, or its single value when `p` is
+    /// `None` (a time series' mean over time): the one reading every history, variation
+    /// table and chart makes of a run, so a chart never disagrees with the change points
+    /// computed for it. Percentiles match within [`PERCENTILE_TOLERANCE`]; a non-finite
+    /// value is no value.
+    pub fn value_at(&self, metric: &str, p: Option<f64>) -> Option<f64> {
+        let s = self.series(metric)?;
+        match (p, &s.data) {
+            (Some(p), _) => {
+                s.ladder()?
+                    .iter()
+                    .find(|x| (x.percentile - p).abs() < PERCENTILE_TOLERANCE)?
+                    .value
+            }
+            (None, Data::Value { value }) => *value,
+            (None, Data::TimeSeries { .. }) => {
+                let pts = self.time_points(metric)?;
+                (!pts.is_empty()).then(|| pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64)
+            }
+            (None, _) => None,
+        }
+        .filter(|v| v.is_finite())
+    }
+
+    /// The finite (t, value) points of the run's time series `metric`, sorted by t.
+    pub fn time_points(&self, metric: &str) -> Option<Vec<(f64, f64)>> {
+        let Data::TimeSeries { points } = &self.series(metric)?.data else {
+            return None;
+        };
+        let mut pts: Vec<(f64, f64)> = points
+            .iter()
+            .filter_map(|p| p.value.filter(|v| v.is_finite()).map(|v| (p.t, v)))
+            .filter(|p| p.0.is_finite())
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Some(pts)
+    }
+
     /// The key that groups runs for run-to-run variation: same suite, label and block.
     pub fn group_key(&self) -> (String, String, i64) {
         (self.suite.clone(), self.label.clone(), self.block_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_db_parsers::{LadderPoint, TimePoint};
+
+    fn run(series: Vec<Series>) -> StoredRun {
+        StoredRun {
+            id: 1,
+            suite: "s".into(),
+            label: String::new(),
+            format: "jlbh".into(),
+            source: "x".into(),
+            source_id: 1,
+            block_id: 1,
+            block_index: 0,
+            ingested_at: String::new(),
+            run: Run {
+                bench: None,
+                config: Default::default(),
+                index: 1,
+                first_line: 1,
+                last_line: 1,
+                params: Default::default(),
+                tags: Default::default(),
+                series,
+            },
+            printed: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn value_at_matches_percentiles_within_tolerance_and_skips_non_finite() {
+        let point = |percentile: f64, value: f64| LadderPoint {
+            percentile,
+            value: Some(value),
+            line_value: None,
+        };
+        let ladder = Data::Ladder {
+            count: None,
+            points: vec![
+                point(50.0, 20.0),
+                point(100.0 - 0.1 + 1e-12, 80.0),
+                point(100.0, f64::INFINITY),
+            ],
+        };
+        let times = Data::TimeSeries {
+            points: [(120.0, 3.0), (60.0, 1.0), (f64::NAN, 100.0)]
+                .iter()
+                .map(|&(t, v)| TimePoint { t, value: Some(v) })
+                .collect(),
+        };
+        let r = run(vec![
+            Series::new("rt", "rt", "us", ladder),
+            Series::new("ops", "ops", "", Data::Value { value: Some(7.0) }),
+            Series::new("cpu", "cpu", "%", times),
+        ]);
+        assert_eq!(r.value_at("rt", Some(50.0)), Some(20.0));
+        assert_eq!(r.value_at("rt", Some(99.9)), Some(80.0));
+        assert_eq!(r.value_at("rt", Some(99.0)), None);
+        assert_eq!(r.value_at("rt", Some(100.0)), None, "infinite is no value");
+        assert_eq!(r.value_at("rt", None), None);
+        assert_eq!(r.value_at("ops", None), Some(7.0));
+        assert_eq!(r.value_at("ops", Some(50.0)), None);
+        // A time series' value is its mean over the finite points.
+        assert_eq!(r.value_at("cpu", None), Some(2.0));
+        assert_eq!(r.time_points("cpu"), Some(vec![(60.0, 1.0), (120.0, 3.0)]));
+        assert_eq!(r.value_at("missing", None), None);
     }
 }

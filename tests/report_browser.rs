@@ -5,7 +5,8 @@
 //! set), whose script installs it.
 
 use crate::common::{Env, shared};
-use bench_db::report::{demo, html, slo};
+use bench_db::analysis::{demo, site, slo};
+use bench_db::report::html;
 use std::path::Path;
 use std::process::Command;
 
@@ -99,10 +100,10 @@ fn report_renders_in_chromium() {
     let dir = tempfile::tempdir().unwrap();
     let runs = demo::runs();
     let comparisons = demo::comparisons(&runs);
-    let opts = html::Options {
+    let opts = site::Options {
         slo: slo::parse("p50<=100us,p99<=800us,p99.99<=5ms").unwrap(),
     };
-    let site = html::site(&runs, &comparisons, &opts).unwrap();
+    let site = html::site(&site::build(&runs, &comparisons, &opts)).unwrap();
     for (name, text) in &site.files {
         std::fs::write(dir.path().join(name), text).unwrap();
     }
@@ -268,10 +269,10 @@ fn check_charts(files: &[(String, String)]) -> Result<usize, String> {
 #[test]
 fn demo_charts_are_drawn_readable_and_unit_bearing() {
     let runs = demo::runs();
-    let opts = html::Options {
+    let opts = site::Options {
         slo: slo::parse("p50<=100us,p99<=800us,p99.99<=5ms").unwrap(),
     };
-    let site = html::site(&runs, &demo::comparisons(&runs), &opts).unwrap();
+    let site = html::site(&site::build(&runs, &demo::comparisons(&runs), &opts)).unwrap();
     let charts = check_charts(&site.files).unwrap_or_else(|e| panic!("{e}"));
     assert!(charts >= 7, "{charts} charts");
 }

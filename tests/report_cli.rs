@@ -2,7 +2,7 @@
 //! exist and show the seeds' spectra, variation and before/after numbers. Skipped when
 //! ../shared is absent.
 
-use crate::common::{Env, shared};
+use crate::common::{Env, fixture, shared};
 
 #[test]
 fn report_of_the_seeds() {
@@ -155,4 +155,58 @@ fn branches_of_one_label_are_compared_and_nothing_else() {
         page.contains("branch=fast") && page.contains("branch=main"),
         "run tables show tags"
     );
+}
+
+/// Suite names no file system or template takes as they are: 240 characters, a
+/// template slot, a slug two suites share, and values whose range is subnormal. The
+/// report is written, every page name is short and linked from the index, and the
+/// slot stays text.
+#[test]
+fn hostile_suite_names_and_values_still_give_a_report() {
+    let env = Env::new();
+    let long = "a very long suite name ".repeat(11);
+    assert!(long.len() >= 240);
+    let wrk = std::fs::read(fixture("wrk/wrk-latency.txt")).unwrap();
+    for (i, suite) in [long.as_str(), "{{body}}", "Same name", "same-name"]
+        .into_iter()
+        .enumerate()
+    {
+        // Other bytes per suite: the same bytes again would be the same source.
+        let mut bytes = wrk.clone();
+        bytes.extend(std::iter::repeat_n(b'\n', i + 1));
+        let file = env.write(&format!("wrk-{i}.txt"), &bytes);
+        env.ok(&["ingest", &file, "--suite", suite]);
+    }
+    // A tiny range: 0 and the smallest subnormal (4.9e-324, written out), once a panic
+    // in the axis' ticks.
+    let tiny = env.write(
+        "tiny.txt",
+        format!(
+            "       Value   Percentile   TotalCount 1/(1-Percentile)\n\n       0.000     0.000000            1         1.00\n       0.000     0.500000            1         2.00\n  0.{}49     1.000000            2          inf\n",
+            "0".repeat(323)
+        )
+        .as_bytes(),
+    );
+    env.ok(&["ingest", &tiny, "--suite", "tiny"]);
+    let out = env.dir.path().join("r");
+    env.ok(&["report", "--out", &out.display().to_string()]);
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for name in &names {
+        assert!(name.len() <= 100, "{name}");
+        if name.starts_with("suite-") {
+            assert!(index.contains(&format!("href=\"{name}\"")), "{name}");
+        }
+    }
+    let suites = names.iter().filter(|n| n.starts_with("suite-")).count();
+    assert_eq!(suites, 5, "{names:?}");
+    let tiny = std::fs::read_to_string(out.join("suite-tiny.html")).unwrap();
+    assert!(tiny.contains("<svg") && !tiny.contains("Chart not drawn"));
+    let slot = names.iter().find(|n| *n == "suite-body.html").unwrap();
+    let page = std::fs::read_to_string(out.join(slot)).unwrap();
+    assert!(page.contains("<title>Suite {{body}}</title>"), "{page}");
 }

@@ -1,15 +1,16 @@
 //! Snapshot, determinism, size and escaping checks of the report's charts and pages,
-//! built from the synthetic runs in `report::demo`.
+//! built from the synthetic runs in `analysis::demo`.
 
-use bench_db::report::{curve, demo, history, html, shift, slo, spectrum, timeseries, variation};
+use bench_db::analysis::{charts, demo, site, slo};
+use bench_db::report::{curve, history, html, shift, spectrum, timeseries, variation};
 
 fn demo_site() -> html::Site {
     let runs = demo::runs();
     let comparisons = demo::comparisons(&runs);
-    let opts = html::Options {
+    let opts = site::Options {
         slo: slo::parse("p50<=100us,p99<=800us,p99.99<=5ms").unwrap(),
     };
-    html::site(&runs, &comparisons, &opts).unwrap()
+    html::site(&site::build(&runs, &comparisons, &opts)).unwrap()
 }
 
 fn suite_runs<'a>(
@@ -26,7 +27,7 @@ fn spectrum_snapshot() {
         .into_iter()
         .filter(|r| r.source_id == 1)
         .collect();
-    let input = spectrum::from_runs(&jlbh, "end_to_end", &[(99.0, 800.0)]).unwrap();
+    let input = charts::spectrum::from_runs(&jlbh, "end_to_end", &[(99.0, 800.0)]).unwrap();
     assert_eq!(input.runs.len(), 3);
     insta::assert_snapshot!(spectrum::render(&input).unwrap());
 }
@@ -42,7 +43,7 @@ fn curve_snapshot() {
         Some("p99<=800us"),
     )
     .unwrap();
-    let input = curve::from_curve(&c, "End to End", "/s").unwrap();
+    let input = charts::curve::from_curve(&c, "End to End", "/s").unwrap();
     // 5k and 20k msg/s; p90 is the median over three runs at each rate.
     assert_eq!(input.lines[1].points[0].throughput, 5000.0);
     assert!((input.lines[1].points[0].value - 62.46 * 1.04).abs() < 1e-9);
@@ -69,11 +70,11 @@ fn history_and_variation_snapshots() {
     let runs = demo::runs();
     let jlbh = suite_runs(&runs, "jlbh");
     // 20k and 5k msg/s are different experiments: no history mixes them.
-    assert!(history::from_runs(&jlbh).is_empty());
+    assert!(charts::history::from_runs(&jlbh).is_empty());
     // Three sources of one experiment per rate: one history per rate.
     let load = demo::many(300);
     let load: Vec<_> = load.iter().collect();
-    let hist = history::from_runs(&load);
+    let hist = charts::history::from_runs(&load);
     assert_eq!(hist.len(), 3, "one per target rate");
     assert!(
         hist[0].title.starts_with("5000/s · End to End"),
@@ -81,7 +82,7 @@ fn history_and_variation_snapshots() {
         hist[0].title
     );
     insta::assert_snapshot!("history", history::render(&hist[0]).unwrap());
-    let table = variation::from_runs(&jlbh);
+    let table = charts::variation::from_runs(&jlbh);
     // Seed 000's 50th percentile, runs 2 and 3: 41.98 and 33.79 → 13.91.
     assert_eq!(
         format!("{:.2}", table.groups[0].rows[0].cells[0].unwrap()),
@@ -130,7 +131,8 @@ fn labels_from_input_are_escaped_everywhere() {
 #[test]
 fn ten_thousand_runs_stay_bounded() {
     let runs = demo::many(10_000);
-    let site = html::site(&runs, &demo::comparisons(&runs), &html::Options::default()).unwrap();
+    let model = site::build(&runs, &demo::comparisons(&runs), &site::Options::default());
+    let site = html::site(&model).unwrap();
     for (name, text) in &site.files {
         for svg in text.split("<svg").skip(1) {
             let len = svg.find("</svg>").unwrap_or(svg.len());

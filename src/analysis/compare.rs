@@ -33,6 +33,7 @@
 use super::polarity::{Kind, Polarity, kind, known_polarity};
 use super::samples::{CellKey, Shape, SideCell, gather, gather_per_run};
 use crate::dataset::StoredRun;
+use crate::numfmt::percentile_number;
 use crate::stats::autocorr::series_test;
 use crate::stats::correction::holm;
 use crate::stats::describe::{mean, median};
@@ -211,7 +212,7 @@ impl Cell {
     /// `metric` or `metric@percentile`.
     pub fn name(&self) -> String {
         match self.percentile {
-            Some(p) => format!("{}@{}", self.metric, fmt_percentile(p)),
+            Some(p) => format!("{}@{}", self.metric, percentile_number(p)),
             None => self.metric.clone(),
         }
     }
@@ -223,21 +224,6 @@ impl Cell {
             (Some(b), Some(c)) => b.min(c),
             _ => self.n_baseline.min(self.n_candidate) as f64,
         }
-    }
-}
-
-/// A percentile printed without trailing zeros (`99`, `99.9`).
-pub fn fmt_percentile(p: f64) -> String {
-    let s = format!("{p:.6}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-/// A p-value for people: four decimals, or `<0.0001`.
-pub fn fmt_p(p: f64) -> String {
-    if p < 1e-4 {
-        "<0.0001".to_string()
-    } else {
-        format!("{p:.4}")
     }
 }
 
@@ -494,7 +480,7 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
         if run_members > 0 {
             description.push(format!(
                 "step-down max-T over {}, {} {} of {} baseline and {} candidate runs",
-                crate::display::plural(run_members, "cell"),
+                crate::numfmt::plural(run_members, "cell"),
                 f.rearrangements,
                 if f.method == Method::ExactPermutation {
                     "rearrangements (all)"

@@ -22,13 +22,13 @@
 //! gate, or an empty side) → undecided; else pass. Identical sides have a zero delta and
 //! so can never regress.
 
-use super::compare::{Cell, CompareOptions, fmt_p, fmt_percentile, prepare, test_family};
+use super::compare::{Cell, CompareOptions, prepare, test_family};
 pub use super::policy::{
     DEFAULT_ALPHA, DEFAULT_MIN_RUNS, DEFAULT_NOISE_MULTIPLIER, DEFAULT_THRESHOLD_PCT, GateError,
     Policy, Target, Term, Threshold, parse_max, parse_pct, parse_target,
 };
 use crate::dataset::StoredRun;
-use crate::display::plural;
+use crate::numfmt::{p_value, percentile_number, plural};
 use crate::stats::autocorr::ESS_FLOOR;
 use serde::Serialize;
 
@@ -238,7 +238,7 @@ fn present(cells: &[Cell]) -> String {
     names.dedup();
     let mut pcts: Vec<String> = cells
         .iter()
-        .filter_map(|c| c.percentile.map(|p| format!("p{}", fmt_percentile(p))))
+        .filter_map(|c| c.percentile.map(|p| format!("p{}", percentile_number(p))))
         .collect();
     pcts.sort();
     pcts.dedup();
@@ -321,13 +321,13 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
                 cell.n_baseline,
                 cell.n_candidate,
                 policy.alpha,
-                fmt_p(floor)
+                p_value(floor)
             );
             return mk(cell, Status::Undecided, reason);
         }
     }
     let significant = p_adj.is_some_and(|p| p < policy.alpha);
-    let p_txt = p_adj.map_or("n/a".to_string(), fmt_p);
+    let p_txt = p_adj.map_or("n/a".to_string(), p_value);
     // Below this many effective samples the series test no longer holds its level.
     let mk = |cell: Cell, status, reason: String| {
         if cell.ess_baseline.is_some() && count < ESS_FLOOR {

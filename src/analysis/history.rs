@@ -84,7 +84,38 @@ pub struct History {
     pub change_points: Vec<Change>,
 }
 
+/// What a series follows: suite (and label when split by label), metric, percentile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    pub suite: String,
+    pub label: Option<String>,
+    pub metric: String,
+    pub percentile: Option<f64>,
+    pub unit: String,
+}
+
 impl History {
+    /// The series of `points` (in order) with the change points Otava's method finds
+    /// in their values.
+    pub fn from_points(
+        cell: Cell,
+        points: Vec<Point>,
+        opts: &Options,
+    ) -> Result<History, ChangePointError> {
+        let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+        let cps = change_point::compute_change_points(&values, opts)?;
+        let change_points = cps.iter().map(|c| Change::at(c, &points)).collect();
+        Ok(History {
+            suite: cell.suite,
+            label: cell.label,
+            metric: cell.metric,
+            percentile: cell.percentile,
+            unit: cell.unit,
+            points,
+            change_points,
+        })
+    }
+
     /// The points after the last change point (all of them when there is none).
     pub fn last_segment(&self) -> &[Point] {
         let from = self.change_points.last().map_or(0, |c| c.index);
@@ -108,17 +139,6 @@ impl History {
 /// Whether a run counts (the warm-up rule).
 fn counted(r: &StoredRun, later_runs: &HashMap<i64, bool>) -> bool {
     r.run.index != 1 || !later_runs.get(&r.block_id).copied().unwrap_or(false)
-}
-
-/// The run's value of a metric at a percentile (`None` = the single value).
-fn value_at(r: &StoredRun, metric: &str, p: Option<f64>) -> Option<f64> {
-    let s = r.series(metric)?;
-    match (p, &s.data) {
-        (None, Data::Value { value }) => *value,
-        (Some(p), _) => s.ladder()?.iter().find(|x| x.percentile == p)?.value,
-        _ => None,
-    }
-    .filter(|v| v.is_finite())
 }
 
 /// Median of a non-empty slice (mean of the two middle values when even).
@@ -256,7 +276,7 @@ impl<'o> HistoryBuilder<'o> {
                 continue;
             };
             for (p, cell) in e.percentiles.iter().zip(&mut e.cells) {
-                if let Some(v) = value_at(r, metric, *p) {
+                if let Some(v) = r.value_at(metric, *p) {
                     cell.push(r, v);
                 }
             }
@@ -277,19 +297,18 @@ impl<'o> HistoryBuilder<'o> {
                     if points.is_empty() {
                         continue;
                     }
-                    let values: Vec<f64> = points.iter().map(|p| p.value).collect();
-                    let cps =
-                        change_point::compute_change_points(&values, &self.opts.change_points)?;
-                    let change_points = cps.iter().map(|c| Change::at(c, &points)).collect();
-                    out.push(History {
+                    let cell = Cell {
                         suite: suite.clone(),
                         label: label.clone(),
                         metric: metric.clone(),
                         percentile: p,
                         unit: f.unit.clone(),
+                    };
+                    out.push(History::from_points(
+                        cell,
                         points,
-                        change_points,
-                    });
+                        &self.opts.change_points,
+                    )?);
                 }
             }
         }

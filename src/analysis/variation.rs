@@ -69,7 +69,7 @@ pub fn variation<R: Borrow<StoredRun>>(
         for (name, display, unit) in metrics_of(&members, metric) {
             for p in percentiles_of(&members, &name) {
                 let values: Vec<Option<f64>> =
-                    members.iter().map(|r| value_at(r, &name, p)).collect();
+                    members.iter().map(|r| r.value_at(&name, p)).collect();
                 let included: Vec<f64> = members
                     .iter()
                     .zip(&values)
@@ -147,22 +147,13 @@ fn percentiles_of(members: &[&StoredRun], metric: &str) -> Vec<Option<f64>> {
     out
 }
 
-fn value_at(r: &StoredRun, metric: &str, p: Option<f64>) -> Option<f64> {
-    let s = r.series(metric)?;
-    match (p, &s.data) {
-        (None, Data::Value { value }) => *value,
-        (Some(p), _) => s.ladder()?.iter().find(|x| x.percentile == p)?.value,
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn one_run_left_has_no_variation() {
-        let runs: Vec<StoredRun> = crate::report::demo::runs()
+        let runs: Vec<StoredRun> = crate::analysis::demo::runs()
             .into_iter()
             .filter(|r| r.source_id == 1 && r.run.index <= 2)
             .collect();

@@ -32,7 +32,7 @@ pub fn run(db: &Target, args: &CalibrateArgs) -> Result<u8> {
             "bench-db calibrate: skipped {} / {}: {}, {}",
             s.suite,
             s.label,
-            crate::display::plural(s.runs, "run"),
+            crate::numfmt::plural(s.runs, "run"),
             s.reason
         );
     }
@@ -107,8 +107,8 @@ fn json(c: &Calibration) -> String {
 fn text(c: &Calibration) -> String {
     let mut out = format!(
         "calibrate: {} in {}: rate {} [{}, {}] (95% Wilson), policy alpha {}\n",
-        crate::display::plural(c.alarms, "false alarm"),
-        crate::display::plural(c.trials, "A/A split"),
+        crate::numfmt::plural(c.alarms, "false alarm"),
+        crate::numfmt::plural(c.trials, "A/A split"),
         rate(c.alarm_rate),
         rate(c.alarm_ci_low),
         rate(c.alarm_ci_high),

@@ -1,11 +1,13 @@
 //! `bench-db report`: selects runs, compares the sides asked for (or one suite and label
-//! on two branches), builds the pages with `report::html` and writes them under `--out`.
-//! The only IO of the report.
+//! on two branches), builds the site model (`analysis::site`), draws its pages with
+//! `report::html` and writes them under `--out`, `index.html` last. The only IO of the
+//! report.
 
 use super::select::select_some;
+use crate::analysis::{pairing, site, slo};
 use crate::cli::{ReportArgs, Sides};
 use crate::dataset::StoredRun;
-use crate::report::{html, pairing, slo};
+use crate::report::html;
 use crate::selector::Selector;
 use crate::store::url::Target;
 use crate::store::{Db, Detail};
@@ -43,14 +45,9 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
     if runs.is_empty() {
         eprintln!("bench-db report: no runs selected; writing an empty report");
     }
-    let site = html::site(&runs, &comparisons, &html::Options { slo })?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    for (name, text) in &site.files {
-        let path = args.out.join(name);
-        write_atomically(&path, text.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
+    let model = site::build(&runs, &comparisons, &site::Options { slo });
+    let site = html::site(&model)?;
+    write_site(&args.out, &site.files)?;
     if args.output.json() {
         let doc = serde_json::json!({
             "schema": 1,
@@ -68,6 +65,19 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
         println!("{}", args.out.join("index.html").display());
     }
     Ok(crate::exit::OK)
+}
+
+/// Writes the pages under `out`, `index.html` last: a report stopped by an error (a
+/// full disk) never leaves an index linking to pages that were not written.
+fn write_site(out: &Path, files: &[(String, String)]) -> Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let (index, pages): (Vec<_>, Vec<_>) = files.iter().partition(|f| f.0 == "index.html");
+    for (name, text) in pages.into_iter().chain(index) {
+        let path = out.join(name);
+        write_atomically(&path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Writes `path` through a temporary file beside it and a rename, so an interrupted
@@ -99,4 +109,35 @@ fn load(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
 
 fn refs(runs: &[StoredRun]) -> Vec<&StoredRun> {
     runs.iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_is_written_after_every_page() {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<(String, String)> = ["index.html", "suite-a.html", "suite-b.html"]
+            .iter()
+            .map(|n| (n.to_string(), format!("<p>{n}</p>")))
+            .collect();
+        // suite-b.html cannot be written: a directory holds its name.
+        std::fs::create_dir_all(dir.path().join("suite-b.html/x")).unwrap();
+        let err = write_site(dir.path(), &files).unwrap_err();
+        assert!(format!("{err:#}").contains("suite-b.html"), "{err:#}");
+        assert!(!dir.path().join("index.html").exists());
+        assert!(dir.path().join("suite-a.html").exists());
+        // No temporary file is left behind.
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+
+        std::fs::remove_dir_all(dir.path().join("suite-b.html")).unwrap();
+        write_site(dir.path(), &files).unwrap();
+        let index = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+        assert_eq!(index, "<p>index.html</p>");
+    }
 }

@@ -73,10 +73,7 @@ pub fn loopback(db: &Target, args: &LoopbackArgs) -> anyhow::Result<u8> {
             args.label.as_deref(),
             &tags,
         )?;
-        eprintln!(
-            "stored {} in {db}",
-            crate::display::plural(ids.len(), "run")
-        );
+        eprintln!("stored {} in {db}", crate::numfmt::plural(ids.len(), "run"));
     }
     Ok(exit::OK)
 }
@@ -120,10 +117,7 @@ pub fn threads(db: &Target, args: &ThreadsArgs) -> anyhow::Result<u8> {
             args.label.as_deref(),
             &tags,
         )?;
-        eprintln!(
-            "stored {} in {db}",
-            crate::display::plural(ids.len(), "run")
-        );
+        eprintln!("stored {} in {db}", crate::numfmt::plural(ids.len(), "run"));
     }
     Ok(exit::OK)
 }

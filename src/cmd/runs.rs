@@ -164,7 +164,7 @@ fn values(r: &StoredRun) -> String {
         .series
         .iter()
         .filter_map(|s| match s.data {
-            Data::Value { value } => Some(format!("{}={}", s.metric, crate::display::num(value))),
+            Data::Value { value } => Some(format!("{}={}", s.metric, crate::numfmt::num(value))),
             _ => None,
         })
         .collect();

@@ -153,5 +153,5 @@ fn percentile_label(p: Option<f64>) -> String {
 }
 
 fn opt(v: Option<f64>) -> String {
-    crate::display::pct2(v)
+    crate::numfmt::pct2(v)
 }

@@ -2,6 +2,7 @@
 //! point after the change with the step's size and p-value.
 
 use crate::analysis::history::History;
+use crate::numfmt::fixed3 as num;
 use std::fmt::Write;
 
 /// The human tables of `bench-db history`.
@@ -17,8 +18,8 @@ pub fn tables(series: &[History]) -> String {
             out,
             "== {}{unit}: {}, {}",
             h.name(),
-            crate::display::plural(h.points.len(), "point"),
-            crate::display::plural(h.change_points.len(), "change point")
+            crate::numfmt::plural(h.points.len(), "point"),
+            crate::numfmt::plural(h.change_points.len(), "change point")
         );
         let _ = writeln!(
             out,
@@ -57,17 +58,6 @@ pub fn tables(series: &[History]) -> String {
         out.push_str("no runs with percentile or value series selected\n");
     }
     out
-}
-
-/// Four significant digits at least, no exponent for ordinary latencies.
-fn num(v: f64) -> String {
-    if v != 0.0 && v.abs() < 0.01 {
-        format!("{v:.3e}")
-    } else if v.abs() >= 100_000.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
-    }
 }
 
 #[cfg(test)]

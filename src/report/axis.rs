@@ -94,22 +94,78 @@ impl Axis {
     }
 }
 
+/// The least and greatest finite value, `(0, 1)` when there is none.
+fn finite_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.into_iter().filter(|v| v.is_finite()) {
+        min = min.min(v);
+        max = max.max(v);
+    }
+    if min.is_finite() {
+        (min, max)
+    } else {
+        (0.0, 1.0)
+    }
+}
+
+/// An axis of positions 1..=n (commits, runs in order), with these ticks.
+pub fn index_axis(caption: &str, n: usize, ticks: Vec<(f64, String)>) -> Axis {
+    Axis {
+        caption: caption.to_string(),
+        lo: 0.5,
+        hi: n as f64 + 0.5,
+        ticks,
+        scale: Scale::Linear,
+        reading: Reading::Plain,
+    }
+}
+
 /// Ticks on a 1-2-5 grid covering `[lo, hi]`, about `target` of them.
+///
+/// Any finite range gets finite ticks, at most [`MAX_TICKS`] of them: a range too
+/// small for a 1-2-5 step to exist (subnormal widths, where the step underflows to
+/// zero) or too wide for one (the width overflows) is marked at its two ends.
 pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
-    if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return [lo, hi]
+            .into_iter()
+            .filter(|v| v.is_finite())
+            .take(1)
+            .collect();
+    }
+    if hi <= lo {
         return vec![lo];
     }
-    let raw = (hi - lo) / target.max(1) as f64;
+    let n = target.max(1) as f64;
+    let mut raw = (hi - lo) / n;
+    if !raw.is_finite() {
+        // The width overflows; halves of the ends do not.
+        raw = hi / n - lo / n;
+    }
     let mag = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
         .map(|m| m * mag)
         .find(|s| *s >= raw)
         .unwrap_or(10.0 * mag);
-    let first = (lo / step).ceil() as i64;
-    let last = (hi / step).floor() as i64;
-    (first..=last).map(|i| i as f64 * step).collect()
+    let (first, last) = ((lo / step).ceil(), (hi / step).floor());
+    let grid = step.is_normal() && first.is_finite() && last.is_finite() && last >= first;
+    if !grid || last - first >= MAX_TICKS as f64 || first.abs().max(last.abs()) > 2f64.powi(53) {
+        return vec![lo, hi];
+    }
+    let ticks: Vec<f64> = (first as i64..=last as i64)
+        .map(|i| i as f64 * step)
+        .filter(|t| t.is_finite())
+        .collect();
+    if ticks.is_empty() {
+        vec![lo, hi]
+    } else {
+        ticks
+    }
 }
+
+/// The most ticks [`nice_ticks`] returns.
+pub const MAX_TICKS: usize = 64;
 
 /// A value axis over the given data: linear from zero (or the data minimum when
 /// `from_zero` is false), or log10 when `allow_log` and the data span over two decades,
@@ -141,23 +197,25 @@ pub fn value_axis_in(
     from_zero: bool,
     allow_log: bool,
 ) -> Axis {
-    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values.into_iter().filter(|v| v.is_finite()) {
-        min = min.min(v);
-        max = max.max(v);
-    }
-    if !min.is_finite() {
-        (min, max) = (0.0, 1.0);
-    }
+    let (min, max) = finite_range(values);
     let caption = caption.to_string();
     if allow_log && min > 0.0 && max / min > 100.0 {
         let (lo, hi) = (min.log10() - 0.05, max.log10() + 0.05);
+        let (first, last) = (lo.floor() as i32, hi.ceil() as i32);
+        // 1, 2 and 5 in every decade, or powers of ten alone (every k-th decade) when
+        // those would be more than MAX_TICKS.
+        let decades = (last - first + 1) as usize;
+        let (marks, every): (&[f64], usize) = if 3 * decades <= MAX_TICKS {
+            (&[1.0, 2.0, 5.0], 1)
+        } else {
+            (&[1.0], decades.div_ceil(MAX_TICKS))
+        };
         let mut ticks = Vec::new();
-        for dec in (lo.floor() as i32)..=(hi.ceil() as i32) {
-            for m in [1.0, 2.0, 5.0] {
+        for dec in (first..=last).step_by(every) {
+            for m in marks {
                 let v = m * 10f64.powi(dec);
                 let x = v.log10();
-                if x >= lo && x <= hi {
+                if x >= lo && x <= hi && v.is_finite() && v > 0.0 {
                     ticks.push((x, v));
                 }
             }
@@ -174,13 +232,28 @@ pub fn value_axis_in(
     let mut lo = if from_zero { min.min(0.0) } else { min };
     let mut hi = max;
     if hi <= lo {
-        let pad = if hi == 0.0 { 1.0 } else { hi.abs() * 0.1 };
-        lo -= pad;
-        hi += pad;
+        // At least the smallest normal number, so a subnormal value still spans a range.
+        let pad = if hi == 0.0 {
+            1.0
+        } else {
+            (hi.abs() * 0.1).max(f64::MIN_POSITIVE)
+        };
+        lo = (lo - pad).max(f64::MIN);
+        hi = (hi + pad).min(f64::MAX);
     }
-    let pad = (hi - lo) * 0.05;
-    let hi = hi + pad;
-    let lo = if from_zero && lo >= 0.0 { lo } else { lo - pad };
+    let width = hi - lo;
+    // A width beyond f64 (from −MAX to MAX) is padded by a share of its halves.
+    let pad = if width.is_finite() {
+        width * 0.05
+    } else {
+        (hi / 2.0 - lo / 2.0) * 0.1
+    };
+    let hi = (hi + pad).min(f64::MAX);
+    let lo = if from_zero && lo >= 0.0 {
+        lo
+    } else {
+        (lo - pad).max(f64::MIN)
+    };
     let step = match prefixes {
         fmt::Prefixes::Binary if fmt::time_unit_ns(unit).is_none() => {
             let top = lo.abs().max(hi.abs());
@@ -354,14 +427,7 @@ fn finite_x(p: f64) -> f64 {
 /// A time axis over seconds: Unix times get `HH:MM` labels (UTC; with the date when the
 /// span crosses days), relative times get seconds.
 pub fn time_axis(values: impl IntoIterator<Item = f64>) -> Axis {
-    let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values.into_iter().filter(|v| v.is_finite()) {
-        min = min.min(v);
-        max = max.max(v);
-    }
-    if !min.is_finite() {
-        (min, max) = (0.0, 1.0);
-    }
+    let (min, mut max) = finite_range(values);
     if max <= min {
         max = min + 60.0;
     }
@@ -426,6 +492,7 @@ pub fn time_axis(values: impl IntoIterator<Item = f64>) -> Axis {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn percentile_positions() {
@@ -487,6 +554,65 @@ mod tests {
                 "{:?}",
                 ax.ticks
             );
+        }
+    }
+
+    #[test]
+    fn tiny_huge_and_empty_ranges_get_bounded_ticks() {
+        // The smallest subnormal width once asked for 2^63 ticks.
+        assert_eq!(nice_ticks(0.0, 4.9e-324, 6), [0.0, 4.9e-324]);
+        assert_eq!(nice_ticks(-f64::MAX, f64::MAX, 6).len(), 3);
+        assert_eq!(nice_ticks(5.0, 5.0, 6), [5.0]);
+        assert_eq!(nice_ticks(f64::NAN, 1.0, 6), [1.0]);
+        for values in [
+            vec![0.0, 4.9e-324],
+            vec![4.9e-324],
+            vec![-f64::MAX, f64::MAX],
+            vec![1e-300, 1e300],
+        ] {
+            for (from_zero, allow_log) in [(true, true), (false, false)] {
+                let ax = value_axis("v", "us", values.clone(), from_zero, allow_log);
+                assert!(
+                    ax.lo.is_finite() && ax.hi.is_finite() && ax.lo < ax.hi,
+                    "{ax:?}"
+                );
+                assert!(
+                    !ax.ticks.is_empty() && ax.ticks.len() <= MAX_TICKS,
+                    "{ax:?}"
+                );
+                assert!(ax.ticks.iter().all(|t| t.0.is_finite()), "{ax:?}");
+            }
+        }
+    }
+
+    fn any_finite() -> impl Strategy<Value = f64> {
+        prop::num::f64::NORMAL
+            | prop::num::f64::SUBNORMAL
+            | prop::num::f64::ZERO
+            | prop::num::f64::POSITIVE
+            | prop::num::f64::NEGATIVE
+    }
+
+    proptest! {
+        #[test]
+        fn ticks_are_finite_bounded_and_in_range(a in any_finite(), b in any_finite(), target in 1usize..20) {
+            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+            let ticks = nice_ticks(lo, hi, target);
+            prop_assert!(!ticks.is_empty() && ticks.len() <= MAX_TICKS, "{:?}", ticks);
+            prop_assert!(ticks.windows(2).all(|w| w[0] <= w[1]), "{:?}", ticks);
+            // Within the range, give or take the rounding of i · step.
+            let slack = (hi / 2.0 - lo / 2.0) * 1e-9;
+            for t in &ticks {
+                prop_assert!(t.is_finite() && *t >= lo - slack && *t <= hi + slack, "{} in {:?}", t, ticks);
+            }
+        }
+
+        #[test]
+        fn value_axes_are_finite_and_bounded(values in prop::collection::vec(any_finite(), 1..6), from_zero: bool, allow_log: bool) {
+            let ax = value_axis("v", "us", values, from_zero, allow_log);
+            prop_assert!(ax.lo.is_finite() && ax.hi.is_finite() && ax.lo < ax.hi, "{:?}", ax);
+            prop_assert!(!ax.ticks.is_empty() && ax.ticks.len() <= MAX_TICKS, "{:?}", ax);
+            prop_assert!(ax.ticks.iter().all(|t| t.0.is_finite()), "{:?}", ax);
         }
     }
 

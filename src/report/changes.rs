@@ -2,55 +2,33 @@
 //! commits (x = commit order, short hashes as tick labels), the change points Apache
 //! Otava's method finds (marked with their delta), and the latest point against the
 //! last segment's noise band; plus the index's list of the most recent change points
-//! across suites. Built from [`crate::analysis::history`]; returns HTML/SVG strings.
+//! across suites. Draws [`ChangeSeries`] computed by the analysis; returns HTML/SVG
+//! strings.
 
-use super::axis::{Axis, Reading, Scale, value_axis};
+use super::axis::{index_axis, value_axis};
 use super::chart::{self, Band, Line, LineChart, Note};
 use super::fmt::{self, escape, human, signed_pct};
-use super::history::noise_band;
 use super::style::{self, Dash, Marker};
-use crate::analysis::history::{Change, History, HistoryOptions, history};
-use crate::dataset::StoredRun;
+pub use crate::analysis::charts::changes::ChangeSeries;
+use crate::analysis::history::{Change, History};
 use anyhow::Result;
 
-/// Percentiles drawn (when present); single values are always drawn.
-const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 100.0];
 /// Tick labels on the commit axis at most.
 const MAX_TICKS: usize = 10;
 /// Change points listed on the index.
 pub const RECENT_CHANGES: usize = 12;
 
-/// The series of a suite's runs worth drawing: runs that carry commits, two or more
-/// commits, the usual percentiles.
-pub fn series_of(runs: &[&StoredRun]) -> Vec<History> {
-    let with_commit: Vec<&StoredRun> = runs
-        .iter()
-        .copied()
-        .filter(|r| r.run.tags.contains_key("commit"))
-        .collect();
-    let Ok(all) = history(&with_commit, &HistoryOptions::default()) else {
-        return Vec::new();
-    };
-    all.into_iter()
-        .filter(|h| h.points.len() >= 2)
-        .filter(|h| {
-            h.percentile
-                .is_none_or(|p| PERCENTILES.iter().any(|q| (q - p).abs() < 1e-9))
-        })
-        .collect()
-}
-
 /// The suite page's section (empty when no series has commits).
-pub fn section(runs: &[&StoredRun]) -> String {
-    let series = series_of(runs);
+pub fn section(series: &[ChangeSeries]) -> String {
     if series.is_empty() {
         return String::new();
     }
     let mut h = String::from("<h2>History over commits</h2>\n");
     h.push_str("<p class=\"muted\">One point per commit (the median of its runs), change points as Apache Otava finds them (window 50, p &lt; 0.001), the shaded band is the last segment's noise (median ± 2σ).</p>\n");
-    for s in &series {
+    for cs in series {
+        let s = &cs.series;
         h.push_str(&format!("<h3>{}</h3>\n", escape(&s.name())));
-        h.push_str(&match render(s) {
+        h.push_str(&match render(cs) {
             Ok(svg) => format!("<figure>{svg}</figure>\n"),
             Err(e) => format!(
                 "<p class=\"note\">Chart not drawn: {}</p>\n",
@@ -85,13 +63,13 @@ fn change_row(c: &Change, unit: &str) -> String {
 }
 
 /// The index's list: the most recent change points across every suite, newest first.
-/// `suites` pairs each suite's page name with its runs.
-pub fn recent(suites: &[(&str, &str, Vec<&StoredRun>)]) -> String {
-    let mut all: Vec<(&str, &str, History, Change)> = Vec::new();
-    for (suite, page, runs) in suites {
-        for s in series_of(runs) {
+/// `suites` gives each suite's name, page name and series.
+pub fn recent(suites: &[(&str, &str, &[ChangeSeries])]) -> String {
+    let mut all: Vec<(&str, &str, &History, &Change)> = Vec::new();
+    for (suite, page, series) in suites {
+        for s in series.iter().map(|s| &s.series) {
             for c in &s.change_points {
-                all.push((suite, page, s.clone(), c.clone()));
+                all.push((suite, page, s, c));
             }
         }
     }
@@ -123,29 +101,22 @@ pub fn recent(suites: &[(&str, &str, Vec<&StoredRun>)]) -> String {
 }
 
 /// Draws one series.
-pub fn render(s: &History) -> Result<String> {
+pub fn render(s: &ChangeSeries) -> Result<String> {
     chart::render(&layout(s))
 }
 
 /// The chart in axis space: x = 1..n in commit order.
-pub fn layout(s: &History) -> LineChart {
+pub fn layout(cs: &ChangeSeries) -> LineChart {
+    let s = &cs.series;
     let n = s.points.len();
     let every = n.div_ceil(MAX_TICKS).max(1);
     let ticks = (0..n)
         .step_by(every)
         .map(|i| ((i + 1) as f64, short(s.points[i].commit.as_deref())))
         .collect();
-    let x = Axis {
-        caption: "Commit, in time order".to_string(),
-        lo: 0.5,
-        hi: n as f64 + 0.5,
-        ticks,
-        scale: Scale::Linear,
-        reading: Reading::Plain,
-    };
-    let seg = s.last_segment();
-    let seg_from = n - seg.len();
-    let band = noise_band(&seg.iter().map(|p| p.value).collect::<Vec<_>>());
+    let x = index_axis("Commit, in time order", n, ticks);
+    let seg_from = n - s.last_segment().len();
+    let band = cs.band;
     let caption = if fmt::time_unit_ns(&s.unit).is_some() || s.unit.is_empty() {
         "Value".to_string()
     } else {
@@ -224,9 +195,9 @@ pub fn layout(s: &History) -> LineChart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::history::Point;
+    use crate::analysis::history::{Cell, Point};
 
-    fn series() -> History {
+    fn series() -> ChangeSeries {
         let points: Vec<Point> = (0..30)
             .map(|i| Point {
                 commit: Some(format!("{i:02}abcdef0123")),
@@ -237,24 +208,20 @@ mod tests {
                 run_ids: vec![i],
             })
             .collect();
-        let values: Vec<f64> = points.iter().map(|p| p.value).collect();
-        let cps = crate::stats::change_point::compute_change_points(&values, &Default::default())
-            .unwrap();
-        History {
+        let cell = Cell {
             suite: "jlbh".into(),
             label: None,
             metric: "end_to_end".into(),
             percentile: Some(99.0),
             unit: "us".into(),
-            change_points: cps.iter().map(|c| Change::at(c, &points)).collect(),
-            points,
-        }
+        };
+        ChangeSeries::new(History::from_points(cell, points, &Default::default()).unwrap())
     }
 
     #[test]
     fn chart_marks_changes_and_the_last_segment() {
         let s = series();
-        assert_eq!(s.change_points.len(), 1);
+        assert_eq!(s.series.change_points.len(), 1);
         let c = layout(&s);
         assert_eq!(c.x.ticks[0].1, "00abcde");
         assert_eq!(c.notes.len(), 1);

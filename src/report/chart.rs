@@ -41,6 +41,18 @@ impl Line {
             width: 2,
         }
     }
+
+    /// An SLO limit: dashed, in the SLO colour.
+    pub fn slo(name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Line {
+            name: name.into(),
+            points,
+            color: style::SLO,
+            dash: Dash::Dashed(10, 4),
+            marker: Marker::None,
+            width: 2,
+        }
+    }
 }
 
 /// A shaded area between two lines that share their x positions.

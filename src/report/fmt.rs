@@ -1,8 +1,8 @@
 //! Text for pages: HTML escaping, ellipsis and file-name slugs, plus the display
-//! formatting of numbers, units, percentiles and percentages from [`crate::display`]
+//! formatting of numbers, units, percentiles and percentages from [`crate::numfmt`]
 //! (re-exported here). Pure string functions; no drawing here.
 
-pub use crate::display::*;
+pub use crate::numfmt::*;
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape(text: &str) -> String {

@@ -1,23 +1,17 @@
-//! Static HTML reports with inline SVG charts. Every function returns a String; only
-//! `cmd::report` writes files.
-//!
-//! Chart kinds take plain input structs defined beside them (so they do not depend on
-//! how the analysis computes its numbers) and most can be built from stored runs.
+//! Static HTML reports with inline SVG charts, drawn from the site model the analysis
+//! builds ([`crate::analysis::site`], chart inputs in [`crate::analysis::charts`]). The
+//! report only draws: it computes no statistic and reads no run. Every function returns
+//! a String; only `cmd::report` writes files.
 
 pub mod axis;
 pub mod changes;
 pub mod chart;
 pub mod curve;
-pub mod delta;
-#[cfg(any(test, feature = "test-support"))]
-pub mod demo;
 pub mod fmt;
 pub mod history;
 pub mod html;
-pub mod pairing;
 pub mod series;
 pub mod shift;
-pub mod slo;
 pub mod spectrum;
 pub mod style;
 pub mod timeseries;

@@ -8,9 +8,9 @@ use super::axis::{Axis, Reading, Scale, log_ratio_axis};
 use super::chart::{
     Area, LegendEntry, Ticked, add_hover, draw_legend, hover_target, legend_height,
 };
-use super::delta::Delta;
 use super::fmt;
 use super::style::{self, Dash, Marker};
+use crate::analysis::pairing::Delta;
 use anyhow::{Result, anyhow};
 use plotters::prelude::*;
 

@@ -8,56 +8,11 @@ use super::chart::{self, Band, Line, LineChart, Note};
 use super::fmt;
 use super::series::{by_percentile, quantile_sorted};
 use super::style::{self, Dash, Marker, PALETTE};
-use crate::dataset::StoredRun;
+pub use crate::analysis::charts::spectrum::SpectrumInput;
 use anyhow::Result;
 
 /// Above this many runs, lines give way to a median and bands.
 pub const MAX_RUN_LINES: usize = 20;
-
-/// What the spectrum chart draws.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SpectrumInput {
-    pub title: String,
-    /// Unit of every value (`us`, `ms`, …).
-    pub unit: String,
-    /// One (name, ladder) per run; percentiles 0–100, worst = 100.
-    pub runs: Vec<(String, Vec<(f64, f64)>)>,
-    /// SLO limits as (percentile, value) in `unit`, drawn as a step line.
-    pub slo: Vec<(f64, f64)>,
-}
-
-/// Builds the spectrum of one ladder metric over the given runs (those without a
-/// ladder for it are left out); `None` when no run has one.
-pub fn from_runs(runs: &[&StoredRun], metric: &str, slo: &[(f64, f64)]) -> Option<SpectrumInput> {
-    let mut out = Vec::new();
-    let (mut unit, mut display) = (String::new(), metric.to_string());
-    let one_label = runs.windows(2).all(|w| w[0].label == w[1].label);
-    for r in runs {
-        let Some(s) = r.series(metric) else { continue };
-        let Some(ladder) = s.ladder() else { continue };
-        unit.clone_from(&s.unit);
-        display.clone_from(&s.display);
-        let pts = ladder
-            .iter()
-            .filter_map(|p| p.value.map(|v| (p.percentile, v)))
-            .collect();
-        let name = if one_label || r.label.is_empty() {
-            format!("run {}", r.run.index)
-        } else {
-            format!("{} · run {}", r.label, r.run.index)
-        };
-        out.push((name, pts));
-    }
-    if out.is_empty() {
-        return None;
-    }
-    Some(SpectrumInput {
-        title: format!("{display}: latency by percentile"),
-        unit,
-        runs: out,
-        slo: slo.to_vec(),
-    })
-}
 
 /// Draws the chart.
 pub fn render(input: &SpectrumInput) -> Result<String> {
@@ -152,14 +107,7 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
                 });
             }
         }
-        lines.push(Line {
-            name: "SLO".to_string(),
-            points: slo_steps(&input.slo, &px, &y, px.axis.lo),
-            color: style::SLO,
-            dash: Dash::Dashed(10, 4),
-            marker: Marker::None,
-            width: 2,
-        });
+        lines.push(Line::slo("SLO", slo_steps(&input.slo, &px, &y, px.axis.lo)));
     }
     LineChart {
         title: input.title.clone(),

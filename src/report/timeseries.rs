@@ -6,72 +6,8 @@ use super::axis::{time_axis, value_axis_in};
 use super::chart::{self, Line, LineChart};
 use super::fmt;
 use super::series::{MAX_POINTS, decimate};
-use crate::dataset::StoredRun;
+pub use crate::analysis::charts::timeseries::TimeSeriesInput;
 use anyhow::Result;
-use bench_db_parsers::Data;
-
-/// What a time-series chart draws.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TimeSeriesInput {
-    pub title: String,
-    /// Unit of every value.
-    pub unit: String,
-    /// One (name, points (t seconds, value)) per line.
-    pub lines: Vec<(String, Vec<(f64, f64)>)>,
-    /// Shift every line to start at t = 0 (elapsed time), for overlaying sides.
-    pub elapsed: bool,
-    /// K/M/G as the tool printed them.
-    pub prefixes: fmt::Prefixes,
-}
-
-/// The (t, value) points of a run's time series `metric`, sorted by t.
-pub fn points_of(run: &StoredRun, metric: &str) -> Option<Vec<(f64, f64)>> {
-    let s = run.series(metric)?;
-    let Data::TimeSeries { points } = &s.data else {
-        return None;
-    };
-    let mut pts: Vec<(f64, f64)> = points
-        .iter()
-        .filter_map(|p| p.value.filter(|v| v.is_finite()).map(|v| (p.t, v)))
-        .filter(|p| p.0.is_finite())
-        .collect();
-    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    Some(pts)
-}
-
-/// One chart of `metric` with a line per run (named by label and run index).
-pub fn from_runs(runs: &[&StoredRun], metric: &str, elapsed: bool) -> Option<TimeSeriesInput> {
-    let mut lines = Vec::new();
-    let (mut unit, mut display) = (String::new(), metric.to_string());
-    let prefixes = runs
-        .first()
-        .map_or(fmt::Prefixes::Decimal, |r| fmt::prefixes_of(&r.format));
-    for r in runs {
-        let Some(pts) = points_of(r, metric) else {
-            continue;
-        };
-        if let Some(s) = r.series(metric) {
-            unit.clone_from(&s.unit);
-            display.clone_from(&s.display);
-        }
-        let name = if r.label.is_empty() {
-            format!("run {}", r.run.index)
-        } else {
-            r.label.clone()
-        };
-        lines.push((name, pts));
-    }
-    if lines.is_empty() {
-        return None;
-    }
-    Some(TimeSeriesInput {
-        title: format!("{display} over time"),
-        unit,
-        lines,
-        elapsed,
-        prefixes,
-    })
-}
 
 /// Draws the chart.
 pub fn render(input: &TimeSeriesInput) -> Result<String> {

@@ -1,13 +1,115 @@
-//! Before/after comparisons: two groups of runs, their per-cell deltas and, for time
-//! series, both sides' values over time. Sides are what the user asked for
+//! Before/after comparisons for the report: two groups of runs, their per-cell deltas
+//! (the compare analysis' cells with the metric's display name and which way each
+//! moved) and, for time series, both sides' values over time. Sides are what the user asked for
 //! (`--baseline/--candidate`) or the same suite and label on two branches; nothing is
 //! paired by position in a file.
 
-use super::delta::{self, Delta};
-use super::fmt::{Prefixes, prefixes_of};
-use super::timeseries::{self, TimeSeriesInput};
+use super::charts::timeseries::TimeSeriesInput;
+use super::compare::{self as analysis, Cell, CompareOptions};
+use super::polarity::{Polarity, polarity};
 use crate::dataset::StoredRun;
+use crate::numfmt::{self as fmt, Prefixes, prefixes_of};
 use std::collections::BTreeMap;
+
+/// One compared cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delta {
+    pub metric: String,
+    /// Display name as printed by the tool.
+    pub display: String,
+    pub unit: String,
+    /// Percentile for ladder cells.
+    pub percentile: Option<f64>,
+    pub baseline: Option<f64>,
+    pub candidate: Option<f64>,
+    /// `100 · (candidate / baseline − 1)`; `None` when undefined.
+    pub delta_pct: Option<f64>,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    /// `better`, `worse`, `same`, `inconclusive` or `insufficient`.
+    pub verdict: String,
+    /// Whether the cell got better (`Some(true)`), worse (`Some(false)`) or neither.
+    pub direction: Option<bool>,
+    /// K/M/G as the tool printed the values.
+    pub prefixes: fmt::Prefixes,
+}
+
+impl Delta {
+    /// A value of this cell as people read it, in the tool's prefixes.
+    pub fn human(&self, v: f64) -> String {
+        fmt::human_in(v, &self.unit, 3, self.prefixes)
+    }
+
+    /// The row name: the display name, with the percentile for ladder cells.
+    pub fn name(&self) -> String {
+        match self.percentile {
+            Some(p) => format!("{} {}", self.display, fmt::percentile_name(p)),
+            None => self.display.clone(),
+        }
+    }
+
+    /// The report's view of an analysis cell; `runs` supply the display name.
+    pub fn from_cell(cell: &Cell, runs: &[&StoredRun]) -> Self {
+        let display = runs
+            .iter()
+            .find_map(|r| r.series(&cell.metric))
+            .map_or_else(|| cell.metric.clone(), |s| s.display.clone());
+        let verdict = cell.verdict.as_str();
+        Delta {
+            metric: cell.metric.clone(),
+            display,
+            unit: cell.unit.clone(),
+            percentile: cell.percentile,
+            baseline: cell.baseline,
+            candidate: cell.candidate,
+            delta_pct: cell.delta_pct,
+            ci_low: cell.ci_low_pct,
+            ci_high: cell.ci_high_pct,
+            direction: direction(verdict, cell.delta_pct, &cell.metric, &cell.unit),
+            verdict: verdict.to_string(),
+            prefixes: runs
+                .first()
+                .map_or(Prefixes::Decimal, |r| prefixes_of(&r.format)),
+        }
+    }
+}
+
+/// Whether a cell got better (`Some(true)`), worse (`Some(false)`) or neither. Tested
+/// verdicts are taken as they are; a cell with too few replicates for a test
+/// (`insufficient`, e.g. one value per side) goes by the direction of its change.
+fn direction(verdict: &str, delta_pct: Option<f64>, metric: &str, unit: &str) -> Option<bool> {
+    match verdict {
+        "better" => Some(true),
+        "worse" => Some(false),
+        "insufficient" => {
+            let pct = delta_pct.filter(|p| p.abs() >= 0.005)?;
+            Some((pct < 0.0) == (polarity(metric, unit) == Polarity::Lower))
+        }
+        _ => None,
+    }
+}
+
+/// Every cell present on both sides, compared with the analysis' default options
+/// (fixed bootstrap seed, so the same runs give the same numbers).
+fn compare_cells(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> Vec<Delta> {
+    let owned = |runs: &[&StoredRun]| runs.iter().map(|r| (*r).clone()).collect::<Vec<_>>();
+    analysis::compare(
+        &owned(baseline),
+        &owned(candidate),
+        &[],
+        &CompareOptions::default(),
+    )
+    .iter()
+    .map(|c| Delta::from_cell(c, baseline))
+    .collect()
+}
+
+/// True when both groups have at least one metric in common.
+fn share_metrics(a: &[&StoredRun], b: &[&StoredRun]) -> bool {
+    a.iter()
+        .flat_map(|r| r.run.series.iter())
+        .any(|s| b.iter().any(|r| r.series(&s.metric).is_some()))
+}
 
 /// One before/after comparison, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,7 +140,7 @@ pub fn compare(
     candidate_name: &str,
     candidate: &[&StoredRun],
 ) -> Comparison {
-    let deltas = delta::compare(baseline, candidate);
+    let deltas = compare_cells(baseline, candidate);
     let mut timeseries = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for s in baseline.iter().flat_map(|r| r.run.series.iter()) {
@@ -49,7 +151,7 @@ pub fn compare(
         let side = |runs: &[&StoredRun]| -> Vec<(f64, f64)> {
             let mut pts: Vec<(f64, f64)> = runs
                 .iter()
-                .filter_map(|r| timeseries::points_of(r, &s.metric))
+                .filter_map(|r| r.time_points(&s.metric))
                 .flatten()
                 .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -131,7 +233,7 @@ pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
             let Some(cand) = groups.values().next_back() else {
                 continue;
             };
-            if delta::share_metrics(base, cand) {
+            if share_metrics(base, cand) {
                 let (bn, cn) = side_names(base, cand);
                 out.push(compare(&bn, base, &cn, cand));
             }
@@ -211,7 +313,7 @@ pub fn side_names(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> (String,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::demo;
+    use crate::analysis::demo;
 
     fn tagged(branch: &str, label: &str, ingested: &str, block: u32) -> Vec<StoredRun> {
         let mut runs: Vec<StoredRun> = demo::runs()
@@ -242,6 +344,21 @@ mod tests {
         assert_eq!(pairs[0].candidate, "rtt on fast-path");
         assert_eq!(pairs[0].title(), "rtt on main → rtt on fast-path");
         assert!(!pairs[0].deltas.is_empty());
+    }
+
+    #[test]
+    fn direction_follows_verdicts_then_polarity() {
+        let d = |metric: &str, unit: &str, pct: f64, verdict: &str| {
+            direction(verdict, Some(pct), metric, unit)
+        };
+        assert_eq!(d("ts.rt", "ms", 5.0, "better"), Some(true));
+        assert_eq!(d("ts.rt", "ms", -5.0, "same"), None);
+        // Untestable single values go by polarity: lower latency, higher throughput win.
+        assert_eq!(d("latency_avg", "ms", -72.4, "insufficient"), Some(true));
+        assert_eq!(d("msgs_per_sec", "", -3.0, "insufficient"), Some(false));
+        assert_eq!(d("latency_avg", "ms", 0.0, "insufficient"), None);
+        // Inconclusive is neither better nor worse.
+        assert_eq!(d("ts.rt", "ms", -90.0, "inconclusive"), None);
     }
 
     #[test]

@@ -1,10 +1,10 @@
-//! Service-level objectives for drawing: the `--slo` terms (parsed by the curve
+//! Service-level objectives for charts: the `--slo` terms (parsed by the curve
 //! analysis, `p99<=200us,max<=50ms`) sorted by percentile and converted to a series'
 //! unit, ready to draw as a step line or limit lines.
 
-pub use crate::analysis::curve::SloTerm;
-use crate::analysis::curve::parse_slo;
-use crate::analysis::units::convert;
+pub use super::curve::SloTerm;
+use super::curve::parse_slo;
+use super::units::convert;
 use anyhow::Result;
 
 /// Parses the terms and sorts them by percentile.

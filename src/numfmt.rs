@@ -1,6 +1,7 @@
-//! Display formatting for people, in one place for `output/`, `report/` and `cmd/`:
+//! Number formatting, in one place for `output/`, `report/`, `analysis/` and `cmd/`:
 //! numbers with significant digits, values with their units scaled (ns/µs/ms/s; K/M/G as
-//! the tool printed them), percentile names and signed percentages. Pure functions.
+//! the tool printed them), percentiles, p-values, signed percentages, table columns and
+//! JSON numbers. Pure functions; nothing else formats a number for people.
 
 /// Nanoseconds per unit for the time units tools print; `None` for other units.
 pub fn time_unit_ns(unit: &str) -> Option<f64> {
@@ -181,6 +182,54 @@ pub fn num(v: Option<f64>) -> String {
     }
 }
 
+/// A percentile as a number without trailing zeros (`99`, `99.9`), as cell names and
+/// gate reasons print it.
+pub fn percentile_number(p: f64) -> String {
+    let s = format!("{p:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A percentile column (`99.9`, `-` for none).
+pub fn percentile(p: Option<f64>) -> String {
+    p.map_or("-".to_string(), percentile_number)
+}
+
+/// A p-value for people: four decimals, or `<0.0001`.
+pub fn p_value(p: f64) -> String {
+    if p < 1e-4 {
+        "<0.0001".to_string()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// A p-value column (`-` for none).
+pub fn p(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), p_value)
+}
+
+/// Three decimals for ordinary values, one from 100 000 up, an exponent below 0.01
+/// (`25.000`, `123456.8`, `1.000e-5`): the value column of `history`.
+pub fn fixed3(v: f64) -> String {
+    if v != 0.0 && v.abs() < 0.01 {
+        format!("{v:.3e}")
+    } else if v.abs() >= 100_000.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// Rounds to 15 significant digits (what an f64 holds exactly) for JSON, so binary
+/// noise (`3.3880000000000003`) does not leak into machine output.
+pub fn json_num(v: Option<f64>) -> Option<f64> {
+    let v = v.filter(|v| v.is_finite())?;
+    if v == 0.0 {
+        return Some(0.0);
+    }
+    format!("{v:.14e}").parse().ok()
+}
+
 /// A signed percentage with two decimals for tables (`-12.58%`); `-` for none.
 pub fn pct(v: Option<f64>) -> String {
     v.map_or("-".to_string(), |v| format!("{v:+.2}%"))
@@ -247,7 +296,22 @@ mod tests {
     #[test]
     fn table_numbers() {
         assert_eq!(num(Some(3.388)), "3.388");
+        assert_eq!(num(Some(2.961_818)), "2.962");
+        assert_eq!(num(Some(68.36)), "68.36");
+        assert_eq!(num(Some(13467.0)), "13467");
+        assert_eq!(num(Some(0.012_34)), "0.01234");
         assert_eq!(num(None), "-");
+        assert_eq!(pct(Some(2.5)), "+2.50%");
+        assert_eq!(json_num(Some(3.3880000000000003)), Some(3.388));
+        assert_eq!(json_num(Some(f64::NAN)), None);
+        assert_eq!(percentile(Some(99.9)), "99.9");
+        assert_eq!(percentile(Some(50.0)), "50");
+        assert_eq!(percentile(None), "-");
+        assert_eq!(p(Some(0.04567)), "0.0457");
+        assert_eq!(p(Some(1e-7)), "<0.0001");
+        assert_eq!(fixed3(25.0), "25.000");
+        assert_eq!(fixed3(123_456.78), "123456.8");
+        assert_eq!(fixed3(0.00001), "1.000e-5");
         assert_eq!(pct(Some(-12.584)), "-12.58%");
         assert_eq!(pct2(Some(13.914)), "13.91");
         assert_eq!(pct2(None), "-");

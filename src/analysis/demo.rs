@@ -244,8 +244,8 @@ pub fn runs() -> Vec<StoredRun> {
 
 /// The before/after comparisons a user would ask for over [`runs`]: tsar and ZooKeeper,
 /// block 1 (baseline) against block 2 (candidate), as `--baseline/--candidate` give.
-pub fn comparisons(runs: &[StoredRun]) -> Vec<crate::report::pairing::Comparison> {
-    use crate::report::pairing;
+pub fn comparisons(runs: &[StoredRun]) -> Vec<super::pairing::Comparison> {
+    use super::pairing;
     ["tsar", "zookeeper"]
         .iter()
         .map(|suite| {
