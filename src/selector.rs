@@ -12,6 +12,7 @@
 //! [`Selector::post_filter`]) — are applied by `store::Db` to what the query returned.
 
 use crate::dataset::StoredRun;
+use bench_db_parsers::Param;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,6 +22,7 @@ use thiserror::Error;
 pub const HELP: &str = "\
 SELECTOR: terms joined by ';', all must hold:
   label=TEXT  suite=NAME  source=PATH  tag.KEY=VALUE (tag.commit=…, tag.branch=…)
+  bench=NAME (the benchmark as its tool names it)  param.KEY=VALUE (numbers as numbers)
   run=ID[+ID…]  run=A..B (ids A to B inclusive)
   time>=RFC3339  time<RFC3339 (the run's time tag, else its ingest time)
   latest=N (the runs of the N most recent commits, or the N most recent runs without commits)
@@ -50,6 +52,10 @@ pub enum Term {
     Runs(Vec<i64>),
     Source(String),
     Tag(String, String),
+    /// `bench=NAME`: the benchmark's full name, exactly.
+    Bench(String),
+    /// `param.KEY=VALUE`: a parameter; numbers compare as numbers (`20000` = `20000.0`).
+    Param(String, String),
 }
 
 /// A conjunction of terms; empty selects every run.
@@ -62,9 +68,13 @@ pub struct Selector {
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum SelectorError {
-    #[error("selector term {0:?} is not KEY=VALUE (keys: label, suite, run, source, tag.NAME)")]
+    #[error(
+        "selector term {0:?} is not KEY=VALUE (keys: label, suite, bench, param.NAME, run, source, tag.NAME)"
+    )]
     NotKeyValue(String),
-    #[error("unknown selector key {0:?} (keys: label, suite, run, source, tag.NAME)")]
+    #[error(
+        "unknown selector key {0:?} (keys: label, suite, bench, param.NAME, run, source, tag.NAME)"
+    )]
     UnknownKey(String),
     #[error("run ids must be whole numbers joined by '+' or a range A..B, got {0:?}")]
     BadRunIds(String),
@@ -103,6 +113,7 @@ impl Selector {
                 "label" => Term::Label(value.to_string()),
                 "suite" => Term::Suite(value.to_string()),
                 "source" => Term::Source(value.to_string()),
+                "bench" => Term::Bench(value.to_string()),
                 "run" => Term::Runs(
                     value
                         .split('+')
@@ -112,6 +123,9 @@ impl Selector {
                 ),
                 k if k.starts_with("tag.") && k.len() > 4 => {
                     Term::Tag(k[4..].to_string(), value.to_string())
+                }
+                k if k.starts_with("param.") && k.len() > 6 => {
+                    Term::Param(k[6..].to_string(), value.to_string())
                 }
                 k => return Err(SelectorError::UnknownKey(k.to_string())),
             };
@@ -140,16 +154,17 @@ impl Selector {
     }
 
     /// Whether some term is judged on the runs' heads rather than by the store's query:
-    /// a `source=` term (a suffix or relative path) or a history term.
+    /// a `source=` term (a suffix or relative path), a `param.` term or a history term.
     pub fn judged_on_heads(&self) -> bool {
-        !self.post.is_empty() || self.terms.iter().any(|t| matches!(t, Term::Source(_)))
+        !self.post.is_empty() || self.terms.iter().any(Term::judged_on_heads)
     }
 
-    /// Whether a run stored from source path `stored` passes every `source=` term
-    /// (see [`source_matches`]); `cwd` resolves relative paths.
-    pub fn matches_source(&self, stored: &str, cwd: Option<&Path>) -> bool {
+    /// Whether a run passes every term judged on its head: `source=` (see
+    /// [`source_matches`]; `cwd` resolves relative paths) and `param.KEY=VALUE`.
+    pub fn matches_head(&self, r: &StoredRun, cwd: Option<&Path>) -> bool {
         self.terms.iter().all(|t| match t {
-            Term::Source(want) => source_matches(stored, want, cwd),
+            Term::Source(want) => source_matches(&r.source, want, cwd),
+            Term::Param(key, want) => r.run.params.get(key).is_some_and(|p| param_equals(p, want)),
             _ => true,
         })
     }
@@ -166,8 +181,9 @@ impl Selector {
     /// A hint when `text` seems to join terms with `,` instead of `;`
     /// (`suite=tsar,label=x`), with the selector it probably meant.
     pub fn comma_hint(text: &str) -> Option<String> {
-        const KEYS: [&str; 8] = [
-            "label=", "suite=", "run=", "source=", "tag.", "latest=", "time>=", "time<",
+        const KEYS: [&str; 10] = [
+            "label=", "suite=", "run=", "source=", "tag.", "latest=", "time>=", "time<", "bench=",
+            "param.",
         ];
         let mut fixed = String::with_capacity(text.len());
         let mut changed = false;
@@ -249,6 +265,68 @@ pub fn source_matches(stored: &str, want: &str, cwd: Option<&Path>) -> bool {
         p.canonicalize().ok()
     };
     matches!((absolute(stored), absolute(want)), (Some(a), Some(b)) if a == b)
+}
+
+/// The identity fields two selectors both name with different values: what a
+/// comparison of their runs compares rather than matches.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Contrast {
+    pub suite: bool,
+    pub bench: bool,
+    /// `param.KEY` keys.
+    pub params: std::collections::BTreeSet<String>,
+}
+
+impl Contrast {
+    /// The contrast between a baseline and a candidate selector.
+    pub fn between(a: &Selector, b: &Selector) -> Contrast {
+        let named = |s: &Selector, f: &dyn Fn(&Term) -> Option<(String, String)>| {
+            s.terms
+                .iter()
+                .filter_map(f)
+                .collect::<HashMap<String, String>>()
+        };
+        let differ = |f: &dyn Fn(&Term) -> Option<(String, String)>| {
+            let (x, y) = (named(a, f), named(b, f));
+            x.iter()
+                .filter(|(k, v)| y.get(*k).is_some_and(|w| w != *v))
+                .map(|(k, _)| k.clone())
+                .collect::<std::collections::BTreeSet<String>>()
+        };
+        let one = |key: &'static str| {
+            move |t: &Term| match (key, t) {
+                ("suite", Term::Suite(v)) | ("bench", Term::Bench(v)) => {
+                    Some((key.to_string(), v.clone()))
+                }
+                _ => None,
+            }
+        };
+        Contrast {
+            suite: !differ(&one("suite")).is_empty(),
+            bench: !differ(&one("bench")).is_empty(),
+            params: differ(&|t: &Term| match t {
+                Term::Param(k, v) => Some((k.clone(), v.clone())),
+                _ => None,
+            }),
+        }
+    }
+}
+
+impl Term {
+    /// Whether the term is judged on a run's head in memory rather than in SQL.
+    pub fn judged_on_heads(&self) -> bool {
+        matches!(self, Term::Source(_) | Term::Param(..))
+    }
+}
+
+/// Whether a stored parameter equals the text of a `param.` term: numbers as numbers,
+/// flags as `true`/`false`, text exactly.
+pub fn param_equals(p: &Param, want: &str) -> bool {
+    match p {
+        Param::Num(v) => want.trim().parse::<f64>().is_ok_and(|w| w == *v),
+        Param::Bool(b) => want.trim() == if *b { "true" } else { "false" },
+        Param::Text(t) => t == want,
+    }
 }
 
 /// A run's time: its `time` tag, else its ingest time.
@@ -346,6 +424,52 @@ mod tests {
             ]
         );
         assert_eq!(Selector::parse("").unwrap(), Selector::all());
+    }
+
+    #[test]
+    fn bench_and_param_terms_keep_commas_and_equals_in_values() {
+        let s = Selector::parse("bench=BenchmarkGet/size=10,kind=lru;param.note=a=b, c").unwrap();
+        assert_eq!(
+            s.terms,
+            vec![
+                Term::Bench("BenchmarkGet/size=10,kind=lru".into()),
+                Term::Param("note".into(), "a=b, c".into()),
+            ]
+        );
+        // `,kind=` is not a selector key: no hint.
+        assert_eq!(
+            Selector::comma_hint("bench=BenchmarkGet/size=10,kind=lru"),
+            None
+        );
+        assert!(Selector::comma_hint("bench=x,param.size=1").is_some());
+        assert!(s.judged_on_heads());
+        assert!(!Selector::parse("bench=x").unwrap().judged_on_heads());
+    }
+
+    #[test]
+    fn params_compare_numbers_as_numbers() {
+        assert!(param_equals(&Param::Num(20000.0), "20000"));
+        assert!(param_equals(&Param::Num(20000.0), "2e4"));
+        assert!(!param_equals(&Param::Num(20000.0), "20001"));
+        assert!(!param_equals(&Param::Num(1.0), "one"));
+        assert!(param_equals(&Param::Text("before".into()), "before"));
+        assert!(!param_equals(&Param::Text("20000".into()), "20000.0"));
+        assert!(param_equals(&Param::Bool(true), "true"));
+    }
+
+    #[test]
+    fn contrasts_are_the_identity_terms_named_differently_on_both_sides() {
+        let c = |a: &str, b: &str| {
+            Contrast::between(&Selector::parse(a).unwrap(), &Selector::parse(b).unwrap())
+        };
+        let hf = c("bench=sleep 0.01", "bench=sleep 0.02");
+        assert!(hf.bench && !hf.suite && hf.params.is_empty());
+        let go = c("suite=go;param.note=before", "suite=go;param.note=after");
+        assert!(!go.bench && !go.suite);
+        assert_eq!(go.params.iter().collect::<Vec<_>>(), ["note"]);
+        // Named on one side only, or alike: matched, not compared.
+        assert_eq!(c("bench=a", "tag.commit=x"), Contrast::default());
+        assert_eq!(c("suite=s;bench=a", "suite=s;bench=a"), Contrast::default());
     }
 
     #[test]

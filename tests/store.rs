@@ -348,10 +348,14 @@ fn a_version_1_database_is_upgraded_in_place_and_reads_the_same() {
     let want: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture("store/v1.runs.json")).unwrap())
             .unwrap();
-    // `stats` was added to `runs --json` after version 1; the rest must read the same.
+    // `stats`, `bench` and `config` were added to `runs --json` after version 1 (a
+    // version-1 run has no bench and no configuration); the rest must read the same.
     let mut got: serde_json::Value = serde_json::from_str(&runs).unwrap();
     for run in got.as_array_mut().unwrap() {
-        run.as_object_mut().unwrap().remove("stats");
+        let run = run.as_object_mut().unwrap();
+        run.remove("stats");
+        assert_eq!(run.remove("bench"), Some(serde_json::Value::Null));
+        assert_eq!(run.remove("config"), Some(serde_json::json!({})));
     }
     assert_eq!(got, want);
     let export = env.ok(&["export", "--format", "json"]);

@@ -31,7 +31,7 @@
 //!   `insufficient` with fewer than two replicates a side (single values).
 
 use super::polarity::{Kind, Polarity, kind, known_polarity};
-use super::samples::{CellKey, Shape, SideCell, gather, gather_per_run};
+use super::samples::{Axis, CellKey, Shape, SideCell, gather, gather_per_run};
 use crate::dataset::StoredRun;
 use crate::numfmt::percentile_number;
 use crate::stats::autocorr::series_test;
@@ -64,6 +64,8 @@ pub struct CompareOptions {
     pub plan: Plan,
     /// Per-metric polarity overrides.
     pub polarity: BTreeMap<String, Polarity>,
+    /// The identity fields the comparison compares rather than matches.
+    pub axis: Axis,
 }
 
 impl Default for CompareOptions {
@@ -76,6 +78,7 @@ impl Default for CompareOptions {
             include_first: false,
             plan: Plan::default(),
             polarity: BTreeMap::new(),
+            axis: Axis::default(),
         }
     }
 }
@@ -144,6 +147,10 @@ impl TestMethod {
 pub struct Cell {
     /// Suites of the runs behind the cell (joined with `+` when several).
     pub suite: String,
+    /// The benchmark (absent when the format names none, or when it is the axis).
+    pub bench: Option<String>,
+    /// The benchmark's configuration less the axis: `(key, value)` pairs in key order.
+    pub config: Vec<(String, String)>,
     pub metric: String,
     pub percentile: Option<f64>,
     pub unit: String,
@@ -217,6 +224,37 @@ impl Cell {
         }
     }
 
+    /// [`Cell::name`] after the benchmark and its configuration, where the cell has them.
+    pub fn display_name(&self) -> String {
+        match self.bench_text() {
+            b if b.is_empty() => self.name(),
+            b => format!("{b} {}", self.name()),
+        }
+    }
+
+    /// The metric after the benchmark and its configuration, where the cell has them.
+    pub fn metric_with_bench(&self) -> String {
+        match self.bench_text() {
+            b if b.is_empty() => self.metric.clone(),
+            b => format!("{b} {}", self.metric),
+        }
+    }
+
+    /// The benchmark and its configuration as one line (`name [key=value …]`); empty when
+    /// the cell has neither.
+    pub fn bench_text(&self) -> String {
+        let mut parts: Vec<String> = self.bench.iter().cloned().collect();
+        if !self.config.is_empty() {
+            let pairs: Vec<String> = self
+                .config
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            parts.push(format!("[{}]", pairs.join(" ")));
+        }
+        parts.join(" ")
+    }
+
     /// The replicate count checked against a minimum: runs, or the smaller effective
     /// sample size of a series tested on its samples.
     pub fn replicate_count(&self) -> f64 {
@@ -262,10 +300,11 @@ pub fn prepare(
 ) -> Comparison {
     let baseline = super::warmup::measured(baseline, opts.include_first);
     let candidate = super::warmup::measured(candidate, opts.include_first);
-    let base = gather(&baseline, metrics);
-    let cand = gather(&candidate, metrics);
-    let base_runs = gather_per_run(&baseline, metrics);
-    let cand_runs = gather_per_run(&candidate, metrics);
+    let axis = opts.axis.widened(&baseline, &candidate);
+    let base = gather(&baseline, metrics, &axis);
+    let cand = gather(&candidate, metrics, &axis);
+    let base_runs = gather_per_run(&baseline, metrics, &axis);
+    let cand_runs = gather_per_run(&candidate, metrics, &axis);
     let cells = base
         .iter()
         .filter_map(|(key, b)| {
@@ -396,6 +435,8 @@ fn cell(
             .map(String::as_str)
             .collect::<Vec<_>>()
             .join("+"),
+        bench: key.identity.bench.clone(),
+        config: key.identity.config.clone(),
         metric: key.metric.clone(),
         percentile,
         unit,
@@ -460,37 +501,79 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
         .collect();
     let mut run_members = 0;
     let mut description = Vec::new();
-    if let Some(f) = family_test(&fam, cmp.baseline_runs, plan) {
-        for (&i, t) in runs.iter().zip(&f.cells) {
-            let c = &mut cmp.cells[i];
+    // Replicates are rearranged only among the runs of their own benchmark: cells are
+    // tested in groups of equal run sets (a benchmark's metrics and percentiles), each
+    // group's family over its own runs, so no p-value goes below the exact floor of the
+    // cell's own replicates. Across groups the adjusted p-values are Bonferroni-corrected.
+    let keys: Vec<(&str, &Option<String>, &[(String, String)])> = runs
+        .iter()
+        .map(|&i| {
+            let c = &cmp.cells[i];
+            (c.suite.as_str(), &c.bench, c.config.as_slice())
+        })
+        .collect();
+    let groups = run_groups(&fam, &keys, cmp.baseline_runs);
+    let tested: Vec<(Vec<usize>, Vec<usize>, usize)> = groups
+        .into_iter()
+        .filter(|(cells, _, _)| cells.iter().any(|&k| fam[k].member))
+        .collect();
+    let g = tested.len().max(1) as f64;
+    let (mut total_rearrangements, mut exact_all) = (0u64, true);
+    for (cells, positions, n_base) in &tested {
+        let sub: Vec<FamilyCell> = cells
+            .iter()
+            .map(|&k| FamilyCell {
+                values: positions.iter().map(|&p| fam[k].values[p]).collect(),
+                worse_sign: fam[k].worse_sign,
+                member: fam[k].member,
+            })
+            .collect();
+        let Some(f) = family_test(&sub, *n_base, plan) else {
+            continue;
+        };
+        total_rearrangements += f.rearrangements;
+        exact_all &= f.method == Method::ExactPermutation;
+        for (&k, t) in cells.iter().zip(&f.cells) {
+            let c = &mut cmp.cells[runs[k]];
             let Some(t) = t else { continue };
             c.method = match f.method {
                 Method::ExactPermutation => TestMethod::ExactPermutation,
                 Method::SampledPermutation => TestMethod::SampledPermutation,
             };
+            let adjust = |p: f64| (p * g).min(1.0);
             c.p_value = Some(t.p_two_sided);
             c.p_worse = Some(t.p_worse);
-            c.p_adjusted = t.p_two_sided_adjusted;
-            c.p_worse_adjusted = t.p_worse_adjusted;
+            c.p_adjusted = t.p_two_sided_adjusted.map(adjust);
+            c.p_worse_adjusted = t.p_worse_adjusted.map(adjust);
             c.p_floor = Some(f.p_floor);
             if t.p_worse_adjusted.is_some() {
                 run_members += 1;
             }
         }
-        if run_members > 0 {
-            description.push(format!(
-                "step-down max-T over {}, {} {} of {} baseline and {} candidate runs",
-                crate::numfmt::plural(run_members, "cell"),
-                f.rearrangements,
-                if f.method == Method::ExactPermutation {
+    }
+    if run_members > 0 {
+        let within = if tested.len() == 1 {
+            format!(
+                "{} {} of {} baseline and {} candidate runs",
+                total_rearrangements,
+                if exact_all {
                     "rearrangements (all)"
                 } else {
                     "sampled rearrangements"
                 },
-                cmp.baseline_runs,
-                cmp.candidate_runs
-            ));
-        }
+                tested[0].2,
+                tested[0].1.len() - tested[0].2
+            )
+        } else {
+            format!(
+                "each benchmark's runs rearranged among themselves ({} groups, Bonferroni across them)",
+                tested.len()
+            )
+        };
+        description.push(format!(
+            "step-down max-T over {}, {within}",
+            crate::numfmt::plural(run_members, "cell"),
+        ));
     }
     let mut series_members = Vec::new();
     for (i, c) in cmp.cells.iter_mut().enumerate() {
@@ -541,6 +624,34 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
     } else {
         description.join("; ")
     }
+}
+
+/// Cells grouped by benchmark (`keys`: each cell's suite, bench and configuration), in
+/// first-seen order: per group, its cells, the positions of the runs that hold any of
+/// them (baseline runs first, as pooled) and how many of those are baseline runs.
+fn run_groups<K: PartialEq>(
+    fam: &[FamilyCell],
+    keys: &[K],
+    n_baseline: usize,
+) -> Vec<(Vec<usize>, Vec<usize>, usize)> {
+    let mut groups: Vec<(&K, Vec<usize>)> = Vec::new();
+    for (k, key) in keys.iter().enumerate() {
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.1.push(k),
+            None => groups.push((key, vec![k])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, cells)| {
+            let n = fam[cells[0]].values.len();
+            let positions: Vec<usize> = (0..n)
+                .filter(|&p| cells.iter().any(|&k| fam[k].values[p].is_some()))
+                .collect();
+            let n_base = positions.iter().filter(|&&p| p < n_baseline).count();
+            (cells, positions, n_base)
+        })
+        .collect()
 }
 
 /// The percentile of one side's merged histograms, in the side's unit.
@@ -758,5 +869,137 @@ mod tests {
         let cells = compare(&base, &pct, &[], &CompareOptions::default());
         assert_eq!(cells[0].unit, "us≠%");
         assert_eq!(cells[0].verdict, Verdict::Insufficient);
+    }
+
+    /// Runs of `bench` in `suite` (ids from `first`), one `time` value each.
+    fn bench_runs(first: i64, suite: &str, bench: &str, values: &[f64]) -> Vec<StoredRun> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let mut r = stored(
+                    first + i as i64,
+                    suite,
+                    "l",
+                    vec![Series::value("time", "ns", Some(v))],
+                );
+                r.run.bench = Some(bench.to_string());
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn replicates_are_tested_only_inside_their_benchmark() {
+        // Twelve benchmarks of three runs a side, each 30% slower: pooled, their 36 runs
+        // would give a tiny p; each alone is 3 against 3, whose exact floor is 2/C(6,3).
+        let (mut base, mut cand) = (Vec::new(), Vec::new());
+        for b in 0..12 {
+            let name = format!("pkg.Bench.m{b}");
+            let scale = 10f64.powi(b % 4);
+            base.extend(bench_runs(
+                100 * b as i64,
+                "jmh",
+                &name,
+                &[1.0 * scale, 1.02 * scale, 0.99 * scale],
+            ));
+            cand.extend(bench_runs(
+                100 * b as i64 + 50,
+                "jmh",
+                &name,
+                &[1.3 * scale, 1.31 * scale, 1.29 * scale],
+            ));
+        }
+        let cells = compare(&base, &cand, &[], &CompareOptions::default());
+        assert_eq!(cells.len(), 12);
+        for c in &cells {
+            assert_eq!(
+                (c.n_baseline, c.n_candidate),
+                (3, 3),
+                "{}",
+                c.display_name()
+            );
+            assert!(c.bench.as_deref().unwrap().starts_with("pkg.Bench.m"));
+            assert!(
+                c.p_value.unwrap() >= 0.1 - 1e-12,
+                "{} p {:?}",
+                c.display_name(),
+                c.p_value
+            );
+            assert!(
+                !matches!(c.verdict, Verdict::Better | Verdict::Worse),
+                "{:?}",
+                c.verdict
+            );
+        }
+    }
+
+    #[test]
+    fn suites_are_cells_of_their_own_unless_each_side_is_one_suite() {
+        // Two suites on each side: end_to_end of one suite never pools with the other's.
+        let mk = |first: i64, suite: &str, v: f64| {
+            let mut runs = bench_runs(first, suite, "x", &[v, v * 1.01, v * 0.99, v, v * 1.02]);
+            for r in &mut runs {
+                r.run.bench = None;
+            }
+            runs
+        };
+        let base: Vec<StoredRun> = [mk(1, "a", 10.0), mk(10, "b", 1000.0)].concat();
+        let cand: Vec<StoredRun> = [mk(20, "a", 10.0), mk(30, "b", 1300.0)].concat();
+        let cells = compare(&base, &cand, &[], &CompareOptions::default());
+        assert_eq!(cells.len(), 2);
+        assert_eq!(cells[0].suite, "a");
+        assert_eq!(cells[1].suite, "b");
+        assert_eq!(round2(cells[0].delta_pct), 0.0);
+        assert_eq!(round2(cells[1].delta_pct), 30.0);
+        // One suite a side, different: that difference is what is compared.
+        let cells = compare(
+            &mk(1, "sockperf", 10.0),
+            &mk(20, "loopback", 12.0),
+            &[],
+            &CompareOptions::default(),
+        );
+        assert_eq!(cells.len(), 1);
+        assert_eq!(round2(cells[0].delta_pct), 20.0);
+    }
+
+    #[test]
+    fn a_bench_axis_compares_two_commands_of_one_export() {
+        let mut runs = bench_runs(
+            1,
+            "hyperfine",
+            "sleep 0.01",
+            &[10.1, 10.2, 10.0, 10.3, 10.1],
+        );
+        runs.extend(bench_runs(
+            10,
+            "hyperfine",
+            "sleep 0.02",
+            &[20.1, 20.2, 20.0, 20.3, 20.1],
+        ));
+        runs.extend(bench_runs(20, "hyperfine", "sleep 0.03", &[30.0; 5]));
+        let base: Vec<StoredRun> = runs
+            .iter()
+            .filter(|r| r.run.bench.as_deref() == Some("sleep 0.01"))
+            .cloned()
+            .collect();
+        let cand: Vec<StoredRun> = runs
+            .iter()
+            .filter(|r| r.run.bench.as_deref() == Some("sleep 0.02"))
+            .cloned()
+            .collect();
+        let opts = CompareOptions {
+            axis: Axis {
+                bench: true,
+                ..Axis::default()
+            },
+            ..CompareOptions::default()
+        };
+        let cells = compare(&base, &cand, &[], &opts);
+        assert_eq!(cells.len(), 1);
+        assert_eq!(cells[0].bench, None);
+        assert_eq!((cells[0].n_baseline, cells[0].n_candidate), (5, 5));
+        assert!(cells[0].delta_pct.unwrap() > 90.0);
+        assert_eq!(cells[0].verdict, Verdict::Worse);
     }
 }

@@ -17,7 +17,7 @@
 
 use super::compare::CompareOptions;
 use super::gate::{GateError, Outcome, Policy, Status, Target, gate};
-use super::samples::{CellKey, gather_per_run};
+use super::samples::{Axis, CellKey, Identity, gather_per_run};
 use crate::dataset::StoredRun;
 use crate::stats::describe::variance;
 use crate::stats::dist::student_t_quantile;
@@ -155,7 +155,12 @@ pub fn calibrate(
                 alarms += 1;
             }
             for c in report.gated() {
-                let key = CellKey::new(&c.cell.metric, c.cell.percentile);
+                let identity = Identity {
+                    suite: c.cell.suite.clone(),
+                    bench: c.cell.bench.clone(),
+                    config: c.cell.config.clone(),
+                };
+                let key = CellKey::new(&identity, &c.cell.metric, c.cell.percentile);
                 let e = counts.entry(key).or_insert((0, c.threshold_pct));
                 if c.status == Status::Regression {
                     e.0 += 1;
@@ -163,7 +168,7 @@ pub fn calibrate(
             }
         }
         total += judged;
-        let per_run = gather_per_run(&measured, &[]);
+        let per_run = gather_per_run(&measured, &[], &Axis::default());
         for (key, (k, threshold)) in counts {
             let values: Vec<f64> = per_run
                 .iter()

@@ -179,7 +179,7 @@ pub fn gate(
         let names: Vec<String> = out
             .iter()
             .filter(|c| c.status == Status::Regression)
-            .map(|c| c.cell.name())
+            .map(|c| c.cell.display_name())
             .collect();
         (
             Outcome::Regression,

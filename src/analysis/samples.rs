@@ -1,5 +1,7 @@
-//! Gathers, for one side of a comparison, the replicates of every cell (metric, and
-//! percentile for ladders) out of stored runs.
+//! Gathers, for one side of a comparison, the replicates of every cell out of stored
+//! runs. A cell is one benchmark's metric (and percentile for ladders): its [`Identity`]
+//! is the run's suite, bench and configuration, less what the comparison compares
+//! ([`Axis`]), so replicates are only ever pooled within their own benchmark.
 //!
 //! Replicates are: one value per run for a ladder percentile or a single value; every
 //! sample for a time series (tsar minutes). Values convert to the first unit seen for the
@@ -10,7 +12,8 @@
 use super::littles_law::concurrency_series;
 use super::units::convert;
 use crate::dataset::StoredRun;
-use bench_db_parsers::{Data, HistInterval, Series};
+use crate::selector::Contrast;
+use bench_db_parsers::{Data, HistInterval, Param, Series};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The data shape behind a cell.
@@ -23,18 +26,116 @@ pub enum Shape {
     Value,
 }
 
-/// A cell's identity: the metric and, for ladders, the percentile in millionths
-/// (an exact, ordered key).
+/// Which benchmark a cell's numbers belong to: the run's suite, bench and configuration
+/// (`(key, value)` pairs in key order, values as printed), less the comparison's [`Axis`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Identity {
+    pub suite: String,
+    pub bench: Option<String>,
+    pub config: Vec<(String, String)>,
+}
+
+/// The identity fields a comparison does not match because they are what it compares
+/// (both sides' selectors name them with different values): the suite, the bench, and
+/// configuration keys.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Axis {
+    pub suite: bool,
+    pub bench: bool,
+    pub config_keys: BTreeSet<String>,
+}
+
+impl Axis {
+    /// The axis of two selectors' contrast.
+    pub fn of(c: &Contrast) -> Axis {
+        Axis {
+            suite: c.suite,
+            bench: c.bench,
+            config_keys: c.params.clone(),
+        }
+    }
+
+    /// This axis, plus each identity field (suite, bench, configuration) that takes one
+    /// value on each side, different between them: two sides of one benchmark each are
+    /// compared with each other whatever their names.
+    pub fn widened(&self, baseline: &[StoredRun], candidate: &[StoredRun]) -> Axis {
+        let mut axis = self.clone();
+        let ids = |runs: &[StoredRun]| -> Vec<Identity> {
+            let mut v: Vec<Identity> = runs.iter().map(|r| self.identity(r)).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let (b, c) = (ids(baseline), ids(candidate));
+        let single = |f: &dyn Fn(&Identity) -> String| -> bool {
+            let one = |ids: &[Identity]| {
+                let mut v: Vec<String> = ids.iter().map(f).collect();
+                v.sort();
+                v.dedup();
+                (v.len() == 1).then(|| v.remove(0))
+            };
+            matches!((one(&b), one(&c)), (Some(x), Some(y)) if x != y)
+        };
+        axis.suite |= single(&|i| i.suite.clone());
+        axis.bench |= single(&|i| format!("{:?}", i.bench));
+        if single(&|i| format!("{:?}", i.config)) {
+            axis.config_keys.extend(
+                b.iter()
+                    .chain(&c)
+                    .flat_map(|i| i.config.iter().map(|(k, _)| k.clone())),
+            );
+        }
+        axis
+    }
+
+    /// The identity of `run` with the axis left out.
+    pub fn identity(&self, run: &StoredRun) -> Identity {
+        let config = run
+            .run
+            .config_params()
+            .into_iter()
+            .filter(|(k, _)| !self.config_keys.contains(*k))
+            .map(|(k, v)| (k.to_string(), param_text(v)))
+            .collect();
+        Identity {
+            suite: if self.suite {
+                String::new()
+            } else {
+                run.suite.clone()
+            },
+            bench: if self.bench {
+                None
+            } else {
+                run.run.bench.clone()
+            },
+            config,
+        }
+    }
+}
+
+/// A parameter as the configuration part of an identity prints it.
+fn param_text(p: &Param) -> String {
+    match p {
+        Param::Num(v) => format!("{v}"),
+        Param::Bool(b) => b.to_string(),
+        Param::Text(t) => t.clone(),
+    }
+}
+
+/// A cell's key: the benchmark's [`Identity`], the metric and, for ladders, the
+/// percentile in millionths (an exact, ordered key).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CellKey {
+    pub identity: Identity,
     pub metric: String,
     pub percentile_micro: Option<i64>,
 }
 
 impl CellKey {
     /// Builds a key from a percentile in 0–100.
-    pub fn new(metric: &str, percentile: Option<f64>) -> Self {
+    pub fn new(identity: &Identity, metric: &str, percentile: Option<f64>) -> Self {
         CellKey {
+            identity: identity.clone(),
             metric: metric.to_string(),
             percentile_micro: percentile.map(|p| (p * 1e6).round() as i64),
         }
@@ -62,33 +163,43 @@ pub struct SideCell {
 }
 
 /// Every cell of one side, including derived Little's-law concurrency.
-pub fn gather(runs: &[StoredRun], metrics: &[String]) -> BTreeMap<CellKey, SideCell> {
+pub fn gather(runs: &[StoredRun], metrics: &[String], axis: &Axis) -> BTreeMap<CellKey, SideCell> {
     let mut cells: BTreeMap<CellKey, SideCell> = BTreeMap::new();
     for run in runs {
-        add_run(&mut cells, run, metrics);
+        add_run(&mut cells, run, metrics, axis);
     }
     cells
 }
 
 /// The cells of each run on its own, in run order.
-pub fn gather_per_run(runs: &[StoredRun], metrics: &[String]) -> Vec<BTreeMap<CellKey, SideCell>> {
+pub fn gather_per_run(
+    runs: &[StoredRun],
+    metrics: &[String],
+    axis: &Axis,
+) -> Vec<BTreeMap<CellKey, SideCell>> {
     runs.iter()
         .map(|run| {
             let mut cells = BTreeMap::new();
-            add_run(&mut cells, run, metrics);
+            add_run(&mut cells, run, metrics, axis);
             cells
         })
         .collect()
 }
 
-fn add_run(cells: &mut BTreeMap<CellKey, SideCell>, run: &StoredRun, metrics: &[String]) {
+fn add_run(
+    cells: &mut BTreeMap<CellKey, SideCell>,
+    run: &StoredRun,
+    metrics: &[String],
+    axis: &Axis,
+) {
     let wanted = |m: &str| metrics.is_empty() || metrics.iter().any(|w| w == m);
     let derived = concurrency_series(run);
+    let identity = axis.identity(run);
     for s in run.run.series.iter().chain(&derived) {
         if !wanted(&s.metric) {
             continue;
         }
-        for (key, shape, vals) in replicates(s) {
+        for (key, shape, vals) in replicates(&identity, s) {
             let cell = cells.entry(key).or_insert_with(|| SideCell {
                 shape,
                 unit: s.unit.clone(),
@@ -111,13 +222,13 @@ fn add_run(cells: &mut BTreeMap<CellKey, SideCell>, run: &StoredRun, metrics: &[
             intervals, points, ..
         } = &s.data
         {
-            add_histograms(cells, s, intervals, points);
+            add_histograms(cells, &identity, s, intervals, points);
         }
     }
 }
 
 /// (key, shape, replicate values) contributed by one series of one run.
-fn replicates(s: &Series) -> Vec<(CellKey, Shape, Vec<f64>)> {
+fn replicates(identity: &Identity, s: &Series) -> Vec<(CellKey, Shape, Vec<f64>)> {
     let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
     match &s.data {
         Data::Ladder { points, .. } | Data::Histogram { points, .. } => {
@@ -130,7 +241,11 @@ fn replicates(s: &Series) -> Vec<(CellKey, Shape, Vec<f64>)> {
                 .iter()
                 .filter_map(|p| {
                     let v = finite(p.value)?;
-                    Some((CellKey::new(&s.metric, Some(p.percentile)), shape, vec![v]))
+                    Some((
+                        CellKey::new(identity, &s.metric, Some(p.percentile)),
+                        shape,
+                        vec![v],
+                    ))
                 })
                 .collect()
         }
@@ -139,10 +254,20 @@ fn replicates(s: &Series) -> Vec<(CellKey, Shape, Vec<f64>)> {
             if v.is_empty() {
                 return Vec::new();
             }
-            vec![(CellKey::new(&s.metric, None), Shape::TimeSeries, v)]
+            vec![(
+                CellKey::new(identity, &s.metric, None),
+                Shape::TimeSeries,
+                v,
+            )]
         }
         Data::Value { value } => finite(*value)
-            .map(|v| vec![(CellKey::new(&s.metric, None), Shape::Value, vec![v])])
+            .map(|v| {
+                vec![(
+                    CellKey::new(identity, &s.metric, None),
+                    Shape::Value,
+                    vec![v],
+                )]
+            })
             .unwrap_or_default(),
     }
 }
@@ -152,6 +277,7 @@ fn replicates(s: &Series) -> Vec<(CellKey, Shape, Vec<f64>)> {
 /// decoded maximum (the derived ladder is read from the same merge).
 fn add_histograms(
     cells: &mut BTreeMap<CellKey, SideCell>,
+    identity: &Identity,
     s: &Series,
     intervals: &[HistInterval],
     points: &[bench_db_parsers::LadderPoint],
@@ -168,7 +294,7 @@ fn add_histograms(
         _ => 1.0,
     };
     for p in points {
-        if let Some(cell) = cells.get_mut(&CellKey::new(&s.metric, Some(p.percentile))) {
+        if let Some(cell) = cells.get_mut(&CellKey::new(identity, &s.metric, Some(p.percentile))) {
             cell.histograms.push((scale, intervals.to_vec()));
         }
     }

@@ -2,8 +2,10 @@
 
 use super::select::{check_metrics, select_some_series};
 use crate::analysis::compare::{CompareOptions, compare};
+use crate::analysis::samples::Axis;
 use crate::cli::{CompareArgs, CompareFormat};
 use crate::output;
+use crate::selector::{Contrast, Selector};
 use crate::store::Db;
 use crate::store::url::Target;
 use anyhow::Result;
@@ -16,6 +18,10 @@ pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
     check_metrics(&args.metric, &[&base, &cand])?;
     let opts = CompareOptions {
         include_first: args.warm_up.include_first,
+        axis: Axis::of(&Contrast::between(
+            &Selector::parse(&args.sides.baseline)?,
+            &Selector::parse(&args.sides.candidate)?,
+        )),
         ..CompareOptions::default()
     };
     let cells = compare(&base, &cand, &args.metric, &opts);

@@ -4,9 +4,10 @@
 use super::select::{nothing_selected, select_series, select_some_series};
 use crate::analysis::compare::CompareOptions;
 use crate::analysis::gate::{Policy, gate};
+use crate::analysis::samples::Axis;
 use crate::cli::{GateArgs, GateFormat};
 use crate::output;
-use crate::selector::Selector;
+use crate::selector::{Contrast, Selector};
 use crate::store::Db;
 use crate::store::url::Target;
 use anyhow::{Context, Result};
@@ -39,6 +40,10 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     }
     let opts = CompareOptions {
         include_first: args.warm_up.include_first,
+        axis: Axis::of(&Contrast::between(
+            &Selector::parse(&args.sides.baseline)?,
+            &Selector::parse(&args.sides.candidate)?,
+        )),
         ..CompareOptions::default()
     };
     let report = gate(&base, &cand, &policy, &opts)?;

@@ -21,6 +21,10 @@ struct RunEntry<'a> {
     format: &'a str,
     source: &'a str,
     run_index: u32,
+    /// The benchmark as its tool names it (`null` for a format that names none).
+    bench: Option<&'a str>,
+    /// The parameters that are the benchmark's configuration.
+    config: BTreeMap<&'a str, &'a Param>,
     params: &'a BTreeMap<String, Param>,
     tags: &'a BTreeMap<String, String>,
     metrics: Vec<&'a str>,
@@ -41,6 +45,8 @@ fn entry(r: &StoredRun) -> RunEntry<'_> {
         format: &r.format,
         source: &r.source,
         run_index: r.run.index,
+        bench: r.run.bench.as_deref(),
+        config: r.run.config_params(),
         params: &r.run.params,
         tags: &r.run.tags,
         metrics: r.run.series.iter().map(|s| s.metric.as_str()).collect(),

@@ -93,6 +93,12 @@ pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> R
                     .filter_map(|r| r.run.tags.get(k).map(String::as_str))
                     .collect(),
             ),
+            Term::Bench(v) => (
+                "bench".into(),
+                v,
+                all.iter().filter_map(|r| r.run.bench.as_deref()).collect(),
+            ),
+            Term::Param(k, v) => (format!("param.{k}"), v, Vec::new()),
             Term::Runs(_) => {
                 msg.push_str("\n  no run has those ids (`bench-db runs` lists them)");
                 continue;

@@ -4,6 +4,7 @@ use super::table::{Cell as T, render};
 use super::{json_num, md_cell, num, p, pct, percentile};
 use crate::analysis::compare::{Cell, Replicates, TestMethod, Verdict};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 fn verdict_color(v: Verdict) -> &'static str {
     match v {
@@ -99,8 +100,14 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
         .map(T::from)
         .collect(),
     ];
+    let benches = cells
+        .iter()
+        .any(|c| c.bench.is_some() || !c.config.is_empty());
+    if benches {
+        rows[0].insert(1, T::from("bench"));
+    }
     for c in cells {
-        rows.push(vec![
+        let mut row: Vec<T> = vec![
             c.suite.as_str().into(),
             c.metric.as_str().into(),
             percentile(c.percentile).into(),
@@ -116,7 +123,11 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
                 text: c.verdict.as_str().to_string(),
                 color: verdict_color(c.verdict),
             },
-        ]);
+        ];
+        if benches {
+            row.insert(1, c.bench_text().into());
+        }
+        rows.push(row);
     }
     let mut out = render(rows, color);
     out.push_str(&format!(
@@ -155,6 +166,10 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
 #[derive(Serialize)]
 struct JsonCell<'a> {
     suite: &'a str,
+    /// The benchmark (`null` when the format names none or it is the comparison's axis).
+    bench: Option<&'a str>,
+    /// The benchmark's configuration, less the comparison's axis.
+    config: BTreeMap<&'a str, &'a str>,
     metric: &'a str,
     percentile: Option<f64>,
     baseline: Option<f64>,
@@ -186,6 +201,12 @@ pub fn json(cells: &[Cell]) -> String {
         .iter()
         .map(|c| JsonCell {
             suite: &c.suite,
+            bench: c.bench.as_deref(),
+            config: c
+                .config
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect(),
             metric: &c.metric,
             percentile: c.percentile,
             baseline: json_num(c.baseline),
@@ -218,10 +239,20 @@ pub fn json(cells: &[Cell]) -> String {
 
 /// A Markdown table for a pull-request comment.
 pub fn markdown(cells: &[Cell]) -> String {
-    let mut out = String::from(
-        "| suite | metric | pct | baseline | candidate | delta | 95% CI | p (adj) | verdict |\n\
-         |---|---|---:|---:|---:|---:|---|---:|---|\n",
-    );
+    let benches = cells
+        .iter()
+        .any(|c| c.bench.is_some() || !c.config.is_empty());
+    let mut out = if benches {
+        String::from(
+            "| suite | bench | metric | pct | baseline | candidate | delta | 95% CI | p (adj) | verdict |\n\
+             |---|---|---|---:|---:|---:|---:|---|---:|---|\n",
+        )
+    } else {
+        String::from(
+            "| suite | metric | pct | baseline | candidate | delta | 95% CI | p (adj) | verdict |\n\
+             |---|---|---:|---:|---:|---:|---|---:|---|\n",
+        )
+    };
     for c in cells {
         let verdict = match c.verdict {
             Verdict::Better | Verdict::Worse => format!("**{}**", c.verdict.as_str()),
@@ -232,9 +263,14 @@ pub fn markdown(cells: &[Cell]) -> String {
         } else {
             format!(" {}", c.unit)
         };
+        let suite = if benches {
+            format!("{} | {}", md_cell(&c.suite), md_cell(&c.bench_text()))
+        } else {
+            md_cell(&c.suite)
+        };
         out.push_str(&format!(
             "| {} | {} | {} | {}{unit} | {}{unit} | {} | {} | {} | {} |\n",
-            md_cell(&c.suite),
+            suite,
             md_cell(&c.metric),
             percentile(c.percentile),
             num(c.baseline),
@@ -313,6 +349,8 @@ mod tests {
             "outliers_baseline",
             "outliers_candidate",
         ]);
+        // The cell's benchmark identity.
+        want.extend(["bench", "config"]);
         want.sort();
         assert_eq!(keys, want);
         assert_eq!(first["schema"], 1);

@@ -115,7 +115,7 @@ pub fn text(r: &GateReport, color: bool) -> String {
                 text: c.status.as_str().to_string(),
                 color: status_color(c.status),
             },
-            c.cell.metric.as_str().into(),
+            c.cell.metric_with_bench().into(),
             percentile(c.cell.percentile).into(),
             num(c.cell.baseline).into(),
             num(c.cell.candidate).into(),
@@ -139,6 +139,10 @@ pub fn text(r: &GateReport, color: bool) -> String {
 #[derive(Serialize)]
 struct JsonCell<'a> {
     suite: &'a str,
+    /// The benchmark (`null` when the format names none or it is the comparison's axis).
+    bench: Option<&'a str>,
+    /// The benchmark's configuration, less the comparison's axis.
+    config: std::collections::BTreeMap<&'a str, &'a str>,
     metric: &'a str,
     percentile: Option<f64>,
     unit: &'a str,
@@ -205,6 +209,13 @@ pub fn json(r: &GateReport) -> String {
             .iter()
             .map(|c| JsonCell {
                 suite: &c.cell.suite,
+                bench: c.cell.bench.as_deref(),
+                config: c
+                    .cell
+                    .config
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect(),
                 metric: &c.cell.metric,
                 percentile: c.cell.percentile,
                 unit: &c.cell.unit,
@@ -284,7 +295,7 @@ pub fn markdown(r: &GateReport, commits: &Commits) -> String {
                 Status::Regression => "**regression**".to_string(),
                 s => s.as_str().to_string(),
             },
-            md_cell(&c.cell.metric),
+            md_cell(&c.cell.metric_with_bench()),
             percentile(c.cell.percentile),
             md_cell(&with_unit(c.cell.baseline, &c.cell.unit)),
             md_cell(&with_unit(c.cell.candidate, &c.cell.unit)),
@@ -360,11 +371,11 @@ pub fn junit(r: &GateReport) -> String {
         let open = format!(
             "    <testcase classname=\"{}\" name=\"{}\"",
             xml(&c.cell.suite),
-            xml(&c.cell.name())
+            xml(&c.cell.display_name())
         );
         let detail = format!(
             "{}: baseline {} → candidate {} ({}), allowed {}",
-            c.cell.name(),
+            c.cell.display_name(),
             num(c.cell.baseline),
             num(c.cell.candidate),
             pct(tested_change(c)),
@@ -418,12 +429,12 @@ pub fn github(r: &GateReport) -> String {
             "::{level} title={}::{}\n",
             gh_prop(&format!(
                 "bench-db gate: {} {}",
-                c.cell.name(),
+                c.cell.display_name(),
                 c.status.as_str()
             )),
             gh_data(&format!(
                 "{}: {} → {} ({}, allowed {}). {}",
-                c.cell.name(),
+                c.cell.display_name(),
                 num(c.cell.baseline),
                 num(c.cell.candidate),
                 pct(tested_change(c)),

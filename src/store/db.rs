@@ -96,8 +96,9 @@ impl Db {
     /// how many were passed to `f`.
     ///
     /// The store answers the plain terms in SQL. `source=` terms (a path suffix, or a path
-    /// relative to the current directory) and history terms (`latest=N`, …) are judged on
-    /// the heads of the runs the plain terms select; the runs they keep are then read by id.
+    /// relative to the current directory), `param.` terms and history terms (`latest=N`,
+    /// …) are judged on the heads of the runs the plain terms select; the runs they keep
+    /// are then read by id.
     pub fn for_each_run(
         &self,
         sel: &Selector,
@@ -124,7 +125,7 @@ impl Db {
         let mut heads = Vec::new();
         self.store
             .stream(&Filter::of(sel), Detail::Heads, &mut |r| {
-                if sel.matches_source(&r.source, cwd.as_deref()) {
+                if sel.matches_head(&r, cwd.as_deref()) {
                     heads.push(post_head(r));
                 }
                 Ok(())

@@ -1,8 +1,9 @@
 //! The part of a selection a store answers in SQL, and its `WHERE` clause, built once
 //! from the selector's terms for either backend's [`Dialect`].
 //!
-//! `source=` terms (a path suffix or a path relative to the current directory) and the
-//! history terms are judged on the runs' heads by [`super::Db`], never here.
+//! `source=` terms (a path suffix or a path relative to the current directory),
+//! `param.` terms (numbers compare as numbers) and the history terms are judged on the
+//! runs' heads by [`super::Db`], never here.
 
 use crate::selector::{Selector, Term};
 
@@ -35,13 +36,13 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// The SQL part of `sel`: every term but `source=` (and no history term).
+    /// The SQL part of `sel`: every term but `source=` and `param.` (and no history term).
     pub fn of(sel: &Selector) -> Filter {
         Filter {
             terms: sel
                 .terms
                 .iter()
-                .filter(|t| !matches!(t, Term::Source(_)))
+                .filter(|t| !t.judged_on_heads())
                 .cloned()
                 .collect(),
         }
@@ -79,8 +80,14 @@ impl Filter {
                     let pv = bind(&mut args, Arg::Text(v.clone()));
                     conds.push(d.tag_equals(&pk, &pv));
                 }
+                Term::Bench(v) => {
+                    let p = bind(&mut args, Arg::Text(v.clone()));
+                    conds.push(format!("r.bench = {p}"));
+                }
                 Term::Runs(ids) => conds.push(d.id_among(ids, &mut args)),
-                Term::Source(_) => unreachable!("Filter::of leaves source terms out"),
+                Term::Source(_) | Term::Param(..) => {
+                    unreachable!("Filter::of leaves the terms judged on heads out")
+                }
             }
         }
         if conds.is_empty() {
