@@ -387,7 +387,8 @@ fn try_ingest(
             // one extra read to avoid parsing and inserting content that is stored.
             if meta.is_file() && store.has_source_of_size(meta.len()).map_err(db)? {
                 let digest = hash_all(File::open(p).map_err(io)?).map_err(io)?;
-                if store.has_source(&digest.sha256).map_err(db)? {
+                let identity = metadata_defaults(args, path).identity();
+                if store.has_source(&digest.sha256, &identity).map_err(db)? {
                     outcome.format = forced.map(|f| f.name.to_string()).or_else(|| {
                         let (head, complete) = read_head(File::open(p).ok()?).ok()?;
                         sniff(&file_name, &head, complete).map(|f| f.name.to_string())
@@ -432,7 +433,7 @@ fn try_ingest(
             .unwrap_or_else(|| format.name.to_string()),
         label_override: args.label.clone(),
         fallback_label,
-        tags: crate::metadata::run_tags(&args.tags, args.time.as_deref(), args.no_git, path),
+        ..metadata_defaults(args, path)
     };
     let stored = parse_beside(stream, hashed, format, |items, digest| {
         store.ingest(&meta, items, &defaults, digest)
@@ -462,6 +463,23 @@ fn try_ingest(
             e.line, format.name, e.message
         )),
         Err(e) => Err(format!("{shown}: {e}")),
+    }
+}
+
+/// The run metadata of one file: tags (`--tag`s, commit, branch, host), the time derived
+/// from the commit or the file kept apart unless the user gave it (`--time`, `--tag
+/// time=`), since a time read from the data wins over a derived one.
+fn metadata_defaults(args: &IngestArgs, path: Option<&Path>) -> BlockDefaults {
+    let mut tags = crate::metadata::run_tags(&args.tags, args.time.as_deref(), args.no_git, path);
+    let given = args.time.is_some() || args.tags.iter().any(|(k, _)| k == "time");
+    let time_fallback = if given { None } else { tags.remove("time") };
+    BlockDefaults {
+        suite: args.suite.clone().unwrap_or_default(),
+        label_override: args.label.clone(),
+        tags,
+        time_fallback,
+        suite_given: args.suite.is_some(),
+        ..BlockDefaults::default()
     }
 }
 

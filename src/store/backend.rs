@@ -53,8 +53,8 @@ pub trait Store {
     /// The schema version of the open store.
     fn schema_version(&self) -> Result<i64>;
 
-    /// Whether a source with this content hash is stored.
-    fn has_source(&self, sha256: &str) -> Result<bool>;
+    /// Whether a source with this content hash is stored under this metadata identity.
+    fn has_source(&self, sha256: &str, identity: &str) -> Result<bool>;
 
     /// Whether a source of exactly this many bytes is stored.
     fn has_source_of_size(&self, bytes: u64) -> Result<bool>;
@@ -63,7 +63,8 @@ pub trait Store {
     /// (`record`, its hash not yet known) is written with the first block, each block as
     /// the feed yields it; then `digest` gives the content's identity. When a source with
     /// that hash is stored (before, or meanwhile by another writer) everything is rolled
-    /// back and the result is `unchanged`. A feed of no block writes nothing.
+    /// back and the result is `unchanged`. The record's `identity` is stored with it, and
+    /// "stored" means the same hash under the same identity. A feed of no block writes nothing.
     fn write_source(
         &mut self,
         record: &SourceRecord,

@@ -59,7 +59,7 @@ pub fn copy(
     let mut done = Copied::default();
     for (sid, ids) in order {
         let (record, blocks) = from.store.source_blocks(sid)?;
-        if to.store.has_source(&record.sha256)? {
+        if to.store.has_source(&record.sha256, &record.identity)? {
             each(&record, None);
             done.present += 1;
             continue;

@@ -28,8 +28,43 @@ pub struct BlockDefaults {
     pub label_override: Option<String>,
     /// Label of a block that has none of its own (e.g. the file name).
     pub fallback_label: String,
-    /// `--tag`s, added to every run.
+    /// `--tag`s and the detected commit, branch, host: added to every run, over its own.
     pub tags: BTreeMap<String, String>,
+    /// A run time derived from the commit or the file (not given by the user): a run's own
+    /// time from its data wins over it.
+    pub time_fallback: Option<String>,
+    /// `--suite`, when given (else `suite` is the format's name).
+    pub suite_given: bool,
+}
+
+impl BlockDefaults {
+    /// The identity of the metadata these defaults carry (see [`metadata_identity`]).
+    pub fn identity(&self) -> String {
+        metadata_identity(
+            &self.tags,
+            self.label_override.as_deref(),
+            self.suite_given.then_some(self.suite.as_str()),
+        )
+    }
+}
+
+/// Hex SHA-256 of the run metadata a user gives at ingest: the tags (commit, branch, the
+/// explicit `--tag`s and `--time`) but not the host or the dirty flag, and `--label` and
+/// `--suite` when given. The same bytes under another identity are stored as other runs;
+/// under the same one they are `unchanged` (a `touch` changes nothing).
+pub fn metadata_identity(
+    tags: &BTreeMap<String, String>,
+    label: Option<&str>,
+    suite: Option<&str>,
+) -> String {
+    use sha2::Digest as _;
+    let kept: BTreeMap<&str, &str> = tags
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "host" | "dirty"))
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let doc = serde_json::json!({ "tags": kept, "label": label, "suite": suite });
+    hex::encode(sha2::Sha256::digest(doc.to_string().as_bytes()))
 }
 
 /// What one ingest stored.
@@ -74,6 +109,8 @@ impl Generated<'_> {
             label_override: self.label_override.map(str::to_string),
             fallback_label: self.format.to_string(),
             tags: self.tags.clone(),
+            time_fallback: None,
+            suite_given: true,
         };
         (meta, defaults)
     }
@@ -90,9 +127,10 @@ impl Generated<'_> {
 }
 
 impl Db {
-    /// Whether a source with this content hash is already stored.
-    pub fn has_source(&self, sha256: &str) -> anyhow::Result<bool> {
-        self.store.has_source(sha256)
+    /// Whether a source with this content hash is already stored under this metadata
+    /// identity ([`metadata_identity`]).
+    pub fn has_source(&self, sha256: &str, identity: &str) -> anyhow::Result<bool> {
+        self.store.has_source(sha256, identity)
     }
 
     /// Whether a source of exactly this many bytes is stored (then a file of that size
@@ -121,6 +159,7 @@ impl Db {
             format: meta.format.clone(),
             parser: meta.parser.clone(),
             ingested_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            identity: defaults.identity(),
         };
         let mut feed = Feed {
             items,
@@ -194,6 +233,11 @@ fn block_rows(idx: i64, block: Block, defaults: &BlockDefaults) -> BlockRows {
         .map(|mut run| {
             run.tags
                 .extend(defaults.tags.iter().map(|(k, v)| (k.clone(), v.clone())));
+            if let Some(t) = &defaults.time_fallback {
+                run.tags
+                    .entry("time".to_string())
+                    .or_insert_with(|| t.clone());
+            }
             RunRows {
                 suite: defaults.suite.clone(),
                 label: label.clone(),

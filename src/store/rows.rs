@@ -38,6 +38,9 @@ impl Detail {
 pub struct SourceRecord {
     pub path: String,
     pub sha256: String,
+    /// Hex SHA-256 of the run metadata the user gave ([`super::ingest::metadata_identity`]);
+    /// the same content under other metadata is another source.
+    pub identity: String,
     pub bytes: u64,
     pub format: String,
     pub parser: String,

@@ -252,8 +252,8 @@ impl Store for PgStore {
     fn schema_version(&self) -> Result<i64> {
         Ok(self.version()?.unwrap_or(0))
     }
-    fn has_source(&self, sha256: &str) -> Result<bool> {
-        PgStore::has_source(self, sha256)
+    fn has_source(&self, sha256: &str, identity: &str) -> Result<bool> {
+        PgStore::has_source(self, sha256, identity)
     }
     fn has_source_of_size(&self, bytes: u64) -> Result<bool> {
         PgStore::has_source_of_size(self, bytes)

@@ -82,7 +82,7 @@ impl PgStore {
         let mut c = self.client.borrow_mut();
         let row = c
             .query_one(
-                "SELECT path, sha256, bytes, format, parser, ingested_at FROM source WHERE id = $1",
+                "SELECT path, sha256, bytes, format, parser, ingested_at, identity FROM source WHERE id = $1",
                 &[&source_id],
             )
             .map_err(|e| self.err(e))?;
@@ -93,6 +93,7 @@ impl PgStore {
             format: row.get(3),
             parser: row.get(4),
             ingested_at: row.get(5),
+            identity: row.get(6),
         };
         let blocks = c
             .query(

@@ -31,13 +31,13 @@ impl From<postgres::Error> for IngestError {
 }
 
 impl PgStore {
-    pub(super) fn has_source(&self, sha256: &str) -> anyhow::Result<bool> {
+    pub(super) fn has_source(&self, sha256: &str, identity: &str) -> anyhow::Result<bool> {
         let row = self
             .client
             .borrow_mut()
             .query_one(
-                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text)",
-                &[&sha256],
+                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text AND identity = $2::text)",
+                &[&sha256, &identity],
             )
             .map_err(|e| self.err(e))?;
         Ok(row.get(0))
@@ -88,8 +88,8 @@ impl PgStore {
         };
         let seen: bool = tx
             .query_one(
-                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text)",
-                &[&d.sha256],
+                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text AND identity = $2::text)",
+                &[&d.sha256, &record.identity],
             )?
             .get(0);
         if seen {
@@ -145,14 +145,15 @@ fn placeholder() -> String {
 /// the real one is known.
 fn insert_source(tx: &mut Transaction, s: &SourceRecord) -> Result<i64, postgres::Error> {
     let row = tx.query_one(
-        "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at)
-         VALUES ($1, $2, 0, $3, $4, $5) RETURNING id",
+        "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at, identity)
+         VALUES ($1, $2, 0, $3, $4, $5, $6) RETURNING id",
         &[
             &s.path,
             &placeholder(),
             &s.format,
             &s.parser,
             &s.ingested_at,
+            &s.identity,
         ],
     )?;
     Ok(row.get(0))

@@ -158,8 +158,8 @@ impl Store for SqliteStore {
     fn schema_version(&self) -> Result<i64> {
         self.version()
     }
-    fn has_source(&self, sha256: &str) -> Result<bool> {
-        SqliteStore::has_source(self, sha256)
+    fn has_source(&self, sha256: &str, identity: &str) -> Result<bool> {
+        SqliteStore::has_source(self, sha256, identity)
     }
     fn has_source_of_size(&self, bytes: u64) -> Result<bool> {
         SqliteStore::has_source_of_size(self, bytes)

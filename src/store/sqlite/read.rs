@@ -141,7 +141,7 @@ impl SqliteStore {
 
     pub(super) fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
         let record = self.conn.query_row(
-            "SELECT path, sha256, bytes, format, parser, ingested_at FROM source WHERE id = ?1",
+            "SELECT path, sha256, bytes, format, parser, ingested_at, identity FROM source WHERE id = ?1",
             [source_id],
             |r| {
                 Ok(SourceRecord {
@@ -151,6 +151,7 @@ impl SqliteStore {
                     format: r.get(3)?,
                     parser: r.get(4)?,
                     ingested_at: r.get(5)?,
+                    identity: r.get(6)?,
                 })
             },
         )?;

@@ -17,10 +17,10 @@ impl From<rusqlite::Error> for IngestError {
 }
 
 impl SqliteStore {
-    pub(super) fn has_source(&self, sha256: &str) -> anyhow::Result<bool> {
+    pub(super) fn has_source(&self, sha256: &str, identity: &str) -> anyhow::Result<bool> {
         Ok(self.conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1)",
-            [sha256],
+            "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1 AND identity = ?2)",
+            [sha256, identity],
             |r| r.get(0),
         )?)
     }
@@ -85,8 +85,8 @@ impl SqliteStore {
                 return Ok(out);
             };
             let seen: bool = tx.query_row(
-                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1)",
-                [&d.sha256],
+                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1 AND identity = ?2)",
+                [&d.sha256, &record.identity],
                 |r| r.get(0),
             )?;
             if seen {
@@ -124,8 +124,8 @@ impl SqliteStore {
 /// then (inside this transaction only) the row holds a placeholder no real hash equals.
 fn insert_source(tx: &Transaction, record: &SourceRecord) -> rusqlite::Result<i64> {
     tx.execute(
-        "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at) VALUES (?1, 'pending', 0, ?2, ?3, ?4)",
-        params![record.path, record.format, record.parser, record.ingested_at],
+        "INSERT INTO source (path, sha256, bytes, format, parser, ingested_at, identity) VALUES (?1, 'pending', 0, ?2, ?3, ?4, ?5)",
+        params![record.path, record.format, record.parser, record.ingested_at, record.identity],
     )?;
     Ok(tx.last_insert_rowid())
 }
