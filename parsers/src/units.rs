@@ -153,3 +153,34 @@ mod tests {
         assert_eq!(bytes("12k"), None);
     }
 }
+
+/// Unix seconds as an RFC 3339 UTC time to the second (`2013-04-14T00:21:00Z`), the form
+/// of a run's `time` tag; `None` out of range.
+pub fn rfc3339_utc(secs: f64) -> Option<String> {
+    use chrono::{Datelike, Timelike};
+    if !secs.is_finite() {
+        return None;
+    }
+    let t = chrono::DateTime::from_timestamp(secs.floor() as i64, 0)?;
+    Some(format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    ))
+}
+
+#[cfg(test)]
+mod rfc3339_tests {
+    #[test]
+    fn unix_seconds_as_rfc3339() {
+        assert_eq!(
+            super::rfc3339_utc(1365898860.0).as_deref(),
+            Some("2013-04-14T00:21:00Z")
+        );
+        assert_eq!(super::rfc3339_utc(f64::NAN), None);
+    }
+}

@@ -18,6 +18,14 @@
 //! not measurements). When a run holds ZooKeeper's `serverstats.time` (total ms) and
 //! `serverstats.count`, the derived `latency_avg` = time / count (unit `ms`) is added.
 //!
+//! Identity: an `ognl` read has no bench (the value's `class.field` name is its metric,
+//! `serverstats.maxlatency`) and no config. A `watch` result's bench is the watched method
+//! from the `method=demo.MathGame.primeFactors location=AtExit` line before it, its
+//! `location` is config, and its `ts=2021-08-31 15:22:57` is the tag `time`
+//! (`2021-08-31T15:22:57Z`: Arthas prints local time without a zone, written as-is with
+//! `Z`). `monitor` and `trace` outputs are not read. The repeated samples (runs) of a block
+//! are its replicates.
+//!
 //! Blocks and runs: values read one after the other form one run of one block; a lead
 //! line (see [`LabelTracker`]) between commands starts a new block labelled by it, and a
 //! value whose name is already in the run starts a new run (a second sample) in the same
@@ -49,9 +57,49 @@ static RENDERING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^@([A-Za-z_$][\w$.]*(?:\[\])*)\[(.*)$").expect("valid regex"));
 
 /// A `watch`/`tt` result line: `ts=2021-08-31 15:22:57; [cost=0.220625ms] result=@ArrayList[`;
-/// group 1 = the cost in ms, group 2 = the rendering that follows.
+/// group 1 = the timestamp, group 2 = the cost in ms, group 3 = the rendering that follows.
 static WATCH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^ts=[^;\]]*;\s*\[cost=([0-9.eE+-]+)ms\]\s*result=(.*)$").expect("valid regex")
+    Regex::new(r"^ts=([^;\]]*);\s*\[cost=([0-9.eE+-]+)ms\]\s*result=(.*)$").expect("valid regex")
+});
+
+/// The line `watch` prints before each result: `method=demo.MathGame.primeFactors
+/// location=AtExit`; group 1 = the method, group 2 = the location.
+static WATCH_METHOD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^method=(\S+)\s+location=(\S+)\s*$").expect("valid regex"));
+
+/// A `watch` command, echoed (`$ watch …`, `[arthas@6527]$ watch …`) or bare; group 1 =
+/// its arguments.
+static WATCH_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:\[arthas@\d+\]\$|\$)?\s*watch\s+(.+)$").expect("valid regex")
+});
+
+/// `class.method` of a `watch` command's arguments: the first two that are not options
+/// (`-x 2 demo.MathGame print 'params'` → `demo.MathGame.print`).
+fn watched_method(args: &str) -> Option<String> {
+    let mut words = args.split_whitespace();
+    let mut names = Vec::new();
+    while let Some(w) = words.next() {
+        if w.starts_with('-') {
+            // Options that take a value: skip it too.
+            if matches!(
+                w,
+                "-c" | "-n" | "-x" | "-m" | "-M" | "--exclude-class-pattern"
+            ) {
+                words.next();
+            }
+        } else {
+            names.push(w);
+            if names.len() == 2 {
+                return Some(names.join("."));
+            }
+        }
+    }
+    None
+}
+
+/// A local time as Arthas prints it, `2021-08-31 15:22:57`.
+static LOCAL_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})$").expect("valid regex")
 });
 
 /// An echoed `$ getstatic …`, `$ watch …`, `$ ognl …` or `$ tt …` command.
@@ -152,6 +200,8 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
         reader: LineReader::new(r),
         labels: LabelTracker::new(),
         command: None,
+        watched: None,
+        watch_command: None,
         block: None,
         out: VecDeque::new(),
         done: false,
@@ -433,6 +483,15 @@ struct RunBuilder {
     first_line: u64,
     last_line: u64,
     flat: Flat,
+    /// The watched method, its location (config) and the result's time, for a `watch` result.
+    watch: Option<Watched>,
+}
+
+/// What `watch` printed about one result besides its value.
+struct Watched {
+    method: Option<String>,
+    location: Option<String>,
+    time: Option<String>,
 }
 
 impl RunBuilder {
@@ -461,14 +520,24 @@ impl RunBuilder {
         if self.flat.series.is_empty() {
             return None;
         }
-        Some(Run {
+        let mut run = Run {
             index,
             first_line: self.first_line,
             last_line: self.last_line,
             params: self.flat.params,
             series: self.flat.series,
             ..Default::default()
-        })
+        };
+        if let Some(w) = self.watch {
+            run.bench = w.method;
+            if let Some(l) = w.location {
+                run.set_config("location", l);
+            }
+            if let Some(t) = w.time {
+                run.tags.insert("time".into(), t);
+            }
+        }
+        Some(run)
     }
 }
 
@@ -525,6 +594,7 @@ impl BlockBuilder {
             first_line: first,
             last_line: last,
             flat: Flat::default(),
+            watch: None,
         });
         run.last_line = last;
         run.flat.series.extend(flat.series);
@@ -538,6 +608,11 @@ struct Parser<'a> {
     labels: LabelTracker,
     /// The last `ognl` command not yet followed by its value: names and its line.
     command: Option<(String, String, u64)>,
+    /// The `method=… location=…` line before the next `watch` result.
+    watched: Option<(String, String)>,
+    /// `class.method` of the last `$ watch` command, for results printed without a
+    /// `method=` line (Arthas before 3.5).
+    watch_command: Option<String>,
     block: Option<BlockBuilder>,
     out: VecDeque<Result<Parsed, ParseError>>,
     done: bool,
@@ -589,18 +664,41 @@ impl Parser<'_> {
     fn step(&mut self, t: &str, n: u64) -> Result<(), ParseError> {
         if let Some(c) = WATCH.captures(t) {
             // One `watch` result: its cost, then the rendered `result` value, as one run.
-            let cost = java_number(&c[1]).map_err(|_| {
-                ParseError::new(n, format!("watch cost `{}` is not a number", &c[1]))
+            let cost = java_number(&c[2]).map_err(|_| {
+                ParseError::new(n, format!("watch cost `{}` is not a number", &c[2]))
             })?;
-            let rest = c[2].trim().trim_end_matches(',').to_string();
+            let rest = c[3].trim().trim_end_matches(',').to_string();
             if let Some(start) = classify(&rest, n)? {
+                // A watch result is a run of its own, never merged into an `ognl` value's.
+                if let Some(b) = self.block.as_mut() {
+                    b.close_run();
+                }
+                let (method, location) = self.watched.take().unzip();
+                let method = method.or_else(|| self.watch_command.clone());
+                let time = LOCAL_TIME
+                    .captures(c[1].trim())
+                    .map(|t| format!("{}T{}Z", &t[1], &t[2]));
                 self.command = Some(("result".into(), "result".into(), n));
                 self.value(start, n)?;
                 if let Some(run) = self.block.as_mut().and_then(|b| b.run.as_mut()) {
                     run.flat.series.push(Series::value("cost", "ms", cost));
+                    run.watch = Some(Watched {
+                        method,
+                        location,
+                        time,
+                    });
                 }
                 return Ok(());
             }
+        }
+        if let Some(c) = WATCH_METHOD.captures(t) {
+            self.watched = Some((c[1].to_string(), c[2].to_string()));
+            return Ok(());
+        }
+        if let Some(c) = WATCH_COMMAND.captures(t) {
+            self.watch_command = watched_method(&c[1]);
+        } else if ARTHAS_COMMAND.is_match(t) {
+            self.watch_command = None;
         }
         if let Some(c) = COMMAND.captures(t) {
             let (m, d) = expression_name(expression(&c[1]));
@@ -618,8 +716,9 @@ impl Parser<'_> {
         if !t.is_empty() {
             self.command = None;
         }
-        // `watch` prints `method=… location=…` before each result: data, not a label.
-        if !(t.starts_with("method=") && t.contains(" location=")) {
+        // Arthas's own status lines (`Press Q or Ctrl+C to abort.`, `Affect(class count: 1
+        // , method count: 1) cost in 32 ms, …`) say how it ran, not what the user measured.
+        if !(t.starts_with("Affect(") || t.starts_with("Press ") && t.contains("Ctrl+C")) {
             self.labels.observe(t);
         }
         Ok(())
@@ -897,6 +996,43 @@ mod tests {
         let w = warnings(&FORMAT, input);
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].0, 4);
+    }
+
+    #[test]
+    fn watch_results_name_their_method_location_and_time() {
+        let bytes = fixture("real/arthas/arthas-site-docs-en-watch.md.txt");
+        let blocks = parse_ok(&FORMAT, &bytes);
+        let runs: Vec<&Run> = blocks.iter().flat_map(|b| &b.runs).collect();
+        let first = runs
+            .iter()
+            .find(|r| value(r, "cost") == Some(Some(0.220625)))
+            .expect("the first watch result");
+        assert_eq!(first.bench.as_deref(), Some("demo.MathGame.primeFactors"));
+        assert_eq!(first.params["location"], Param::from("AtExceptionExit"));
+        assert!(first.config.contains("location"));
+        assert_eq!(first.tags["time"], "2021-08-31T15:22:57Z");
+        let second = runs
+            .iter()
+            .find(|r| value(r, "cost") == Some(Some(1.020982)))
+            .expect("the second watch result");
+        assert_eq!(second.params["location"], Param::from("AtExit"));
+        assert_eq!(second.tags["time"], "2021-08-31T15:22:58Z");
+        // Results printed without a `method=` line take the `watch` command's method.
+        let benches: std::collections::BTreeSet<_> =
+            runs.iter().map(|r| r.bench.as_deref()).collect();
+        assert_eq!(
+            benches.into_iter().collect::<Vec<_>>(),
+            [
+                Some("demo.MathGame.*"),
+                Some("demo.MathGame.primeFactors"),
+                Some("demo.MathGame.print")
+            ]
+        );
+        assert!(
+            blocks
+                .iter()
+                .all(|b| !b.label.as_deref().is_some_and(|l| l.starts_with("Affect(")))
+        );
     }
 
     #[test]

@@ -9,9 +9,16 @@
 //! Found 12 outliers among 100 measurements (12.00%)
 //! ```
 //!
-//! Every benchmark is one block labelled with its id (`fib/fib 10`); its metric is the
-//! normalised id (`fib_fib_10`) in `ns`, a time (lower is better), and its throughput, when
-//! set, `<id>.thrpt` in `elem/s` or `B/s` (higher is better).
+//! Every benchmark is one block; its metric is `time` in `ns` (lower is better), and its
+//! throughput, when set, `thrpt` in `elem/s` or `B/s` (higher is better).
+//!
+//! Identity: `bench` is the id as Criterion prints it, `group/function/value`
+//! (`fib/fib 10`). No config: the id already holds the function and input value (JSON
+//! `group_id`, `function_id`, `value_str` and the throughput are kept as plain params); the
+//! sample's `iters` is measured. The samples are the replicates. A block is one benchmark
+//! of a `cargo bench` run rather than the whole run, as the estimates and change Criterion
+//! printed belong to one benchmark and block stats name no bench. No label (the output has
+//! no lead line) and no timestamp.
 //! - Terminal output: one run. The `time:` middle value (Criterion's slope estimate, not
 //!   the mean) converted exactly to ns, with stats `low` and `high` (the confidence
 //!   bounds) and `outliers`; `thrpt:` likewise, prefixes expanded (`K`/`M`/`G` 1000,
@@ -180,11 +187,11 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
             params.insert("samples".to_string(), Param::Num(s));
         }
         blocks.push(Block {
-            label: Some(p.name),
+            label: None,
             first_line: p.first_line,
             last_line: p.last_line,
             runs: vec![Run {
-                bench: None,
+                bench: Some(p.name),
                 config: Default::default(),
                 index: 1,
                 first_line: p.first_line,
@@ -224,9 +231,8 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
             if let Some(p) = cur.take() {
                 close(p, &mut blocks);
             }
-            let metric = metric_name(&name);
             let mut s = Series::new(
-                metric,
+                "time",
                 name.clone(),
                 "ns",
                 Data::Value {
@@ -249,7 +255,7 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
         if let (Some(c), Some(p)) = (THRPT.captures(&line), cur.as_mut()) {
             let (mid, unit) = per_second(&c[3], &c[4], n)?;
             let mut s = Series::new(
-                format!("{}.thrpt", p.series[0].metric),
+                "thrpt",
                 format!("{} thrpt", p.name),
                 unit,
                 Data::Value { value: Some(mid) },
@@ -360,7 +366,7 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let metric = metric_name(&id);
+    let metric = "time".to_string();
     let numbers = |key: &str| -> Result<Vec<f64>, ParseError> {
         sample
             .get(key)
@@ -413,7 +419,7 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
                 tags.insert("criterion_baseline".to_string(), b.clone());
             }
             Run {
-                bench: None,
+                bench: Some(id.clone()),
                 config: Default::default(),
                 index: i as u32 + 1,
                 first_line: 1,
@@ -465,7 +471,7 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
         }
     }
     Ok(vec![Parsed::Block(Block {
-        label: Some(id),
+        label: None,
         first_line: 1,
         last_line: total,
         runs,
@@ -525,18 +531,17 @@ mod tests {
         let blocks = terminal_blocks("run3-terminal.txt");
         assert_eq!(blocks.len(), 2);
         let b = &blocks[0];
-        assert_eq!(b.label.as_deref(), Some("fib/fib 10"));
+        assert_eq!(b.label, None);
+        assert_eq!(b.runs[0].bench.as_deref(), Some("fib/fib 10"));
+        assert_eq!(blocks[1].runs[0].bench.as_deref(), Some("fib/fib 15"));
         let t = &b.runs[0].series[0];
-        assert_eq!((t.metric.as_str(), t.unit.as_str()), ("fib_fib_10", "ns"));
+        assert_eq!((t.metric.as_str(), t.unit.as_str()), ("time", "ns"));
         assert_eq!(value(t), 500.76);
         assert_eq!(t.stats["low"], 442.98);
         assert_eq!(t.stats["high"], 566.31);
         assert_eq!(t.stats["outliers"], 12.0);
         let th = &b.runs[0].series[1];
-        assert_eq!(
-            (th.metric.as_str(), th.unit.as_str()),
-            ("fib_fib_10.thrpt", "elem/s")
-        );
+        assert_eq!((th.metric.as_str(), th.unit.as_str()), ("thrpt", "elem/s"));
         assert_eq!(value(th), 1.9970e6);
         assert_eq!(printed(b, "change_low_pct"), Some(-16.623));
         assert_eq!(printed(b, "change_pct"), Some(3.8274));
@@ -564,10 +569,16 @@ mod tests {
         let blocks = folder("run3/criterion/fib/fib 10/new");
         assert_eq!(blocks.len(), 1);
         let b = &blocks[0];
-        assert_eq!(b.label.as_deref(), Some("fib/fib 10"));
+        assert_eq!(b.label, None);
         assert_eq!(b.runs.len(), 100);
+        assert!(
+            b.runs
+                .iter()
+                .all(|r| r.bench.as_deref() == Some("fib/fib 10"))
+        );
+        assert!(b.runs.iter().all(|r| r.config.is_empty()));
         let s = &b.runs[0].series[0];
-        assert_eq!((s.metric.as_str(), s.unit.as_str()), ("fib_fib_10", "ns"));
+        assert_eq!((s.metric.as_str(), s.unit.as_str()), ("time", "ns"));
         assert_eq!(value(s), 155081.0 / 1093.0);
         assert_eq!(b.runs[1].params["iters"], Param::Num(2186.0));
         assert_eq!(value(&b.runs[1].series[0]), 12472194.0 / 2186.0);

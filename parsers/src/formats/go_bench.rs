@@ -10,13 +10,20 @@
 //! BenchmarkSortCopy-2               6171         40474 ns/op     197.66 MB/s        8216 B/op           2 allocs/op
 //! ```
 //!
-//! Every benchmark (name with its `-N` GOMAXPROCS suffix, per package) is one block
-//! labelled with the name; its `-count` repeats are its runs, in order. Each `value unit`
-//! pair of a line is one value series named `<benchmark>.<unit>`, both normalised
-//! (`BenchmarkJoin-2` `ns/op` → `join_2.ns_op`), the unit kept as printed (`ns/op`,
-//! `B/op`, `allocs/op`, `MB/s`, custom units). Params: `iterations` (b.N), `procs` (the
-//! suffix, 1 when absent), `key=value` parts of sub-benchmark names, and the `goos`,
-//! `goarch`, `pkg`, `cpu` headers (the last ones printed, for results printed before any).
+//! Each `value unit` pair of a result line is one value series named by its normalised
+//! unit (`ns/op` → `ns_op`, `B/op` → `b_op`, `allocs/op`, `MB/s` → `mb_s`, custom units),
+//! the unit kept as printed.
+//!
+//! Identity: `bench` is the name as printed without its `-N` GOMAXPROCS suffix
+//! (`BenchmarkGet/size=10`). `config` holds every configuration line in force (`goos`,
+//! `goarch`, `pkg`, `cpu`, and any other `key: value` line such as `note: before`; a line
+//! applies to the results after it, as in benchstat; lines printed only after all results,
+//! as in a sorted copy, apply to the last run's results), `procs` (the suffix, 1 when
+//! absent) and the `key=value` parts of a sub-benchmark name. `iterations` (b.N) is a
+//! plain param: it is measured, not chosen. One block is one `go test` package run: the
+//! results after one group of configuration lines (a configuration line after results
+//! starts the next block); its runs are every result line in order, so `-count` repeats
+//! are the replicates of their bench. No label: the output has no lead line.
 //!
 //! With `-json`, the `Output` of every `output` event is joined in order (one result line
 //! can be split across two events) and read as text; a line's number is that of the event
@@ -47,6 +54,8 @@ static RESULT: LazyLock<Regex> =
 /// A result line with at least one `ns/op` pair, as the sniffer wants it.
 static SNIFF_RESULT: LazyLock<Regex> = LazyLock::new(|| re(r"^Benchmark\S*\s+\d+\s+[0-9.]+ ns/op"));
 static HEADER: LazyLock<Regex> = LazyLock::new(|| re(r"^(goos|goarch|pkg|cpu): (.*?)\s*$"));
+/// Any configuration line, `key: value` with a lower-case key (benchstat's rule).
+static CONFIG: LazyLock<Regex> = LazyLock::new(|| re(r"^([a-z][^\s:]*):\s+(\S.*?)\s*$"));
 
 /// Confidence that `head` holds Go benchmark results.
 pub fn sniff(head: &Head) -> u8 {
@@ -130,23 +139,29 @@ fn json_lines(text: &str) -> Result<Vec<(u64, String)>, ParseError> {
     Ok(out)
 }
 
-/// One benchmark being collected.
-struct Bench {
-    name: String,
+/// One `go test` run being collected: the results after one group of configuration lines.
+struct Group {
     first_line: u64,
     last_line: u64,
     runs: Vec<Run>,
 }
 
 fn read(lines: &[(u64, String)]) -> Result<Vec<Block>, ParseError> {
-    let mut headers: BTreeMap<String, Param> = BTreeMap::new();
-    let mut benches: Vec<Bench> = Vec::new();
-    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // Configuration in force: a line sets its key for the results after it (benchstat).
+    let mut config: BTreeMap<String, Param> = BTreeMap::new();
+    let mut groups: Vec<Group> = Vec::new();
+    // A configuration line after results starts the next package run.
+    let mut new_group = true;
+    // Configuration lines printed after the last results (a sorted copy).
+    let mut trailing: BTreeMap<String, Param> = BTreeMap::new();
     for (n, line) in lines {
         let n = *n;
         let line = line.trim_end();
-        if let Some(c) = HEADER.captures(line) {
-            headers.insert(c[1].to_string(), Param::from(&c[2]));
+        if let Some(c) = CONFIG.captures(line) {
+            let v = c[2].trim();
+            new_group = true;
+            config.insert(c[1].to_string(), Param::from(v));
+            trailing.insert(c[1].to_string(), Param::from(v));
             continue;
         }
         let Some(c) = RESULT.captures(line) else {
@@ -160,18 +175,25 @@ fn read(lines: &[(u64, String)]) -> Result<Vec<Block>, ParseError> {
             )
         })?;
         let cells: Vec<&str> = c[3].split_whitespace().collect();
-        let mut params = headers.clone();
-        params.insert("iterations".into(), Param::Num(iterations as f64));
         let (base, procs) = split_procs(&name);
-        params.insert("procs".into(), Param::Num(procs as f64));
+        let mut run = Run {
+            bench: Some(base.to_string()),
+            first_line: n,
+            last_line: n,
+            ..Run::default()
+        };
+        for (k, v) in &config {
+            run.set_config(k.clone(), v.clone());
+        }
+        run.params
+            .insert("iterations".into(), Param::Num(iterations as f64));
+        run.set_config("procs", procs as f64);
         for part in base.split('/').skip(1) {
             if let Some((k, v)) = part.split_once('=') {
                 let p = v.parse::<f64>().map_or_else(|_| Param::from(v), Param::Num);
-                params.insert(k.to_string(), p);
+                run.set_config(k, p);
             }
         }
-        let prefix = metric_name(name.strip_prefix("Benchmark").unwrap_or(&name));
-        let mut series = Vec::new();
         for pair in cells.chunks(2) {
             let [value, unit] = pair else {
                 return Err(ParseError::new(
@@ -186,54 +208,44 @@ fn read(lines: &[(u64, String)]) -> Result<Vec<Block>, ParseError> {
                 .ok_or_else(|| {
                     ParseError::new(n, format!("{name}: cannot read `{value}` as a number"))
                 })?;
-            series.push(Series::new(
-                format!("{prefix}.{}", metric_name(unit)),
+            run.series.push(Series::new(
+                metric_name(unit),
                 format!("{name} {unit}"),
                 *unit,
                 Data::Value { value: Some(value) },
             ));
         }
-        let pkg = match headers.get("pkg") {
-            Some(Param::Text(p)) => p.clone(),
-            _ => String::new(),
-        };
-        let i = *index.entry((pkg, name.clone())).or_insert_with(|| {
-            benches.push(Bench {
-                name: name.clone(),
+        if new_group {
+            groups.push(Group {
                 first_line: n,
                 last_line: n,
                 runs: Vec::new(),
             });
-            benches.len() - 1
-        });
-        let b = &mut benches[i];
-        b.last_line = n;
-        b.runs.push(Run {
-            bench: None,
-            config: Default::default(),
-            index: b.runs.len() as u32 + 1,
-            first_line: n,
-            last_line: n,
-            params,
-            tags: BTreeMap::new(),
-            series,
-        });
+            new_group = false;
+        }
+        trailing.clear();
+        let g = groups.last_mut().expect("a group was just pushed");
+        g.last_line = n;
+        run.index = g.runs.len() as u32 + 1;
+        g.runs.push(run);
     }
-    // Headers printed after the results (a sorted copy) still describe them.
-    for b in &mut benches {
-        for r in &mut b.runs {
-            for (k, v) in &headers {
-                r.params.entry(k.clone()).or_insert_with(|| v.clone());
+    // Configuration printed only after the results (a sorted copy) still describes them.
+    if let Some(last) = groups.last_mut() {
+        for r in &mut last.runs {
+            for (k, v) in &trailing {
+                if !r.params.contains_key(k) {
+                    r.set_config(k.clone(), v.clone());
+                }
             }
         }
     }
-    Ok(benches
+    Ok(groups
         .into_iter()
-        .map(|b| Block {
-            label: Some(b.name),
-            first_line: b.first_line,
-            last_line: b.last_line,
-            runs: b.runs,
+        .map(|g| Block {
+            label: None,
+            first_line: g.first_line,
+            last_line: g.last_line,
+            runs: g.runs,
             printed: Vec::new(),
         })
         .collect())
@@ -275,79 +287,120 @@ mod tests {
         }
     }
 
+    fn config(run: &Run) -> Vec<&str> {
+        run.config.iter().map(String::as_str).collect()
+    }
+
     #[test]
-    fn count_repeats_are_runs() {
+    fn count_repeats_are_runs_of_one_block() {
         let blocks = real("bench-count3.txt");
-        assert_eq!(blocks.len(), 3);
-        let join = &blocks[0];
-        assert_eq!(join.label.as_deref(), Some("BenchmarkJoin-2"));
-        assert_eq!(join.runs.len(), 3);
-        assert_eq!(value(&join.runs[0], "join_2.ns_op"), 1064.0);
-        assert_eq!(value(&join.runs[1], "join_2.ns_op"), 1289.0);
-        assert_eq!(value(&join.runs[2], "join_2.b_op"), 1016.0);
-        assert_eq!(value(&join.runs[2], "join_2.allocs_op"), 7.0);
-        assert_eq!(join.runs[0].params["iterations"], Param::Num(214471.0));
-        assert_eq!(join.runs[0].params["procs"], Param::Num(2.0));
-        assert_eq!(join.runs[0].params["cpu"], Param::from("AMD EPYC"));
-        assert_eq!(
-            join.runs[0].params["pkg"],
-            Param::from("example.com/benchdemo")
-        );
-        let sort = &blocks[1];
-        assert_eq!(value(&sort.runs[2], "sortcopy_2.mb_s"), 206.53);
-        let mb = sort.runs[0]
-            .series
-            .iter()
-            .find(|s| s.metric == "sortcopy_2.mb_s");
+        assert_eq!(blocks.len(), 1);
+        let b = &blocks[0];
+        assert_eq!(b.label, None);
+        assert_eq!((b.first_line, b.last_line), (5, 13));
+        assert_eq!(b.runs.len(), 9);
+        let join = &b.runs[..3];
+        for r in join {
+            assert_eq!(r.bench.as_deref(), Some("BenchmarkJoin"));
+        }
+        assert_eq!(value(&join[0], "ns_op"), 1064.0);
+        assert_eq!(value(&join[1], "ns_op"), 1289.0);
+        assert_eq!(value(&join[2], "b_op"), 1016.0);
+        assert_eq!(value(&join[2], "allocs_op"), 7.0);
+        assert_eq!(join[0].params["iterations"], Param::Num(214471.0));
+        assert_eq!(join[0].params["procs"], Param::Num(2.0));
+        assert_eq!(join[0].params["cpu"], Param::from("AMD EPYC"));
+        assert_eq!(join[0].params["pkg"], Param::from("example.com/benchdemo"));
+        assert_eq!(config(&join[0]), ["cpu", "goarch", "goos", "pkg", "procs"]);
+        // Repeats differ in N only, which is not identity.
+        assert_eq!(join[0].config_params(), join[1].config_params());
+        let sort = &b.runs[5];
+        assert_eq!(sort.bench.as_deref(), Some("BenchmarkSortCopy"));
+        assert_eq!(value(sort, "mb_s"), 206.53);
+        let mb = sort.series.iter().find(|s| s.metric == "mb_s");
         assert_eq!(mb.unwrap().unit, "MB/s");
-        let par = &blocks[2];
-        assert_eq!(value(&par.runs[0], "paralleljoin_2.ns_op"), 126.7);
-        assert_eq!(value(&par.runs[1], "paralleljoin_2.items_op"), 10.0);
+        let par = &b.runs[6];
+        assert_eq!(par.bench.as_deref(), Some("BenchmarkParallelJoin"));
+        assert_eq!(value(par, "ns_op"), 126.7);
+        assert_eq!(value(&b.runs[7], "items_op"), 10.0);
     }
 
     #[test]
     fn a_sorted_published_run_with_headers_last() {
         let blocks = real("go-pkg-benchmarks-loggers.txt");
-        assert_eq!(blocks.len(), 17);
-        let first = &blocks[0];
-        assert_eq!(first.label.as_deref(), Some("BenchmarkDiscardedLogSlog-8"));
-        assert_eq!(value(&first.runs[0], "discardedlogslog_8.ns_op"), 4.893);
-        assert_eq!(first.runs[0].params["iterations"], Param::Num(1e7));
-        assert_eq!(first.runs[0].params["goos"], Param::from("darwin"));
-        assert_eq!(first.runs[0].params["goarch"], Param::from("arm64"));
-        let stack = &blocks[4].runs[0];
-        assert_eq!(value(stack, "errorlogzerologwithstack_8.ns_op"), 3881.0);
-        assert_eq!(value(stack, "errorlogzerologwithstack_8.b_op"), 3058.0);
-        assert_eq!(value(stack, "errorlogzerologwithstack_8.allocs_op"), 69.0);
+        assert_eq!(blocks.len(), 1);
+        let runs = &blocks[0].runs;
+        assert_eq!(runs.len(), 17);
+        let first = &runs[0];
+        assert_eq!(first.bench.as_deref(), Some("BenchmarkDiscardedLogSlog"));
+        assert_eq!(value(first, "ns_op"), 4.893);
+        assert_eq!(first.params["iterations"], Param::Num(1e7));
+        assert_eq!(first.params["goos"], Param::from("darwin"));
+        assert_eq!(first.params["goarch"], Param::from("arm64"));
+        assert_eq!(config(first), ["goarch", "goos", "procs"]);
+        let stack = &runs[4];
         assert_eq!(
-            value(&blocks[14].runs[0], "simpleinfologslog_8.ns_op"),
-            956.1
+            stack.bench.as_deref(),
+            Some("BenchmarkErrorLogZerologWithStack")
         );
+        assert_eq!(value(stack, "ns_op"), 3881.0);
+        assert_eq!(value(stack, "b_op"), 3058.0);
+        assert_eq!(value(stack, "allocs_op"), 69.0);
+        assert_eq!(value(&runs[14], "ns_op"), 956.1);
     }
 
     #[test]
     fn without_a_suffix_procs_is_one() {
         let blocks = real("bench-cpu.txt");
-        assert_eq!(blocks.len(), 4);
-        assert_eq!(blocks[0].label.as_deref(), Some("BenchmarkJoin"));
-        assert_eq!(blocks[0].runs[0].params["procs"], Param::Num(1.0));
-        assert_eq!(value(&blocks[0].runs[1], "join.ns_op"), 1518.0);
-        assert_eq!(value(&blocks[1].runs[1], "join_2.ns_op"), 2742.0);
-        assert_eq!(value(&blocks[2].runs[0], "paralleljoin.ns_op"), 273.7);
+        assert_eq!(blocks.len(), 1);
+        let runs = &blocks[0].runs;
+        assert_eq!(runs[0].bench.as_deref(), Some("BenchmarkJoin"));
+        assert_eq!(runs[0].params["procs"], Param::Num(1.0));
+        assert_eq!(value(&runs[1], "ns_op"), 1518.0);
+        // `-cpu 1,2`: the same bench with another `procs` configuration.
+        assert_eq!(runs[3].bench.as_deref(), Some("BenchmarkJoin"));
+        assert_eq!(runs[3].params["procs"], Param::Num(2.0));
+        assert_eq!(value(&runs[3], "ns_op"), 2742.0);
+        assert_eq!(runs[4].bench.as_deref(), Some("BenchmarkParallelJoin"));
+        assert_eq!(value(&runs[4], "ns_op"), 273.7);
     }
 
     #[test]
     fn json_events_join_split_result_lines() {
         let blocks = real("bench-json.jsonl");
-        assert_eq!(blocks.len(), 3);
-        let join = &blocks[0];
+        assert_eq!(blocks.len(), 1);
+        let runs = &blocks[0].runs;
+        assert_eq!(runs.len(), 3);
         // Split across events 6 and 7.
-        assert_eq!(join.first_line, 6);
-        assert_eq!(value(&join.runs[0], "join_2.ns_op"), 1277.0);
-        assert_eq!(join.runs[0].params["iterations"], Param::Num(120754.0));
-        assert_eq!(value(&blocks[1].runs[0], "sortcopy_2.mb_s"), 210.80);
-        assert_eq!(value(&blocks[2].runs[0], "paralleljoin_2.b_op"), 56.0);
-        assert_eq!(blocks[2].runs[0].params["goarch"], Param::from("amd64"));
+        assert_eq!(blocks[0].first_line, 6);
+        assert_eq!(runs[0].bench.as_deref(), Some("BenchmarkJoin"));
+        assert_eq!(value(&runs[0], "ns_op"), 1277.0);
+        assert_eq!(runs[0].params["iterations"], Param::Num(120754.0));
+        assert_eq!(value(&runs[1], "mb_s"), 210.80);
+        assert_eq!(value(&runs[2], "b_op"), 56.0);
+        assert_eq!(runs[2].params["goarch"], Param::from("amd64"));
+    }
+
+    #[test]
+    fn notes_and_packages_are_configuration_of_one_bench() {
+        let bytes = crate::testutil::fixture("go-bench/notes-same-name-two-packages.txt");
+        let blocks = parse_ok(&FORMAT, &bytes);
+        assert_eq!(blocks.len(), 3);
+        let [a, b, after] = [&blocks[0].runs, &blocks[1].runs, &blocks[2].runs];
+        assert_eq!(a.len(), 2);
+        for r in [&a[0], &a[1], &b[0], &after[0]] {
+            assert_eq!(r.bench.as_deref(), Some("BenchmarkParse"));
+            assert_eq!(config(r), ["goarch", "goos", "note", "pkg", "procs"]);
+        }
+        assert_eq!(a[0].params["pkg"], Param::from("example.com/a"));
+        assert_eq!(b[0].params["pkg"], Param::from("example.com/b"));
+        assert_eq!(a[0].params["note"], Param::from("before"));
+        assert_eq!(b[0].params["note"], Param::from("before"));
+        assert_eq!(after[0].params["note"], Param::from("after"));
+        assert_eq!(after[0].params["pkg"], Param::from("example.com/a"));
+        assert_eq!(value(&b[0], "ns_op"), 2400.0);
+        assert_eq!(value(&after[0], "ns_op"), 1000.0);
+        assert_eq!((blocks[1].first_line, blocks[1].last_line), (10, 10));
     }
 
     #[test]
@@ -355,10 +408,12 @@ mod tests {
         let text = "BenchmarkMap/size=10/kind=hash-8   \t 1000\t  12.5 ns/op\n";
         let b = parse_ok(&FORMAT, text.as_bytes());
         let r = &b[0].runs[0];
+        assert_eq!(r.bench.as_deref(), Some("BenchmarkMap/size=10/kind=hash"));
         assert_eq!(r.params["size"], Param::Num(10.0));
         assert_eq!(r.params["kind"], Param::from("hash"));
         assert_eq!(r.params["procs"], Param::Num(8.0));
-        assert_eq!(r.series[0].metric, "map_size_10_kind_hash_8.ns_op");
+        assert_eq!(config(r), ["kind", "procs", "size"]);
+        assert_eq!(r.series[0].metric, "ns_op");
     }
 
     #[test]

@@ -24,6 +24,8 @@
 //!
 //! The table reader ([`TableParser`]) is shared with the wrk parser, which embeds the C
 //! printer's output in wrk2's `Detailed Percentile spectrum`.
+//!
+//! Identity: no bench, no config (a percentile dump names neither); no timestamp.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};

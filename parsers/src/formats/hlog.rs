@@ -23,6 +23,9 @@
 //!
 //! Params: `start_time`, `base_time` (seconds since the epoch), `max_value_divisor` when the
 //! log states them, `log_version`, and `tag` for tagged runs.
+//!
+//! Identity: no bench, no config. The tag `time` is the log's `StartTime` (else its
+//! `BaseTime`) in RFC 3339 UTC, to the second (`2015-09-09T15:24:39Z`).
 //! A bad base64 text or an undecodable histogram is an error naming the line.
 //! Fixtures: `fixtures/hlog/tiny-tagged.hlog` (written with the `hdrhistogram` crate),
 //! `fixtures/hlog/v1.1-legacy-encoding.hlog` (V1 encoded histograms).
@@ -284,11 +287,21 @@ impl Reader {
                 params.push((k, v.into()));
             }
         }
+        let time = self
+            .start_time
+            .or(self.base_time)
+            .and_then(crate::units::rfc3339_utc);
         let runs = self
             .runs
             .into_iter()
             .zip(1..)
-            .map(|(r, i)| r.into_run(i, &params))
+            .map(|(r, i)| {
+                let mut run = r.into_run(i, &params);
+                if let Some(t) = &time {
+                    run.tags.insert("time".into(), t.clone());
+                }
+                run
+            })
             .collect();
         Some(Block {
             label: self.label,
@@ -486,6 +499,8 @@ mod tests {
         let b = one_block(&fixture("hlog/v1.1-legacy-encoding.hlog"));
         let run = &b.runs[0];
         assert_eq!(run.params["log_version"], Param::from("1.1"));
+        // `#[StartTime: 1420070400.000 …, Thu Jan 01 00:00:00 UTC 2015]`.
+        assert_eq!(run.tags["time"], "2015-01-01T00:00:00Z");
         let (intervals, count, points) = histogram(run);
         assert_eq!(count, Some(15));
         assert_eq!(
@@ -527,6 +542,8 @@ mod tests {
         assert_eq!((b.first_line, b.last_line, b.runs.len()), (5, 66, 1));
         let run = &b.runs[0];
         assert_eq!(run.params["start_time"], Param::Num(1441812279.474));
+        // `Wed Sep 09 08:24:39 PDT 2015`.
+        assert_eq!(run.tags["time"], "2015-09-09T15:24:39Z");
         let (intervals, count, points) = histogram(run);
         assert_eq!(intervals.len(), 62);
         assert_eq!(count, Some(48761));

@@ -10,10 +10,15 @@
 //!     1.75 ± 0.40 times faster than 'sleep 0.02'
 //! ```
 //!
-//! Every benchmarked command is one block labelled with the command (as hyperfine printed
-//! it: with `-n NAME` the name, in a parameter scan the rewritten command). Its metric is
-//! the normalised command (`sleep 0.01` → `sleep_0_01`, display the command itself), a
-//! time, lower is better.
+//! Every benchmarked command is one block; its metric is `time`, lower is better.
+//!
+//! Identity: `bench` is the command as hyperfine printed it (with `-n NAME` the name, in a
+//! parameter scan the rewritten command). `config` is the parameter-scan values (JSON
+//! `parameters`, CSV `parameter_*` columns); a run's `exit_code` and the terminal's `runs`
+//! count are plain params. The timing runs of a command are its replicates. A block is one
+//! command of an invocation rather than the whole invocation, as the summary hyperfine
+//! printed (`mean`, `relative`, …) belongs to one command and block stats name no bench.
+//! No label (exports have no lead line) and no timestamp (hyperfine exports none).
 //! - JSON: one run per timing run (`times[i]`, unit `s`, as hyperfine exports), with
 //!   params from `parameters` and the run's `exit_code`; the summary hyperfine computed
 //!   (`mean`, `stddev`, `median`, `min`, `max`, `user`, `system`) is kept as printed
@@ -34,7 +39,6 @@ use crate::document::{self, Document};
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, PrintedStat, Run, Series};
-use crate::text::metric_name;
 use crate::text::re;
 use crate::units::scaled_decimal;
 use regex::Regex;
@@ -42,6 +46,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::sync::LazyLock;
+
+/// The one metric of every command: its wall-clock time.
+const METRIC: &str = "time";
 
 /// The format entry for the registry.
 pub const FORMAT: Format = Format::new("hyperfine", "1", sniff, parse);
@@ -150,7 +157,7 @@ fn json(text: &str) -> Result<Vec<Block>, ParseError> {
         let last_line = command_lines
             .get(i + 1)
             .map_or(total, |l| l.saturating_sub(1).max(first_line));
-        let metric = metric_name(&r.command);
+        let metric = METRIC.to_string();
         let params: BTreeMap<String, Param> = r
             .parameters
             .iter()
@@ -170,25 +177,27 @@ fn json(text: &str) -> Result<Vec<Block>, ParseError> {
             .iter()
             .enumerate()
             .map(|(j, t)| {
-                let mut params = params.clone();
-                if let Some(Some(code)) = r.exit_codes.get(j) {
-                    params.insert("exit_code".into(), Param::Num(*code as f64));
-                }
-                Run {
-                    bench: None,
-                    config: Default::default(),
+                let mut run = Run {
+                    bench: Some(r.command.clone()),
                     index: j as u32 + 1,
                     first_line,
                     last_line,
-                    params,
-                    tags: BTreeMap::new(),
                     series: vec![Series::new(
                         metric.clone(),
                         r.command.clone(),
                         "s",
                         Data::Value { value: Some(*t) },
                     )],
+                    ..Run::default()
+                };
+                for (k, v) in &params {
+                    run.set_config(k.clone(), v.clone());
                 }
+                if let Some(Some(code)) = r.exit_codes.get(j) {
+                    run.params
+                        .insert("exit_code".into(), Param::Num(*code as f64));
+                }
+                run
             })
             .collect();
         let summary = [
@@ -209,7 +218,7 @@ fn json(text: &str) -> Result<Vec<Block>, ParseError> {
             runs
         };
         blocks.push(Block {
-            label: Some(r.command.clone()),
+            label: None,
             first_line,
             last_line,
             runs,
@@ -232,13 +241,14 @@ fn printed(metric: &str, summary: &[(&str, Option<f64>)]) -> Vec<PrintedStat> {
         .collect()
 }
 
-/// One run holding the mean as a value, the other summary numbers as its stats.
+/// One run of `command` holding the mean as a value, the other summary numbers as its
+/// stats; `config` are its parameter values.
 fn summary_run(
     metric: &str,
     command: &str,
     unit: &str,
     summary: &[(&str, Option<f64>)],
-    params: BTreeMap<String, Param>,
+    config: BTreeMap<String, Param>,
     first_line: u64,
     last_line: u64,
 ) -> Run {
@@ -249,16 +259,18 @@ fn summary_run(
             s.stats.insert(name.to_string(), *v);
         }
     }
-    Run {
-        bench: None,
-        config: Default::default(),
+    let mut run = Run {
+        bench: Some(command.to_string()),
         index: 1,
         first_line,
         last_line,
-        params,
-        tags: BTreeMap::new(),
         series: vec![s],
+        ..Run::default()
+    };
+    for (k, v) in config {
+        run.set_config(k, v);
     }
+    run
 }
 
 /// Splits one CSV record, honouring double quotes (commands may hold commas).
@@ -318,7 +330,7 @@ fn csv(doc: &Document) -> Result<Vec<Block>, ParseError> {
             ));
         }
         let command = cells[0].clone();
-        let metric = metric_name(&command);
+        let metric = METRIC;
         let mut summary = Vec::new();
         let mut params = BTreeMap::new();
         for (h, c) in header.iter().zip(&cells).skip(1) {
@@ -340,11 +352,11 @@ fn csv(doc: &Document) -> Result<Vec<Block>, ParseError> {
             }
         }
         blocks.push(Block {
-            label: Some(command.clone()),
+            label: None,
             first_line: n,
             last_line: n,
-            runs: vec![summary_run(&metric, &command, "s", &summary, params, n, n)],
-            printed: printed(&metric, &summary),
+            runs: vec![summary_run(metric, &command, "s", &summary, params, n, n)],
+            printed: printed(metric, &summary),
         });
     }
     Ok(blocks)
@@ -382,7 +394,7 @@ fn markdown(doc: &Document) -> Result<Vec<Block>, ParseError> {
             ));
         }
         let command = cells[0].trim_matches('`').to_string();
-        let metric = metric_name(&command);
+        let metric = METRIC;
         let (mean, sd) = plus_minus(cells[1], "mean", n)?;
         let min = number(cells[2], "min", n)?;
         let max = number(cells[3], "max", n)?;
@@ -393,14 +405,14 @@ fn markdown(doc: &Document) -> Result<Vec<Block>, ParseError> {
             ("min", Some(min)),
             ("max", Some(max)),
         ];
-        let mut printed = printed(&metric, &summary);
-        printed.extend(relative(&metric, rel, rel_err));
+        let mut printed = printed(metric, &summary);
+        printed.extend(relative(metric, rel, rel_err));
         blocks.push(Block {
-            label: Some(command.clone()),
+            label: None,
             first_line: n,
             last_line: n,
             runs: vec![summary_run(
-                &metric,
+                metric,
                 &command,
                 &unit,
                 &summary,
@@ -509,7 +521,7 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
                 None => None,
             };
             if let Some(p) = done.iter_mut().find(|p| p.command == c[3]) {
-                p.printed.extend(relative(&metric_name(&c[3]), rel, err));
+                p.printed.extend(relative(METRIC, rel, err));
             }
         }
     }
@@ -522,29 +534,28 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
                 format!("hyperfine: benchmark `{}` has no `Time` line", p.command),
             ));
         }
-        let metric = metric_name(&p.command);
         if fastest.as_deref() == Some(p.command.as_str()) {
-            p.printed.extend(relative(&metric, 1.0, None));
+            p.printed.extend(relative(METRIC, 1.0, None));
         }
-        let mut printed = printed(&metric, &p.summary);
+        let mut printed = printed(METRIC, &p.summary);
         printed.append(&mut p.printed);
-        let mut params = BTreeMap::new();
+        let mut run = summary_run(
+            METRIC,
+            &p.command,
+            &p.unit,
+            &p.summary,
+            BTreeMap::new(),
+            p.first_line,
+            p.last_line,
+        );
         if let Some(r) = p.runs {
-            params.insert("runs".to_string(), Param::Num(r));
+            run.params.insert("runs".to_string(), Param::Num(r));
         }
         blocks.push(Block {
-            label: Some(p.command.clone()),
+            label: None,
             first_line: p.first_line,
             last_line: p.last_line,
-            runs: vec![summary_run(
-                &metric,
-                &p.command,
-                &p.unit,
-                &p.summary,
-                params,
-                p.first_line,
-                p.last_line,
-            )],
+            runs: vec![run],
             printed,
         });
     }
@@ -574,9 +585,27 @@ mod tests {
         let blocks = real("two-commands.json");
         assert_eq!(blocks.len(), 2);
         let b = &blocks[0];
-        assert_eq!(b.label.as_deref(), Some("sleep 0.01"));
+        assert_eq!(b.label, None);
         assert_eq!(b.runs.len(), 10);
-        assert_eq!(b.runs[0].series[0].metric, "sleep_0_01");
+        // Two commands: two benches, both measuring `time`.
+        assert!(
+            b.runs
+                .iter()
+                .all(|r| r.bench.as_deref() == Some("sleep 0.01"))
+        );
+        assert!(
+            blocks[1]
+                .runs
+                .iter()
+                .all(|r| r.bench.as_deref() == Some("sleep 0.02"))
+        );
+        assert!(
+            blocks
+                .iter()
+                .all(|b| b.runs.iter().all(|r| r.series[0].metric == "time"))
+        );
+        // The exit code is what a run did, not configuration.
+        assert!(b.runs[0].config.is_empty());
         assert_eq!(b.runs[0].series[0].unit, "s");
         assert_eq!(value(&b.runs[0]), 0.010335841440000002);
         assert_eq!(value(&b.runs[9]), 0.013498069440000001);
@@ -592,13 +621,10 @@ mod tests {
         assert_eq!(blocks.len(), 2);
         let b = &blocks[0];
         assert_eq!(
-            b.label.as_deref(),
+            b.runs[0].bench.as_deref(),
             Some("cargo run --release --bin 1brc measurements_1000000000.txt")
         );
-        assert_eq!(
-            b.runs[0].series[0].metric,
-            "cargo_run_release_bin_1brc_measurements_1000000000_txt"
-        );
+        assert_eq!(b.runs[0].series[0].metric, "time");
         let times: Vec<f64> = b.runs.iter().map(value).collect();
         assert_eq!(
             times,
@@ -612,9 +638,15 @@ mod tests {
     fn json_parameter_scan_keeps_its_parameters() {
         let blocks = real("scan.json");
         assert_eq!(blocks.len(), 3);
-        assert_eq!(blocks[2].label.as_deref(), Some("sleep 0.03"));
+        assert_eq!(blocks[2].runs[0].bench.as_deref(), Some("sleep 0.03"));
         assert_eq!(blocks[0].runs.len(), 5);
         assert_eq!(blocks[0].runs[1].params["n"], Param::Num(1.0));
+        let config: Vec<&str> = blocks[0].runs[1]
+            .config
+            .iter()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(config, ["n"]);
         assert_eq!(value(&blocks[0].runs[1]), 0.014171563960000001);
         assert_eq!(blocks[2].runs[0].params["n"], Param::Num(3.0));
         assert_eq!(printed(&blocks[2], "mean"), Some(0.03271382896));
@@ -629,6 +661,8 @@ mod tests {
         assert_eq!(r.series[0].stats["stddev"], 0.003698794957475948);
         assert_eq!(r.series[0].stats["system"], 0.0);
         assert_eq!(r.params["n"], Param::Num(2.0));
+        assert!(r.config.contains("n"));
+        assert_eq!(r.bench.as_deref(), Some("sleep 0.02"));
         let blocks = real("two-commands.csv");
         assert_eq!(value(&blocks[0].runs[0]), 0.012654691440000001);
         assert_eq!(
@@ -642,14 +676,15 @@ mod tests {
         let blocks = real("two-commands.md");
         assert_eq!(blocks.len(), 2);
         let s = &blocks[1].runs[0].series[0];
-        assert_eq!((s.metric.as_str(), s.unit.as_str()), ("sleep_0_02", "ms"));
+        assert_eq!((s.metric.as_str(), s.unit.as_str()), ("time", "ms"));
+        assert_eq!(blocks[1].runs[0].bench.as_deref(), Some("sleep 0.02"));
         assert_eq!(value(&blocks[1].runs[0]), 22.1);
         assert_eq!(s.stats["stddev"], 2.9);
         assert_eq!(s.stats["max"], 26.7);
         assert_eq!(printed(&blocks[1], "relative"), Some(1.75));
         assert_eq!(printed(&blocks[1], "relative_error"), Some(0.40));
         let blocks = real("shell-none.md");
-        assert_eq!(blocks[0].label.as_deref(), Some("true-cmd"));
+        assert_eq!(blocks[0].runs[0].bench.as_deref(), Some("true-cmd"));
         assert_eq!(value(&blocks[0].runs[0]), 0.6);
     }
 
@@ -665,6 +700,8 @@ mod tests {
         assert_eq!(s.stats["min"], 10.0);
         assert_eq!(s.stats["max"], 16.9);
         assert_eq!(blocks[0].runs[0].params["runs"], Param::Num(10.0));
+        assert!(blocks[0].runs[0].config.is_empty());
+        assert_eq!(blocks[1].runs[0].bench.as_deref(), Some("sleep 0.02"));
         assert_eq!(printed(&blocks[0], "relative"), Some(1.0));
         assert_eq!(printed(&blocks[1], "relative"), Some(1.75));
         let blocks = real("scan-terminal.txt");

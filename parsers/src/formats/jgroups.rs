@@ -37,6 +37,12 @@
 //! starts or the input ends, which costs little since a block holds one short record per run.
 //! A run's own parameters (`member`, `receiver`) win over the file's.
 //!
+//! Identity: `bench` is the test: `MPerf`, `UPerf`, or `perf.Test` (its results, and the
+//! 2006 report tables of its runs). `config` is the file's configuration above (`num_msgs`,
+//! `msg_size`, `num_members`, …); a run's `member` or `receiver` is a plain param, as the
+//! members of one test are its replicates. One block is one test's result output; no
+//! timestamp is printed.
+//!
 //! Per-interval progress lines (`-- received …`, `++ sent …`, `1: … msgs/sec`) are not kept:
 //! the result block summarises them. They, the interactive menus and the configuration lines
 //! are also not label candidates, so a block's label comes from the prose around the output.
@@ -54,6 +60,9 @@ use regex::Regex;
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::sync::LazyLock;
+
+/// The bench of perf.Test results, and of the 2006 report tables of its runs.
+const PERF_TEST: &str = "perf.Test";
 
 /// The format entry for the registry.
 pub const FORMAT: Format = Format::new("jgroups", "1", sniff, parse);
@@ -329,9 +338,13 @@ impl Machine {
         }
     }
 
-    fn finish(&mut self, block: Block) {
+    /// Files a finished block of the test `bench` (`MPerf`, `UPerf`, `perf.Test`).
+    fn finish(&mut self, mut block: Block, bench: &str) {
         if block.runs.is_empty() && block.printed.is_empty() {
             return;
+        }
+        for run in &mut block.runs {
+            run.bench = Some(bench.to_string());
         }
         if self.config.is_empty() {
             self.held.push(block);
@@ -350,7 +363,9 @@ impl Machine {
     fn emit(&mut self, mut block: Block) {
         for run in &mut block.runs {
             for (k, v) in &self.config {
-                run.params.entry(k.clone()).or_insert_with(|| v.clone());
+                if !run.params.contains_key(k) {
+                    run.set_config(k.clone(), v.clone());
+                }
             }
         }
         self.out.block(block);
@@ -522,7 +537,7 @@ impl Machine {
                 ),
             ));
         }
-        self.finish(tb.block);
+        self.finish(tb.block, PERF_TEST);
         Ok(Flow::Again(State::Idle))
     }
 
@@ -547,7 +562,7 @@ impl Machine {
                 if m.block.runs.is_empty() && m.block.printed.is_empty() {
                     self.warn(n, "MPerf received no results".to_string());
                 }
-                self.finish(m.block);
+                self.finish(m.block, "MPerf");
                 return Ok(Flow::Stay(State::Idle));
             }
             m.phase = MPhase::Averages;
@@ -626,7 +641,7 @@ impl Machine {
                         }
                     }
                     u.block.last_line = n;
-                    self.finish(u.block);
+                    self.finish(u.block, "UPerf");
                     return Ok(Flow::Stay(State::Idle));
                 }
                 if let Some(c) = shape::UPERF_MEMBER.captures(t) {
@@ -661,14 +676,14 @@ impl Machine {
                     u.phase = UPhase::RoundtripPuts;
                     return Ok(Flow::Stay(State::UPerf(u)));
                 }
-                self.finish(u.block);
+                self.finish(u.block, "UPerf");
                 Ok(Flow::Stay(State::Idle))
             }
             UPhase::RoundtripPuts => {
                 let fields = records::uperf_roundtrip_puts(t).map_err(err)?;
                 u.block.printed.extend(fields.iter().map(|f| f.printed("")));
                 u.block.last_line = n;
-                self.finish(u.block);
+                self.finish(u.block, "UPerf");
                 Ok(Flow::Stay(State::Idle))
             }
         }
@@ -687,7 +702,7 @@ impl Machine {
                 p.strict = false;
                 return Ok(Flow::Stay(State::PerfTest(p)));
             }
-            self.finish(p.block);
+            self.finish(p.block, PERF_TEST);
             return Ok(Flow::Again(State::Idle));
         }
         let sender = shape::PERF_SENDER.captures(t);
@@ -713,7 +728,7 @@ impl Machine {
                 .printed
                 .extend(fields.iter().map(|f| f.printed("combined")));
             p.block.last_line = n;
-            self.finish(p.block);
+            self.finish(p.block, PERF_TEST);
             return Ok(Flow::Stay(State::Idle));
         }
         if p.strict {
@@ -733,7 +748,7 @@ impl Machine {
             ));
         }
         // A receiver's own results have no closing line: the first other line ends them.
-        self.finish(p.block);
+        self.finish(p.block, PERF_TEST);
         Ok(Flow::Again(State::Idle))
     }
 
@@ -781,7 +796,7 @@ impl Machine {
                 if tb.block.runs.is_empty() {
                     return cut("'Test Run #' table", tb.block.first_line);
                 }
-                self.finish(tb.block);
+                self.finish(tb.block, PERF_TEST);
             }
             State::MPerf(m) => {
                 if !(m.block.runs.is_empty() && m.block.printed.is_empty()) {
@@ -793,7 +808,7 @@ impl Machine {
                 if p.strict && !(p.block.runs.is_empty() && p.member.is_none()) {
                     return cut("perf.Test results", p.block.first_line);
                 }
-                self.finish(p.block);
+                self.finish(p.block, PERF_TEST);
             }
         }
         self.release_held();

@@ -22,6 +22,11 @@
 //!
 //! This module only drives the state machine; line shapes live in `lines`, locale-aware
 //! numbers in `numbers`, buffer-at-a-time line reading in `reader`.
+//!
+//! Identity: no bench (JLBH names no benchmark). `config` is the load the user chose:
+//! `target_throughput`, `interval_us`, `distribution`, `co_correction` (JLBH prints no
+//! thread count); `run_time_s` and the warm-up are plain params. One block is one JLBH
+//! output; its runs are the replicates. No timestamp is printed.
 
 mod lines;
 mod numbers;
@@ -40,6 +45,15 @@ use numbers::Decimal;
 use reader::Lines;
 use std::collections::VecDeque;
 use std::io::BufRead;
+
+/// The params that are the benchmark's configuration: what the user chose. The run time
+/// and warm-up are measured per run, so they stay plain params.
+const CONFIG: &[&str] = &[
+    "target_throughput",
+    "interval_us",
+    "distribution",
+    "co_correction",
+];
 
 /// The JLBH format.
 pub const FORMAT: Format = Format::new("jlbh", "1", sniff, parse).with_first_run_warmup();
@@ -847,8 +861,15 @@ impl Machine {
     /// Yields the current output as a block.
     fn finish(&mut self) {
         self.state = State::Outside;
-        if let Some(b) = self.block.take() {
+        if let Some(mut b) = self.block.take() {
             self.last_runs = b.runs.len();
+            for run in &mut b.runs {
+                for key in CONFIG {
+                    if run.params.contains_key(*key) {
+                        run.config.insert(key.to_string());
+                    }
+                }
+            }
             self.out.push_back(Ok(Parsed::Block(Block {
                 label: b.label,
                 first_line: b.first_line,

@@ -14,10 +14,17 @@
 //! ```
 //!
 //! One block per benchmark: method, parameter values and mode (one method appears under
-//! several modes with different units). Its metric is `<class>.<method>[.<param>_<value>…]
-//! .<mode>`, normalised, with parameters sorted by name (`clientpb.createuser.thrpt`);
-//! secondary metrics (`·gc.alloc.rate`) add `.<name>` and their own unit. Units are kept
-//! as printed (`ops/ms`, `ns/op`), which decides polarity: ops/time higher, time/op lower.
+//! several modes with different units). Its primary metric is the mode (`thrpt`, `avgt`,
+//! `sample`, `ss`); secondary metrics (`·gc.alloc.rate`) are named by their normalised name
+//! (`gc_alloc_rate`) with their own unit. Units are kept as printed (`ops/ms`, `ns/op`),
+//! which decides polarity: ops/time higher, time/op lower.
+//!
+//! Identity: `bench` is the benchmark as JMH names it: the JSON `benchmark` field and the
+//! log's `# Benchmark:` line with the package (`org.apache.dubbo.benchmark.ClientPb.createUser`),
+//! a table alone as it prints it (`ClientPb.createUser`); a log and its table meet on
+//! `Class.method`. `config` is the `@Param`s; the mode is the metric, not config. No label:
+//! the output names no condition. A block holds one benchmark's forks × iterations, which
+//! are its replicates (JSON results do not separate invocations further). No timestamp.
 //! - Runs are forks × measured iterations: JSON `rawData` (and secondary metrics'
 //!   `rawData`), or the log's `Iteration N:` lines. A sample-mode iteration of the log is a
 //!   ladder (its `·p0.50:` lines, percentiles ×100, `p1.00` the worst) with the
@@ -27,7 +34,7 @@
 //! - What JMH printed about the whole benchmark (JSON `score`, `scoreError`,
 //!   `scorePercentiles`; a table row next to a log) is kept in the block's printed stats.
 //!
-//! Params: the JMH parameters, `mode`, `fork` and `iteration` of a run, `threads`, `forks`
+//! Params: the JMH parameters (config), `mode`, `fork` and `iteration` of a run, `threads`, `forks`
 //! and `jmh_version` when given. Fixtures: `fixtures/real/jmh/jcasbin-jmh-result.json`,
 //! `fixtures/real/jmh/dubbo-triple-20240118.md`, `fixtures/real/jmh/branch-prediction.txt`.
 //!
@@ -100,8 +107,8 @@ fn short_name(full: &str) -> String {
     parts[parts.len().saturating_sub(2)..].join(".")
 }
 
-/// The metric of a benchmark: see the module doc.
-fn metric(short: &str, params: &BTreeMap<String, String>, mode: &str) -> String {
+/// What gathers a log's iterations and a table's rows into one benchmark's block.
+fn group_key(short: &str, params: &BTreeMap<String, String>, mode: &str) -> String {
     let mut m: Vec<String> = short.split('.').map(metric_name).collect();
     for (k, v) in params {
         m.push(format!("{}_{}", metric_name(k), metric_name(v)));
@@ -204,30 +211,37 @@ fn json(text: &str) -> Result<Vec<Block>, ParseError> {
     for (i, r) in results.into_iter().enumerate() {
         let first_line = starts.get(i).copied().unwrap_or(1);
         let last_line = starts.get(i + 1).map_or(total, |l| l - 1);
-        let short = short_name(&r.benchmark);
-        let m = metric(&short, &r.params, &r.mode);
-        let mut base: BTreeMap<String, Param> = r
-            .params
-            .iter()
-            .map(|(k, v)| (k.clone(), param_value(v)))
-            .collect();
-        base.insert("mode".into(), Param::from(r.mode.as_str()));
+        let m = r.mode.clone();
+        let mut base = Run {
+            bench: Some(r.benchmark.clone()),
+            first_line,
+            last_line,
+            ..Run::default()
+        };
+        for (k, v) in &r.params {
+            base.set_config(k.clone(), param_value(v));
+        }
+        base.params
+            .insert("mode".into(), Param::from(r.mode.as_str()));
         if let Some(t) = r.threads {
-            base.insert("threads".into(), Param::Num(t));
+            base.params.insert("threads".into(), Param::Num(t));
         }
         if let Some(f) = r.forks {
-            base.insert("forks".into(), Param::Num(f));
+            base.params.insert("forks".into(), Param::Num(f));
         }
         if let Some(v) = &r.jmh_version {
-            base.insert("jmh_version".into(), Param::from(v.as_str()));
+            base.params
+                .insert("jmh_version".into(), Param::from(v.as_str()));
         }
         let pm = &r.primary_metric;
         let mut runs = Vec::new();
         for (f, fork) in pm.raw_data.iter().enumerate() {
             for (it, v) in fork.iter().enumerate() {
-                let mut params = base.clone();
-                params.insert("fork".into(), Param::Num(f as f64 + 1.0));
-                params.insert("iteration".into(), Param::Num(it as f64 + 1.0));
+                let mut run = base.clone();
+                run.index = runs.len() as u32 + 1;
+                run.params.insert("fork".into(), Param::Num(f as f64 + 1.0));
+                run.params
+                    .insert("iteration".into(), Param::Num(it as f64 + 1.0));
                 let mut series = vec![Series::new(
                     m.clone(),
                     r.benchmark.clone(),
@@ -237,28 +251,20 @@ fn json(text: &str) -> Result<Vec<Block>, ParseError> {
                 for (name, sm) in &r.secondary_metrics {
                     if let Some(sv) = sm.raw_data.get(f).and_then(|x| x.get(it)) {
                         series.push(Series::new(
-                            format!("{m}.{}", metric_name(name)),
+                            metric_name(name),
                             format!("{}:{name}", r.benchmark),
                             sm.score_unit.clone(),
                             Data::Value { value: sv.get() },
                         ));
                     }
                 }
-                runs.push(Run {
-                    bench: None,
-                    config: Default::default(),
-                    index: runs.len() as u32 + 1,
-                    first_line,
-                    last_line,
-                    params,
-                    tags: BTreeMap::new(),
-                    series,
-                });
+                run.series = series;
+                runs.push(run);
             }
         }
         let mut printed = printed_metric(&m, pm);
         for (name, sm) in &r.secondary_metrics {
-            printed.extend(printed_metric(&format!("{m}.{}", metric_name(name)), sm));
+            printed.extend(printed_metric(&metric_name(name), sm));
         }
         if runs.is_empty() {
             // No raw data: the score is the one run.
@@ -273,19 +279,12 @@ fn json(text: &str) -> Result<Vec<Block>, ParseError> {
             if let Some(e) = pm.score_error.and_then(JsonNumber::get) {
                 s.stats.insert("score_error".into(), e);
             }
-            runs.push(Run {
-                bench: None,
-                config: Default::default(),
-                index: 1,
-                first_line,
-                last_line,
-                params: base,
-                tags: BTreeMap::new(),
-                series: vec![s],
-            });
+            base.index = 1;
+            base.series = vec![s];
+            runs.push(base);
         }
         blocks.push(Block {
-            label: Some(block_label(&short, &r.params, &r.mode)),
+            label: None,
             first_line,
             last_line,
             runs,
@@ -293,15 +292,6 @@ fn json(text: &str) -> Result<Vec<Block>, ParseError> {
         });
     }
     Ok(blocks)
-}
-
-fn block_label(short: &str, params: &BTreeMap<String, String>, mode: &str) -> String {
-    if params.is_empty() {
-        format!("{short} {mode}")
-    } else {
-        let p: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{short} ({}) {mode}", p.join(", "))
-    }
 }
 
 fn printed_metric(metric: &str, m: &JsonMetric) -> Vec<PrintedStat> {
@@ -325,11 +315,13 @@ fn printed_metric(metric: &str, m: &JsonMetric) -> Vec<PrintedStat> {
 
 /// One benchmark being collected from a log and tables.
 struct Bench {
-    key: String,
-    label: String,
+    /// The benchmark's name: the log's full name, else the table's.
+    name: String,
+    mode: String,
     first_line: u64,
     last_line: u64,
-    params: BTreeMap<String, Param>,
+    /// The `@Param` values, the benchmark's configuration.
+    config: BTreeMap<String, Param>,
     runs: Vec<Run>,
     /// The table row's series and stats, when a table lists the benchmark.
     table: Option<(Series, u64)>,
@@ -355,29 +347,33 @@ struct Collector {
 }
 
 impl Collector {
+    /// The benchmark `name` (full or as a table prints it) with these parameters and mode;
+    /// a log's full name and a table's short one meet on `Class.method`.
     fn bench(
         &mut self,
-        short: &str,
+        name: &str,
         params: &BTreeMap<String, String>,
         mode: &str,
         n: u64,
     ) -> usize {
-        let key = metric(short, params, mode);
+        let key = group_key(&short_name(name), params, mode);
         if let Some(&i) = self.index.get(&key) {
-            self.benches[i].last_line = n;
+            let b = &mut self.benches[i];
+            b.last_line = n;
+            if name.len() > b.name.len() {
+                b.name = name.to_string();
+            }
             return i;
         }
-        let mut p: BTreeMap<String, Param> = params
-            .iter()
-            .map(|(k, v)| (k.clone(), param_value(v)))
-            .collect();
-        p.insert("mode".into(), Param::from(mode));
         self.benches.push(Bench {
-            key: key.clone(),
-            label: block_label(short, params, mode),
+            name: name.to_string(),
+            mode: mode.to_string(),
             first_line: n,
             last_line: n,
-            params: p,
+            config: params
+                .iter()
+                .map(|(k, v)| (k.clone(), param_value(v)))
+                .collect(),
             runs: Vec::new(),
             table: None,
             table_extra: Vec::new(),
@@ -439,10 +435,9 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
             };
             let value = jmh_number(&it[2], "iteration score", n)?;
             let unit = it[3].to_string();
-            let short = short_name(&full);
-            let b = c.bench(&short, &st.params, &mode, n);
-            let m = c.benches[b].key.clone();
-            let mut params = c.benches[b].params.clone();
+            let b = c.bench(&full, &st.params, &mode, n);
+            let mut run = c.benches[b].run(n);
+            let params = &mut run.params;
             params.insert("fork".into(), Param::Num(st.fork.max(1.0)));
             params.insert("iteration".into(), Param::Num(it[1].parse().unwrap_or(0.0)));
             if let Some(t) = st.threads {
@@ -459,28 +454,19 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
             } else {
                 Data::Value { value }
             };
-            let mut s = Series::new(m, full, unit, data);
+            let mut s = Series::new(mode.clone(), full, unit, data);
             if let (Some(v), "sample") = (value, mode.as_str()) {
                 s.stats.insert("mean".into(), v);
             }
             let bench = &mut c.benches[b];
-            bench.runs.push(Run {
-                bench: None,
-                config: Default::default(),
-                index: bench.runs.len() as u32 + 1,
-                first_line: n,
-                last_line: n,
-                params,
-                tags: BTreeMap::new(),
-                series: vec![s],
-            });
+            run.series = vec![s];
+            bench.runs.push(run);
             st.open = Some(b);
         } else if let (Some(b), Some(x)) = (st.open, ITERATION_EXTRA.captures(&line)) {
             let name = x[1].rsplit('·').next().unwrap_or(&x[1]).to_string();
             let value = jmh_number(&x[2], &name, n)?;
             let unit = x[3].to_string();
             let bench = &mut c.benches[b];
-            let key = bench.key.clone();
             let Some(run) = bench.runs.last_mut() else {
                 continue;
             };
@@ -492,7 +478,7 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
                     line_value: None,
                 }),
                 _ => run.series.push(Series::new(
-                    format!("{key}.{}", metric_name(&name)),
+                    metric_name(&name),
                     x[1].to_string(),
                     unit,
                     Data::Value { value },
@@ -554,8 +540,7 @@ fn table_row(c: &mut Collector, columns: &[String], row: &str, n: u64) -> Result
         ),
         None => (name.clone(), None),
     };
-    let short = short_name(&base);
-    let b = c.bench(&short, &params, &mode, n);
+    let b = c.bench(&base, &params, &mode, n);
     let bench = &mut c.benches[b];
     match secondary.as_deref().map(|s| (s, percentile_of(s))) {
         None => {
@@ -567,7 +552,7 @@ fn table_row(c: &mut Collector, columns: &[String], row: &str, n: u64) -> Result
             } else {
                 Data::Value { value: score }
             };
-            let mut s = Series::new(bench.key.clone(), base, unit, data);
+            let mut s = Series::new(bench.mode.clone(), base, unit, data);
             if let Some(v) = score {
                 s.stats.insert("score".into(), v);
             }
@@ -597,7 +582,7 @@ fn table_row(c: &mut Collector, columns: &[String], row: &str, n: u64) -> Result
         }
         Some((sec, None)) => {
             let mut s = Series::new(
-                format!("{}.{}", bench.key, metric_name(sec)),
+                metric_name(sec),
                 name.clone(),
                 unit,
                 Data::Value { value: score },
@@ -611,6 +596,25 @@ fn table_row(c: &mut Collector, columns: &[String], row: &str, n: u64) -> Result
     Ok(())
 }
 
+impl Bench {
+    /// A new run of this benchmark at line `n`: its name, `@Param`s as config, and mode.
+    fn run(&self, n: u64) -> Run {
+        let mut run = Run {
+            bench: Some(self.name.clone()),
+            index: self.runs.len() as u32 + 1,
+            first_line: n,
+            last_line: n,
+            ..Run::default()
+        };
+        for (k, v) in &self.config {
+            run.set_config(k.clone(), v.clone());
+        }
+        run.params
+            .insert("mode".into(), Param::from(self.mode.as_str()));
+        run
+    }
+}
+
 fn finish_bench(mut b: Bench) -> Block {
     let mut printed = Vec::new();
     let table_line = b.table.as_ref().map(|(_, n)| *n);
@@ -618,16 +622,9 @@ fn finish_bench(mut b: Bench) -> Block {
         if let Some((s, n)) = b.table.take() {
             let mut series = vec![s];
             series.append(&mut b.table_extra);
-            b.runs.push(Run {
-                bench: None,
-                config: Default::default(),
-                index: 1,
-                first_line: n,
-                last_line: n,
-                params: b.params.clone(),
-                tags: BTreeMap::new(),
-                series,
-            });
+            let mut run = b.run(n);
+            run.series = series;
+            b.runs.push(run);
         }
     } else if let Some((s, _)) = b.table.take() {
         let stat = |name: &str, percentile, value| PrintedStat {
@@ -653,8 +650,11 @@ fn finish_bench(mut b: Bench) -> Block {
             }
         }
     }
+    for r in &mut b.runs {
+        r.bench = Some(b.name.clone());
+    }
     Block {
-        label: Some(b.label),
+        label: None,
         first_line: b.first_line,
         last_line: table_line.map_or(b.last_line, |t| t.max(b.last_line)),
         runs: b.runs,
@@ -676,11 +676,29 @@ mod tests {
         parse_ok(&FORMAT, &bytes)
     }
 
-    fn block<'a>(blocks: &'a [Block], label: &str) -> &'a Block {
+    /// The block of `bench` in `mode` whose `@Param`s are `config`.
+    fn block<'a>(
+        blocks: &'a [Block],
+        bench: &str,
+        config: &[(&str, &str)],
+        mode: &str,
+    ) -> &'a Block {
+        let text = |p: &Param| match p {
+            Param::Text(t) => t.clone(),
+            other => format!("{other:?}"),
+        };
         blocks
             .iter()
-            .find(|b| b.label.as_deref() == Some(label))
-            .unwrap_or_else(|| panic!("no block {label}"))
+            .find(|b| {
+                let r = &b.runs[0];
+                r.bench.as_deref() == Some(bench)
+                    && r.params["mode"] == Param::from(mode)
+                    && r.config.len() == config.len()
+                    && config
+                        .iter()
+                        .all(|(k, v)| r.params.get(*k).map(text).as_deref() == Some(*v))
+            })
+            .unwrap_or_else(|| panic!("no block {bench} {config:?} {mode}"))
     }
 
     fn value(s: &Series) -> Option<f64> {
@@ -703,16 +721,24 @@ mod tests {
         assert_eq!(blocks.len(), 86);
         let b = block(
             &blocks,
-            "BenchmarkEnforce.enforce (dataScale=small, modelType=basic, useCache=false) thrpt",
+            "org.casbin.jcasbin.main.benchmark.BenchmarkEnforce.enforce",
+            &[
+                ("dataScale", "small"),
+                ("modelType", "basic"),
+                ("useCache", "false"),
+            ],
+            "thrpt",
         );
+        assert_eq!(b.label, None);
         assert_eq!(b.runs.len(), 3);
         let s = &b.runs[0].series[0];
-        assert_eq!(
-            s.metric,
-            "benchmarkenforce.enforce.datascale_small.modeltype_basic.usecache_false.thrpt"
-        );
+        assert_eq!(s.metric, "thrpt");
         assert_eq!(s.unit, "ops/ms");
         assert_eq!(b.runs[0].params["modelType"], Param::from("basic"));
+        let config: Vec<&str> = b.runs[0].config.iter().map(String::as_str).collect();
+        assert_eq!(config, ["dataScale", "modelType", "useCache"]);
+        // Iterations are replicates: equal identity.
+        assert_eq!(b.runs[0].config_params(), b.runs[2].config_params());
         assert_eq!(b.runs[2].params["iteration"], Param::Num(3.0));
         assert_eq!(printed(b, "score", None), Some(1283.8587762278223));
         let modes: std::collections::BTreeSet<_> = blocks
@@ -720,6 +746,26 @@ mod tests {
             .map(|b| format!("{:?}", b.runs[0].params["mode"]))
             .collect();
         assert_eq!(modes.len(), 3, "thrpt, avgt and ss");
+        // Benchmarks of several packages keep their package.
+        let cached = block(
+            &blocks,
+            "org.casbin.jcasbin.main.benchmark.cached.BenchmarkCachedRaw.benchmarkCachedRaw",
+            &[],
+            "avgt",
+        );
+        assert!(cached.runs[0].config.is_empty());
+        let api = blocks
+            .iter()
+            .find(|b| {
+                b.runs[0].bench.as_deref()
+                    == Some("org.casbin.jcasbin.main.benchmark.enforcer.BenchmarkAllModelApi.addPolicySmall")
+            })
+            .expect("an enforcer package benchmark");
+        assert!(
+            api.runs
+                .iter()
+                .all(|r| Param::from(r.series[0].metric.as_str()) == r.params["mode"])
+        );
     }
 
     #[test]
@@ -728,11 +774,10 @@ mod tests {
         assert_eq!(blocks.len(), 37);
         let b = &blocks[0];
         assert_eq!(
-            b.label.as_deref(),
-            Some(
-                "BenchmarkEnforce.enforce (dataScale=small, modelType=rbac, useCache=false) thrpt"
-            )
+            b.runs[0].bench.as_deref(),
+            Some("org.casbin.jcasbin.main.benchmark.BenchmarkEnforce.enforce")
         );
+        assert_eq!(b.runs[0].params["modelType"], Param::from("rbac"));
         assert_eq!(value(&b.runs[0].series[0]), Some(15.889612079979479));
         assert_eq!(value(&b.runs[2].series[0]), Some(24.119562527568988));
         assert_eq!(printed(b, "score", None), Some(20.33940552161268));
@@ -747,16 +792,18 @@ mod tests {
     fn log_iterations_are_runs_and_the_table_is_printed() {
         let blocks = real("dubbo-triple-20240118.md");
         assert_eq!(blocks.len(), 12, "4 methods × thrpt, avgt, sample");
-        let t = block(&blocks, "ClientPb.createUser thrpt");
+        let create = "org.apache.dubbo.benchmark.ClientPb.createUser";
+        let t = block(&blocks, create, &[], "thrpt");
         assert_eq!(t.runs.len(), 3);
-        assert_eq!(t.runs[0].series[0].metric, "clientpb.createuser.thrpt");
+        assert_eq!(t.runs[0].series[0].metric, "thrpt");
         assert_eq!(value(&t.runs[0].series[0]), Some(12.371));
         assert_eq!(value(&t.runs[2].series[0]), Some(12.565));
         assert_eq!(t.runs[0].params["jmh_version"], Param::from("1.21"));
         assert_eq!(t.runs[0].params["threads"], Param::Num(32.0));
         assert_eq!(printed(t, "score", None), Some(12.453));
         assert_eq!(printed(t, "score_error", None), Some(1.823));
-        let s = block(&blocks, "ClientPb.createUser sample");
+        let s = block(&blocks, create, &[], "sample");
+        assert_eq!(s.runs[0].series[0].metric, "sample");
         let first = &s.runs[0].series[0];
         assert_eq!(first.stats["mean"], 2.521);
         let l = first.ladder().unwrap();
@@ -765,7 +812,12 @@ mod tests {
         assert_eq!(l.last().unwrap().value, Some(15.122));
         assert_eq!(printed(s, "count", None), Some(379410.0));
         assert_eq!(printed(s, "score_percentile", Some(99.0)), Some(3.813));
-        let a = block(&blocks, "ClientPb.listUser avgt");
+        let a = block(
+            &blocks,
+            "org.apache.dubbo.benchmark.ClientPb.listUser",
+            &[],
+            "avgt",
+        );
         assert_eq!(a.runs[0].series[0].unit, "ms/op");
         assert_eq!(printed(a, "score", None), Some(3.049));
     }
@@ -776,20 +828,21 @@ mod tests {
         assert_eq!(blocks.len(), 12);
         let b = block(
             &blocks,
-            "BranchPrediction.hashSet (same=false, shuffle=true) avgt",
+            "BranchPrediction.hashSet",
+            &[("same", "false"), ("shuffle", "true")],
+            "avgt",
         );
         let s = &b.runs[0].series[0];
-        assert_eq!(
-            s.metric,
-            "branchprediction.hashset.same_false.shuffle_true.avgt"
-        );
+        assert_eq!(s.metric, "avgt");
         assert_eq!(value(s), Some(20.611));
         assert_eq!(s.stats["score_error"], 1.383);
         assert_eq!(s.stats["count"], 10.0);
         assert_eq!(s.unit, "ns/op");
         let last = block(
             &blocks,
-            "BranchPrediction.stringSwitch (same=true, shuffle=true) avgt",
+            "BranchPrediction.stringSwitch",
+            &[("same", "true"), ("shuffle", "true")],
+            "avgt",
         );
         assert_eq!(value(&last.runs[0].series[0]), Some(26.962));
         assert_eq!(last.runs[0].params["same"], Param::from("true"));
@@ -815,7 +868,8 @@ ClientPb.getUser:·gc.alloc.rate         sample      5  123.000 ±  4.000  MB/se
         assert_eq!((l[0].percentile, l[0].value), (50.0, Some(2.589)));
         assert_eq!((l[1].percentile, l[1].value), (100.0, Some(16.384)));
         let gc = &b[0].runs[0].series[1];
-        assert_eq!(gc.metric, "clientpb.getuser.sample.gc_alloc_rate");
+        assert_eq!(b[0].runs[0].bench.as_deref(), Some("ClientPb.getUser"));
+        assert_eq!(gc.metric, "gc_alloc_rate");
         assert_eq!((value(gc), gc.unit.as_str()), (Some(123.0), "MB/sec"));
     }
 

@@ -12,6 +12,8 @@
 //! time series over the rows, `t` = the row's `time` cell (seconds): `con`, `new`, `ops`
 //! (ops/s), `first_byte` and `lat` (ms), `bytes` and `per` (the two halves of
 //! `bytes/per`), `svrs`, `server_new`, `server_ops`, `total`, `err`.
+//!
+//! Identity: no bench, no config; no timestamp.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};

@@ -10,7 +10,16 @@
 //!      vus............................: 80     min=80        max=80
 //! ```
 //!
-//! Each summary is one block with one run. Per metric (sub-metrics such as
+//! Each summary is one block with one run, except that where sub-metrics name several
+//! scenarios (`{ scenario:spike }`), each scenario's series form a run of their own.
+//!
+//! Identity: `bench` is the scenario of a scenario run, else `None` (a summary of one
+//! scenario names no benchmark); custom trends and all other metrics keep their k6 names.
+//! No config (the summary does not print the scenario's options as numbers), no label, no
+//! timestamp (k6 exports none). The block is one `k6 run`; there are no
+//! replicates within it.
+//!
+//! Per metric (sub-metrics such as
 //! `{ expected_response:true }` become `<metric>.expected_response_true`):
 //! - trends: a ladder of `med` (50), `p(N)` (N) and `max` (100), with stats `avg`→`mean`,
 //!   `min` and `count` (when printed). Times are converted exactly to `ms` (one row can mix
@@ -150,6 +159,50 @@ struct Summary {
     warnings: Vec<Parsed>,
 }
 
+/// A sub-metric of exactly one scenario: `{ scenario:spike }`, `http_reqs{scenario:spike}`.
+static SCENARIO: LazyLock<Regex> = LazyLock::new(|| re(r"\{\s*scenario:\s*([^,}\s]+)\s*\}"));
+
+/// The runs of one summary: one of every series, and when the summary has sub-metrics of
+/// several scenarios, those moved to one run per scenario (bench = the scenario, metric =
+/// the parent metric's name).
+fn scenario_runs(series: Vec<Series>, first_line: u64, last_line: u64) -> Vec<Run> {
+    let scenario = |s: &Series| SCENARIO.captures(&s.display).map(|c| c[1].to_string());
+    let names: std::collections::BTreeSet<String> = series.iter().filter_map(scenario).collect();
+    let run = |bench: Option<String>| Run {
+        bench,
+        first_line,
+        last_line,
+        ..Run::default()
+    };
+    let mut total = run(None);
+    if names.len() < 2 {
+        total.index = 1;
+        total.series = series;
+        return vec![total];
+    }
+    let mut per: BTreeMap<String, Run> = BTreeMap::new();
+    for mut s in series {
+        let Some(name) = scenario(&s) else {
+            total.series.push(s);
+            continue;
+        };
+        let segment = format!(".{}", metric_name(&format!("scenario {name}")));
+        s.metric = s.metric.replacen(&segment, "", 1);
+        per.entry(name.clone())
+            .or_insert_with(|| run(Some(name)))
+            .series
+            .push(s);
+    }
+    let mut runs: Vec<Run> = std::iter::once(total)
+        .filter(|r| !r.series.is_empty())
+        .chain(per.into_values())
+        .collect();
+    for (i, r) in runs.iter_mut().enumerate() {
+        r.index = i as u32 + 1;
+    }
+    runs
+}
+
 fn summaries(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
     let mut out = Vec::new();
     let mut cur: Option<Summary> = None;
@@ -160,13 +213,7 @@ fn summaries(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
             label: None,
             first_line: s.first_line,
             last_line: s.last_line,
-            runs: vec![Run {
-                index: 1,
-                first_line: s.first_line,
-                last_line: s.last_line,
-                series: s.series,
-                ..Default::default()
-            }],
+            runs: scenario_runs(s.series, s.first_line, s.last_line),
             printed: Vec::new(),
         }));
     };
@@ -460,13 +507,7 @@ fn json(text: &str) -> Result<Block, ParseError> {
         label: None,
         first_line: 1,
         last_line: total,
-        runs: vec![Run {
-            index: 1,
-            first_line: 1,
-            last_line: total,
-            series,
-            ..Default::default()
-        }],
+        runs: scenario_runs(series, 1, total),
         printed: Vec::new(),
     })
 }
@@ -474,6 +515,7 @@ fn json(text: &str) -> Result<Block, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::parse_ok;
     use crate::testutil::single as value;
     use std::path::PathBuf;
 
@@ -672,6 +714,43 @@ mod tests {
         assert_eq!(at(series(r, "http_req_duration"), 95.0), Some(36.3));
         assert_eq!(value(series(r, "http_reqs.rate")), 4334.68);
         assert_eq!(series(r, "checks").stats["fails"], 2.0);
+    }
+
+    #[test]
+    fn several_scenarios_are_benches() {
+        let text = "     http_req_duration..............: avg=18.41ms min=654µs   med=17.22ms max=178.63ms p(90)=30.32ms p(95)=36.32ms\n\
+       { scenario:browse }..........: avg=10ms min=1ms med=9ms max=50ms p(90)=20ms p(95)=25ms\n\
+       { scenario:checkout }........: avg=30ms min=2ms med=28ms max=178.63ms p(90)=40ms p(95)=45ms\n\
+     http_reqs......................: 43404  4334.681688/s\n";
+        let b = parse_ok(&FORMAT, text.as_bytes());
+        let runs = &b[0].runs;
+        assert_eq!(runs.len(), 3);
+        assert_eq!(runs[0].bench, None);
+        assert_eq!(at(series(&runs[0], "http_req_duration"), 50.0), Some(17.22));
+        assert_eq!(series(&runs[0], "http_reqs.rate").unit, "/s");
+        assert_eq!(runs[1].bench.as_deref(), Some("browse"));
+        assert_eq!(at(series(&runs[1], "http_req_duration"), 50.0), Some(9.0));
+        assert_eq!(runs[2].bench.as_deref(), Some("checkout"));
+        assert_eq!(at(series(&runs[2], "http_req_duration"), 95.0), Some(45.0));
+        assert_eq!(runs[2].index, 3);
+        // One scenario's sub-metric stays a sub-metric of the one run.
+        let one = "     http_req_duration..............: avg=18.41ms min=654µs   med=17.22ms max=178.63ms p(90)=30.32ms p(95)=36.32ms\n\
+       { scenario:browse }..........: avg=10ms min=1ms med=9ms max=50ms p(90)=20ms p(95)=25ms\n";
+        let b = parse_ok(&FORMAT, one.as_bytes());
+        assert_eq!(b[0].runs.len(), 1);
+        series(&b[0].runs[0], "http_req_duration.scenario_browse");
+    }
+
+    #[test]
+    fn several_scenarios_in_a_summary_export() {
+        let text = r#"{"metrics":{"iterations":{"count":10,"rate":1.0},"iterations{scenario:a}":{"count":4,"rate":0.4},"iterations{scenario:b}":{"count":6,"rate":0.6}}}"#;
+        let b = parse_ok(&FORMAT, text.as_bytes());
+        let runs = &b[0].runs;
+        assert_eq!(runs.len(), 3);
+        assert_eq!(value(series(&runs[0], "iterations")), 10.0);
+        assert_eq!(runs[2].bench.as_deref(), Some("b"));
+        assert_eq!(value(series(&runs[2], "iterations")), 6.0);
+        assert_eq!(value(series(&runs[2], "iterations.rate")), 0.6);
     }
 
     #[test]

@@ -12,6 +12,9 @@
 //! row number). Parameter columns (`count`, `sleep`, thread counts) become `Param::Num`
 //! (their printed unit, if any, as `<name>_unit`); every other column is a `Data::Value`
 //! series named by [`metric_name`] with the unit printed in its cell.
+//!
+//! Identity: no bench. A setting column (`threads`, `concurrency`, `count`, `sleep`, their
+//! Chinese names) is config; one block is one table, its rows are runs. No timestamp.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
@@ -253,6 +256,8 @@ impl Table {
         let columns = self.header.iter().zip(&self.metrics);
         for ((name, metric), (value, unit)) in columns.zip(cells) {
             if is_param(metric) {
+                // The sweep's setting (concurrency, threads, …): configuration.
+                run.config.insert(metric.clone());
                 if !unit.is_empty() {
                     run.params
                         .insert(format!("{metric}_unit"), Param::from(unit));
@@ -687,5 +692,23 @@ mod tests {
             let out = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
             insta::assert_json_snapshot!(out);
         });
+    }
+
+    #[test]
+    fn the_swept_setting_is_config() {
+        let blocks =
+            crate::testutil::parse_ok(&FORMAT, &crate::testutil::fixture("qps-table/sweep.txt"));
+        let threads: Vec<&Param> = blocks[0]
+            .runs
+            .iter()
+            .map(|r| &r.params["threads"])
+            .collect();
+        assert_eq!(threads[0], &Param::Num(8.0));
+        assert!(
+            blocks[0]
+                .runs
+                .iter()
+                .all(|r| r.config.iter().eq(["threads"].iter()))
+        );
     }
 }

@@ -41,6 +41,10 @@
 //!
 //! A line of sockperf's own shape whose numbers do not parse, or a statistics section
 //! that ends before any number, is an error naming the line.
+//!
+//! Identity: no bench. `config` is the options chosen: `target_throughput` (`--mps`),
+//! `msg_size`, `burst`, `reply_every`, `full_rtt`, `protocol`; run times, warm-up and
+//! `interrupted` are plain params. No timestamp is printed.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
@@ -227,6 +231,13 @@ impl Machine {
             // A banner or warm-up chatter without results: nothing to store.
             return Ok(());
         }
+        for run in &mut runs {
+            for key in CONFIG {
+                if run.params.contains_key(*key) {
+                    run.config.insert(key.to_string());
+                }
+            }
+        }
         self.out.block(Block {
             label: None,
             first_line: out.first_line,
@@ -292,6 +303,17 @@ fn finish_run(
         series,
     }
 }
+
+/// The params that are the benchmark's configuration (the options the user chose); run
+/// times, warm-up and `interrupted` are what a run did.
+const CONFIG: &[&str] = &[
+    "target_throughput",
+    "msg_size",
+    "burst",
+    "reply_every",
+    "full_rtt",
+    "protocol",
+];
 
 /// Reads `--mps=1000 --burst=1 …` into params.
 fn option_params(
@@ -678,5 +700,19 @@ mod tests {
             let items = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
             insta::assert_json_snapshot!(items);
         });
+    }
+
+    #[test]
+    fn chosen_options_are_config_and_run_times_are_not() {
+        let blocks = crate::testutil::parse_ok(
+            &FORMAT,
+            &crate::testutil::fixture("sockperf/two-servers.txt"),
+        );
+        let run = &blocks[0].runs[0];
+        let config: Vec<&str> = run.config.iter().map(String::as_str).collect();
+        assert_eq!(config, ["full_rtt", "protocol"]);
+        assert_eq!(run.params["protocol"], Param::from("UDP"));
+        assert_eq!(run.params["run_time_s"], Param::Num(0.55));
+        assert!(!run.config.contains("run_time_s"));
     }
 }

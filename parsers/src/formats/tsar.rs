@@ -13,6 +13,9 @@
 //! `<module>.<column>` (`cpu.util`, `ts.rt`, `sda.util`); t is Unix seconds, reading the
 //! printed local time as UTC. The MAX/MEAN/MIN tail goes into `Series::stats` as printed.
 //! This module only reads text: no files, no clocks.
+//!
+//! Identity: no bench, no config. The run's tag `time` is its first row's time in RFC 3339
+//! (`2013-04-14T00:21:00Z`): tsar prints local time without a zone, written as-is with `Z`.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
@@ -335,13 +338,25 @@ impl Table {
     }
 
     fn into_block(self) -> Block {
-        let run = Run {
+        // The run's time is its first row's, as printed (local time, written with `Z`).
+        let first = self
+            .series
+            .iter()
+            .filter_map(|s| match &s.data {
+                Data::TimeSeries { points } => points.first().map(|p| p.t),
+                _ => None,
+            })
+            .reduce(f64::min);
+        let mut run = Run {
             index: 1,
             first_line: self.first_line,
             last_line: self.last_line,
             series: self.series,
             ..Default::default()
         };
+        if let Some(t) = first.and_then(crate::units::rfc3339_utc) {
+            run.tags.insert("time".into(), t);
+        }
         Block {
             label: self.label,
             first_line: self.first_line,
@@ -1214,5 +1229,15 @@ mod tests {
             let out = crate::testutil::items_json(&FORMAT, &std::fs::read(path).unwrap());
             insta::assert_json_snapshot!(out);
         });
+    }
+
+    #[test]
+    fn the_first_row_is_the_runs_time() {
+        let blocks =
+            crate::testutil::parse_ok(&FORMAT, &crate::testutil::fixture("tsar/history-tail.txt"));
+        let run = &blocks[0].runs[0];
+        // `15/03/24-10:00`, the first row, as printed.
+        assert_eq!(run.tags["time"], "2024-03-15T10:00:00Z");
+        assert_eq!(run.bench, None);
     }
 }

@@ -39,6 +39,10 @@
 //!
 //! A line of wrk's own shape whose numbers do not parse, or an output cut off before its
 //! `Transfer/sec:` line, is an error naming the line.
+//!
+//! Identity: no bench. `config` is `target_throughput` (wrk2 `-R`), `connections` and
+//! `threads`; `duration`, `elapsed` and `url` are plain params. One block is one wrk run.
+//! No timestamp is printed.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
@@ -354,7 +358,7 @@ impl Output {
             }
         }
         series.append(&mut self.values);
-        let run = Run {
+        let mut run = Run {
             index: 1,
             first_line: self.first_line,
             last_line,
@@ -362,6 +366,12 @@ impl Output {
             series,
             ..Run::default()
         };
+        // What the user chose; `duration`, `elapsed` and the URL stay plain params.
+        for key in ["target_throughput", "connections", "threads"] {
+            if run.params.contains_key(key) {
+                run.config.insert(key.to_string());
+            }
+        }
         Block {
             label: self.label,
             first_line: self.first_line,
@@ -801,5 +811,19 @@ mod tests {
     fn junk_and_empty_inputs_yield_nothing() {
         assert!(parse_ok(&FORMAT, b"").is_empty());
         assert!(parse_ok(&FORMAT, b"Requests/sec: 12\n\xff\x00junk\n").is_empty());
+    }
+
+    #[test]
+    fn rate_connections_and_threads_are_config() {
+        let blocks =
+            crate::testutil::parse_ok(&FORMAT, &crate::testutil::fixture("wrk/wrk2-u_latency.txt"));
+        let run = &blocks[0].runs[0];
+        let config: Vec<&str> = run.config.iter().map(String::as_str).collect();
+        assert_eq!(config, ["connections", "target_throughput", "threads"]);
+        assert_eq!(run.params["target_throughput"], Param::Num(4000.0));
+        assert_eq!(run.params["connections"], Param::Num(16.0));
+        // Measured, not chosen.
+        assert_eq!(run.params["elapsed"], Param::Num(10.0));
+        assert_eq!(run.bench, None);
     }
 }

@@ -16,6 +16,8 @@
 //! least one of these. Each file is one block with one run. Lines that do not start
 //! with a number are ignored; a line that does must be exactly two numbers.
 //! Fixtures: `fixtures/zk-benchmark/READ.dat`, `fixtures/zk-benchmark/0-READ_timings.dat`.
+//!
+//! Identity: no bench, no config; no timestamp.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};

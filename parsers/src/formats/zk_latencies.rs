@@ -14,6 +14,8 @@
 //! `deleted_ephemeral`, `notif_watches`) three value series: `<phase>_total` (ms),
 //! `<phase>_latency` (ms/op) and `<phase>_rate` (ops/s), as printed. A phase line of the
 //! right shape whose numbers do not read is an error.
+//!
+//! Identity: no bench, no config; no timestamp.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};

@@ -21,6 +21,9 @@
 //!
 //! Several outputs in one file are separate blocks, labelled by their lead lines. Other
 //! lines are ignored. Fixtures: `fixtures/zookeeper/srvr-3.9.txt`, `fixtures/zookeeper/mntr-3.4.txt`.
+//!
+//! Identity: no bench, no config (a four-letter-word answer names no benchmark); no
+//! timestamp.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};

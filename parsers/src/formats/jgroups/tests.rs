@@ -158,6 +158,12 @@ fn seed_002_four_tables_with_labels_values_and_config() {
             assert_eq!(param(run, "num_members"), Param::Num(4.0));
             assert_eq!(param(run, "num_senders"), Param::Num(4.0));
             assert_eq!(run.params.len(), 4, "{:?}", run.params);
+            assert_eq!(run.bench.as_deref(), Some("perf.Test"));
+            let config: Vec<&str> = run.config.iter().map(String::as_str).collect();
+            assert_eq!(
+                config,
+                ["msg_size", "num_members", "num_msgs", "num_senders"]
+            );
         }
     }
     assert!(warnings(&bytes).is_empty());
@@ -201,6 +207,9 @@ fn mperf_2013_manual_sample() {
     for run in &b.runs {
         assert_eq!(param(run, "num_msgs"), Param::Num(1_000_000.0));
         assert_eq!(run.params.len(), 2);
+        assert_eq!(run.bench.as_deref(), Some("MPerf"));
+        // The member is which replicate, not configuration.
+        assert_eq!(run.config.iter().collect::<Vec<_>>(), ["num_msgs"]);
     }
 }
 
@@ -241,6 +250,7 @@ fn uperf_2016_manual_sample() {
     let b = &b[0];
     assert_eq!(b.label, None);
     assert_eq!((b.first_line, b.last_line), (6, 14));
+    assert!(b.runs.iter().all(|r| r.bench.as_deref() == Some("UPerf")));
     assert_eq!(members(b), ["D", "A", "B", "C"]);
     assert_eq!(indices(b), [1, 2, 3, 4]);
     assert_eq!(

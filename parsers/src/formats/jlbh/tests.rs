@@ -966,3 +966,30 @@ fn walking_refine_matches_a_search_from_the_start() {
         }
     }
 }
+
+#[test]
+fn the_chosen_load_is_config_and_the_run_time_is_not() {
+    let blocks =
+        crate::testutil::parse_ok(&FORMAT, &crate::testutil::fixture("jlbh/v10-current.txt"));
+    let run = &blocks[0].runs[0];
+    let config: Vec<&str> = run.config.iter().map(String::as_str).collect();
+    assert_eq!(
+        config,
+        [
+            "co_correction",
+            "distribution",
+            "interval_us",
+            "target_throughput"
+        ]
+    );
+    assert_eq!(
+        run.params["target_throughput"],
+        crate::model::Param::Num(100000.0)
+    );
+    assert_eq!(run.params["run_time_s"], crate::model::Param::Num(1.0));
+    assert_eq!(run.bench, None);
+    assert_eq!(
+        blocks[0].runs[0].config_params(),
+        blocks[0].runs[2].config_params()
+    );
+}
