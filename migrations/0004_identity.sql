@@ -9,6 +9,14 @@ ALTER TABLE run ADD COLUMN bench TEXT;
 -- Go configuration lines, a target rate); what a run measured is not among them.
 ALTER TABLE run ADD COLUMN config TEXT NOT NULL DEFAULT '[]';
 
+-- Criterion and hyperfine runs stored before version 4 kept the benchmark's name as
+-- their block's label: it becomes their bench. (Their metric names still hold it, and
+-- what other formats dropped at ingest cannot come back: `bench-db migrate` lists the
+-- sources to ingest again.)
+UPDATE run SET bench = (SELECT b.label FROM block b WHERE b.id = run.block_id)
+ WHERE block_id IN (SELECT b.id FROM block b JOIN source s ON s.id = b.source_id
+                     WHERE s.format IN ('criterion', 'hyperfine') AND b.label IS NOT NULL);
+
 -- Hex SHA-256 of the run metadata the user gave at ingest (commit, branch, explicit tags,
 -- label, suite): the same bytes under other metadata are other runs. '' for sources stored
 -- before version 4.

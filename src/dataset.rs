@@ -8,6 +8,17 @@ use serde::Serialize;
 /// computed as `99.90000000000001`.
 pub const PERCENTILE_TOLERANCE: f64 = 1e-9;
 
+/// Which runs are replicates of one another within a block: see [`StoredRun::group_key`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GroupKey {
+    pub suite: String,
+    pub bench: Option<String>,
+    /// The configuration, `(key, value)` in key order.
+    pub config: Vec<(String, String)>,
+    pub label: String,
+    pub block_id: i64,
+}
+
 /// One stored run.
 #[derive(Debug, Clone, Serialize)]
 pub struct StoredRun {
@@ -91,9 +102,22 @@ impl StoredRun {
         Some(pts)
     }
 
-    /// The key that groups runs for run-to-run variation: same suite, label and block.
-    pub fn group_key(&self) -> (String, String, i64) {
-        (self.suite.clone(), self.label.clone(), self.block_id)
+    /// The key that groups runs for run-to-run variation: same suite, benchmark,
+    /// configuration, label and block (a block may hold several benchmarks).
+    pub fn group_key(&self) -> GroupKey {
+        let config = self
+            .run
+            .config_params()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), format!("{v:?}")))
+            .collect();
+        GroupKey {
+            suite: self.suite.clone(),
+            bench: self.run.bench.clone(),
+            config,
+            label: self.label.clone(),
+            block_id: self.block_id,
+        }
     }
 }
 

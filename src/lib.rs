@@ -1,8 +1,9 @@
-//! bench-db: ingest benchmark logs into SQLite, analyse them, report and gate.
+//! bench-db: ingest benchmark logs into a store (SQLite, or a team's PostgreSQL), analyse
+//! them, report and gate.
 //!
-//! Pipeline: `parsers` (bytes → model) → `store` (model ↔ SQLite) → `analysis`
-//! (pure, over stored runs) → `report` and output renderers (Strings) → `cmd` (files,
-//! stdout, exit codes).
+//! Pipeline: `parsers` (bytes → model) → `store` (model ↔ SQLite or PostgreSQL, behind one
+//! trait) → `analysis` (pure, over stored runs) → `report` and output renderers (Strings) →
+//! `cmd` (files, stdout, exit codes). ARCHITECTURE.md describes the layers.
 
 pub mod analysis;
 pub mod cli;
@@ -17,6 +18,7 @@ pub mod runner;
 pub mod selector;
 pub mod stats;
 pub mod store;
+pub mod units;
 
 use cli::{Cli, Command, RunCommand};
 

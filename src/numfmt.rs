@@ -5,7 +5,7 @@
 
 /// Nanoseconds per unit for the time units tools print; `None` for other units.
 pub fn time_unit_ns(unit: &str) -> Option<f64> {
-    crate::analysis::units::seconds_per(unit).map(|s| s * 1e9)
+    crate::units::seconds_per(unit).map(|s| s * 1e9)
 }
 
 /// A number with three significant digits at most, without trailing zeros.

@@ -15,6 +15,23 @@ fn cell<'a>(cells: &'a Value, metric: &str, percentile: Option<f64>) -> &'a Valu
         .unwrap_or_else(|| panic!("no cell {metric} {percentile:?} in {cells}"))
 }
 
+/// The cell of `bench`'s `metric` (and `percentile`) of a `compare --json` answer.
+fn bench_cell<'a>(
+    cells: &'a Value,
+    bench: &str,
+    metric: &str,
+    percentile: Option<f64>,
+) -> &'a Value {
+    cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| {
+            c["bench"] == bench && c["metric"] == metric && c["percentile"].as_f64() == percentile
+        })
+        .unwrap_or_else(|| panic!("no cell {bench} {metric} {percentile:?} in {cells}"))
+}
+
 /// Ingests `files` with auto-detection and returns the formats detected, in order.
 fn ingest(env: &Env, files: &[&str], label: &str) -> Vec<String> {
     let mut args = vec!["ingest", "--json", "--label", label];
@@ -150,8 +167,10 @@ fn two_jmh_runs_compare_per_benchmark_and_mode() {
         "label=2024-01-31",
         "--json",
     ]);
-    // Throughput (ops/ms): the three measured iterations of each run.
-    let t = cell(&cells, "clientpb.createuser.thrpt", None);
+    // Throughput (ops/ms): the three measured iterations of each run, of this benchmark
+    // only (the file holds twelve, each its own cell).
+    let create = "org.apache.dubbo.benchmark.ClientPb.createUser";
+    let t = bench_cell(&cells, create, "thrpt", None);
     close(
         t["baseline"].as_f64().unwrap(),
         (12.371 + 12.424 + 12.565) / 3.0,
@@ -164,8 +183,19 @@ fn two_jmh_runs_compare_per_benchmark_and_mode() {
     );
     assert!(t["delta_pct"].as_f64().unwrap() > 0.0);
     // Sample mode: per-iteration ladders, compared percentile by percentile.
-    let p50 = cell(&cells, "clientpb.createuser.sample", Some(50.0));
+    let p50 = bench_cell(&cells, create, "sample", Some(50.0));
     assert!(p50["baseline"].as_f64().is_some() && p50["candidate"].as_f64().is_some());
+    // Three iterations a side: no p-value below the exact floor 2/C(6,3) = 0.1, so no
+    // verdict either way, in any of the cells.
+    for c in cells.as_array().unwrap() {
+        assert_eq!(
+            (c["n_baseline"].as_u64(), c["n_candidate"].as_u64()),
+            (Some(3), Some(3)),
+            "{c}"
+        );
+        assert!(c["p_value"].as_f64().unwrap() >= 0.1 - 1e-12, "{c}");
+        assert!(c["verdict"] != "better" && c["verdict"] != "worse", "{c}");
+    }
     assert!(
         cells
             .as_array()
@@ -198,7 +228,7 @@ fn two_criterion_folders_compare_sample_by_sample() {
         "--json",
     ]);
     // Criterion itself reported fib 15 as regressed (+31.224%, p = 0.00) in run 3.
-    let c = cell(&cells, "fib_fib_15", None);
+    let c = bench_cell(&cells, "fib/fib 15", "time", None);
     assert!(c["delta_pct"].as_f64().unwrap() > 0.0, "{c}");
     assert_eq!(c["verdict"], "worse", "{c}");
 }
@@ -250,10 +280,10 @@ fn two_saved_criterion_baselines_compare_by_tag() {
         "--candidate",
         "tag.criterion_baseline=after",
         "--metric",
-        "fib_fib_15",
+        "time",
         "--json",
     ]);
-    let c = cell(&cells, "fib_fib_15", None);
+    let c = bench_cell(&cells, "fib/fib 15", "time", None);
     // The first sample of each baseline is among the replicates the means come from.
     assert!(c["baseline"].as_f64().unwrap() > 0.0 && c["candidate"].as_f64().unwrap() > 0.0);
     assert!(c["delta_pct"].as_f64().is_some(), "{c}");

@@ -233,7 +233,9 @@ fn backfilled_history_has_per_commit_medians_and_otavas_change_points() {
     assert_eq!(
         keys,
         [
+            "bench",
             "change_points",
+            "config",
             "metric",
             "percentile",
             "points",

@@ -363,7 +363,7 @@ fn a_version_1_database_is_upgraded_in_place_and_reads_the_same() {
     assert_eq!(export, want);
     assert!(
         env.ok(&["migrate"])
-            .contains("schema version 3, up to date")
+            .contains("schema version 4, up to date")
     );
     // A fresh copy, upgraded by the command.
     std::fs::remove_file(env.db()).unwrap();
@@ -373,7 +373,7 @@ fn a_version_1_database_is_upgraded_in_place_and_reads_the_same() {
     std::fs::copy(fixture("store/v1.db"), env.db()).unwrap();
     assert!(
         env.ok(&["migrate"])
-            .contains("schema version 1 upgraded to 3")
+            .contains("schema version 1 upgraded to 4")
     );
     let c = rusqlite::Connection::open(env.db()).unwrap();
     let point: bool = c

@@ -775,7 +775,7 @@ fn a_version_1_postgres_schema_is_upgraded_in_place() {
         .query_one("SELECT version FROM bench_db_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
     let gone: bool = c
         .query_one(
             "SELECT to_regclass('point') IS NULL AND to_regclass('printed_stat') IS NULL",
@@ -1007,5 +1007,66 @@ fn source_terms_mean_the_same_in_every_command() {
             "[{}] {out}",
             s.name()
         );
+    }
+}
+
+/// The same bytes under other metadata (commit, branch, `--tag`, `--label`, `--suite`) are
+/// new runs; under the same metadata they are `unchanged`, even after a `touch`.
+#[test]
+fn content_identity_includes_the_metadata_given() {
+    for s in Store::both() {
+        let file = s.env().dir.path().join("run.txt");
+        std::fs::copy(fixture("jlbh/v10-current.txt"), &file).unwrap();
+        let f = file.display().to_string();
+        let status = |args: &[&str]| -> String {
+            let mut all = vec!["ingest", "--no-git", "--json"];
+            all.extend_from_slice(args);
+            all.push(&f);
+            let v: serde_json::Value = serde_json::from_str(&s.ok(&all)).unwrap();
+            v["files"][0]["status"].as_str().unwrap().to_string()
+        };
+        let runs = || -> usize {
+            let v: serde_json::Value = serde_json::from_str(&s.ok(&["runs", "--json"])).unwrap();
+            v.as_array().unwrap().len()
+        };
+        assert_eq!(
+            status(&["--tag", "commit=aaa"]),
+            "ingested",
+            "[{}]",
+            s.name()
+        );
+        let one = runs();
+        assert_eq!(
+            status(&["--tag", "commit=aaa"]),
+            "unchanged",
+            "[{}]",
+            s.name()
+        );
+        // The file's time is not part of the identity.
+        let f2 = std::fs::File::options().append(true).open(&file).unwrap();
+        f2.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60))
+            .unwrap();
+        assert_eq!(
+            status(&["--tag", "commit=aaa"]),
+            "unchanged",
+            "[{}]",
+            s.name()
+        );
+        assert_eq!(runs(), one);
+        assert_eq!(
+            status(&["--tag", "commit=bbb"]),
+            "ingested",
+            "[{}]",
+            s.name()
+        );
+        assert_eq!(status(&["--tag", "commit=bbb", "--label", "x"]), "ingested");
+        assert_eq!(
+            status(&["--tag", "commit=bbb", "--suite", "other"]),
+            "ingested"
+        );
+        assert_eq!(runs(), 4 * one, "[{}]", s.name());
+        let v: serde_json::Value =
+            serde_json::from_str(&s.ok(&["runs", "--json", "tag.commit=bbb;label=x"])).unwrap();
+        assert_eq!(v.as_array().unwrap().len(), one, "[{}]", s.name());
     }
 }

@@ -243,14 +243,10 @@ impl Cell {
     /// The benchmark and its configuration as one line (`name [key=value …]`); empty when
     /// the cell has neither.
     pub fn bench_text(&self) -> String {
+        let config = super::samples::config_text(self.config.iter().map(|(k, v)| (k, v)));
         let mut parts: Vec<String> = self.bench.iter().cloned().collect();
-        if !self.config.is_empty() {
-            let pairs: Vec<String> = self
-                .config
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            parts.push(format!("[{}]", pairs.join(" ")));
+        if !config.is_empty() {
+            parts.push(config);
         }
         parts.join(" ")
     }
@@ -327,7 +323,7 @@ fn per_run(runs: &[BTreeMap<CellKey, SideCell>], key: &CellKey, unit: &str) -> V
             let v: Vec<f64> = s
                 .values
                 .iter()
-                .filter_map(|&v| super::units::convert(v, &s.unit, unit))
+                .filter_map(|&v| crate::units::convert(v, &s.unit, unit))
                 .collect();
             mean(&v)
         })
@@ -347,7 +343,7 @@ fn cell(
     let cand_values: Vec<f64> = c
         .values
         .iter()
-        .filter_map(|&v| super::units::convert(v, &c.unit, &b.unit))
+        .filter_map(|&v| crate::units::convert(v, &c.unit, &b.unit))
         .collect();
     // Units that do not convert leave the candidate empty (verdict `insufficient`) and
     // show both units, so the mismatch is visible rather than silently compared.
@@ -364,7 +360,7 @@ fn cell(
     let central = |side: &SideCell, runs: &[f64], samples: &[f64]| -> Option<f64> {
         match side.shape {
             Shape::Histogram => merged_percentile(side, percentile?)
-                .and_then(|v| super::units::convert(v, &side.unit, &b.unit)),
+                .and_then(|v| crate::units::convert(v, &side.unit, &b.unit)),
             Shape::Ladder => median(runs),
             Shape::TimeSeries => mean(samples),
             Shape::Value => mean(runs),
@@ -501,15 +497,18 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
         .collect();
     let mut run_members = 0;
     let mut description = Vec::new();
-    // Replicates are rearranged only among the runs of their own benchmark: cells are
-    // tested in groups of equal run sets (a benchmark's metrics and percentiles), each
-    // group's family over its own runs, so no p-value goes below the exact floor of the
-    // cell's own replicates. Across groups the adjusted p-values are Bonferroni-corrected.
-    let keys: Vec<(&str, &Option<String>, &[(String, String)])> = runs
+    // Replicates are rearranged only among the runs that hold them: cells are tested in
+    // groups of equal run sets (one benchmark's metrics and percentiles measured by the
+    // same runs), each group's family over its own runs, so no p-value goes below the
+    // exact floor of the cell's own replicates. Across groups the adjusted p-values are
+    // Bonferroni-corrected.
+    // A cell's runs: the pooled positions where it has a value.
+    let keys: Vec<Vec<usize>> = fam
         .iter()
-        .map(|&i| {
-            let c = &cmp.cells[i];
-            (c.suite.as_str(), &c.bench, c.config.as_slice())
+        .map(|c| {
+            (0..c.values.len())
+                .filter(|&p| c.values[p].is_some())
+                .collect()
         })
         .collect();
     let groups = run_groups(&fam, &keys, cmp.baseline_runs);
@@ -626,9 +625,9 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
     }
 }
 
-/// Cells grouped by benchmark (`keys`: each cell's suite, bench and configuration), in
-/// first-seen order: per group, its cells, the positions of the runs that hold any of
-/// them (baseline runs first, as pooled) and how many of those are baseline runs.
+/// Cells grouped by equal `keys` (each cell's run positions), in first-seen order: per
+/// group, its cells, the positions of the runs that hold any of them (baseline runs
+/// first, as pooled) and how many of those are baseline runs.
 fn run_groups<K: PartialEq>(
     fam: &[FamilyCell],
     keys: &[K],

@@ -8,9 +8,9 @@
 
 use super::littles_law::concurrency_metric;
 use super::polarity::{Kind, kind};
-use super::units::{convert, seconds_per, split_quantity};
 use crate::dataset::StoredRun;
 use crate::stats::describe::{mean, median};
+use crate::units::{convert, seconds_per, split_quantity};
 use bench_db_parsers::{Data, Series};
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -96,7 +96,7 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
 
 /// Groups in order of their first run.
 fn groups(runs: &[StoredRun]) -> Vec<Vec<StoredRun>> {
-    let mut out: Vec<((String, String, i64), Vec<StoredRun>)> = Vec::new();
+    let mut out: Vec<(crate::dataset::GroupKey, Vec<StoredRun>)> = Vec::new();
     for r in runs {
         let key = r.group_key();
         match out.iter_mut().find(|(k, _)| *k == key) {

@@ -6,6 +6,7 @@
 //! Warm-up rule as in `variation`: run 1 of a block is left out when the block has later
 //! runs (JLBH's first run is often still warming up); a block of one run keeps it.
 
+use super::samples::{Axis, Identity};
 use crate::dataset::StoredRun;
 use crate::selector::run_time;
 use crate::stats::change_point::{self, ChangePointError, Options};
@@ -73,6 +74,10 @@ impl Change {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct History {
     pub suite: String,
+    /// The benchmark the series follows (`null` for a format that names none).
+    pub bench: Option<String>,
+    /// Its configuration.
+    pub config: BTreeMap<String, String>,
     /// Present only when series are split by label.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -84,10 +89,13 @@ pub struct History {
     pub change_points: Vec<Change>,
 }
 
-/// What a series follows: suite (and label when split by label), metric, percentile.
+/// What a series follows: suite, bench and configuration (and label when split by
+/// label), metric, percentile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
     pub suite: String,
+    pub bench: Option<String>,
+    pub config: BTreeMap<String, String>,
     pub label: Option<String>,
     pub metric: String,
     pub percentile: Option<f64>,
@@ -107,6 +115,8 @@ impl History {
         let change_points = cps.iter().map(|c| Change::at(c, &points)).collect();
         Ok(History {
             suite: cell.suite,
+            bench: cell.bench,
+            config: cell.config,
             label: cell.label,
             metric: cell.metric,
             percentile: cell.percentile,
@@ -129,10 +139,17 @@ impl History {
             Some(p) => format!(" p{p}"),
             None => String::new(),
         };
-        match &self.label {
-            Some(l) => format!("{} / {} / {}{p}", self.suite, l, self.metric),
-            None => format!("{} / {}{p}", self.suite, self.metric),
+        let mut parts = vec![self.suite.clone()];
+        if let Some(b) = &self.bench {
+            parts.push(b.clone());
         }
+        if !self.config.is_empty() {
+            parts.push(super::samples::config_text(&self.config));
+        }
+        if let Some(l) = &self.label {
+            parts.push(l.clone());
+        }
+        format!("{} / {}{p}", parts.join(" / "), self.metric)
     }
 }
 
@@ -176,8 +193,8 @@ pub fn history<R: Borrow<StoredRun>>(
 /// after the warm-up rule (see [`HistoryBuilder::add_blocks`]).
 pub struct HistoryBuilder<'o> {
     opts: &'o HistoryOptions,
-    /// (suite, label) → metric → its unit, percentiles and their accumulators.
-    groups: BTreeMap<(String, Option<String>), BTreeMap<String, Followed>>,
+    /// (benchmark identity, label) → metric → its unit, percentiles and their accumulators.
+    groups: BTreeMap<(Identity, Option<String>), BTreeMap<String, Followed>>,
 }
 
 /// One metric of one group: the unit first seen, the percentiles in first-seen order,
@@ -231,7 +248,8 @@ impl<'o> HistoryBuilder<'o> {
     pub fn add(&mut self, r: &StoredRun) {
         let opts = self.opts;
         let label = opts.by_label.then(|| r.label.clone());
-        let group = self.groups.entry((r.suite.clone(), label)).or_default();
+        let identity = Axis::default().identity(r);
+        let group = self.groups.entry((identity, label)).or_default();
         let mut seen: Vec<&str> = Vec::new();
         for s in &r.run.series {
             if !opts.metrics.is_empty() && !opts.metrics.contains(&s.metric) {
@@ -287,7 +305,7 @@ impl<'o> HistoryBuilder<'o> {
     /// points.
     pub fn finish(self) -> Result<Vec<History>, ChangePointError> {
         let mut out = Vec::new();
-        for ((suite, label), metrics) in self.groups {
+        for ((identity, label), metrics) in self.groups {
             for (metric, f) in metrics {
                 let mut cells: Vec<(Option<f64>, Commits)> =
                     f.percentiles.into_iter().zip(f.cells).collect();
@@ -298,7 +316,9 @@ impl<'o> HistoryBuilder<'o> {
                         continue;
                     }
                     let cell = Cell {
-                        suite: suite.clone(),
+                        suite: identity.suite.clone(),
+                        bench: identity.bench.clone(),
+                        config: identity.config.iter().cloned().collect(),
                         label: label.clone(),
                         metric: metric.clone(),
                         percentile: p,

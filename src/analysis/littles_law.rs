@@ -5,8 +5,8 @@
 //! W must be in seconds: time units convert; an `rt` printed without a unit is taken as
 //! milliseconds, the unit tsar's `ts` module and the QPS/RT load-test tables use.
 
-use super::units::seconds_per;
 use crate::dataset::StoredRun;
+use crate::units::seconds_per;
 use bench_db_parsers::{Data, Series, TimePoint};
 use std::collections::BTreeMap;
 

@@ -23,6 +23,5 @@ pub mod site;
 pub mod slo;
 #[cfg(test)]
 pub(crate) mod testdata;
-pub mod units;
 pub mod variation;
 pub mod warmup;

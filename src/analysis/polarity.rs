@@ -110,7 +110,7 @@ pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
     {
         Kind::Throughput
     } else if ladder
-        || super::units::is_time(&unit)
+        || crate::units::is_time(&unit)
         || LATENCY.iter().any(|w| has(w))
         || t.iter().any(|x| x.contains("latency"))
     {
@@ -129,19 +129,19 @@ pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
 fn kind_of_rate_unit(unit: &str) -> Option<Kind> {
     let u = unit.trim();
     if let Some(what) = u.strip_suffix("/op") {
-        return Some(if super::units::is_time(what) {
+        return Some(if crate::units::is_time(what) {
             Kind::Latency
         } else {
             Kind::Other
         });
     }
     if let Some((_, per)) = u.split_once('/')
-        && (super::units::is_time(per)
+        && (crate::units::is_time(per)
             || matches!(per, "s" | "sec" | "second" | "min" | "hr" | "h"))
     {
         return Some(Kind::Throughput);
     }
-    if !u.is_empty() && super::units::is_time(u) {
+    if !u.is_empty() && crate::units::is_time(u) {
         return Some(Kind::Latency);
     }
     None

@@ -10,9 +10,9 @@
 //! merged histogram.
 
 use super::littles_law::concurrency_series;
-use super::units::convert;
 use crate::dataset::StoredRun;
 use crate::selector::Contrast;
+use crate::units::convert;
 use bench_db_parsers::{Data, HistInterval, Param, Series};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -110,6 +110,16 @@ impl Axis {
             },
             config,
         }
+    }
+}
+
+/// A configuration as one line, `[key=value …]`; empty when there is none.
+pub fn config_text<'a>(pairs: impl IntoIterator<Item = (&'a String, &'a String)>) -> String {
+    let pairs: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if pairs.is_empty() {
+        String::new()
+    } else {
+        format!("[{}]", pairs.join(" "))
     }
 }
 

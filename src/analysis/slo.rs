@@ -4,7 +4,7 @@
 
 pub use super::curve::SloTerm;
 use super::curve::parse_slo;
-use super::units::convert;
+use crate::units::convert;
 use anyhow::Result;
 
 /// Parses the terms and sorts them by percentile.

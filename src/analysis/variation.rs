@@ -1,10 +1,10 @@
-//! Run-to-run variation tables: for each group of runs (same suite, label and source
-//! block), each metric and each percentile, the per-run values, JLBH's `% Variation`,
+//! Run-to-run variation tables: for each group of runs (same suite, benchmark,
+//! configuration, label and source block), each metric and each percentile, the per-run values, JLBH's `% Variation`,
 //! a robust spread, and the variation the tool printed.
 
-use crate::dataset::StoredRun;
+use crate::dataset::{GroupKey, StoredRun};
 use crate::stats::variation::{jlbh_variation, robust_cv_pct};
-use bench_db_parsers::Data;
+use bench_db_parsers::{Data, Param};
 use serde::Serialize;
 use std::borrow::Borrow;
 use std::collections::HashMap;
@@ -13,6 +13,10 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VariationRow {
     pub suite: String,
+    /// The benchmark the runs measure (`null` for a format that names none).
+    pub bench: Option<String>,
+    /// Its configuration.
+    pub config: std::collections::BTreeMap<String, Param>,
     pub label: String,
     pub metric: String,
     /// Percentile (worst = 100) for ladders; `None` for single values.
@@ -36,9 +40,6 @@ pub struct VariationRow {
     #[serde(skip)]
     pub run_indexes: Vec<u32>,
 }
-
-/// Suite, label and block id.
-type GroupKey = (String, String, i64);
 
 /// Builds the variation rows of `runs`, groups in order of their first run.
 ///
@@ -64,7 +65,7 @@ pub fn variation<R: Borrow<StoredRun>>(
         }
     }
     let mut rows = Vec::new();
-    for ((suite, label, _), mut members) in groups {
+    for (key, mut members) in groups {
         members.sort_by_key(|r| (r.run.index, r.id));
         for (name, display, unit) in metrics_of(&members, metric) {
             for p in percentiles_of(&members, &name) {
@@ -86,8 +87,15 @@ pub fn variation<R: Borrow<StoredRun>>(
                     .find(|s| s.name == "variation_pct" && s.metric == name && s.percentile == p)
                     .and_then(|s| s.value);
                 rows.push(VariationRow {
-                    suite: suite.clone(),
-                    label: label.clone(),
+                    suite: key.suite.clone(),
+                    bench: key.bench.clone(),
+                    config: members[0]
+                        .run
+                        .config_params()
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v.clone()))
+                        .collect(),
+                    label: key.label.clone(),
                     metric: name.clone(),
                     percentile: p,
                     values,

@@ -76,6 +76,8 @@ mod tests {
             run_ids: vec![],
         };
         let h = History {
+            bench: None,
+            config: Default::default(),
             suite: "jlbh".into(),
             label: None,
             metric: "end_to_end".into(),

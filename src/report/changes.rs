@@ -209,6 +209,8 @@ mod tests {
             })
             .collect();
         let cell = Cell {
+            bench: None,
+            config: Default::default(),
             suite: "jlbh".into(),
             label: None,
             metric: "end_to_end".into(),

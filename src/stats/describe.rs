@@ -33,9 +33,10 @@ pub fn quantile(x: &[f64], q: f64) -> Option<f64> {
 }
 
 /// Number of values cut from each end by a `gamma`-trimmed mean: `g = ⌊γ·n⌋`
-/// (Wilcox 2012, *Introduction to Robust Estimation and Hypothesis Testing*, 3rd ed., §2.2.3).
+/// (Wilcox 2012, *Introduction to Robust Estimation and Hypothesis Testing*, 3rd ed., §2.2.3);
+/// the product is nudged by 1e-9 so that γ·n exact in decimals (0.2 · 15) floors to itself.
 pub fn trim_count(n: usize, gamma: f64) -> usize {
-    (gamma * n as f64).floor() as usize
+    (gamma * n as f64 + 1e-9).floor() as usize
 }
 
 /// The `gamma`-trimmed mean (Wilcox 2012, eq. 2.9): the mean of the values left after

@@ -46,10 +46,11 @@ pub const TRIM_GAIN: f64 = 0.8;
 /// Smallest side that is trimmed; smaller sides use every value untrimmed.
 pub const TRIM_FROM: usize = 10;
 
-/// Values cut from each end of a side of `n` at fraction `gamma`.
-pub fn trim_count(n: usize, gamma: f64) -> usize {
+/// Values cut from each end of a side of `n` at fraction `gamma`: none below
+/// [`TRIM_FROM`], else the trimmed mean's own count.
+pub fn side_trim_count(n: usize, gamma: f64) -> usize {
     if n >= TRIM_FROM {
-        (gamma * n as f64 + 1e-9).floor() as usize
+        super::describe::trim_count(n, gamma)
     } else {
         0
     }
@@ -141,7 +142,7 @@ fn side(s: &[f64], gamma: f64) -> Option<(f64, f64)> {
     if n < 2 {
         return None;
     }
-    let g = trim_count(n, gamma);
+    let g = side_trim_count(n, gamma);
     let h = n - 2 * g;
     if h < 2 {
         return None;

@@ -33,8 +33,10 @@ impl Digest {
 pub enum IngestError {
     #[error(transparent)]
     Parse(#[from] ParseError),
-    #[error("database error: {0}")]
-    Db(String),
+    /// The database refused a write; the error keeps its chain (the driver's error and
+    /// the engine's code).
+    #[error("database error: {0:#}")]
+    Db(anyhow::Error),
     #[error("cannot encode run data: {0}")]
     Json(#[from] serde_json::Error),
     #[error("{0}")]

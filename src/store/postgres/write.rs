@@ -26,7 +26,8 @@ const BATCH_POINTS: usize = 100_000;
 
 impl From<postgres::Error> for IngestError {
     fn from(e: postgres::Error) -> Self {
-        IngestError::Db(pg_text(&e))
+        // The server's message, detail and the client's chain, in one line.
+        IngestError::Db(anyhow::anyhow!(pg_text(&e)))
     }
 }
 

@@ -12,7 +12,7 @@ use rusqlite::{Statement, Transaction, TransactionBehavior, params};
 
 impl From<rusqlite::Error> for IngestError {
     fn from(e: rusqlite::Error) -> Self {
-        IngestError::Db(e.to_string())
+        IngestError::Db(e.into())
     }
 }
 
