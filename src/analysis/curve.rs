@@ -129,6 +129,83 @@ pub struct CurvePoint {
     pub concurrency: Option<f64>,
 }
 
+/// Which benchmark a curve follows: runs of other suites or benchmarks are never on one
+/// curve (their configuration other than the rate, the x axis, is not split yet).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CurveKey {
+    pub suite: String,
+    pub bench: Option<String>,
+}
+
+impl CurveKey {
+    pub fn of(run: &StoredRun) -> CurveKey {
+        CurveKey {
+            suite: run.suite.clone(),
+            bench: run.run.bench.clone(),
+        }
+    }
+}
+
+/// One curve per [`CurveKey`], built one run at a time.
+#[derive(Debug)]
+pub struct CurvesBuilder {
+    metric: String,
+    percentiles: Vec<f64>,
+    slo: Option<String>,
+    curves: BTreeMap<CurveKey, CurveBuilder>,
+}
+
+impl CurvesBuilder {
+    /// Curves of `metric` at `percentiles`; errors on a malformed SLO.
+    pub fn new(
+        metric: String,
+        percentiles: &[f64],
+        slo: Option<&str>,
+    ) -> Result<CurvesBuilder, CurveError> {
+        slo.map(parse_slo).transpose()?;
+        Ok(CurvesBuilder {
+            metric,
+            percentiles: percentiles.to_vec(),
+            slo: slo.map(str::to_string),
+            curves: BTreeMap::new(),
+        })
+    }
+
+    /// Adds one run's values to its benchmark's curve.
+    pub fn add(&mut self, run: &StoredRun) -> Result<(), CurveError> {
+        let key = CurveKey::of(run);
+        if !self.curves.contains_key(&key) {
+            let b = CurveBuilder::new(self.metric.clone(), &self.percentiles, self.slo.as_deref())?;
+            self.curves.insert(key.clone(), b);
+        }
+        if let Some(b) = self.curves.get_mut(&key) {
+            b.add(run);
+        }
+        Ok(())
+    }
+
+    /// The curves of the benchmarks that have the metric, in suite and bench order; an
+    /// error when none has it.
+    pub fn finish(self) -> Result<Vec<(CurveKey, Curve)>, CurveError> {
+        let metric = self.metric.clone();
+        let mut skipped_elsewhere = 0;
+        let mut out = Vec::new();
+        for (k, b) in self.curves {
+            if b.seen_metric {
+                out.push((k, b.finish()?));
+            } else {
+                skipped_elsewhere += b.skipped;
+            }
+        }
+        if out.is_empty() {
+            return Err(CurveError::NoMetric(format!(" named {metric:?}")));
+        }
+        // Runs of benchmarks without the metric are counted on the first curve.
+        out[0].1.skipped_runs += skipped_elsewhere;
+        Ok(out)
+    }
+}
+
 /// The whole curve.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Curve {

@@ -1,7 +1,9 @@
 //! `bench-db curve`: throughput versus latency of the selected runs.
 
 use super::select::{check_metric_names, nothing_selected};
-use crate::analysis::curve::{CurveBuilder, CurveError, MetricChooser, missed_schedule, parse_slo};
+use crate::analysis::curve::{
+    CurveError, CurvesBuilder, MetricChooser, missed_schedule, parse_slo,
+};
 use crate::cli::CurveArgs;
 use crate::output;
 use crate::selector::Selector;
@@ -55,18 +57,18 @@ pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
     };
     // Second pass, with points: each run's values go into the curve, the run does not
     // stay.
-    let mut curve = CurveBuilder::new(metric, &args.percentiles, slo)?;
+    let mut curves = CurvesBuilder::new(metric, &args.percentiles, slo)?;
     store.for_each_run(&sel, Detail::Series, |r| {
         if args.include_late || !missed_schedule(&r) {
-            curve.add(&r);
+            curves.add(&r)?;
         }
         Ok(())
     })?;
-    let c = curve.finish()?;
+    let curves = curves.finish()?;
     let text = if args.output.json() {
-        output::curve::json(&c)
+        output::curve::json(&curves)
     } else {
-        output::curve::text(&c)
+        output::curve::text(&curves)
     };
     std::io::stdout().write_all(text.as_bytes())?;
     Ok(crate::exit::OK)

@@ -2,11 +2,30 @@
 
 use super::table::{Cell as T, render};
 use super::{json_num, num, percentile};
-use crate::analysis::curve::Curve;
+use crate::analysis::curve::{Curve, CurveKey};
 use serde::Serialize;
 
+/// Text of the curves: one as [`curve_text`]; several each under its suite and bench.
+pub fn text(curves: &[(CurveKey, Curve)]) -> String {
+    if let [(_, c)] = curves {
+        return curve_text(c);
+    }
+    let mut out = String::new();
+    for (k, c) in curves {
+        let bench = k
+            .bench
+            .as_deref()
+            .map(|b| format!(" / {b}"))
+            .unwrap_or_default();
+        out.push_str(&format!("== {}{bench}\n", k.suite));
+        out.push_str(&curve_text(c));
+        out.push('\n');
+    }
+    out
+}
+
 /// Text: one row per (throughput, percentile), then the knee and the SLO answer.
-pub fn text(c: &Curve) -> String {
+fn curve_text(c: &Curve) -> String {
     let unit = if c.unit.is_empty() {
         String::new()
     } else {
@@ -96,28 +115,64 @@ struct JsonCurve {
     points: Vec<JsonPoint>,
     knee: Option<f64>,
     max_throughput_within_slo: Option<f64>,
+    /// One object per curve (a suite's or benchmark's runs), with the fields above.
+    curves: Vec<JsonOneCurve>,
 }
 
-/// `{"schema":1,"points":[{"throughput","percentile","value","min","max","runs"}],"knee","max_throughput_within_slo"}`
-/// (points also carry `concurrency` when a mean latency is known).
-pub fn json(c: &Curve) -> String {
+#[derive(Serialize)]
+struct JsonOneCurve {
+    suite: String,
+    bench: Option<String>,
+    /// The configuration other than the rate (not split yet: always empty).
+    config: serde_json::Map<String, serde_json::Value>,
+    /// The label (curves are not split by label yet: always null).
+    label: Option<String>,
+    points: Vec<JsonPoint>,
+    knee: Option<f64>,
+    max_throughput_within_slo: Option<f64>,
+}
+
+fn json_points(c: &Curve) -> Vec<JsonPoint> {
+    c.points
+        .iter()
+        .map(|p| JsonPoint {
+            throughput: json_num(Some(p.throughput)),
+            percentile: p.percentile,
+            value: json_num(Some(p.value)),
+            min: json_num(Some(p.min)),
+            max: json_num(Some(p.max)),
+            runs: p.runs,
+            concurrency: json_num(p.concurrency),
+        })
+        .collect()
+}
+
+/// `{"schema":1,"points":[{"throughput","percentile","value","min","max","runs"}],"knee","max_throughput_within_slo","curves":[…]}`
+/// (points also carry `concurrency` when a mean latency is known). `curves` holds one
+/// object per suite and benchmark with the same fields and `suite`, `bench`, `config`,
+/// `label`; with several, the top-level `points` is empty and `knee` null.
+pub fn json(curves: &[(CurveKey, Curve)]) -> String {
+    let one = match curves {
+        [(_, c)] => Some(c),
+        _ => None,
+    };
     let doc = JsonCurve {
         schema: 1,
-        points: c
-            .points
+        points: one.map(json_points).unwrap_or_default(),
+        knee: one.and_then(|c| c.knee),
+        max_throughput_within_slo: one.and_then(|c| c.max_throughput_within_slo),
+        curves: curves
             .iter()
-            .map(|p| JsonPoint {
-                throughput: json_num(Some(p.throughput)),
-                percentile: p.percentile,
-                value: json_num(Some(p.value)),
-                min: json_num(Some(p.min)),
-                max: json_num(Some(p.max)),
-                runs: p.runs,
-                concurrency: json_num(p.concurrency),
+            .map(|(k, c)| JsonOneCurve {
+                suite: k.suite.clone(),
+                bench: k.bench.clone(),
+                config: serde_json::Map::new(),
+                label: None,
+                points: json_points(c),
+                knee: c.knee,
+                max_throughput_within_slo: c.max_throughput_within_slo,
             })
             .collect(),
-        knee: c.knee,
-        max_throughput_within_slo: c.max_throughput_within_slo,
     };
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".to_string());
     s.push('\n');
@@ -157,9 +212,11 @@ mod tests {
 
     #[test]
     fn text_and_json_snapshots() {
-        let c = curve(&sweep(), None, &[90.0, 99.0], Some("p99<=200us")).unwrap();
-        insta::assert_snapshot!(text(&c));
-        let j = json(&c);
+        let runs = sweep();
+        let c = curve(&runs, None, &[90.0, 99.0], Some("p99<=200us")).unwrap();
+        let one = [(CurveKey::of(&runs[0]), c)];
+        insta::assert_snapshot!(text(&one));
+        let j = json(&one);
         insta::assert_snapshot!(j);
         let v: serde_json::Value = serde_json::from_str(&j).unwrap();
         assert_eq!(v["knee"], 10000.0);
@@ -173,6 +230,45 @@ mod tests {
         let mut runs = seed003_master();
         runs.extend(seed003_patch());
         let c = curve(&runs, Some("ts.rt"), &[99.0], None).unwrap();
-        insta::assert_snapshot!(text(&c));
+        insta::assert_snapshot!(text(&[(CurveKey::of(&runs[0]), c)]));
+    }
+
+    #[test]
+    fn suites_and_benchmarks_are_never_joined_on_one_curve() {
+        use crate::analysis::curve::CurvesBuilder;
+        let mut runs = sweep();
+        let mut other = sweep();
+        for r in &mut other {
+            r.id += 100;
+            r.suite = "sockperf".into();
+        }
+        runs.extend(other);
+        let mut b = CurvesBuilder::new("end_to_end".into(), &[90.0, 99.0], None).unwrap();
+        for r in &runs {
+            b.add(r).unwrap();
+        }
+        let curves = b.finish().unwrap();
+        assert_eq!(curves.len(), 2);
+        let v: serde_json::Value = serde_json::from_str(&json(&curves)).unwrap();
+        assert_eq!(v["points"].as_array().unwrap().len(), 0);
+        assert!(v["knee"].is_null());
+        let cs = v["curves"].as_array().unwrap();
+        assert_eq!(cs.len(), 2);
+        for c in cs {
+            // Each curve holds its own suite's runs only: 3 runs at each of 3 rates.
+            assert_eq!(c["knee"], 10000.0, "{c}");
+            assert!(
+                c["points"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|p| p["runs"] == 3),
+                "{c}"
+            );
+            assert!(c["bench"].is_null() && c["label"].is_null());
+        }
+        assert_eq!(cs[0]["suite"], runs[0].suite.as_str());
+        assert_eq!(cs[1]["suite"], "sockperf");
+        assert!(text(&curves).contains("== sockperf\n"));
     }
 }
