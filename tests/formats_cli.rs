@@ -316,3 +316,65 @@ fn every_real_output_of_the_new_formats_ingests_with_auto_detection() {
         assert!(n >= 3, "{format}: {n} sources");
     }
 }
+
+#[test]
+fn two_commands_of_one_hyperfine_export_compare_by_bench() {
+    let env = Env::new();
+    let f = fixture("real/hyperfine/two-commands.json");
+    assert_eq!(ingest(&env, &[&f], "both"), ["hyperfine"]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "bench=sleep 0.01",
+        "--candidate",
+        "bench=sleep 0.02",
+        "--json",
+    ]);
+    // The bench is the comparison's axis: one cell, `time`, each command's 10 runs.
+    let cells = cells.as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{cells:?}");
+    let c = &cells[0];
+    assert_eq!(c["metric"], "time");
+    assert!(c["bench"].is_null(), "{c}");
+    assert_eq!(
+        (c["n_baseline"].as_u64(), c["n_candidate"].as_u64()),
+        (Some(10), Some(10))
+    );
+    // hyperfine printed a median of 13.5467 ms for `sleep 0.01` (MANIFEST).
+    close(c["baseline"].as_f64().unwrap(), 0.013546731440000001, 1e-3);
+    assert_eq!(c["verdict"], "worse", "{c}");
+}
+
+#[test]
+fn go_configurations_compare_by_param_within_their_package() {
+    let env = Env::new();
+    let f = fixture("go-bench/notes-same-name-two-packages.txt");
+    assert_eq!(ingest(&env, &[&f], "notes"), ["go-bench"]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "param.note=before",
+        "--candidate",
+        "param.note=after",
+        "--metric",
+        "ns_op",
+        "--json",
+    ]);
+    // Only example.com/a was measured after: one cell, its own two runs against one, never
+    // pooled with example.com/b's BenchmarkParse (2400 ns/op) of the same name.
+    let cells = cells.as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{cells:?}");
+    let c = &cells[0];
+    assert_eq!(c["bench"], "BenchmarkParse");
+    assert_eq!(c["config"]["pkg"], "example.com/a");
+    assert!(
+        c["config"].get("note").is_none(),
+        "the axis is not matched: {c}"
+    );
+    assert_eq!(
+        (c["n_baseline"].as_u64(), c["n_candidate"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(c["baseline"].as_f64(), Some(1225.0));
+    assert_eq!(c["candidate"].as_f64(), Some(1000.0));
+}
