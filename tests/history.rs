@@ -402,6 +402,24 @@ fn readme_ci_job_runs_green_against_a_throwaway_repository() {
             .env("GITHUB_STEP_SUMMARY", &summary);
         c.output().unwrap()
     };
+    // The repository's first pull request: no baseline on main yet. The gate cannot decide
+    // (exit 3); the job reports that in the summary and passes.
+    git(&repo, &["checkout", "-q", "-b", "first"]);
+    std::fs::write(repo.join("code.txt"), "first\n").unwrap();
+    git(&repo, &["add", "code.txt"]);
+    git(&repo, &["commit", "-q", "-m", "first pull request"]);
+    let out = job("pull_request", "first");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = std::fs::read_to_string(&summary).expect("step summary written");
+    assert!(first.to_lowercase().contains("decide"), "{first}");
+    git(&repo, &["checkout", "-q", "main"]);
+    std::fs::remove_file(&summary).unwrap();
     for k in 0..5 {
         std::fs::write(repo.join("code.txt"), format!("{k}\n")).unwrap();
         git(&repo, &["add", "code.txt"]);
