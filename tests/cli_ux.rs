@@ -261,3 +261,25 @@ fn json_documents_carry_a_schema_version() {
     assert_eq!(a, b);
     assert!(a.trim_start().starts_with('['));
 }
+
+/// CSV is data: a label a spreadsheet would run as a formula is written with a leading
+/// `'`, numbers stay numbers, and JSON keeps the label exactly.
+#[test]
+fn export_csv_neutralises_formula_cells() {
+    let env = Env::new();
+    let f = crate::common::fixture("jlbh/v10-current.txt");
+    env.ok(&[
+        "ingest",
+        "--no-git",
+        "--label",
+        "=HYPERLINK(\"http://x\")",
+        &f,
+    ]);
+    let csv = env.ok(&["export"]);
+    let row = csv.lines().nth(1).unwrap();
+    assert!(row.contains(",\"'=HYPERLINK(\"\"http://x\"\")\","), "{row}");
+    let value = row.rsplit(',').nth(1).unwrap();
+    assert!(value.parse::<f64>().is_ok(), "{row}");
+    let json = env.json(&["export", "--json"]);
+    assert_eq!(json[0]["label"], "=HYPERLINK(\"http://x\")");
+}

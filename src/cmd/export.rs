@@ -9,6 +9,7 @@ use crate::store::{Db, Detail};
 use anyhow::Result;
 use bench_db_parsers::Data;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::io::Write;
 
 /// One exported point; `None` where not applicable.
@@ -119,6 +120,31 @@ fn export_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     Ok(())
 }
 
+/// A point as a CSV row: its text cells neutralised against formula injection.
+#[derive(Serialize)]
+struct CsvPoint<'a> {
+    run_id: i64,
+    suite: Cow<'a, str>,
+    label: Cow<'a, str>,
+    source: Cow<'a, str>,
+    metric: Cow<'a, str>,
+    percentile: Option<f64>,
+    t: Option<f64>,
+    value: Option<f64>,
+    unit: Cow<'a, str>,
+}
+
+/// A text cell that a spreadsheet would read as a formula (it begins with `=`, `+`, `-`,
+/// `@`, a tab or a carriage return) gets a leading `'`, as OWASP recommends for CSV
+/// injection; every other cell, and every number, is written exactly.
+fn neutral(s: &str) -> Cow<'_, str> {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        Cow::Owned(format!("'{s}"))
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
 fn export_csv(store: &Db, sel: &Selector, w: impl Write) -> Result<()> {
     let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(w);
     w.write_record(CSV_HEADER).map_err(csv_io)?;
@@ -126,7 +152,18 @@ fn export_csv(store: &Db, sel: &Selector, w: impl Write) -> Result<()> {
         let mut pts = Vec::new();
         run_points(&r, &mut pts);
         for p in &pts {
-            w.serialize(p).map_err(csv_io)?;
+            let row = CsvPoint {
+                run_id: p.run_id,
+                suite: neutral(p.suite),
+                label: neutral(p.label),
+                source: neutral(p.source),
+                metric: neutral(p.metric),
+                percentile: p.percentile,
+                t: p.t,
+                value: p.value,
+                unit: neutral(p.unit),
+            };
+            w.serialize(&row).map_err(csv_io)?;
         }
         Ok(())
     })?;
@@ -150,4 +187,19 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
             || c.downcast_ref::<serde_json::Error>()
                 .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formula_cells_are_neutralised_and_others_kept() {
+        for bad in ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx"] {
+            assert_eq!(neutral(bad), format!("'{bad}"));
+        }
+        for good in ["jlbh", "end_to_end", "a=b", "", "99.9", "ns/op"] {
+            assert!(matches!(neutral(good), Cow::Borrowed(s) if s == good));
+        }
+    }
 }
