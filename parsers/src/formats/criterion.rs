@@ -367,20 +367,15 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
         .unwrap_or("")
         .to_string();
     let metric = "time".to_string();
-    let numbers = |key: &str| -> Result<Vec<f64>, ParseError> {
-        sample
-            .get(key)
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_f64).collect())
-            .ok_or_else(|| {
-                ParseError::new(
-                    *sample_line,
-                    format!("Criterion sample.json: no `{key}` array"),
-                )
-            })
+    let array = |key: &str| -> Result<&Vec<Value>, ParseError> {
+        sample.get(key).and_then(Value::as_array).ok_or_else(|| {
+            ParseError::new(
+                *sample_line,
+                format!("Criterion sample.json: no `{key}` array"),
+            )
+        })
     };
-    let iters = numbers("iters")?;
-    let times = numbers("times")?;
+    let (iters, times) = (array("iters")?, array("times")?);
     if iters.len() != times.len() {
         return Err(ParseError::new(
             *sample_line,
@@ -407,13 +402,27 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
     if let Some(m) = sample.get("sampling_mode").and_then(Value::as_str) {
         base.insert("sampling_mode".into(), Param::from(m));
     }
-    let runs = iters
+    // `iters[i]` and `times[i]` are one sample: they are read as pairs, and a pair with a
+    // value that is not a finite number is left out whole (with a warning), so no later
+    // sample is paired with another's count.
+    let mut unreadable = Vec::new();
+    let pairs: Vec<(usize, f64, f64)> = iters
         .iter()
-        .zip(&times)
+        .zip(times)
         .enumerate()
-        .map(|(i, (it, t))| {
+        .filter_map(|(i, (it, t))| match (it.as_f64(), t.as_f64()) {
+            (Some(it), Some(t)) if it.is_finite() && t.is_finite() => Some((i, it, t)),
+            _ => {
+                unreadable.push((i + 1).to_string());
+                None
+            }
+        })
+        .collect();
+    let runs = pairs
+        .iter()
+        .map(|&(i, it, t)| {
             let mut params = base.clone();
-            params.insert("iters".into(), Param::Num(*it));
+            params.insert("iters".into(), Param::Num(it));
             let mut tags = BTreeMap::new();
             if let Some(b) = &docs.baseline {
                 tags.insert("criterion_baseline".to_string(), b.clone());
@@ -431,7 +440,7 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
                     id.clone(),
                     "ns",
                     Data::Value {
-                        value: (*it > 0.0).then(|| t / it),
+                        value: (it > 0.0).then(|| t / it),
                     },
                 )],
             }
@@ -470,13 +479,24 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
             }
         }
     }
-    Ok(vec![Parsed::Block(Block {
+    let mut out = Vec::new();
+    if !unreadable.is_empty() {
+        out.push(Parsed::Warning {
+            line: *sample_line,
+            message: format!(
+                "Criterion sample.json: sample(s) {} left out: an iteration count or time is not a number",
+                unreadable.join(", ")
+            ),
+        });
+    }
+    out.push(Parsed::Block(Block {
         label: None,
         first_line: 1,
         last_line: total,
         runs,
         printed,
-    })])
+    }));
+    Ok(out)
 }
 
 /// The 1-based line of byte `offset` in `text`.
@@ -552,6 +572,29 @@ mod tests {
         assert_eq!(b15.runs[0].series[0].stats["high"], 8027.3);
         assert_eq!(value(&b15.runs[0].series[1]), 130.67e3);
         assert_eq!(printed(b15, "change_high_pct"), Some(57.463));
+    }
+
+    #[test]
+    fn samples_are_read_as_pairs_and_an_unreadable_pair_is_left_out_whole() {
+        // One bad entry in each array, at different samples: dropping them separately
+        // would pair sample 3's count with sample 4's time.
+        let text = r#"{"group_id":"g","function_id":"f","value_str":null,"throughput":null,"full_id":"g/f","directory_name":"g/f","title":"g/f"}
+{"sampling_mode":"Linear","iters":[1.0,"x",3.0,4.0],"times":[10.0,20.0,null,40.0]}"#;
+        let items = json(text).unwrap();
+        let warning = items.iter().find_map(|p| match p {
+            Parsed::Warning { message, .. } => Some(message.clone()),
+            _ => None,
+        });
+        assert!(warning.unwrap().contains("sample(s) 2, 3 left out"));
+        let Some(Parsed::Block(b)) = items.iter().find(|p| matches!(p, Parsed::Block(_))) else {
+            panic!("no block")
+        };
+        let got: Vec<(u32, f64)> = b
+            .runs
+            .iter()
+            .map(|r| (r.index, value(&r.series[0])))
+            .collect();
+        assert_eq!(got, [(1, 10.0), (4, 10.0)]);
     }
 
     #[test]
