@@ -109,7 +109,7 @@ impl StoredRun {
             .run
             .config_params()
             .into_iter()
-            .map(|(k, v)| (k.to_string(), format!("{v:?}")))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         GroupKey {
             suite: self.suite.clone(),

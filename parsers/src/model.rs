@@ -27,6 +27,18 @@ impl Param {
     }
 }
 
+/// A parameter as text: numbers as Rust prints them (`20000`, `0.5`), flags as
+/// `true`/`false`, text as it is. One printing for every identity built from parameters.
+impl std::fmt::Display for Param {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Param::Num(v) => write!(f, "{v}"),
+            Param::Bool(b) => write!(f, "{b}"),
+            Param::Text(t) => f.write_str(t),
+        }
+    }
+}
+
 impl From<f64> for Param {
     fn from(v: f64) -> Self {
         Param::Num(v)

@@ -13,7 +13,7 @@ use super::littles_law::concurrency_series;
 use crate::dataset::StoredRun;
 use crate::selector::Contrast;
 use crate::units::convert;
-use bench_db_parsers::{Data, HistInterval, Param, Series};
+use bench_db_parsers::{Data, HistInterval, Series};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The data shape behind a cell.
@@ -95,7 +95,7 @@ impl Axis {
             .config_params()
             .into_iter()
             .filter(|(k, _)| !self.config_keys.contains(*k))
-            .map(|(k, v)| (k.to_string(), param_text(v)))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         Identity {
             suite: if self.suite {
@@ -120,15 +120,6 @@ pub fn config_text<'a>(pairs: impl IntoIterator<Item = (&'a String, &'a String)>
         String::new()
     } else {
         format!("[{}]", pairs.join(" "))
-    }
-}
-
-/// A parameter as the configuration part of an identity prints it.
-fn param_text(p: &Param) -> String {
-    match p {
-        Param::Num(v) => format!("{v}"),
-        Param::Bool(b) => b.to_string(),
-        Param::Text(t) => t.clone(),
     }
 }
 

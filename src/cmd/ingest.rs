@@ -378,6 +378,9 @@ fn try_ingest(
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // The run metadata (tags from CI or git, the file's time) is read once per file: the
+    // stored-content check below and the ingest both use it.
+    let metadata = metadata_defaults(args, path);
     let source: Box<dyn Read + Send> = match path {
         Some(p) if p.is_dir() => super::criterion_dirs::open(p).map_err(io)?,
         Some(p) => {
@@ -387,8 +390,10 @@ fn try_ingest(
             // one extra read to avoid parsing and inserting content that is stored.
             if meta.is_file() && store.has_source_of_size(meta.len()).map_err(db)? {
                 let digest = hash_all(File::open(p).map_err(io)?).map_err(io)?;
-                let identity = metadata_defaults(args, path).identity();
-                if store.has_source(&digest.sha256, &identity).map_err(db)? {
+                if store
+                    .has_source(&digest.sha256, &metadata.identity())
+                    .map_err(db)?
+                {
                     outcome.format = forced.map(|f| f.name.to_string()).or_else(|| {
                         let (head, complete) = read_head(File::open(p).ok()?).ok()?;
                         sniff(&file_name, &head, complete).map(|f| f.name.to_string())
@@ -433,7 +438,7 @@ fn try_ingest(
             .unwrap_or_else(|| format.name.to_string()),
         label_override: args.label.clone(),
         fallback_label,
-        ..metadata_defaults(args, path)
+        ..metadata
     };
     let stored = parse_beside(stream, hashed, format, |items, digest| {
         store.ingest(&meta, items, &defaults, digest)
