@@ -233,6 +233,76 @@ fn two_criterion_folders_compare_sample_by_sample() {
     assert_eq!(c["verdict"], "worse", "{c}");
 }
 
+/// One estimate per cell on real pairs (two Criterion runs, two saved Criterion
+/// baselines, two JMH result files): `delta_pct` lies inside its own interval, and the
+/// gate's reason quotes that same number.
+#[test]
+fn every_real_estimate_lies_inside_its_interval_and_the_reason_quotes_it() {
+    let env = Env::new();
+    ingest(&env, &[&fixture("real/criterion/run2/criterion")], "run2");
+    ingest(&env, &[&fixture("real/criterion/run3/criterion")], "run3");
+    ingest(
+        &env,
+        &[&fixture("real/jmh/jcasbin-jmh-result-0b7774d.json")],
+        "jmh-a",
+    );
+    ingest(
+        &env,
+        &[&fixture("real/jmh/jcasbin-jmh-result-9fbceef.json")],
+        "jmh-b",
+    );
+    ingest(
+        &env,
+        &[&fixture("real/criterion/baselines/criterion")],
+        "saved",
+    );
+    let mut checked = 0;
+    for (b, c) in [
+        ("label=run2", "label=run3"),
+        ("label=jmh-a", "label=jmh-b"),
+        (
+            "tag.criterion_baseline=before",
+            "tag.criterion_baseline=after",
+        ),
+    ] {
+        let cells = env.json(&["compare", "--baseline", b, "--candidate", c, "--json"]);
+        for cell in cells.as_array().unwrap() {
+            let (Some(lo), Some(hi)) = (cell["ci_low_pct"].as_f64(), cell["ci_high_pct"].as_f64())
+            else {
+                continue;
+            };
+            let d = cell["delta_pct"].as_f64().unwrap();
+            assert!(lo <= d && d <= hi, "{d} outside [{lo}, {hi}]: {cell}");
+            checked += 1;
+        }
+        let out = env
+            .cmd(&["gate", "--baseline", b, "--candidate", c, "--json"])
+            .output()
+            .unwrap();
+        let gate: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for cell in gate["cells"].as_array().unwrap() {
+            let Some(d) = cell["delta_pct"].as_f64() else {
+                continue;
+            };
+            if let (Some(lo), Some(hi)) =
+                (cell["ci_low_pct"].as_f64(), cell["ci_high_pct"].as_f64())
+            {
+                assert!(lo <= d && d <= hi, "{d} outside [{lo}, {hi}]: {cell}");
+            }
+            let reason = cell["reason"].as_str().unwrap();
+            if reason.contains(" by ") {
+                let quoted = format!("{:.2}%", d.abs());
+                assert!(
+                    reason.contains(&quoted),
+                    "{reason} does not quote {d}: {cell}"
+                );
+            }
+        }
+    }
+    // JMH's 3 iterations a side reach no interval; the Criterion cells do.
+    assert!(checked >= 4, "{checked}");
+}
+
 #[test]
 fn two_k6_summaries_compare_on_their_percentiles() {
     let env = Env::new();

@@ -10,7 +10,10 @@
 //!   replicate count is the effective sample size;
 //! - central value: median across runs for a ladder percentile; the percentile of the
 //!   merged histogram for histograms (never an average of percentiles); the mean for
-//!   time-series samples and single values. `delta_pct` compares these;
+//!   time-series samples and single values. `central_delta_pct` compares these;
+//! - estimate: `delta_pct` is the change the test is about, and lies inside its interval:
+//!   the tested shift (`shift_pct`) where a test ran, else the change of the central
+//!   values;
 //! - test: Yuen's studentized 20%-trimmed (from 10 runs a side) mean difference of log values (raw values when
 //!   any is ≤ 0), recomputed on every rearrangement of whole runs
 //!   ([`crate::stats::shift`]): exact when the rearrangements can be enumerated, sampled
@@ -20,7 +23,8 @@
 //! - interval: the shifts the same permutation test does not reject (test inversion), so
 //!   it is of the same statistic on the same scale and excludes 0 exactly when the test
 //!   rejects; shown as the percent change of the trimmed geometric mean (`shift_pct`).
-//!   Series use the t interval of their test;
+//!   Series use the t interval of their test, on raw samples: their estimate is the
+//!   change of the means, the number tsar's readers compute by hand;
 //! - family: Westfall–Young step-down max-T over the rearrangements of whole runs, across
 //!   every tested cell (two-sided); time series tested within one run are Holm-adjusted
 //!   among themselves, and when both kinds are present each family's adjusted p is
@@ -168,8 +172,11 @@ pub struct Cell {
     pub ess_candidate: Option<f64>,
     pub baseline: Option<f64>,
     pub candidate: Option<f64>,
-    /// `100·(candidate/baseline − 1)`; `None` when the baseline is 0.
+    /// The cell's one estimate, in percent: [`Cell::shift_pct`] where a test ran (so
+    /// `ci_low_pct ≤ delta_pct ≤ ci_high_pct`), else [`Cell::central_delta_pct`].
     pub delta_pct: Option<f64>,
+    /// `100·(candidate/baseline − 1)` of the central values; `None` when the baseline is 0.
+    pub central_delta_pct: Option<f64>,
     /// The tested statistic's change: trimmed geometric means (series: geometric means),
     /// in percent; on raw values, relative to the baseline's central value.
     pub shift_pct: Option<f64>,
@@ -368,7 +375,7 @@ fn cell(
     };
     let baseline = central(b, &pb, &b.values);
     let candidate = central(c, &pc, &cand_values);
-    let delta_pct = match (baseline, candidate) {
+    let central_delta_pct = match (baseline, candidate) {
         (Some(x), Some(y)) if x != 0.0 => Some(100.0 * (y / x - 1.0)),
         _ => None,
     };
@@ -377,7 +384,10 @@ fn cell(
     } else {
         (pb, pc)
     };
-    let logs = bv.iter().chain(&cv).all(|&v| v > 0.0) && !(bv.is_empty() && cv.is_empty());
+    // A series is tested on its raw samples: the change of the means, the number a reader
+    // of a minute table computes; runs are tested on logs (latencies change multiplicatively).
+    let logs =
+        !series && bv.iter().chain(&cv).all(|&v| v > 0.0) && !(bv.is_empty() && cv.is_empty());
     let tx = |v: f64| if logs { v.ln() } else { v };
     let to_pct = |x: f64| -> Option<f64> {
         if logs {
@@ -455,7 +465,8 @@ fn cell(
         ess_candidate: ess.1,
         baseline,
         candidate,
-        delta_pct,
+        delta_pct: shift.and_then(to_pct).or(central_delta_pct),
+        central_delta_pct,
         shift_pct: shift.and_then(to_pct),
         ci_low_pct: ci.and_then(|c| to_pct(c.0)),
         ci_high_pct: ci.and_then(|c| to_pct(c.1)),
@@ -788,7 +799,10 @@ mod tests {
         assert_eq!(c.polarity, Polarity::Higher);
         assert_eq!(c.baseline, Some(13252.0));
         assert_eq!(c.candidate, Some(13467.0));
-        assert_eq!(round2(c.delta_pct), 1.62);
+        assert_eq!(round2(c.central_delta_pct), 1.62);
+        // The tested estimate: the change of the geometric means (4 runs a side, untrimmed),
+        // by hand from the seed: 13466.99 / 13251.42.
+        assert_eq!(round2(c.delta_pct), 1.63);
         assert_eq!(c.n_baseline, 4);
         // Every TCP run beats every default run: exact p = 2/C(8,4) = 2/70.
         assert!((c.p_value.unwrap() - 2.0 / 70.0).abs() < 1e-12, "{c:?}");
@@ -1000,5 +1014,58 @@ mod tests {
         assert_eq!((cells[0].n_baseline, cells[0].n_candidate), (5, 5));
         assert!(cells[0].delta_pct.unwrap() > 90.0);
         assert_eq!(cells[0].verdict, Verdict::Worse);
+    }
+    /// Skewed ladders whose median and trimmed geometric mean move apart: the one
+    /// estimate stays inside its interval, and the reason quotes it.
+    #[test]
+    fn the_estimate_lies_inside_its_interval() {
+        let mut rng = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut checked = 0;
+        for trial in 0..40 {
+            let n = 4 + trial % 9;
+            let mut side = |scale: f64| -> Vec<f64> {
+                (0..n)
+                    .map(|_| {
+                        // A ×3 wild run one time in five pulls the mean, not the median.
+                        let wild = if next() < 0.2 { 3.0 } else { 1.0 };
+                        scale * wild * (1.0 + 0.05 * next())
+                    })
+                    .collect()
+            };
+            let (b, c) = (side(100.0), side(100.0 + trial as f64));
+            let base = ladder_runs("e2e", "us", &[(99.0, &b[..])], 1);
+            let cand = ladder_runs("e2e", "us", &[(99.0, &c[..])], 100);
+            for cell in compare(&base, &cand, &[], &CompareOptions::default()) {
+                let (Some(lo), Some(hi)) = (cell.ci_low_pct, cell.ci_high_pct) else {
+                    continue;
+                };
+                let d = cell.delta_pct.unwrap();
+                assert!(lo <= d && d <= hi, "{d} outside [{lo}, {hi}]: {cell:?}");
+                assert_eq!(cell.delta_pct, cell.shift_pct);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 30, "{checked}");
+        // Series: the estimate is the change of the means (seed 003: −12.58%).
+        let cells = compare(
+            &seed003_master(),
+            &seed003_patch(),
+            &[],
+            &CompareOptions::default(),
+        );
+        for c in cells.iter().filter(|c| c.ci_low_pct.is_some()) {
+            let d = c.delta_pct.unwrap();
+            assert!(
+                c.ci_low_pct.unwrap() <= d && d <= c.ci_high_pct.unwrap(),
+                "{c:?}"
+            );
+            assert!((d - c.central_delta_pct.unwrap()).abs() < 1e-9, "{c:?}");
+        }
     }
 }

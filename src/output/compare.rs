@@ -193,6 +193,8 @@ struct JsonCell<'a> {
     p_floor: Option<f64>,
     outliers_baseline: usize,
     outliers_candidate: usize,
+    /// The change of the central values (`baseline`, `candidate`).
+    central_delta_pct: Option<f64>,
 }
 
 /// Top-level JSON array of cells.
@@ -230,6 +232,7 @@ pub fn json(cells: &[Cell]) -> String {
             p_floor: c.p_floor,
             outliers_baseline: c.outliers_baseline,
             outliers_candidate: c.outliers_candidate,
+            central_delta_pct: json_num(c.central_delta_pct),
         })
         .collect();
     let mut s = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".to_string());
@@ -351,6 +354,8 @@ mod tests {
         ]);
         // The cell's benchmark identity.
         want.extend(["bench", "config"]);
+        // The change of the central values, beside the one estimate `delta_pct`.
+        want.push("central_delta_pct");
         want.sort();
         assert_eq!(keys, want);
         assert_eq!(first["schema"], 1);

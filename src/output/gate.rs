@@ -38,11 +38,10 @@ impl Commits {
     }
 }
 
-/// The change a cell's verdict was decided on, as a signed change: of the tested
-/// statistic (`shift_pct`) where there is one, else of the central values; the reason
-/// (`analysis::gate`) states the same number, from `worsening_pct`.
+/// The change a cell's verdict was decided on (`delta_pct`, the cell's one estimate);
+/// the reason (`analysis::gate`) states the same number, from `worsening_pct`.
 fn tested_change(c: &GateCell) -> Option<f64> {
-    c.cell.shift_pct.or(c.cell.delta_pct)
+    c.cell.delta_pct
 }
 
 /// A value with the cell's unit, for Markdown.
@@ -54,7 +53,7 @@ fn with_unit(v: Option<f64>, unit: &str) -> String {
 }
 
 /// What `delta` is, under the text and Markdown tables.
-const DELTA_NOTE: &str = "delta: the change the verdict tested (shift_pct in --json, where delta_pct is the change of the central values)";
+const DELTA_NOTE: &str = "delta: the change the verdict tested, inside its interval (delta_pct in --json; central_delta_pct is the change of the medians or means shown)";
 
 fn status_color(s: Status) -> &'static str {
     match s {
@@ -172,6 +171,7 @@ struct JsonCell<'a> {
     outliers_baseline: usize,
     outliers_candidate: usize,
     polarity_known: bool,
+    central_delta_pct: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -245,6 +245,7 @@ pub fn json(r: &GateReport) -> String {
                 outliers_baseline: c.cell.outliers_baseline,
                 outliers_candidate: c.cell.outliers_candidate,
                 polarity_known: c.cell.polarity_known,
+                central_delta_pct: json_num(c.cell.central_delta_pct),
             })
             .collect(),
     };
