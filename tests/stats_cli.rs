@@ -209,3 +209,104 @@ fn seed_003_one_run_a_side_is_confident() {
         assert!(c["ess_baseline"].as_f64().unwrap() >= 5.0, "{c}");
     }
 }
+
+/// A CI history: 8 main commits, one JLBH output (invocation) of 8 runs each, the
+/// invocations apart by up to ±7% and the runs within one by ±2%. The runs of one
+/// invocation are not independent replicates: the gate tests the candidate invocation
+/// against the spread of the 8 baseline invocations, and says so.
+#[test]
+fn a_history_of_invocations_is_tested_on_its_invocations() {
+    let env = Env::new();
+    let offsets = [1.00, 1.06, 0.95, 1.03, 0.93, 1.07, 0.98, 1.02];
+    for (i, f) in offsets.iter().enumerate() {
+        let path = env.write(
+            &format!("main{i}.jlbh"),
+            jlbh_log(8, *f, 1.0, i as u64).as_bytes(),
+        );
+        env.ok(&[
+            "ingest",
+            "--format",
+            "jlbh",
+            &path,
+            "--no-git",
+            "--tag",
+            "branch=main",
+            "--tag",
+            &format!("commit=m{i}"),
+        ]);
+    }
+    for (name, scale) in [("same", 1.08), ("slower", 1.35)] {
+        let path = env.write(
+            &format!("{name}.jlbh"),
+            jlbh_log(8, scale, 1.0, 99).as_bytes(),
+        );
+        env.ok(&[
+            "ingest",
+            "--format",
+            "jlbh",
+            &path,
+            "--no-git",
+            "--tag",
+            "branch=pr",
+            "--tag",
+            &format!("commit={name}"),
+        ]);
+    }
+    let gate = |cand: &str| {
+        code_out(
+            &env,
+            &[
+                "gate",
+                "--baseline",
+                "tag.branch=main;latest=8",
+                "--candidate",
+                cand,
+                "--max",
+                "end_to_end@99=+5%",
+                "--json",
+            ],
+        )
+    };
+    // +8% against invocations that vary by ±7%: within their spread, a pass. With the 56
+    // runs pooled as independent replicates the same candidate was a regression (+7.73%,
+    // p_adj 0.0004).
+    let (code, out) = gate("tag.commit=same");
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let p99 = v["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == "end_to_end" && c["percentile"] == 99.0)
+        .unwrap();
+    assert_eq!(p99["replicates"], "invocations", "{p99}");
+    assert_eq!(p99["method"], "prediction_t", "{p99}");
+    assert_eq!(p99["invocations_baseline"], 8);
+    assert_eq!(p99["invocations_candidate"], 1);
+    assert_eq!(
+        p99["runs_candidate"], 7,
+        "the warm-up run is not a replicate"
+    );
+    assert_eq!(p99["within_invocation"], false);
+    let (d, lo, hi) = (
+        p99["delta_pct"].as_f64().unwrap(),
+        p99["ci_low_pct"].as_f64().unwrap(),
+        p99["ci_high_pct"].as_f64().unwrap(),
+    );
+    assert!(lo <= d && d <= hi && lo < 0.0, "{p99}");
+    // +35% is beyond any invocation's offset: a regression.
+    let (code, out) = gate("tag.commit=slower");
+    assert_eq!(code, 1, "{out}");
+    // One invocation a side keeps its test and says what it covers.
+    let (_, text) = code_out(
+        &env,
+        &[
+            "compare",
+            "--baseline",
+            "tag.commit=m0",
+            "--candidate",
+            "tag.commit=same",
+        ],
+    );
+    assert!(text.contains("within one invocation"), "{text}");
+}

@@ -22,7 +22,11 @@
 //!   a side (5 after the warm-up), log-sd 2%…20% from p50 to worst plus a 2% factor shared
 //!   by the run; change: one probe's p99.9 and worst × 3; default policy;
 //! - `session`: the lognormal model with every candidate run × exp(N(0, 3%)), one draw
-//!   per pair (a machine or session offset between the sides).
+//!   per pair (a machine or session offset between the sides);
+//! - `invocations`: a CI history: the baseline is 8 invocations (8 main commits, one JLBH
+//!   output of 8 runs each, 7 after the warm-up), the candidate one invocation; each
+//!   invocation × exp(N(0, 6%)), each run within it × exp(N(0, 2%)); change +35%; policy
+//!   `end_to_end@99=+5%`.
 
 use super::compare::CompareOptions;
 use super::gate::{Outcome, Policy, gate};
@@ -45,11 +49,12 @@ pub enum Model {
     Ar1,
     Stall,
     Session,
+    Invocations,
 }
 
 impl Model {
     /// Every model, in the README's order.
-    pub const ALL: [Model; 7] = [
+    pub const ALL: [Model; 8] = [
         Model::Lognormal,
         Model::LogT3,
         Model::Bimodal,
@@ -57,6 +62,7 @@ impl Model {
         Model::Ar1,
         Model::Stall,
         Model::Session,
+        Model::Invocations,
     ];
 
     /// Its name in tables.
@@ -69,6 +75,9 @@ impl Model {
             Model::Ar1 => "AR(1) rho 0.8, 1 run x 30 minutes a side",
             Model::Stall => "tail-only stall, 24 cells, 5 runs a side",
             Model::Session => "session offset x exp(N(0, 3%))",
+            Model::Invocations => {
+                "history: 8 invocations x 7 runs against 1, invocations 6%, runs 2%"
+            }
         }
     }
 
@@ -76,6 +85,7 @@ impl Model {
     pub fn change(self) -> &'static str {
         match self {
             Model::Ar1 => "+25%",
+            Model::Invocations => "+35%",
             Model::Stall => "one probe's p99.9 and worst x3",
             _ => "+10% every percentile",
         }
@@ -86,6 +96,11 @@ impl Model {
         let mut p = Policy::default();
         match self {
             Model::Stall => {}
+            Model::Invocations => {
+                p = p
+                    .with_max(&["end_to_end@99=+5%".to_string()])
+                    .unwrap_or_default();
+            }
             Model::Ar1 => {
                 p.min_runs = 2;
                 p = p.with_max(&["ts.rt=+10%".to_string()]).unwrap_or_default();
@@ -231,6 +246,36 @@ fn side(
                 .collect();
             let s = Series::new("ts.rt", "rt", "", Data::TimeSeries { points });
             runs.push(stored(side_id * 1000 + 1, 1, "tsar", vec![s]));
+        }
+        Model::Invocations => {
+            let shift = if changed { 1.35 } else { 1.0 };
+            let count = if side_id == 1 { 8 } else { 1 };
+            for inv in 0..count {
+                let offset = (0.06 * z(rng)).exp();
+                for index in 1..=8u32 {
+                    let run = (0.02 * z(rng)).exp();
+                    let values: Vec<f64> = PCTS
+                        .iter()
+                        .enumerate()
+                        .map(|(k, _)| {
+                            let noise = (0.01 * z(rng)).exp();
+                            100.0 * 10f64.powi(k as i32) * offset * run * noise * shift * factor
+                        })
+                        .collect();
+                    if index > 1 {
+                        reference.push(values[1]);
+                    }
+                    let id = side_id * 1000 + 10 * i64::from(inv) + i64::from(index);
+                    let mut r = stored(
+                        id,
+                        index,
+                        "jlbh",
+                        vec![ladder("end_to_end", &PCTS, &values)],
+                    );
+                    r.block_id = side_id * 100 + i64::from(inv);
+                    runs.push(r);
+                }
+            }
         }
         Model::Stall => {
             for index in 1..=6u32 {
@@ -462,6 +507,21 @@ mod tests {
         let hour = SeriesPlan { n: 60, ..plan };
         let r = series_rate(0.9, 0.0, &hour, 42);
         assert!(r <= 0.0167, "60 minutes, rho 0.9: {r}");
+    }
+
+    #[test]
+    fn invocations_are_the_replicates_of_a_history() {
+        // Runs of one invocation pooled as independent: far above α, as MWU on them shows.
+        let r = rates(Model::Invocations, false, TRIALS, 8, &plan());
+        eprintln!(
+            "invocations: A/A gate {:.3}, MWU on pooled runs {:.3}",
+            r.gate, r.mann_whitney
+        );
+        assert!(r.gate <= 0.03, "{}", r.gate);
+        assert!(r.mann_whitney > 0.1, "{}", r.mann_whitney);
+        let p = rates(Model::Invocations, true, TRIALS, 108, &plan());
+        eprintln!("invocations: power gate {:.3}", p.gate);
+        assert!(p.gate >= 0.80, "{}", p.gate);
     }
 
     #[test]

@@ -40,7 +40,8 @@ use crate::dataset::StoredRun;
 use crate::numfmt::percentile_number;
 use crate::stats::autocorr::series_test;
 use crate::stats::correction::holm;
-use crate::stats::describe::{mean, median};
+use crate::stats::describe::{mean, median, trimmed_mean, variance};
+use crate::stats::dist::{student_t_quantile, student_t_sf};
 use crate::stats::histogram;
 use crate::stats::outliers::outlier_count;
 use crate::stats::shift::{FamilyCell, Method, Plan, family_test, shift_ci};
@@ -121,6 +122,19 @@ pub enum Replicates {
     Runs,
     /// The samples of one run a side (a time series), counted by their effective size.
     Samples,
+    /// One value per invocation (a block: one process's output), its runs' centre.
+    Invocations,
+}
+
+impl Replicates {
+    /// The plural noun for counts of them.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Replicates::Runs => "runs",
+            Replicates::Samples => "samples",
+            Replicates::Invocations => "invocations",
+        }
+    }
 }
 
 /// How a cell was tested.
@@ -131,6 +145,9 @@ pub enum TestMethod {
     SampledPermutation,
     /// Welch's t on series means with autocorrelation-aware variances.
     SeriesT,
+    /// One invocation against several: where a t prediction interval of the several
+    /// invocations' centres puts the one.
+    PredictionT,
     None,
 }
 
@@ -141,6 +158,7 @@ impl TestMethod {
             TestMethod::ExactPermutation => "exact permutation of runs",
             TestMethod::SampledPermutation => "sampled permutations of runs",
             TestMethod::SeriesT => "autocorrelation-aware t on samples",
+            TestMethod::PredictionT => "t prediction interval of invocation centres",
             TestMethod::None => "untested",
         }
     }
@@ -164,9 +182,19 @@ pub struct Cell {
     /// Whether the name rules (or an override) know the polarity.
     pub polarity_known: bool,
     pub replicates: Replicates,
-    /// Replicates per side (runs; samples for a series tested within one run).
+    /// Replicates per side (runs; samples for a series tested within one run;
+    /// invocations when a side's runs come from several).
     pub n_baseline: usize,
     pub n_candidate: usize,
+    /// Invocations (blocks: one process's output each) holding the cell, per side.
+    pub invocations_baseline: usize,
+    pub invocations_candidate: usize,
+    /// Both sides are one invocation each: the test covers the variation within one
+    /// invocation only, not from one process to the next.
+    pub within_invocation: bool,
+    /// Runs (after the warm-up rule) per side holding the cell.
+    pub runs_baseline: usize,
+    pub runs_candidate: usize,
     /// Effective sample sizes of a series tested on its samples.
     pub ess_baseline: Option<f64>,
     pub ess_candidate: Option<f64>,
@@ -207,6 +235,8 @@ pub struct Cell {
     /// transformed samples of each side.
     pub(crate) per_run: Option<Vec<Option<f64>>>,
     pub(crate) samples: Option<(Vec<f64>, Vec<f64>)>,
+    /// One invocation against several: the transformed centres (baseline, candidate).
+    pub(crate) prediction: Option<(Vec<f64>, Vec<f64>)>,
     /// Whether the test ran on log values (all positive) rather than raw ones.
     pub logs: bool,
 }
@@ -261,10 +291,33 @@ impl Cell {
     /// The replicate count checked against a minimum: runs, or the smaller effective
     /// sample size of a series tested on its samples.
     pub fn replicate_count(&self) -> f64 {
+        if self.prediction.is_some() {
+            // One invocation against several: the several's invocations count, once the
+            // one has at least 2 runs.
+            let (reference, single_runs) = if self.n_baseline >= self.n_candidate {
+                (self.n_baseline, self.runs_candidate)
+            } else {
+                (self.n_candidate, self.runs_baseline)
+            };
+            return if single_runs < 2 {
+                single_runs as f64
+            } else {
+                reference as f64
+            };
+        }
         match (self.ess_baseline, self.ess_candidate) {
             (Some(b), Some(c)) => b.min(c),
             _ => self.n_baseline.min(self.n_candidate) as f64,
         }
+    }
+
+    /// Whether each side has the two replicates a test needs (for one invocation against
+    /// several: two invocations on the one side, two runs on the other).
+    pub fn testable(&self) -> bool {
+        if self.prediction.is_some() {
+            return self.replicate_count() >= 2.0;
+        }
+        self.n_baseline >= 2 && self.n_candidate >= 2
     }
 }
 
@@ -308,11 +361,19 @@ pub fn prepare(
     let cand = gather(&candidate, metrics, &axis);
     let base_runs = gather_per_run(&baseline, metrics, &axis);
     let cand_runs = gather_per_run(&candidate, metrics, &axis);
+    let blocks = |runs: &[StoredRun]| runs.iter().map(|r| r.block_id).collect::<Vec<i64>>();
+    let (base_blocks, cand_blocks) = (blocks(&baseline), blocks(&candidate));
     let cells = base
         .iter()
         .filter_map(|(key, b)| {
             let c = cand.get(key)?;
-            Some(cell(key, b, c, &base_runs, &cand_runs, opts))
+            Some(cell(
+                key,
+                (b, c),
+                (&base_runs, &cand_runs),
+                (&base_blocks, &cand_blocks),
+                opts,
+            ))
         })
         .collect();
     Comparison {
@@ -323,7 +384,7 @@ pub fn prepare(
 }
 
 /// One value per run of a side, in `unit`: the run's value, or its series' mean.
-fn per_run(runs: &[BTreeMap<CellKey, SideCell>], key: &CellKey, unit: &str) -> Vec<Option<f64>> {
+fn per_run(runs: &[RunCells], key: &CellKey, unit: &str) -> Vec<Option<f64>> {
     runs.iter()
         .map(|r| {
             let s = r.get(key)?;
@@ -337,12 +398,15 @@ fn per_run(runs: &[BTreeMap<CellKey, SideCell>], key: &CellKey, unit: &str) -> V
         .collect()
 }
 
+/// One run's cells, as [`gather_per_run`] gives them.
+type RunCells = BTreeMap<CellKey, SideCell>;
+
+/// One cell from both sides' gathered values, per-run values and runs' blocks.
 fn cell(
     key: &CellKey,
-    b: &SideCell,
-    c: &SideCell,
-    base_runs: &[BTreeMap<CellKey, SideCell>],
-    cand_runs: &[BTreeMap<CellKey, SideCell>],
+    (b, c): (&SideCell, &SideCell),
+    (base_runs, cand_runs): (&[RunCells], &[RunCells]),
+    blocks: (&[i64], &[i64]),
     opts: &CompareOptions,
 ) -> Cell {
     let percentile = key.percentile();
@@ -379,10 +443,29 @@ fn cell(
         (Some(x), Some(y)) if x != 0.0 => Some(100.0 * (y / x - 1.0)),
         _ => None,
     };
-    let (bv, cv) = if series {
-        (b.values.clone(), cand_values.clone())
+    // Replicates: a side whose runs come from several invocations (blocks) is represented by
+    // its invocations' centres, since runs of one process move together from one process to
+    // the next.
+    let positive = pb.iter().chain(&pc).all(|&v| v > 0.0);
+    let (inv_b, inv_c) = (invocations(&rb, blocks.0), invocations(&rc, blocks.1));
+    let (kb, kc) = (inv_b.len(), inv_c.len());
+    let level = if series {
+        Level::Samples
+    } else if kb >= 2 && kc >= 2 {
+        Level::Invocations
+    } else if kb.min(kc) == 1 && kb.max(kc) >= 2 {
+        Level::Prediction
     } else {
-        (pb, pc)
+        Level::Runs
+    };
+    let centres = |inv: &[(usize, Vec<f64>)]| -> Vec<f64> {
+        inv.iter().map(|(_, v)| centre(v, positive)).collect()
+    };
+    let (runs_baseline, runs_candidate) = (pb.len(), pc.len());
+    let (bv, cv) = match level {
+        Level::Samples => (b.values.clone(), cand_values.clone()),
+        Level::Runs => (pb, pc),
+        Level::Invocations | Level::Prediction => (centres(&inv_b), centres(&inv_c)),
     };
     // A series is tested on its raw samples: the change of the means, the number a reader
     // of a minute table computes; runs are tested on logs (latencies change multiplicatively).
@@ -403,6 +486,7 @@ fn cell(
     let known = pol_override.or_else(|| known_polarity(&key.metric, &b.unit));
     let pol = known.unwrap_or(Polarity::Lower);
     let (mut shift, mut ci, mut ess) = (None, None, (None, None));
+    let mut prediction = None;
     let (per_run_tx, samples) = if series {
         let (sb, sc): (Vec<f64>, Vec<f64>) = (
             bv.iter().map(|v| tx(*v)).collect(),
@@ -416,11 +500,36 @@ fn cell(
             }
         }
         (None, Some((sb, sc)))
-    } else {
-        let pooled: Vec<Option<f64>> = rb.iter().chain(&rc).map(|v| v.map(tx)).collect();
+    } else if level == Level::Prediction {
         let (sb, sc): (Vec<f64>, Vec<f64>) = (
-            rb.iter().flatten().map(|v| tx(*v)).collect(),
-            rc.iter().flatten().map(|v| tx(*v)).collect(),
+            bv.iter().map(|v| tx(*v)).collect(),
+            cv.iter().map(|v| tx(*v)).collect(),
+        );
+        if let Some(t) = PredictionTest::new(&sb, &sc) {
+            shift = Some(t.diff);
+            if opts.interval {
+                ci = Some(t.ci(opts.confidence));
+            }
+        }
+        prediction = Some((sb, sc));
+        (None, None)
+    } else {
+        let pooled: Vec<Option<f64>> = if level == Level::Invocations {
+            // Each invocation's centre sits at its first run's pooled position.
+            let mut pooled = vec![None; rb.len() + rc.len()];
+            for (pos, v) in inv_b.iter().zip(&bv) {
+                pooled[pos.0] = Some(tx(*v));
+            }
+            for (pos, v) in inv_c.iter().zip(&cv) {
+                pooled[rb.len() + pos.0] = Some(tx(*v));
+            }
+            pooled
+        } else {
+            rb.iter().chain(&rc).map(|v| v.map(tx)).collect()
+        };
+        let (sb, sc): (Vec<f64>, Vec<f64>) = (
+            bv.iter().map(|v| tx(*v)).collect(),
+            cv.iter().map(|v| tx(*v)).collect(),
         );
         if opts.interval
             && let Some((est, lo, hi)) = shift_ci(&sb, &sc, opts.confidence, &opts.plan)
@@ -454,13 +563,18 @@ fn cell(
         ),
         polarity: pol,
         polarity_known: known.is_some() || matches!(b.shape, Shape::Ladder | Shape::Histogram),
-        replicates: if series {
-            Replicates::Samples
-        } else {
-            Replicates::Runs
+        replicates: match level {
+            Level::Samples => Replicates::Samples,
+            Level::Runs => Replicates::Runs,
+            Level::Invocations | Level::Prediction => Replicates::Invocations,
         },
         n_baseline: bv.len(),
         n_candidate: cv.len(),
+        invocations_baseline: kb,
+        invocations_candidate: kc,
+        within_invocation: kb == 1 && kc == 1,
+        runs_baseline,
+        runs_candidate,
         ess_baseline: ess.0,
         ess_candidate: ess.1,
         baseline,
@@ -484,7 +598,92 @@ fn cell(
         candidate_values: cv,
         per_run: per_run_tx,
         samples,
+        prediction,
         logs,
+    }
+}
+
+/// What a cell's replicates are, before the test is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Runs,
+    Samples,
+    Invocations,
+    /// One invocation against several.
+    Prediction,
+}
+
+/// A side's invocations holding a value: per block, in first-seen order, the position of
+/// its first run and its runs' values.
+fn invocations(values: &[Option<f64>], blocks: &[i64]) -> Vec<(usize, Vec<f64>)> {
+    let mut out: Vec<(i64, usize, Vec<f64>)> = Vec::new();
+    for (pos, (v, block)) in values.iter().zip(blocks).enumerate() {
+        let Some(v) = v else { continue };
+        match out.iter_mut().find(|o| o.0 == *block) {
+            Some(o) => o.2.push(*v),
+            None => out.push((*block, pos, vec![*v])),
+        }
+    }
+    out.into_iter().map(|(_, pos, v)| (pos, v)).collect()
+}
+
+/// An invocation's centre: the 20%-trimmed geometric mean of its runs (arithmetic when a
+/// value is not positive), so one wild run of seven does not move it.
+fn centre(values: &[f64], positive: bool) -> f64 {
+    if positive {
+        let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
+        trimmed_mean(&logs, 0.2).map_or(f64::NAN, f64::exp)
+    } else {
+        trimmed_mean(values, 0.2).unwrap_or(f64::NAN)
+    }
+}
+
+/// One invocation against several (transformed centres): where the several's t prediction
+/// interval puts the one. `diff` is candidate − baseline.
+#[derive(Debug, Clone, Copy)]
+struct PredictionTest {
+    diff: f64,
+    /// Standard error of a new invocation's centre around the several's mean.
+    se: f64,
+    df: f64,
+}
+
+impl PredictionTest {
+    fn new(baseline: &[f64], candidate: &[f64]) -> Option<PredictionTest> {
+        let (reference, single, sign) = match (baseline.len(), candidate.len()) {
+            (k, 1) if k >= 2 => (baseline, candidate[0], 1.0),
+            (1, k) if k >= 2 => (candidate, baseline[0], -1.0),
+            _ => return None,
+        };
+        let k = reference.len() as f64;
+        let m = mean(reference)?;
+        let sd = variance(reference)?.sqrt();
+        Some(PredictionTest {
+            diff: sign * (single - m),
+            se: sd * (1.0 + 1.0 / k).sqrt(),
+            df: k - 1.0,
+        })
+    }
+
+    fn ci(&self, confidence: f64) -> (f64, f64) {
+        let q = student_t_quantile(1.0 - (1.0 - confidence) / 2.0, self.df);
+        (self.diff - q * self.se, self.diff + q * self.se)
+    }
+
+    /// One-sided p-values: (candidate greater, candidate less).
+    fn p(&self) -> (f64, f64) {
+        if self.diff == 0.0 {
+            return (1.0, 1.0);
+        }
+        if self.se <= 0.0 {
+            return if self.diff > 0.0 {
+                (0.0, 1.0)
+            } else {
+                (1.0, 0.0)
+            };
+        }
+        let t = self.diff / self.se;
+        (student_t_sf(t, self.df), student_t_sf(-t, self.df))
     }
 }
 
@@ -622,12 +821,68 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
             series_members.len()
         ));
     }
-    if run_members > 0 && !series_members.is_empty() {
-        for c in &mut cmp.cells {
-            c.p_adjusted = c.p_adjusted.map(|p| (2.0 * p).min(1.0));
-            c.p_worse_adjusted = c.p_worse_adjusted.map(|p| (2.0 * p).min(1.0));
+    // One invocation against several: Holm among those cells.
+    let mut prediction_members = Vec::new();
+    for (i, c) in cmp.cells.iter_mut().enumerate() {
+        let Some((b, s)) = &c.prediction else {
+            continue;
+        };
+        let Some(t) = PredictionTest::new(b, s) else {
+            continue;
+        };
+        let (greater, less) = t.p();
+        c.method = TestMethod::PredictionT;
+        c.p_value = Some((2.0 * greater.min(less)).min(1.0));
+        c.p_worse = Some(match c.polarity {
+            Polarity::Lower => greater,
+            Polarity::Higher => less,
+        });
+        c.p_floor = Some(0.0);
+        if members[i] {
+            prediction_members.push(i);
         }
-        description.push("each doubled (Bonferroni over the two)".to_string());
+    }
+    let two = holm(
+        &prediction_members
+            .iter()
+            .map(|&i| cmp.cells[i].p_value.unwrap_or(1.0))
+            .collect::<Vec<_>>(),
+    );
+    let one = holm(
+        &prediction_members
+            .iter()
+            .map(|&i| cmp.cells[i].p_worse.unwrap_or(1.0))
+            .collect::<Vec<_>>(),
+    );
+    for (k, &i) in prediction_members.iter().enumerate() {
+        cmp.cells[i].p_adjusted = Some(two[k]);
+        cmp.cells[i].p_worse_adjusted = Some(one[k]);
+    }
+    if !prediction_members.is_empty() {
+        description.push(format!(
+            "Holm over {} one invocation against several (t prediction interval)",
+            crate::numfmt::plural(prediction_members.len(), "cell"),
+        ));
+    }
+    let families = [
+        run_members > 0,
+        !series_members.is_empty(),
+        !prediction_members.is_empty(),
+    ]
+    .iter()
+    .filter(|&&f| f)
+    .count();
+    if families > 1 {
+        let k = families as f64;
+        for c in &mut cmp.cells {
+            c.p_adjusted = c.p_adjusted.map(|p| (k * p).min(1.0));
+            c.p_worse_adjusted = c.p_worse_adjusted.map(|p| (k * p).min(1.0));
+        }
+        description.push(if families == 2 {
+            "each doubled (Bonferroni over the two)".to_string()
+        } else {
+            "each tripled (Bonferroni over the three)".to_string()
+        });
     }
     if description.is_empty() {
         "no cell tested".to_string()
@@ -680,7 +935,7 @@ fn verdict(c: &Cell, opts: &CompareOptions) -> Verdict {
     if c.baseline == Some(0.0) && c.candidate == Some(0.0) {
         return Verdict::Same;
     }
-    if c.n_baseline < 2 || c.n_candidate < 2 {
+    if !c.testable() {
         return Verdict::Insufficient;
     }
     let Some(p) = c.p_adjusted else {

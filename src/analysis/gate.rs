@@ -279,9 +279,20 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
                 "one run a side: {} and {} samples count as {b:.1} and {c:.1} independent ones (autocorrelation); the policy needs {} a side",
                 cell.n_baseline, cell.n_candidate, policy.min_runs
             ),
+            _ if cell.prediction.is_some() => format!(
+                "one invocation against several: {} baseline and {} candidate invocations ({} and {} runs); the policy needs {} invocations on the one side and 2 runs on the other",
+                cell.invocations_baseline,
+                cell.invocations_candidate,
+                cell.runs_baseline,
+                cell.runs_candidate,
+                policy.min_runs
+            ),
             _ => format!(
-                "{} baseline and {} candidate runs; the policy needs {} a side",
-                cell.n_baseline, cell.n_candidate, policy.min_runs
+                "{} baseline and {} candidate {}; the policy needs {} a side",
+                cell.n_baseline,
+                cell.n_candidate,
+                cell.replicates.noun(),
+                policy.min_runs
             ),
         };
         return mk(cell, Status::Undecided, reason);
@@ -301,10 +312,7 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
         );
     };
     let noise = policy.noise_multiplier * cell.noise_pct.unwrap_or(0.0);
-    let unit = match cell.replicates {
-        super::compare::Replicates::Runs => "runs",
-        super::compare::Replicates::Samples => "samples",
-    };
+    let unit = cell.replicates.noun();
     // Worse beyond threshold and noise, but the test cannot decide: say so instead of
     // passing. Under max-T the adjusted p has the same floor as the raw one.
     if w > thr && w > noise {

@@ -144,6 +144,10 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
          across the series tested on samples. same = not \
          significant and the CI within ±10%; inconclusive = neither.\n",
     );
+    if let Some(note) = replicate_note(cells) {
+        out.push_str(&note);
+        out.push('\n');
+    }
     let outliers: usize = cells
         .iter()
         .map(|c| c.outliers_baseline + c.outliers_candidate)
@@ -159,6 +163,42 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
         out.push('\n');
     }
     out
+}
+
+/// What the replicates of the tested cells were, where that is not plain runs of several
+/// invocations: one invocation a side (the test covers only the variation within it), or
+/// invocations as replicates. `None` when no tested cell needs saying.
+pub fn replicate_note<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> Option<String> {
+    let (mut within, mut invocations, mut prediction) = (0, 0, 0);
+    for c in cells.into_iter().filter(|c| c.p_value.is_some()) {
+        if c.within_invocation {
+            within += 1;
+        } else if c.method == TestMethod::PredictionT {
+            prediction += 1;
+        } else if c.replicates == Replicates::Invocations {
+            invocations += 1;
+        }
+    }
+    let mut notes = Vec::new();
+    if within > 0 {
+        notes.push(format!(
+            "within one invocation ({}): one process's output a side, so p and CI cover the variation within that invocation only, not from one process to the next; rerun each side as several invocations to test that.",
+            super::plural(within, "row")
+        ));
+    }
+    if invocations > 0 {
+        notes.push(format!(
+            "invocations as replicates ({}): each process's runs count as one replicate, their 20%-trimmed geometric mean.",
+            super::plural(invocations, "row")
+        ));
+    }
+    if prediction > 0 {
+        notes.push(format!(
+            "one invocation against several ({}): tested by where the several invocations' t prediction interval puts the one, Holm across those rows.",
+            super::plural(prediction, "row")
+        ));
+    }
+    (!notes.is_empty()).then(|| notes.join(" "))
 }
 
 /// One element of the `--json` array: the documented keys first, in this order, then
@@ -195,6 +235,11 @@ struct JsonCell<'a> {
     outliers_candidate: usize,
     /// The change of the central values (`baseline`, `candidate`).
     central_delta_pct: Option<f64>,
+    invocations_baseline: usize,
+    invocations_candidate: usize,
+    within_invocation: bool,
+    runs_baseline: usize,
+    runs_candidate: usize,
 }
 
 /// Top-level JSON array of cells.
@@ -233,6 +278,11 @@ pub fn json(cells: &[Cell]) -> String {
             outliers_baseline: c.outliers_baseline,
             outliers_candidate: c.outliers_candidate,
             central_delta_pct: json_num(c.central_delta_pct),
+            invocations_baseline: c.invocations_baseline,
+            invocations_candidate: c.invocations_candidate,
+            within_invocation: c.within_invocation,
+            runs_baseline: c.runs_baseline,
+            runs_candidate: c.runs_candidate,
         })
         .collect();
     let mut s = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".to_string());
@@ -286,6 +336,9 @@ pub fn markdown(cells: &[Cell]) -> String {
     }
     if cells.is_empty() {
         out.push_str("\n_No metric is present on both sides._\n");
+    }
+    if let Some(note) = replicate_note(cells) {
+        out.push_str(&format!("\n_{note}_\n"));
     }
     if has_concurrency(cells) {
         out.push_str(&format!("\n{LITTLE}\n"));
@@ -354,8 +407,16 @@ mod tests {
         ]);
         // The cell's benchmark identity.
         want.extend(["bench", "config"]);
-        // The change of the central values, beside the one estimate `delta_pct`.
-        want.push("central_delta_pct");
+        // The change of the central values, beside the one estimate `delta_pct`; the
+        // invocations and runs behind the replicates.
+        want.extend([
+            "central_delta_pct",
+            "invocations_baseline",
+            "invocations_candidate",
+            "within_invocation",
+            "runs_baseline",
+            "runs_candidate",
+        ]);
         want.sort();
         assert_eq!(keys, want);
         assert_eq!(first["schema"], 1);

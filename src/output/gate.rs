@@ -132,6 +132,10 @@ pub fn text(r: &GateReport, color: bool) -> String {
     out.push('\n');
     out.push_str(DELTA_NOTE);
     out.push('\n');
+    if let Some(note) = super::compare::replicate_note(r.gated().map(|c| &c.cell)) {
+        out.push_str(&note);
+        out.push('\n');
+    }
     out
 }
 
@@ -172,6 +176,11 @@ struct JsonCell<'a> {
     outliers_candidate: usize,
     polarity_known: bool,
     central_delta_pct: Option<f64>,
+    invocations_baseline: usize,
+    invocations_candidate: usize,
+    within_invocation: bool,
+    runs_baseline: usize,
+    runs_candidate: usize,
 }
 
 #[derive(Serialize)]
@@ -246,6 +255,11 @@ pub fn json(r: &GateReport) -> String {
                 outliers_candidate: c.cell.outliers_candidate,
                 polarity_known: c.cell.polarity_known,
                 central_delta_pct: json_num(c.cell.central_delta_pct),
+                invocations_baseline: c.cell.invocations_baseline,
+                invocations_candidate: c.cell.invocations_candidate,
+                within_invocation: c.cell.within_invocation,
+                runs_baseline: c.cell.runs_baseline,
+                runs_candidate: c.cell.runs_candidate,
             })
             .collect(),
     };
@@ -314,6 +328,9 @@ pub fn markdown(r: &GateReport, commits: &Commits) -> String {
             out.push_str(&row(c));
         }
         out.push_str(&format!("\n_{DELTA_NOTE}._\n"));
+        if let Some(note) = super::compare::replicate_note(r.gated().map(|c| &c.cell)) {
+            out.push_str(&format!("\n_{note}_\n"));
+        }
     }
     let info: Vec<&GateCell> = r
         .cells
