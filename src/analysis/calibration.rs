@@ -23,6 +23,9 @@
 //!   by the run; change: one probe's p99.9 and worst × 3; default policy;
 //! - `session`: the lognormal model with every candidate run × exp(N(0, 3%)), one draw
 //!   per pair (a machine or session offset between the sides);
+//! - `wild9`: 10 printed runs a side (9 after the warm-up), each × exp(N(0, 5%)) and, with
+//!   chance 5% per run, × 3 at every percentile (a run hit by a stall); change +10%;
+//!   policy `end_to_end@99=+5%`;
 //! - `invocations`: a CI history: the baseline is 8 invocations (8 main commits, one JLBH
 //!   output of 8 runs each, 7 after the warm-up), the candidate one invocation; each
 //!   invocation × exp(N(0, 6%)), each run within it × exp(N(0, 2%)); change +35%; policy
@@ -49,12 +52,13 @@ pub enum Model {
     Ar1,
     Stall,
     Session,
+    Wild9,
     Invocations,
 }
 
 impl Model {
     /// Every model, in the README's order.
-    pub const ALL: [Model; 8] = [
+    pub const ALL: [Model; 9] = [
         Model::Lognormal,
         Model::LogT3,
         Model::Bimodal,
@@ -62,6 +66,7 @@ impl Model {
         Model::Ar1,
         Model::Stall,
         Model::Session,
+        Model::Wild9,
         Model::Invocations,
     ];
 
@@ -75,6 +80,7 @@ impl Model {
             Model::Ar1 => "AR(1) rho 0.8, 1 run x 30 minutes a side",
             Model::Stall => "tail-only stall, 24 cells, 5 runs a side",
             Model::Session => "session offset x exp(N(0, 3%))",
+            Model::Wild9 => "wild runs x3 at 5% per run, 9 runs a side",
             Model::Invocations => {
                 "history: 8 invocations x 7 runs against 1, invocations 6%, runs 2%"
             }
@@ -96,7 +102,7 @@ impl Model {
         let mut p = Policy::default();
         match self {
             Model::Stall => {}
-            Model::Invocations => {
+            Model::Invocations | Model::Wild9 => {
                 p = p
                     .with_max(&["end_to_end@99=+5%".to_string()])
                     .unwrap_or_default();
@@ -245,6 +251,28 @@ fn side(
                 .collect();
             let s = Series::new("ts.rt", "rt", "", Data::TimeSeries { points });
             runs.push(stored(side_id * 1000 + 1, 1, "tsar", vec![s]));
+        }
+        Model::Wild9 => {
+            for index in 1..=10u32 {
+                let wild = if rng.random::<f64>() < 0.05 { 3.0 } else { 1.0 };
+                let values: Vec<f64> = PCTS
+                    .iter()
+                    .enumerate()
+                    .map(|(k, _)| {
+                        100.0 * 10f64.powi(k as i32) * (0.05 * z(rng)).exp() * wild * shift * factor
+                    })
+                    .collect();
+                if index > 1 {
+                    reference.push(values[1]);
+                }
+                let id = side_id * 1000 + i64::from(index);
+                runs.push(stored(
+                    id,
+                    index,
+                    "jlbh",
+                    vec![ladder("end_to_end", &PCTS, &values)],
+                ));
+            }
         }
         Model::Invocations => {
             let shift = if changed { 1.35 } else { 1.0 };
@@ -506,6 +534,23 @@ mod tests {
         let hour = SeriesPlan { n: 60, ..plan };
         let r = series_rate(0.9, 0.0, &hour, 42);
         assert!(r <= 0.0167, "60 minutes, rho 0.9: {r}");
+    }
+
+    #[test]
+    fn wild_runs_in_small_samples_are_trimmed() {
+        let r = assert_aa(Model::Wild9, 9);
+        let p = rates(Model::Wild9, true, TRIALS, 109, &plan());
+        eprintln!(
+            "wild9: A/A gate {:.3}, MWU {:.3}; power gate {:.3}, MWU {:.3}",
+            r.gate, r.mann_whitney, p.gate, p.mann_whitney
+        );
+        assert!(r.gate <= 0.03, "{}", r.gate);
+        assert!(
+            p.gate >= p.mann_whitney - 2.0 * binomial_se(p.mann_whitney, TRIALS),
+            "{} vs {}",
+            p.gate,
+            p.mann_whitney
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! - estimate: `delta_pct` is the change the test is about, and lies inside its interval:
 //!   the tested shift (`shift_pct`) where a test ran, else the change of the central
 //!   values;
-//! - test: Yuen's studentized 20%-trimmed (from 10 runs a side) mean difference of log values (raw values when
+//! - test: Yuen's studentized 20%-trimmed (from 8 runs a side) mean difference of log values (raw values when
 //!   any is ≤ 0), recomputed on every rearrangement of whole runs
 //!   ([`crate::stats::shift`]): exact when the rearrangements can be enumerated, sampled
 //!   beyond (p = (k + 1)/(B + 1)). Nothing is dropped beforehand; outliers by the modified

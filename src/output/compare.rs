@@ -137,7 +137,7 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
     out.push_str(
         "; samples of a \
          series with one run a side, tested with an autocorrelation-aware t. p: permutation test \
-         of whole runs on Yuen's trimmed t of log values (0, 10% or 20% trimmed from 10 runs a \
+         of whole runs on Yuen's trimmed t of log values (0, 10% or 20% trimmed from 8 runs a \
          side, chosen from the pooled runs; exact when the rearrangements can be enumerated, else \
          sampled), nothing dropped; CI: of the trimmed geometric-mean change, \
          by inverting the same test; p_adj: step-down max-T across the rows tested over runs, Holm \
