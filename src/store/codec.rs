@@ -1,11 +1,13 @@
 //! Packed points: the ladder or time series of one series as one blob.
 //!
 //! ```text
-//! byte 0     layout: 4 = ladder (percentile, value)
-//!                    5 = ladder with line values (percentile, value, line_value)
-//!                    6 = time series (t, value)
-//!                    (1, 2, 3: the same with every number a plain f64, still read)
+//! byte 0     layout: 0x74 = ladder (percentile, value)
+//!                    0x75 = ladder with line values (percentile, value, line_value)
+//!                    0x76 = time series (t, value)
+//!                    (4, 5, 6: the same without a checksum, still read, unchecked;
+//!                     1, 2, 3: the same with every number a plain f64, still read)
 //! bytes 1..  the points, each its 2 or 3 numbers in that order
+//! last 4     (layouts 0x74..=0x76) CRC-32 (IEEE) of every byte before it, little-endian
 //! ```
 //!
 //! A number is one tag byte and its payload. Tag `0x00`: absent (`None`). Tag `0x1E`
@@ -15,12 +17,20 @@
 //! Written by hand rather than with a serialisation crate: the layout is fixed by the
 //! database, not by a crate's version, and the decimal form keeps the database smaller
 //! than the logs it came from.
+//!
+//! The checksum makes a damaged blob an error instead of other numbers: CRC-32 detects
+//! every single-bit flip and every burst of up to 32 bits. The checked layouts are the
+//! unchecked ones with bits 4–6 set, so that no single flipped bit of the layout byte
+//! turns a checked blob into an unchecked layout (which would be read without a check).
 
 use bench_db_parsers::{LadderPoint, TimePoint};
 
 const LADDER: u8 = 4;
 const LADDER_LINES: u8 = 5;
 const TIME_SERIES: u8 = 6;
+/// Set on a layout byte: the blob ends with a CRC-32 of everything before it.
+const CHECKED: u8 = 0x70;
+const CHECKSUM_LEN: usize = 4;
 /// Layouts with every number as 8 raw bytes (`None` = [`FIXED_ABSENT`]).
 const FIXED_LADDER: u8 = 1;
 const FIXED_LADDER_LINES: u8 = 2;
@@ -139,8 +149,8 @@ impl Numbers<'_> {
 /// Packs a ladder; the line values are stored only when one is present.
 pub fn ladder(points: &[LadderPoint]) -> Vec<u8> {
     let lines = points.iter().any(|p| p.line_value.is_some());
-    let mut out = Vec::with_capacity(1 + 9 * points.len());
-    out.push(if lines { LADDER_LINES } else { LADDER });
+    let mut out = Vec::with_capacity(1 + 9 * points.len() + CHECKSUM_LEN);
+    out.push(CHECKED | if lines { LADDER_LINES } else { LADDER });
     for p in points {
         put(&mut out, Some(p.percentile));
         put(&mut out, p.value);
@@ -148,18 +158,44 @@ pub fn ladder(points: &[LadderPoint]) -> Vec<u8> {
             put(&mut out, p.line_value);
         }
     }
-    out
+    seal(out)
 }
 
 /// Packs a time series.
 pub fn time_series(points: &[TimePoint]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(1 + 8 * points.len());
-    out.push(TIME_SERIES);
+    let mut out = Vec::with_capacity(1 + 8 * points.len() + CHECKSUM_LEN);
+    out.push(CHECKED | TIME_SERIES);
     for p in points {
         put(&mut out, Some(p.t));
         put(&mut out, p.value);
     }
+    seal(out)
+}
+
+/// Appends the checksum of everything written so far.
+fn seal(mut out: Vec<u8>) -> Vec<u8> {
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
     out
+}
+
+/// The layout byte and the body of a blob, its checksum verified when the layout has one
+/// (`None` for an empty blob or none).
+fn open(blob: Option<&[u8]>) -> Result<Option<(u8, &[u8])>, Corrupt> {
+    let Some(&layout) = blob.and_then(|b| b.first()) else {
+        return Ok(None);
+    };
+    let blob = blob.expect("has a first byte");
+    if layout & CHECKED != CHECKED {
+        return Ok(Some((layout, &blob[1..])));
+    }
+    let Some((data, sum)) = blob.split_last_chunk::<CHECKSUM_LEN>() else {
+        return Err(Corrupt("cut inside the checksum"));
+    };
+    if crc32fast::hash(data) != u32::from_le_bytes(*sum) {
+        return Err(Corrupt("checksum mismatch"));
+    }
+    Ok(Some((layout & !CHECKED, &data[1..])))
 }
 
 /// Why a blob cannot be unpacked.
@@ -169,7 +205,7 @@ pub struct Corrupt(&'static str);
 
 /// Unpacks a ladder (empty blob or none: no points).
 pub fn unpack_ladder(blob: Option<&[u8]>) -> Result<Vec<LadderPoint>, Corrupt> {
-    let Some((&layout, body)) = blob.and_then(|b| b.split_first()) else {
+    let Some((layout, body)) = open(blob)? else {
         return Ok(Vec::new());
     };
     let (lines, fixed) = match layout {
@@ -193,7 +229,7 @@ pub fn unpack_ladder(blob: Option<&[u8]>) -> Result<Vec<LadderPoint>, Corrupt> {
 
 /// Unpacks a time series (empty blob or none: no points).
 pub fn unpack_time_series(blob: Option<&[u8]>) -> Result<Vec<TimePoint>, Corrupt> {
-    let Some((&layout, body)) = blob.and_then(|b| b.split_first()) else {
+    let Some((layout, body)) = open(blob)? else {
         return Ok(Vec::new());
     };
     let fixed = match layout {
@@ -236,12 +272,12 @@ mod tests {
             },
         ];
         let blob = ladder(&pts);
-        // 50 (2 bytes) 1.5 (2) 99.99 (4) 12345.678 (5) 100 (3) absent (1)
-        assert_eq!(blob.len(), 1 + 2 + 2 + 4 + 5 + 3 + 1);
+        // 50 (2 bytes) 1.5 (2) 99.99 (4) 12345.678 (5) 100 (3) absent (1), checksum (4)
+        assert_eq!(blob.len(), 1 + 2 + 2 + 4 + 5 + 3 + 1 + 4);
         assert_eq!(unpack_ladder(Some(&blob)).unwrap(), pts);
         pts[2].line_value = Some(7.25);
         let blob = ladder(&pts);
-        assert_eq!(blob[0], LADDER_LINES);
+        assert_eq!(blob[0], CHECKED | LADDER_LINES);
         assert_eq!(unpack_ladder(Some(&blob)).unwrap(), pts);
         assert!(unpack_ladder(None).unwrap().is_empty());
     }
@@ -293,6 +329,66 @@ mod tests {
             "layout byte is checked"
         );
         assert!(unpack_time_series(Some(&[TIME_SERIES, 0x7f])).is_err());
+        assert!(unpack_time_series(Some(&[CHECKED | TIME_SERIES, 1, 2])).is_err());
+    }
+
+    #[test]
+    fn unchecked_blobs_of_earlier_versions_are_still_read() {
+        // Layout 4 as bench-db wrote it before blobs had a checksum: 50 → 1.5.
+        let blob = [LADDER, 0x10, 100, 0x11, 30];
+        let back = unpack_ladder(Some(&blob)).unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!((back[0].percentile, back[0].value), (50.0, Some(1.5)));
+    }
+
+    #[test]
+    fn a_changed_byte_is_a_checksum_error() {
+        let pts = [LadderPoint {
+            percentile: 99.0,
+            value: Some(1234.5),
+            line_value: None,
+        }];
+        let mut blob = ladder(&pts);
+        // The value's last varint byte: still a well-formed number, another one.
+        let at = blob.len() - CHECKSUM_LEN - 1;
+        blob[at] ^= 0x01;
+        let err = unpack_ladder(Some(&blob)).unwrap_err();
+        assert!(err.to_string().contains("checksum"), "{err}");
+    }
+
+    proptest::proptest! {
+        /// Whatever single bit of a blob flips, decoding fails; it never gives other numbers.
+        #[test]
+        fn one_flipped_bit_never_reads_as_other_numbers(
+            values in proptest::collection::vec(
+                (0.0f64..100.0, proptest::option::of(-1e12f64..1e12), proptest::option::of(0.0f64..1e6)),
+                0..40,
+            ),
+            time in proptest::bool::ANY,
+            bit in 0usize..usize::MAX,
+        ) {
+            let (blob, before) = if time {
+                let pts: Vec<TimePoint> =
+                    values.iter().map(|&(t, value, _)| TimePoint { t, value }).collect();
+                (time_series(&pts), format!("{pts:?}"))
+            } else {
+                let pts: Vec<LadderPoint> = values
+                    .iter()
+                    .map(|&(percentile, value, line_value)| LadderPoint { percentile, value, line_value })
+                    .collect();
+                (ladder(&pts), format!("{pts:?}"))
+            };
+            let mut bad = blob.clone();
+            let bit = bit % (bad.len() * 8);
+            bad[bit / 8] ^= 1 << (bit % 8);
+            let after = if time {
+                unpack_time_series(Some(&bad)).map(|p| format!("{p:?}"))
+            } else {
+                unpack_ladder(Some(&bad)).map(|p| format!("{p:?}"))
+            };
+            // CRC-32 detects every single-bit error, so the read must fail outright.
+            proptest::prop_assert!(after.is_err(), "bit {} of {:?}: {:?} read as {:?}", bit, blob, before, after);
+        }
     }
 
     #[test]
