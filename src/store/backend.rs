@@ -3,7 +3,7 @@
 //! relabelling, copy) is written once on top of it, in [`super::Db`].
 
 use super::filter::Filter;
-use super::rows::{BlockMeta, BlockRows, Detail, SourceRecord, Written};
+use super::rows::{BlockMeta, BlockRows, Damage, Detail, SourceRecord, Written};
 use crate::dataset::StoredRun;
 use anyhow::Result;
 use bench_db_parsers::ParseError;
@@ -79,12 +79,14 @@ pub trait Store {
 
     /// Calls `f` with every run the filter matches, in id order, from one consistent
     /// snapshot, holding a bounded number of runs at a time; returns how many runs were
-    /// passed to `f`. An error from `f` stops the stream.
+    /// passed to `f`. An error from `f` stops the stream. A run that does not decode at
+    /// the detail asked is passed to `damaged` instead of `f`, and the stream goes on.
     fn stream(
         &self,
         filter: &Filter,
         detail: Detail,
         f: &mut dyn FnMut(StoredRun) -> Result<()>,
+        damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize>;
 
     /// Whether every block's runs have consecutive ids.

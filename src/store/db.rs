@@ -1,16 +1,23 @@
 //! [`Db`]: an open store of either kind, and the selection algorithm written once over
 //! [`Store`]: the plain terms answered in SQL, the path and history terms judged on the
 //! runs' heads.
+//!
+//! Reads never fail as a whole because one stored run does not decode: the run is
+//! skipped with a warning on stderr (`bench-db: warning: run 17 (source x.txt): damaged:
+//! …; skipped`, once per run and process), the read goes on, and its exit code is not
+//! changed by it (a command whose selection is left empty says so as usual); `bench-db
+//! check` is the command whose exit code reports damage.
 
 use super::backend::Store;
 use super::filter::Filter;
 use super::postgres::PgStore;
-use super::rows::{Detail, post_head};
+use super::rows::{Damage, Detail, post_head};
 use super::sqlite::SqliteStore;
 use super::url::Target;
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
 use anyhow::Result;
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 /// Run ids bound per query when runs are read back by id.
@@ -19,12 +26,22 @@ const IDS_PER_QUERY: usize = 10_000;
 /// An open store of either kind.
 pub struct Db {
     pub(super) store: Box<dyn Store>,
+    /// The damaged runs already warned about, so a run read twice is reported once.
+    warned: RefCell<HashSet<i64>>,
 }
 
 impl Db {
     fn of(store: impl Store + 'static) -> Db {
         Db {
             store: Box::new(store),
+            warned: RefCell::default(),
+        }
+    }
+
+    /// Warns (once per run) that a run does not decode and is skipped.
+    pub(super) fn warn_damaged(&self, d: Damage) {
+        if d.run.is_none_or(|id| self.warned.borrow_mut().insert(id)) {
+            eprintln!("bench-db: warning: {d}; skipped");
         }
     }
 
@@ -106,15 +123,20 @@ impl Db {
         mut f: impl FnMut(StoredRun) -> Result<()>,
     ) -> Result<usize> {
         if !sel.judged_on_heads() {
-            return self.store.stream(&Filter::of(sel), detail, &mut f);
+            return self.store.stream(&Filter::of(sel), detail, &mut f, &mut |d| {
+                self.warn_damaged(d)
+            });
         }
         let mut ids: Vec<i64> = self.kept_ids(sel)?.into_iter().collect();
         ids.sort_unstable();
         let mut n = 0;
         for chunk in ids.chunks(IDS_PER_QUERY) {
-            n += self
-                .store
-                .stream(&Filter::ids(chunk.to_vec()), detail, &mut f)?;
+            n += self.store.stream(
+                &Filter::ids(chunk.to_vec()),
+                detail,
+                &mut f,
+                &mut |d| self.warn_damaged(d),
+            )?;
         }
         Ok(n)
     }
@@ -123,13 +145,17 @@ impl Db {
     fn kept_ids(&self, sel: &Selector) -> Result<HashSet<i64>> {
         let cwd = std::env::current_dir().ok();
         let mut heads = Vec::new();
-        self.store
-            .stream(&Filter::of(sel), Detail::Heads, &mut |r| {
+        self.store.stream(
+            &Filter::of(sel),
+            Detail::Heads,
+            &mut |r| {
                 if sel.matches_head(&r, cwd.as_deref()) {
                     heads.push(post_head(r));
                 }
                 Ok(())
-            })?;
+            },
+            &mut |d| self.warn_damaged(d),
+        )?;
         Ok(sel.post_filter(heads).iter().map(|r| r.id).collect())
     }
 

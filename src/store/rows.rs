@@ -1,6 +1,10 @@
 //! The rows both backends read and write, in backend-free types, and the one decoding
 //! of a stored run and series from their columns. A backend fills [`RunCols`] and
 //! [`SeriesCols`] from its own row type; everything after that is shared.
+//!
+//! A run whose columns do not decode (JSON that does not parse, packed points whose
+//! checksum does not match, text that is not UTF-8) is [`Damage`]: a read reports it and
+//! goes on with the other runs, so one damaged row never fails a whole read.
 
 use super::codec;
 use crate::dataset::StoredRun;
@@ -121,33 +125,60 @@ pub struct RunCols {
     pub config: String,
 }
 
+/// A stored run that does not decode: a read skips it (with a warning), `check` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Damage {
+    /// The run, when the damage is a run's (`None`: the database file itself).
+    pub run: Option<i64>,
+    /// The run's source path, as far as it could be read.
+    pub source: Option<String>,
+    /// What does not decode, and why.
+    pub what: String,
+}
+
+impl Damage {
+    /// Damage to run `run` of `source`.
+    pub fn run(run: i64, source: impl Into<String>, what: impl std::fmt::Display) -> Damage {
+        Damage {
+            run: Some(run),
+            source: Some(source.into()),
+            what: what.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.run, &self.source) {
+            (Some(run), Some(src)) => write!(f, "run {run} (source {src}): damaged: {}", self.what),
+            (Some(run), None) => write!(f, "run {run}: damaged: {}", self.what),
+            (None, _) => write!(f, "database damaged: {}", self.what),
+        }
+    }
+}
+
 impl RunCols {
-    /// The run, without series yet, with its block's printed numbers.
+    /// The run, without series yet, with its block's printed numbers; an error says
+    /// which column does not decode (the run is then [`Damage`]).
     pub fn decode(self, printed: Vec<PrintedStat>) -> Result<StoredRun> {
-        let id = self.id;
         Ok(StoredRun {
-            id,
+            id: self.id,
             suite: self.suite,
             label: self.label,
             format: self.format,
             source: self.source,
             source_id: self.source_id,
             block_id: self.block_id,
-            block_index: u32::try_from(self.block_index)
-                .with_context(|| format!("run {id}: bad block index"))?,
+            block_index: u32::try_from(self.block_index).context("block index out of range")?,
             ingested_at: self.ingested_at,
             run: Run {
                 bench: self.bench,
-                config: serde_json::from_str(&self.config)
-                    .with_context(|| format!("run {id}: bad config"))?,
-                index: u32::try_from(self.run_index)
-                    .with_context(|| format!("run {id}: bad index"))?,
+                config: serde_json::from_str(&self.config).context("config does not decode")?,
+                index: u32::try_from(self.run_index).context("run index out of range")?,
                 first_line: self.first_line as u64,
                 last_line: self.last_line as u64,
-                params: serde_json::from_str(&self.params)
-                    .with_context(|| format!("run {id}: bad params"))?,
-                tags: serde_json::from_str(&self.tags)
-                    .with_context(|| format!("run {id}: bad tags"))?,
+                params: serde_json::from_str(&self.params).context("params do not decode")?,
+                tags: serde_json::from_str(&self.tags).context("tags do not decode")?,
                 series: Vec::new(),
             },
             printed,
@@ -172,11 +203,13 @@ pub struct SeriesCols<'a> {
 }
 
 impl SeriesCols<'_> {
-    /// The series, with `intervals` as its histograms when it is one.
+    /// The series, with `intervals` as its histograms when it is one; an error names the
+    /// series and what of it does not decode (its run is then [`Damage`]).
     pub fn decode(self, intervals: Vec<HistInterval>) -> Result<Series> {
         let id = self.id;
+        let metric = &self.metric;
         let count = self.count.map(|c| c as u64);
-        let corrupt = |e: codec::Corrupt| anyhow!("series {id}: {e}");
+        let corrupt = |e: codec::Corrupt| anyhow!("points of series {id} ({metric}): {e}");
         let data = match self.kind.as_str() {
             "ladder" => Data::Ladder {
                 count,
@@ -192,13 +225,14 @@ impl SeriesCols<'_> {
             },
             _ => Data::Value { value: self.value },
         };
+        let stats = serde_json::from_str(&self.stats)
+            .with_context(|| format!("stats of series {id} ({metric}) do not decode"))?;
         Ok(Series {
             metric: self.metric,
             display: self.display,
             unit: self.unit,
             data,
-            stats: serde_json::from_str(&self.stats)
-                .with_context(|| format!("series {id}: bad stats"))?,
+            stats,
         })
     }
 }
@@ -244,7 +278,7 @@ pub fn stats_json(s: &Series) -> serde_json::Result<String> {
 /// The printed numbers of a block, as stored in `block.printed` (see [`printed_to_json`]).
 pub fn printed_from_json(json: &str, block_id: i64) -> Result<Vec<PrintedStat>> {
     let rows: Vec<(String, Option<f64>, String, Option<f64>)> = serde_json::from_str(json)
-        .with_context(|| format!("block {block_id}: bad printed numbers"))?;
+        .with_context(|| format!("printed numbers of block {block_id} do not decode"))?;
     Ok(rows
         .into_iter()
         .map(|(metric, percentile, name, value)| PrintedStat {

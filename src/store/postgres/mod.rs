@@ -16,7 +16,7 @@ mod write;
 use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
-use super::rows::{BlockMeta, Detail, SourceRecord, Written};
+use super::rows::{BlockMeta, Damage, Detail, SourceRecord, Written};
 use super::url::{Host, PgUrl, SslMode};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
@@ -274,8 +274,9 @@ impl Store for PgStore {
         filter: &Filter,
         detail: Detail,
         f: &mut dyn FnMut(StoredRun) -> Result<()>,
+        damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize> {
-        PgStore::stream(self, filter, detail, f)
+        PgStore::stream(self, filter, detail, f, damaged)
     }
     fn blocks_contiguous(&self) -> Result<bool> {
         PgStore::blocks_contiguous(self)

@@ -15,7 +15,7 @@ mod write;
 use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
-use super::rows::{BlockMeta, Detail, SourceRecord, Written};
+use super::rows::{BlockMeta, Damage, Detail, SourceRecord, Written};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
 use anyhow::{Context, Result, anyhow, bail};
@@ -180,8 +180,9 @@ impl Store for SqliteStore {
         filter: &Filter,
         detail: Detail,
         f: &mut dyn FnMut(StoredRun) -> Result<()>,
+        damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize> {
-        SqliteStore::stream(self, filter, detail, f)
+        SqliteStore::stream(self, filter, detail, f, damaged)
     }
     fn blocks_contiguous(&self) -> Result<bool> {
         SqliteStore::blocks_contiguous(self)
