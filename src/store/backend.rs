@@ -3,7 +3,7 @@
 //! relabelling, copy) is written once on top of it, in [`super::Db`].
 
 use super::filter::Filter;
-use super::rows::{BlockMeta, BlockRows, Damage, Detail, SourceRecord, Written};
+use super::rows::{BlockMeta, BlockRows, Damage, Detail, Removed, SourceRecord, Written};
 use crate::dataset::StoredRun;
 use anyhow::Result;
 use bench_db_parsers::ParseError;
@@ -94,6 +94,17 @@ pub trait Store {
 
     /// Sets the label of the runs with these ids, in one transaction; returns how many.
     fn relabel(&mut self, ids: &[i64], label: &str) -> Result<usize>;
+
+    /// What the database engine finds wrong with the store's own structure (SQLite:
+    /// `PRAGMA integrity_check`, every page and index); empty when sound or when the
+    /// engine keeps that to itself (PostgreSQL).
+    fn integrity(&self) -> Result<Vec<String>>;
+
+    /// Removes the runs with these ids (ids not stored are ignored) with their series and
+    /// histograms, then the blocks of their sources left without a run and the sources
+    /// left without a block, in one transaction; `dry_run` rolls it back. Either way the
+    /// answer is what the transaction removed.
+    fn remove(&mut self, ids: &[i64], dry_run: bool) -> Result<Removed>;
 
     /// A source's provenance and its blocks, in block order.
     fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)>;

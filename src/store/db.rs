@@ -11,7 +11,7 @@
 use super::backend::Store;
 use super::filter::Filter;
 use super::postgres::PgStore;
-use super::rows::{Damage, Detail, post_head};
+use super::rows::{Damage, Detail, Removed, post_head};
 use super::sqlite::SqliteStore;
 use super::url::Target;
 use crate::dataset::StoredRun;
@@ -123,20 +123,21 @@ impl Db {
         mut f: impl FnMut(StoredRun) -> Result<()>,
     ) -> Result<usize> {
         if !sel.judged_on_heads() {
-            return self.store.stream(&Filter::of(sel), detail, &mut f, &mut |d| {
-                self.warn_damaged(d)
-            });
+            return self
+                .store
+                .stream(&Filter::of(sel), detail, &mut f, &mut |d| {
+                    self.warn_damaged(d)
+                });
         }
         let mut ids: Vec<i64> = self.kept_ids(sel)?.into_iter().collect();
         ids.sort_unstable();
         let mut n = 0;
         for chunk in ids.chunks(IDS_PER_QUERY) {
-            n += self.store.stream(
-                &Filter::ids(chunk.to_vec()),
-                detail,
-                &mut f,
-                &mut |d| self.warn_damaged(d),
-            )?;
+            n += self
+                .store
+                .stream(&Filter::ids(chunk.to_vec()), detail, &mut f, &mut |d| {
+                    self.warn_damaged(d)
+                })?;
         }
         Ok(n)
     }
@@ -170,4 +171,64 @@ impl Db {
         let ids = self.select_ids(sel)?;
         self.store.relabel(&ids, label)
     }
+
+    /// Removes the selected runs, and the sources left with none (see [`Store::remove`]);
+    /// `dry_run` answers the same and removes nothing. A removed source's content is no
+    /// longer stored, so ingesting it again stores it again.
+    pub fn remove(&mut self, sel: &Selector, dry_run: bool) -> Result<Removed> {
+        let ids = self.select_ids(sel)?;
+        self.store.remove(&ids, dry_run)
+    }
+
+    /// Reads the whole store for damage: the engine's own integrity check (SQLite), then
+    /// every run with its series, points (checksums verified) and printed numbers. A
+    /// failure of either pass is itself reported as damage, so the answer lists what is
+    /// wrong rather than stopping at it.
+    pub fn check(&self) -> Checked {
+        let file = |what: String| Damage {
+            run: None,
+            source: None,
+            what,
+        };
+        let mut out = Checked::default();
+        match self.store.integrity() {
+            Ok(found) => out.damaged.extend(found.into_iter().map(file)),
+            Err(e) => out
+                .damaged
+                .push(file(format!("the integrity check failed: {e:#}"))),
+        }
+        let mut damaged = Vec::new();
+        let mut series = 0;
+        let read = self.store.stream(
+            &Filter::of(&Selector::all()),
+            Detail::Points,
+            &mut |r| {
+                series += r.run.series.len();
+                Ok(())
+            },
+            &mut |d| damaged.push(d),
+        );
+        out.runs = damaged.len();
+        out.series = series;
+        out.damaged.append(&mut damaged);
+        match read {
+            Ok(n) => out.runs += n,
+            Err(e) => out
+                .damaged
+                .push(file(format!("reading the runs failed: {e:#}"))),
+        }
+        out
+    }
+}
+
+/// What [`Db::check`] read and found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checked {
+    /// Runs read, damaged or not.
+    pub runs: usize,
+    /// Series of the runs that decode.
+    pub series: usize,
+    /// Each damaged run (with its source), and what the database engine found wrong
+    /// with the file (no run).
+    pub damaged: Vec<Damage>,
 }

@@ -93,6 +93,15 @@ pub struct Written {
     pub points: usize,
 }
 
+/// What a removal took out of a store (or would take, on a dry run).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Removed {
+    /// The ids of the runs removed, ascending.
+    pub runs: Vec<i64>,
+    /// The paths of the sources removed because none of their runs was left, in id order.
+    pub sources: Vec<String>,
+}
+
 /// How many points a series stores (a single value counts one).
 pub fn point_count(d: &Data) -> usize {
     match d {

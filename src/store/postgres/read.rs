@@ -219,24 +219,24 @@ fn load_chunk(
         };
         let run = printed.and_then(|printed| {
             RunCols {
-            id,
-            suite: r.get(1),
-            label: r.get(2),
-            format: r.get(3),
-            source: source.clone(),
-            source_id: r.get(5),
-            block_id,
-            block_index: r.get(7),
-            ingested_at: r.get(8),
-            run_index: r.get(9),
-            first_line: r.get(10),
-            last_line: r.get(11),
-            params: r.get(12),
-            tags: r.get(13),
-            bench: r.get(15),
-            config: r.get(16),
-        }
-        .decode(printed)
+                id,
+                suite: r.get(1),
+                label: r.get(2),
+                format: r.get(3),
+                source: source.clone(),
+                source_id: r.get(5),
+                block_id,
+                block_index: r.get(7),
+                ingested_at: r.get(8),
+                run_index: r.get(9),
+                first_line: r.get(10),
+                last_line: r.get(11),
+                params: r.get(12),
+                tags: r.get(13),
+                bench: r.get(15),
+                config: r.get(16),
+            }
+            .decode(printed)
         });
         match run {
             Ok(mut run) => {

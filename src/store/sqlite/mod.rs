@@ -15,7 +15,7 @@ mod write;
 use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
-use super::rows::{BlockMeta, Damage, Detail, SourceRecord, Written};
+use super::rows::{BlockMeta, Damage, Detail, Removed, SourceRecord, Written};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
 use anyhow::{Context, Result, anyhow, bail};
@@ -189,6 +189,12 @@ impl Store for SqliteStore {
     }
     fn relabel(&mut self, ids: &[i64], label: &str) -> Result<usize> {
         SqliteStore::relabel(self, ids, label)
+    }
+    fn integrity(&self) -> Result<Vec<String>> {
+        SqliteStore::integrity(self)
+    }
+    fn remove(&mut self, ids: &[i64], dry_run: bool) -> Result<Removed> {
+        SqliteStore::remove(self, ids, dry_run)
     }
     fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
         SqliteStore::source_blocks(self, source_id)

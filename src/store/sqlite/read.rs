@@ -5,8 +5,7 @@ use super::SqliteStore;
 use crate::dataset::StoredRun;
 use crate::store::filter::{Arg, Dialect, Filter};
 use crate::store::rows::{
-    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, RunCols, SeriesCols, SourceRecord,
-    printed_from_json,
+    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, RunCols, SeriesCols, SourceRecord, printed_from_json,
 };
 use anyhow::Result;
 use bench_db_parsers::{HistInterval, PrintedStat, Series};
@@ -166,6 +165,16 @@ impl SqliteStore {
             points: r.get_ref(22)?.as_blob_or_null()?,
         }
         .decode(intervals)
+    }
+
+    /// `PRAGMA integrity_check` (every page, every index against its table; not just
+    /// `quick_check`): its complaints, none when it answers `ok`.
+    pub(super) fn integrity(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare("PRAGMA integrity_check")?;
+        let rows: Vec<String> = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows.into_iter().filter(|r| r != "ok").collect())
     }
 
     pub(super) fn blocks_contiguous(&self) -> Result<bool> {
