@@ -232,3 +232,65 @@ pub struct Checked {
     /// with the file (no run).
     pub damaged: Vec<Damage>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Generated;
+    use bench_db_parsers::{Block, Run};
+    use std::collections::BTreeMap;
+
+    fn store(db: &mut Db, text: &str, runs: u32) {
+        let tags = BTreeMap::new();
+        let blocks = [Block {
+            runs: (1..=runs)
+                .map(|index| Run {
+                    index,
+                    ..Run::default()
+                })
+                .collect(),
+            ..Block::default()
+        }];
+        db.insert_generated(&Generated {
+            origin: text,
+            format: "loopback",
+            text,
+            blocks: &blocks,
+            suite: "s",
+            label_override: None,
+            tags: &tags,
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn removal_takes_runs_then_empty_sources_and_keeps_blocks_contiguous() {
+        let mut db = Db::open_in_memory().unwrap();
+        store(&mut db, "a", 3);
+        store(&mut db, "b", 2);
+        let sel = |ids: Vec<i64>| Selector::from_ids(ids);
+        // A dry run answers the same and changes nothing.
+        let dry = db.remove(&sel(vec![2]), true).unwrap();
+        assert_eq!(dry.runs, [2]);
+        assert_eq!(db.select_ids(&Selector::all()).unwrap(), [1, 2, 3, 4, 5]);
+        let one = db.remove(&sel(vec![2, 99]), false).unwrap();
+        assert_eq!(
+            one,
+            Removed {
+                runs: vec![2],
+                sources: vec![]
+            }
+        );
+        // Run 2's id is a gap inside block 1, not another block's run.
+        assert!(db.blocks_contiguous().unwrap());
+        let rest = db.remove(&sel(vec![1, 3]), false).unwrap();
+        assert_eq!(rest.sources, ["a"]);
+        assert_eq!(db.select_ids(&Selector::all()).unwrap(), [4, 5]);
+        // Its content is no longer stored: the same output is stored again.
+        store(&mut db, "a", 1);
+        assert_eq!(db.select_ids(&Selector::all()).unwrap(), [4, 5, 6]);
+        // A source whose runs are all kept stays: the same output is unchanged.
+        store(&mut db, "b", 2);
+        assert_eq!(db.select_ids(&Selector::all()).unwrap(), [4, 5, 6]);
+    }
+}
