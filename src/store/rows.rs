@@ -21,7 +21,8 @@ pub enum Detail {
     /// (`printed` is empty): what the analyses read.
     Series,
     /// Series without their points or histograms (names, units, single values), and no
-    /// printed numbers: what a listing prints.
+    /// printed numbers: what a listing prints. Packed points are not read, so a damaged
+    /// blob is met (and reported) only at the details that read it.
     Heads,
 }
 
