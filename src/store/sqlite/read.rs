@@ -231,6 +231,8 @@ impl SqliteStore {
 }
 
 /// The run being read from a stream of joined rows.
+// One value per stream, never collected: boxing the run would allocate once per run.
+#[allow(clippy::large_enum_variant)]
 #[derive(Default)]
 enum Current {
     #[default]
