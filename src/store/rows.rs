@@ -21,8 +21,8 @@ pub enum Detail {
     /// (`printed` is empty): what the analyses read.
     Series,
     /// Series without their points or histograms (names, units, single values), and no
-    /// printed numbers: what a listing prints. Packed points are not read, so a damaged
-    /// blob is met (and reported) only at the details that read it.
+    /// printed numbers: what a listing prints. The packed points are read only to verify
+    /// their checksum, which covers the row's single value and statistics too.
     Heads,
 }
 
@@ -213,30 +213,56 @@ pub struct SeriesCols<'a> {
 }
 
 impl SeriesCols<'_> {
-    /// The series, with `intervals` as its histograms when it is one; an error names the
-    /// series and what of it does not decode (its run is then [`Damage`]).
-    pub fn decode(self, intervals: Vec<HistInterval>) -> Result<Series> {
+    /// The series, with `intervals` as its histograms when it is one, and its points when
+    /// `points` (else only the checksum is verified); an error names the series and what of
+    /// it does not decode (its run is then [`Damage`]).
+    pub fn decode(self, intervals: Vec<HistInterval>, points: bool) -> Result<Series> {
         let id = self.id;
         let metric = &self.metric;
+        let row = series_row(
+            &self.kind,
+            metric,
+            &self.display,
+            &self.unit,
+            self.count,
+            &self.stats,
+            self.value,
+        );
         let count = self.count.map(|c| c as u64);
-        let corrupt = |e: codec::Corrupt| anyhow!("points of series {id} ({metric}): {e}");
+        // JSON that does not parse says more than the checksum it also breaks.
+        let stats = serde_json::from_str(&self.stats)
+            .with_context(|| format!("stats of series {id} ({metric}) do not decode"))?;
+        let corrupt = |e: codec::Corrupt| anyhow!("series {id} ({metric}): {e}");
+        let ladder = |blob| {
+            if points {
+                codec::unpack_ladder(blob, &row)
+            } else {
+                codec::verify(blob, &row).map(|()| Vec::new())
+            }
+        };
         let data = match self.kind.as_str() {
             "ladder" => Data::Ladder {
                 count,
-                points: codec::unpack_ladder(self.points).map_err(corrupt)?,
+                points: ladder(self.points).map_err(corrupt)?,
             },
             "histogram" => Data::Histogram {
                 intervals,
                 count,
-                points: codec::unpack_ladder(self.points).map_err(corrupt)?,
+                points: ladder(self.points).map_err(corrupt)?,
             },
             "timeseries" => Data::TimeSeries {
-                points: codec::unpack_time_series(self.points).map_err(corrupt)?,
+                points: if points {
+                    codec::unpack_time_series(self.points, &row).map_err(corrupt)?
+                } else {
+                    codec::verify(self.points, &row).map_err(corrupt)?;
+                    Vec::new()
+                },
             },
-            _ => Data::Value { value: self.value },
+            _ => {
+                codec::verify_value(self.points, &row).map_err(corrupt)?;
+                Data::Value { value: self.value }
+            }
         };
-        let stats = serde_json::from_str(&self.stats)
-            .with_context(|| format!("stats of series {id} ({metric}) do not decode"))?;
         Ok(Series {
             metric: self.metric,
             display: self.display,
@@ -247,10 +273,49 @@ impl SeriesCols<'_> {
     }
 }
 
-/// What a series stores beside its row's names: sample count, single value and packed
-/// points, and how many points that is.
+/// The columns of a series row that its blob's checksum covers besides the blob itself
+/// ([`codec`]): kind, metric, display name, unit, sample count, printed statistics as
+/// stored, single value; each string length-prefixed so that no two rows give the same
+/// bytes. A zero value counts as `0.0` and a value that is not finite as absent, as
+/// SQLite may store them (an integral REAL as an integer, NaN as NULL).
+pub fn series_row(
+    kind: &str,
+    metric: &str,
+    display: &str,
+    unit: &str,
+    count: Option<i64>,
+    stats: &str,
+    value: Option<f64>,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + stats.len());
+    for text in [kind, metric, display, unit, stats] {
+        out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        out.extend_from_slice(text.as_bytes());
+    }
+    match count {
+        Some(c) => {
+            out.push(1);
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        None => out.push(0),
+    }
+    match value.filter(|v| v.is_finite()) {
+        Some(v) => {
+            out.push(1);
+            let v = if v == 0.0 { 0.0f64 } else { v };
+            out.extend_from_slice(&v.to_bits().to_le_bytes());
+        }
+        None => out.push(0),
+    }
+    out
+}
+
+/// What a series stores beside its row's names: sample count, printed statistics, single
+/// value and packed points (with the checksum of the row), and how many points that is.
 pub struct SeriesValues {
     pub count: Option<i64>,
+    /// `series.stats` ([`stats_json`]).
+    pub stats: String,
     pub value: Option<f64>,
     pub points: Option<Vec<u8>>,
     pub stored: usize,
@@ -258,21 +323,39 @@ pub struct SeriesValues {
 
 impl SeriesValues {
     /// The stored form of a series' data.
-    pub fn of(s: &Series) -> SeriesValues {
+    pub fn of(s: &Series) -> serde_json::Result<SeriesValues> {
         let stored = point_count(&s.data);
-        let (count, value, points) = match &s.data {
-            Data::Ladder { count, points } | Data::Histogram { count, points, .. } => {
-                (count.map(|c| c as i64), None, Some(codec::ladder(points)))
+        let stats = stats_json(s)?;
+        let (count, value) = match &s.data {
+            Data::Ladder { count, .. } | Data::Histogram { count, .. } => {
+                (count.map(|c| c as i64), None)
             }
-            Data::TimeSeries { points } => (None, None, Some(codec::time_series(points))),
-            Data::Value { value } => (None, *value, None),
+            Data::TimeSeries { .. } => (None, None),
+            Data::Value { value } => (None, *value),
         };
-        SeriesValues {
+        let row = series_row(
+            s.kind(),
+            &s.metric,
+            &s.display,
+            &s.unit,
             count,
+            &stats,
+            value,
+        );
+        let points = Some(match &s.data {
+            Data::Ladder { points, .. } | Data::Histogram { points, .. } => {
+                codec::ladder(points, Some(&row))
+            }
+            Data::TimeSeries { points } => codec::time_series(points, Some(&row)),
+            Data::Value { .. } => codec::value(&row),
+        });
+        Ok(SeriesValues {
+            count,
+            stats,
             value,
             points,
             stored,
-        }
+        })
     }
 }
 

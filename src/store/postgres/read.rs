@@ -129,7 +129,7 @@ fn select_ids(c: &mut impl GenericClient, filter: &Filter) -> Result<Vec<i64>, p
 
 /// The runs with these ids (ascending), with series, points, histograms and the printed
 /// statistics of their blocks; with [`Detail::Heads`], only the single values of the
-/// points and no histogram. A run that does not decode goes to `damaged`, not the result.
+/// points (the packed points read to verify their checksum) and no histogram. A run that does not decode goes to `damaged`, not the result.
 fn load_chunk(
     c: &mut impl GenericClient,
     ids: &[i64],
@@ -150,10 +150,9 @@ fn load_chunk(
         .map_err(&err)?;
     let series_rows = c
         .query(
-            "SELECT id, run_id, metric, display, unit, kind, sample_count, stats, value,
-                    CASE WHEN $2 THEN points END
+            "SELECT id, run_id, metric, display, unit, kind, sample_count, stats, value, points
              FROM series WHERE run_id = ANY($1) ORDER BY run_id, id",
-            &[&ids, &detail.points()],
+            &[&ids],
         )
         .map_err(&err)?;
     let mut hists: HashMap<i64, Vec<HistInterval>> = HashMap::new();
@@ -194,7 +193,7 @@ fn load_chunk(
             value: r.get(8),
             points,
         }
-        .decode(hists.remove(&id).unwrap_or_default());
+        .decode(hists.remove(&id).unwrap_or_default(), detail.points());
         match s {
             Ok(s) => series.entry(run_id).or_default().push(s),
             Err(e) => {

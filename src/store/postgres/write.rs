@@ -14,7 +14,6 @@ use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
 use crate::store::rows::{
     BlockRows, Removed, SeriesValues, SourceRecord, Written, point_count, printed_to_json,
-    stats_json,
 };
 use bench_db_parsers::Data;
 use postgres::Transaction;
@@ -385,8 +384,7 @@ impl Writer {
                 .zip(&series_ids)
         };
         for ((run_id, s), id) in all_series() {
-            let v = SeriesValues::of(s);
-            let stats = stats_json(s).expect("maps of strings and numbers serialise");
+            let v = SeriesValues::of(s).expect("maps of strings and numbers serialise");
             series_w.write(&[
                 id,
                 run_id,
@@ -395,7 +393,7 @@ impl Writer {
                 &s.unit,
                 &s.kind(),
                 &v.count,
-                &stats,
+                &v.stats,
                 &v.value,
                 &v.points,
             ])?;

@@ -76,14 +76,13 @@ impl SqliteStore {
         damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize> {
         let (where_sql, args) = where_clause(filter);
-        let points = if detail.points() { "se.points" } else { "NULL" };
         let printed_sql = if detail.printed() {
             "b.printed"
         } else {
             "'[]'"
         };
         let sql = format!(
-            "SELECT {RUN_COLUMNS}, {points}, {printed_sql}, r.bench, r.config
+            "SELECT {RUN_COLUMNS}, se.points, {printed_sql}, r.bench, r.config
              FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
              LEFT JOIN series se ON se.run_id = r.id
              {where_sql} ORDER BY r.id, se.id"
@@ -164,7 +163,7 @@ impl SqliteStore {
             value: r.get(21)?,
             points: r.get_ref(22)?.as_blob_or_null()?,
         }
-        .decode(intervals)
+        .decode(intervals, detail.points())
     }
 
     /// `PRAGMA integrity_check` (every page, every index against its table; not just

@@ -5,7 +5,7 @@ use super::SqliteStore;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
 use crate::store::rows::{
-    BlockRows, Removed, SeriesValues, SourceRecord, Written, printed_to_json, stats_json,
+    BlockRows, Removed, SeriesValues, SourceRecord, Written, printed_to_json,
 };
 use bench_db_parsers::{Data, Series};
 use rusqlite::{OptionalExtension, Statement, Transaction, TransactionBehavior, params};
@@ -260,7 +260,7 @@ impl<'t> Writer<'t> {
     }
 
     fn series(&mut self, run_id: i64, s: &Series, out: &mut Written) -> Result<(), IngestError> {
-        let v = SeriesValues::of(s);
+        let v = SeriesValues::of(s)?;
         out.points += v.stored;
         self.series.execute(params![
             run_id,
@@ -269,7 +269,7 @@ impl<'t> Writer<'t> {
             s.unit,
             s.kind(),
             v.count,
-            stats_json(s)?,
+            v.stats,
             v.value,
             v.points
         ])?;
