@@ -3,8 +3,9 @@
 //! would remove, removing nothing).
 //!
 //! A selector that selects everything (empty or blank) is refused, as `label` refuses it:
-//! there is no `--all`, a whole database is removed by deleting it. The runs are chosen by
-//! the store's own columns, so a run too damaged to read can still be removed.
+//! there is no `--all`, a whole database is removed by deleting it. Plain terms (`run=`,
+//! `suite=`, `label=`, `tag.`) are answered from the store's columns without decoding the
+//! runs, so a run too damaged to read can still be removed by them (`rm 'run=17'`).
 
 use crate::cli::RmArgs;
 use crate::selector::Selector;

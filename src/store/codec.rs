@@ -10,7 +10,7 @@
 //!                     1, 2, 3: the same with every number a plain f64, still read)
 //! bytes 1..  the points, each its 2 or 3 numbers in that order
 //! last 4     (layouts 0x74..=0x77) CRC-32 (IEEE), little-endian, of every byte before it
-//!            followed by the series row's other columns (see `rows::SeriesCols::row`)
+//!            followed by the series row's other columns (see `rows::series_row`)
 //! ```
 //!
 //! A number is one tag byte and its payload. Tag `0x00`: absent (`None`). Tag `0x1E`
@@ -23,8 +23,8 @@
 //!
 //! The checksum makes a damaged blob an error instead of other numbers: CRC-32 detects
 //! every single-bit flip and every burst of up to 32 bits. It also covers the columns of
-//! the series row beside the blob (kind, names, unit, count, printed statistics, single
-//! value), which SQLite stores as plain values, so a flipped bit there is caught too. The checked layouts are the
+//! the series row beside the blob (its run, kind, names, unit, count, printed statistics,
+//! single value), which SQLite stores as plain values, so a flipped bit there is caught too. The checked layouts are the
 //! unchecked ones with bits 4–6 set, so that no single flipped bit of the layout byte
 //! turns a checked blob into an unchecked layout (which would be read without a check).
 

@@ -260,7 +260,7 @@ impl<'t> Writer<'t> {
     }
 
     fn series(&mut self, run_id: i64, s: &Series, out: &mut Written) -> Result<(), IngestError> {
-        let v = SeriesValues::of(s)?;
+        let v = SeriesValues::of(s, run_id)?;
         out.points += v.stored;
         self.series.execute(params![
             run_id,
