@@ -199,8 +199,6 @@ impl RunCols {
 /// A stored series' columns, as a backend read them.
 pub struct SeriesCols<'a> {
     pub id: i64,
-    /// The run the series belongs to.
-    pub run_id: i64,
     pub metric: String,
     pub display: String,
     pub unit: String,
@@ -222,7 +220,6 @@ impl SeriesCols<'_> {
         let id = self.id;
         let metric = &self.metric;
         let row = series_row(
-            self.run_id,
             &self.kind,
             metric,
             &self.display,
@@ -277,13 +274,11 @@ impl SeriesCols<'_> {
 }
 
 /// The columns of a series row that its blob's checksum covers besides the blob itself
-/// ([`codec`]): its run, kind, metric, display name, unit, sample count, printed
-/// statistics as stored, single value; each string length-prefixed so that no two rows give the same
+/// ([`codec`]): kind, metric, display name, unit, sample count, printed statistics as
+/// stored, single value; each string length-prefixed so that no two rows give the same
 /// bytes. A zero value counts as `0.0` and a value that is not finite as absent, as
 /// SQLite may store them (an integral REAL as an integer, NaN as NULL).
-#[allow(clippy::too_many_arguments)]
 pub fn series_row(
-    run_id: i64,
     kind: &str,
     metric: &str,
     display: &str,
@@ -293,7 +288,6 @@ pub fn series_row(
     value: Option<f64>,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + stats.len());
-    out.extend_from_slice(&run_id.to_le_bytes());
     for text in [kind, metric, display, unit, stats] {
         out.extend_from_slice(&(text.len() as u64).to_le_bytes());
         out.extend_from_slice(text.as_bytes());
@@ -328,8 +322,8 @@ pub struct SeriesValues {
 }
 
 impl SeriesValues {
-    /// The stored form of a series' data, as a series of run `run_id`.
-    pub fn of(s: &Series, run_id: i64) -> serde_json::Result<SeriesValues> {
+    /// The stored form of a series' data.
+    pub fn of(s: &Series) -> serde_json::Result<SeriesValues> {
         let stored = point_count(&s.data);
         let stats = stats_json(s)?;
         let (count, value) = match &s.data {
@@ -340,7 +334,6 @@ impl SeriesValues {
             Data::Value { value } => (None, *value),
         };
         let row = series_row(
-            run_id,
             s.kind(),
             &s.metric,
             &s.display,

@@ -184,7 +184,6 @@ fn load_chunk(
         let points: Option<&[u8]> = r.get(9);
         let s = SeriesCols {
             id,
-            run_id,
             metric: r.get(2),
             display: r.get(3),
             unit: r.get(4),

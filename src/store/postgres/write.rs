@@ -384,7 +384,7 @@ impl Writer {
                 .zip(&series_ids)
         };
         for ((run_id, s), id) in all_series() {
-            let v = SeriesValues::of(s, *run_id).expect("maps of strings and numbers serialise");
+            let v = SeriesValues::of(s).expect("maps of strings and numbers serialise");
             series_w.write(&[
                 id,
                 run_id,

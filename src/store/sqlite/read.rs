@@ -154,7 +154,6 @@ impl SqliteStore {
         };
         SeriesCols {
             id: series_id,
-            run_id: r.get(0)?,
             metric: r.get(15)?,
             display: r.get(16)?,
             unit: r.get(17)?,

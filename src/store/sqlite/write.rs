@@ -260,7 +260,7 @@ impl<'t> Writer<'t> {
     }
 
     fn series(&mut self, run_id: i64, s: &Series, out: &mut Written) -> Result<(), IngestError> {
-        let v = SeriesValues::of(s, run_id)?;
+        let v = SeriesValues::of(s)?;
         out.points += v.stored;
         self.series.execute(params![
             run_id,
