@@ -25,9 +25,11 @@
 //! every single-bit flip and every burst of up to 32 bits. It also covers the columns of
 //! the series row beside the blob (kind, names, unit, count, printed statistics, single
 //! value), which SQLite stores as plain values, so a flipped bit there is caught too. Not
-//! the run it belongs to: run ids are the store's bookkeeping and may be renumbered. The checked layouts are the
-//! unchecked ones with bits 4–6 set, so that no single flipped bit of the layout byte
-//! turns a checked blob into an unchecked layout (which would be read without a check).
+//! the run it belongs to: run ids are the store's bookkeeping and may be renumbered.
+//!
+//! The checked layouts are the unchecked ones with bits 4–6 set, so that no single flipped
+//! bit of the layout byte turns a checked blob into an unchecked layout (which would be
+//! read without a check).
 
 use bench_db_parsers::{LadderPoint, TimePoint};
 
