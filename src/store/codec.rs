@@ -435,7 +435,11 @@ mod tests {
         #[test]
         fn one_flipped_bit_never_reads_as_other_numbers(
             values in proptest::collection::vec(
-                (0.0f64..100.0, proptest::option::of(-1e12f64..1e12), proptest::option::of(0.0f64..1e6)),
+                (
+                    0.0f64..100.0,
+                    proptest::option::of(-1e12f64..1e12),
+                    proptest::option::of(0.0f64..1e6),
+                ),
                 0..40,
             ),
             time in proptest::bool::ANY,
@@ -448,7 +452,11 @@ mod tests {
             } else {
                 let pts: Vec<LadderPoint> = values
                     .iter()
-                    .map(|&(percentile, value, line_value)| LadderPoint { percentile, value, line_value })
+                    .map(|&(percentile, value, line_value)| LadderPoint {
+                        percentile,
+                        value,
+                        line_value,
+                    })
                     .collect();
                 (ladder(&pts, Some(ROW)), format!("{pts:?}"))
             };
@@ -461,7 +469,14 @@ mod tests {
                 unpack_ladder(Some(&bad), ROW).map(|p| format!("{p:?}"))
             };
             // CRC-32 detects every single-bit error, so the read must fail outright.
-            proptest::prop_assert!(after.is_err(), "bit {} of {:?}: {:?} read as {:?}", bit, blob, before, after);
+            proptest::prop_assert!(
+                after.is_err(),
+                "bit {} of {:?}: {:?} read as {:?}",
+                bit,
+                blob,
+                before,
+                after
+            );
         }
     }
 
