@@ -137,6 +137,11 @@ pub enum Command {
         after_help = "EXAMPLES:\n  bench-db label 'run=12+13' 'TCP loopback at 20k/s'\n  bench-db label 'source=logs/ts-1405.txt' 'current master'\n\nJSON: {\"schema\": 1, \"relabelled\": N, \"label\": ...}."
     )]
     Label(LabelArgs),
+    /// Remove the selected runs, and the sources left with none; asks nothing.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db rm 'source=logs/mistake.txt' --dry-run\n  bench-db rm 'run=12+13'\n  bench-db rm 'tag.commit=abc123;suite=jmh' --json\n\nAn empty selector is refused (it would remove every run). A source whose runs are all removed is removed with them, so ingesting it again stores it again.\n\nJSON: {\"schema\": 1, \"dry_run\", \"runs\": N, \"run_ids\": [...], \"sources_removed\": [path]}."
+    )]
+    Rm(RmArgs),
     /// Run-to-run variation per percentile (JLBH's % Variation and a robust spread).
     #[command(
         after_help = "EXAMPLES:\n  bench-db variation 'suite=jlbh'\n  bench-db variation 'label=TCP loopback' --metric end_to_end --include-first\n  bench-db variation --json\n\nJSON: an array of rows (group, metric, percentile, values, variation)."
@@ -193,6 +198,11 @@ pub enum Command {
         after_help = "EXAMPLES:\n  bench-db migrate\n  bench-db --db 'postgres://bench@db.example/perf' migrate --json\n\nJSON: {\"schema\": 1, db, from, to, upgraded}."
     )]
     Migrate(MigrateArgs),
+    /// Check the database for damage: the SQLite file's integrity and every stored run.
+    #[command(
+        after_help = "EXAMPLES:\n  bench-db check\n  bench-db --db 'postgres://bench@db.example/perf' check --json\n\nOn SQLite, `PRAGMA integrity_check` of the whole file; on both stores, every run's parameters, tags, configuration and printed numbers and every series' statistics and packed points (with their checksum) are decoded.\n\nExit codes: 0 sound, 1 damage found (each damaged run, series or source listed), 2 the database cannot be opened.\n\nJSON: {\"schema\": 1, \"db\", \"ok\", \"runs_checked\", \"series_checked\", \"damaged\": [{\"run\", \"source\", \"what\"}]}."
+    )]
+    Check(CheckArgs),
     /// Print a shell completion script (bash, zsh, fish or powershell) to standard output.
     #[command(
         after_help = "EXAMPLES:\n  bench-db completions bash > ~/.local/share/bash-completion/completions/bench-db\n  bench-db completions zsh > ~/.zfunc/_bench-db\n  bench-db completions fish > ~/.config/fish/completions/bench-db.fish\n  bench-db completions powershell >> $PROFILE"
@@ -355,6 +365,25 @@ pub struct CopyArgs {
     pub to: String,
     /// Which runs (default: all).
     pub selector: Option<String>,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
+}
+
+#[derive(Debug, Args)]
+pub struct RmArgs {
+    /// Which runs to remove (an empty selector is refused). Terms joined by ';': label=,
+    /// suite=, run=ID[+ID...] or run=A..B, source=PATH, tag.KEY=VALUE, bench=, time>=,
+    /// latest=N.
+    pub selector: String,
+    /// Print what would be removed and remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub output: Output<TextFormat>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
     #[command(flatten)]
     pub output: Output<TextFormat>,
 }

@@ -29,6 +29,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Ingest(a) => cmd::ingest::run(db, &a),
         Command::Runs(a) => cmd::runs::run(db, &a),
         Command::Label(a) => cmd::label::run(db, &a),
+        Command::Rm(a) => cmd::rm::run(db, &a),
         Command::Variation(a) => cmd::variation::run(db, &a),
         Command::Export(a) => cmd::export::run(db, &a),
         Command::Compare(a) => cmd::compare::run(db, &a),
@@ -41,6 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Run(RunCommand::Threads(a)) => cmd::run::threads(db, &a),
         Command::Copy(a) => cmd::copy::run(&a),
         Command::Migrate(a) => cmd::migrate::run(db, &a),
+        Command::Check(a) => cmd::check::run(db, &a),
         Command::Completions(a) => cmd::completions::run(&a),
     }
 }

@@ -12,6 +12,7 @@ mod real_corpus_cli;
 mod report_browser;
 mod report_cli;
 mod report_snapshots;
+mod robustness;
 mod runner_cli;
 mod runner_roundtrip;
 mod scipy;

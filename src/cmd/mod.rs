@@ -1,6 +1,7 @@
 //! One module per subcommand: the only place, with `store`, that does IO.
 
 pub mod calibrate;
+pub mod check;
 pub mod compare;
 pub mod completions;
 pub mod copy;
@@ -14,6 +15,7 @@ pub mod label;
 pub mod metrics;
 pub mod migrate;
 pub mod report;
+pub mod rm;
 pub mod run;
 pub mod runs;
 pub mod select;

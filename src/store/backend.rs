@@ -3,7 +3,7 @@
 //! relabelling, copy) is written once on top of it, in [`super::Db`].
 
 use super::filter::Filter;
-use super::rows::{BlockMeta, BlockRows, Detail, SourceRecord, Written};
+use super::rows::{BlockMeta, BlockRows, Damage, Detail, Removed, SourceRecord, Written};
 use crate::dataset::StoredRun;
 use anyhow::Result;
 use bench_db_parsers::ParseError;
@@ -79,12 +79,14 @@ pub trait Store {
 
     /// Calls `f` with every run the filter matches, in id order, from one consistent
     /// snapshot, holding a bounded number of runs at a time; returns how many runs were
-    /// passed to `f`. An error from `f` stops the stream.
+    /// passed to `f`. An error from `f` stops the stream. A run that does not decode at
+    /// the detail asked is passed to `damaged` instead of `f`, and the stream goes on.
     fn stream(
         &self,
         filter: &Filter,
         detail: Detail,
         f: &mut dyn FnMut(StoredRun) -> Result<()>,
+        damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize>;
 
     /// Whether every block's runs have consecutive ids.
@@ -92,6 +94,17 @@ pub trait Store {
 
     /// Sets the label of the runs with these ids, in one transaction; returns how many.
     fn relabel(&mut self, ids: &[i64], label: &str) -> Result<usize>;
+
+    /// What the database engine finds wrong with the store's own structure (SQLite:
+    /// `PRAGMA integrity_check`, every page and index); empty when sound or when the
+    /// engine keeps that to itself (PostgreSQL).
+    fn integrity(&self) -> Result<Vec<String>>;
+
+    /// Removes the runs with these ids (ids not stored are ignored) with their series and
+    /// histograms, then the blocks of their sources left without a run and the sources
+    /// left without a block, in one transaction; `dry_run` rolls it back. Either way the
+    /// answer is what the transaction removed.
+    fn remove(&mut self, ids: &[i64], dry_run: bool) -> Result<Removed>;
 
     /// A source's provenance and its blocks, in block order.
     fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)>;

@@ -1,16 +1,23 @@
 //! [`Db`]: an open store of either kind, and the selection algorithm written once over
 //! [`Store`]: the plain terms answered in SQL, the path and history terms judged on the
 //! runs' heads.
+//!
+//! Reads never fail as a whole because one stored run does not decode: the run is
+//! skipped with a warning on stderr (`bench-db: warning: run 17 (source x.txt): damaged:
+//! …; skipped`, once per run and process), the read goes on, and its exit code is not
+//! changed by it (a command whose selection is left empty says so as usual); `bench-db
+//! check` is the command whose exit code reports damage.
 
 use super::backend::Store;
 use super::filter::Filter;
 use super::postgres::PgStore;
-use super::rows::{Detail, post_head};
+use super::rows::{Damage, Detail, Removed, post_head};
 use super::sqlite::SqliteStore;
 use super::url::Target;
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
 use anyhow::Result;
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 /// Run ids bound per query when runs are read back by id.
@@ -19,12 +26,22 @@ const IDS_PER_QUERY: usize = 10_000;
 /// An open store of either kind.
 pub struct Db {
     pub(super) store: Box<dyn Store>,
+    /// The damaged runs already warned about, so a run read twice is reported once.
+    warned: RefCell<HashSet<i64>>,
 }
 
 impl Db {
     fn of(store: impl Store + 'static) -> Db {
         Db {
             store: Box::new(store),
+            warned: RefCell::default(),
+        }
+    }
+
+    /// Warns (once per run) that a run does not decode and is skipped.
+    pub(super) fn warn_damaged(&self, d: Damage) {
+        if d.run.is_none_or(|id| self.warned.borrow_mut().insert(id)) {
+            eprintln!("bench-db: warning: {d}; skipped");
         }
     }
 
@@ -106,7 +123,11 @@ impl Db {
         mut f: impl FnMut(StoredRun) -> Result<()>,
     ) -> Result<usize> {
         if !sel.judged_on_heads() {
-            return self.store.stream(&Filter::of(sel), detail, &mut f);
+            return self
+                .store
+                .stream(&Filter::of(sel), detail, &mut f, &mut |d| {
+                    self.warn_damaged(d)
+                });
         }
         let mut ids: Vec<i64> = self.kept_ids(sel)?.into_iter().collect();
         ids.sort_unstable();
@@ -114,7 +135,9 @@ impl Db {
         for chunk in ids.chunks(IDS_PER_QUERY) {
             n += self
                 .store
-                .stream(&Filter::ids(chunk.to_vec()), detail, &mut f)?;
+                .stream(&Filter::ids(chunk.to_vec()), detail, &mut f, &mut |d| {
+                    self.warn_damaged(d)
+                })?;
         }
         Ok(n)
     }
@@ -123,13 +146,17 @@ impl Db {
     fn kept_ids(&self, sel: &Selector) -> Result<HashSet<i64>> {
         let cwd = std::env::current_dir().ok();
         let mut heads = Vec::new();
-        self.store
-            .stream(&Filter::of(sel), Detail::Heads, &mut |r| {
+        self.store.stream(
+            &Filter::of(sel),
+            Detail::Heads,
+            &mut |r| {
                 if sel.matches_head(&r, cwd.as_deref()) {
                     heads.push(post_head(r));
                 }
                 Ok(())
-            })?;
+            },
+            &mut |d| self.warn_damaged(d),
+        )?;
         Ok(sel.post_filter(heads).iter().map(|r| r.id).collect())
     }
 
@@ -143,5 +170,127 @@ impl Db {
     pub fn relabel(&mut self, sel: &Selector, label: &str) -> Result<usize> {
         let ids = self.select_ids(sel)?;
         self.store.relabel(&ids, label)
+    }
+
+    /// Removes the selected runs, and the sources left with none (see [`Store::remove`]);
+    /// `dry_run` answers the same and removes nothing. A removed source's content is no
+    /// longer stored, so ingesting it again stores it again.
+    pub fn remove(&mut self, sel: &Selector, dry_run: bool) -> Result<Removed> {
+        let ids = self.select_ids(sel)?;
+        self.store.remove(&ids, dry_run)
+    }
+
+    /// Reads the whole store for damage: the engine's own integrity check (SQLite), then
+    /// every run with its series, points (checksums verified) and printed numbers. A
+    /// failure of either pass is itself reported as damage, so the answer lists what is
+    /// wrong rather than stopping at it.
+    pub fn check(&self) -> Checked {
+        let file = |what: String| Damage {
+            run: None,
+            source: None,
+            what,
+        };
+        let mut out = Checked::default();
+        match self.store.integrity() {
+            Ok(found) => out.damaged.extend(found.into_iter().map(file)),
+            Err(e) => out
+                .damaged
+                .push(file(format!("the integrity check failed: {e:#}"))),
+        }
+        let mut damaged = Vec::new();
+        let mut series = 0;
+        let read = self.store.stream(
+            &Filter::of(&Selector::all()),
+            Detail::Points,
+            &mut |r| {
+                series += r.run.series.len();
+                Ok(())
+            },
+            &mut |d| damaged.push(d),
+        );
+        out.runs = damaged.len();
+        out.series = series;
+        out.damaged.append(&mut damaged);
+        match read {
+            Ok(n) => out.runs += n,
+            Err(e) => out
+                .damaged
+                .push(file(format!("reading the runs failed: {e:#}"))),
+        }
+        out
+    }
+}
+
+/// What [`Db::check`] read and found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checked {
+    /// Runs read, damaged or not.
+    pub runs: usize,
+    /// Series of the runs that decode.
+    pub series: usize,
+    /// Each damaged run (with its source), and what the database engine found wrong
+    /// with the file (no run).
+    pub damaged: Vec<Damage>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Generated;
+    use bench_db_parsers::{Block, Run};
+    use std::collections::BTreeMap;
+
+    fn store(db: &mut Db, text: &str, runs: u32) {
+        let tags = BTreeMap::new();
+        let blocks = [Block {
+            runs: (1..=runs)
+                .map(|index| Run {
+                    index,
+                    ..Run::default()
+                })
+                .collect(),
+            ..Block::default()
+        }];
+        db.insert_generated(&Generated {
+            origin: text,
+            format: "loopback",
+            text,
+            blocks: &blocks,
+            suite: "s",
+            label_override: None,
+            tags: &tags,
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn removal_takes_runs_then_empty_sources_and_keeps_blocks_contiguous() {
+        let mut db = Db::open_in_memory().unwrap();
+        store(&mut db, "a", 3);
+        store(&mut db, "b", 2);
+        let sel = |ids: Vec<i64>| Selector::from_ids(ids);
+        // A dry run answers the same and changes nothing.
+        let dry = db.remove(&sel(vec![2]), true).unwrap();
+        assert_eq!(dry.runs, [2]);
+        assert_eq!(db.select_ids(&Selector::all()).unwrap(), [1, 2, 3, 4, 5]);
+        let one = db.remove(&sel(vec![2, 99]), false).unwrap();
+        assert_eq!(
+            one,
+            Removed {
+                runs: vec![2],
+                sources: vec![]
+            }
+        );
+        // Run 2's id is a gap inside block 1, not another block's run.
+        assert!(db.blocks_contiguous().unwrap());
+        let rest = db.remove(&sel(vec![1, 3]), false).unwrap();
+        assert_eq!(rest.sources, ["a"]);
+        assert_eq!(db.select_ids(&Selector::all()).unwrap(), [4, 5]);
+        // Its content is no longer stored: the same output is stored again.
+        store(&mut db, "a", 1);
+        assert_eq!(db.select_ids(&Selector::all()).unwrap(), [4, 5, 6]);
+        // A source whose runs are all kept stays: the same output is unchanged.
+        store(&mut db, "b", 2);
+        assert_eq!(db.select_ids(&Selector::all()).unwrap(), [4, 5, 6]);
     }
 }

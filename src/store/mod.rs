@@ -22,6 +22,6 @@ pub mod url;
 mod v1;
 
 pub use backend::{Digest, IngestError};
-pub use db::Db;
+pub use db::{Checked, Db};
 pub use ingest::{BlockDefaults, Generated, Ingested, SourceMeta};
-pub use rows::{Detail, SourceRecord};
+pub use rows::{Damage, Detail, Removed, SourceRecord};

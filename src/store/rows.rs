@@ -1,6 +1,10 @@
 //! The rows both backends read and write, in backend-free types, and the one decoding
 //! of a stored run and series from their columns. A backend fills [`RunCols`] and
 //! [`SeriesCols`] from its own row type; everything after that is shared.
+//!
+//! A run whose columns do not decode (JSON that does not parse, packed points whose
+//! checksum does not match, text that is not UTF-8) is [`Damage`]: a read reports it and
+//! goes on with the other runs, so one damaged row never fails a whole read.
 
 use super::codec;
 use crate::dataset::StoredRun;
@@ -17,7 +21,8 @@ pub enum Detail {
     /// (`printed` is empty): what the analyses read.
     Series,
     /// Series without their points or histograms (names, units, single values), and no
-    /// printed numbers: what a listing prints.
+    /// printed numbers: what a listing prints. The packed points are read only to verify
+    /// their checksum, which covers the row's single value and statistics too.
     Heads,
 }
 
@@ -89,6 +94,15 @@ pub struct Written {
     pub points: usize,
 }
 
+/// What a removal took out of a store (or would take, on a dry run).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Removed {
+    /// The ids of the runs removed, ascending.
+    pub runs: Vec<i64>,
+    /// The paths of the sources removed because none of their runs was left, in id order.
+    pub sources: Vec<String>,
+}
+
 /// How many points a series stores (a single value counts one).
 pub fn point_count(d: &Data) -> usize {
     match d {
@@ -121,33 +135,60 @@ pub struct RunCols {
     pub config: String,
 }
 
+/// A stored run that does not decode: a read skips it (with a warning), `check` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Damage {
+    /// The run, when the damage is a run's (`None`: the database file itself).
+    pub run: Option<i64>,
+    /// The run's source path, as far as it could be read.
+    pub source: Option<String>,
+    /// What does not decode, and why.
+    pub what: String,
+}
+
+impl Damage {
+    /// Damage to run `run` of `source`.
+    pub fn run(run: i64, source: impl Into<String>, what: impl std::fmt::Display) -> Damage {
+        Damage {
+            run: Some(run),
+            source: Some(source.into()),
+            what: what.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.run, &self.source) {
+            (Some(run), Some(src)) => write!(f, "run {run} (source {src}): damaged: {}", self.what),
+            (Some(run), None) => write!(f, "run {run}: damaged: {}", self.what),
+            (None, _) => write!(f, "database damaged: {}", self.what),
+        }
+    }
+}
+
 impl RunCols {
-    /// The run, without series yet, with its block's printed numbers.
+    /// The run, without series yet, with its block's printed numbers; an error says
+    /// which column does not decode (the run is then [`Damage`]).
     pub fn decode(self, printed: Vec<PrintedStat>) -> Result<StoredRun> {
-        let id = self.id;
         Ok(StoredRun {
-            id,
+            id: self.id,
             suite: self.suite,
             label: self.label,
             format: self.format,
             source: self.source,
             source_id: self.source_id,
             block_id: self.block_id,
-            block_index: u32::try_from(self.block_index)
-                .with_context(|| format!("run {id}: bad block index"))?,
+            block_index: u32::try_from(self.block_index).context("block index out of range")?,
             ingested_at: self.ingested_at,
             run: Run {
                 bench: self.bench,
-                config: serde_json::from_str(&self.config)
-                    .with_context(|| format!("run {id}: bad config"))?,
-                index: u32::try_from(self.run_index)
-                    .with_context(|| format!("run {id}: bad index"))?,
+                config: serde_json::from_str(&self.config).context("config does not decode")?,
+                index: u32::try_from(self.run_index).context("run index out of range")?,
                 first_line: self.first_line as u64,
                 last_line: self.last_line as u64,
-                params: serde_json::from_str(&self.params)
-                    .with_context(|| format!("run {id}: bad params"))?,
-                tags: serde_json::from_str(&self.tags)
-                    .with_context(|| format!("run {id}: bad tags"))?,
+                params: serde_json::from_str(&self.params).context("params do not decode")?,
+                tags: serde_json::from_str(&self.tags).context("tags do not decode")?,
                 series: Vec::new(),
             },
             printed,
@@ -172,41 +213,109 @@ pub struct SeriesCols<'a> {
 }
 
 impl SeriesCols<'_> {
-    /// The series, with `intervals` as its histograms when it is one.
-    pub fn decode(self, intervals: Vec<HistInterval>) -> Result<Series> {
+    /// The series, with `intervals` as its histograms when it is one, and its points when
+    /// `points` (else only the checksum is verified); an error names the series and what of
+    /// it does not decode (its run is then [`Damage`]).
+    pub fn decode(self, intervals: Vec<HistInterval>, points: bool) -> Result<Series> {
         let id = self.id;
+        let metric = &self.metric;
+        let row = series_row(
+            &self.kind,
+            metric,
+            &self.display,
+            &self.unit,
+            self.count,
+            &self.stats,
+            self.value,
+        );
         let count = self.count.map(|c| c as u64);
-        let corrupt = |e: codec::Corrupt| anyhow!("series {id}: {e}");
+        // JSON that does not parse says more than the checksum it also breaks.
+        let stats = serde_json::from_str(&self.stats)
+            .with_context(|| format!("stats of series {id} ({metric}) do not decode"))?;
+        let corrupt = |e: codec::Corrupt| anyhow!("series {id} ({metric}): {e}");
+        let ladder = |blob| {
+            if points {
+                codec::unpack_ladder(blob, &row)
+            } else {
+                codec::verify(blob, &row).map(|()| Vec::new())
+            }
+        };
         let data = match self.kind.as_str() {
             "ladder" => Data::Ladder {
                 count,
-                points: codec::unpack_ladder(self.points).map_err(corrupt)?,
+                points: ladder(self.points).map_err(corrupt)?,
             },
             "histogram" => Data::Histogram {
                 intervals,
                 count,
-                points: codec::unpack_ladder(self.points).map_err(corrupt)?,
+                points: ladder(self.points).map_err(corrupt)?,
             },
             "timeseries" => Data::TimeSeries {
-                points: codec::unpack_time_series(self.points).map_err(corrupt)?,
+                points: if points {
+                    codec::unpack_time_series(self.points, &row).map_err(corrupt)?
+                } else {
+                    codec::verify(self.points, &row).map_err(corrupt)?;
+                    Vec::new()
+                },
             },
-            _ => Data::Value { value: self.value },
+            _ => {
+                codec::verify_value(self.points, &row).map_err(corrupt)?;
+                Data::Value { value: self.value }
+            }
         };
         Ok(Series {
             metric: self.metric,
             display: self.display,
             unit: self.unit,
             data,
-            stats: serde_json::from_str(&self.stats)
-                .with_context(|| format!("series {id}: bad stats"))?,
+            stats,
         })
     }
 }
 
-/// What a series stores beside its row's names: sample count, single value and packed
-/// points, and how many points that is.
+/// The columns of a series row that its blob's checksum covers besides the blob itself
+/// ([`codec`]): kind, metric, display name, unit, sample count, printed statistics as
+/// stored, single value; each string length-prefixed so that no two rows give the same
+/// bytes. A zero value counts as `0.0` and a value that is not finite as absent, as
+/// SQLite may store them (an integral REAL as an integer, NaN as NULL).
+pub fn series_row(
+    kind: &str,
+    metric: &str,
+    display: &str,
+    unit: &str,
+    count: Option<i64>,
+    stats: &str,
+    value: Option<f64>,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + stats.len());
+    for text in [kind, metric, display, unit, stats] {
+        out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        out.extend_from_slice(text.as_bytes());
+    }
+    match count {
+        Some(c) => {
+            out.push(1);
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        None => out.push(0),
+    }
+    match value.filter(|v| v.is_finite()) {
+        Some(v) => {
+            out.push(1);
+            let v = if v == 0.0 { 0.0f64 } else { v };
+            out.extend_from_slice(&v.to_bits().to_le_bytes());
+        }
+        None => out.push(0),
+    }
+    out
+}
+
+/// What a series stores beside its row's names: sample count, printed statistics, single
+/// value and packed points (with the checksum of the row), and how many points that is.
 pub struct SeriesValues {
     pub count: Option<i64>,
+    /// `series.stats` ([`stats_json`]).
+    pub stats: String,
     pub value: Option<f64>,
     pub points: Option<Vec<u8>>,
     pub stored: usize,
@@ -214,21 +323,39 @@ pub struct SeriesValues {
 
 impl SeriesValues {
     /// The stored form of a series' data.
-    pub fn of(s: &Series) -> SeriesValues {
+    pub fn of(s: &Series) -> serde_json::Result<SeriesValues> {
         let stored = point_count(&s.data);
-        let (count, value, points) = match &s.data {
-            Data::Ladder { count, points } | Data::Histogram { count, points, .. } => {
-                (count.map(|c| c as i64), None, Some(codec::ladder(points)))
+        let stats = stats_json(s)?;
+        let (count, value) = match &s.data {
+            Data::Ladder { count, .. } | Data::Histogram { count, .. } => {
+                (count.map(|c| c as i64), None)
             }
-            Data::TimeSeries { points } => (None, None, Some(codec::time_series(points))),
-            Data::Value { value } => (None, *value, None),
+            Data::TimeSeries { .. } => (None, None),
+            Data::Value { value } => (None, *value),
         };
-        SeriesValues {
+        let row = series_row(
+            s.kind(),
+            &s.metric,
+            &s.display,
+            &s.unit,
             count,
+            &stats,
+            value,
+        );
+        let points = Some(match &s.data {
+            Data::Ladder { points, .. } | Data::Histogram { points, .. } => {
+                codec::ladder(points, Some(&row))
+            }
+            Data::TimeSeries { points } => codec::time_series(points, Some(&row)),
+            Data::Value { .. } => codec::value(&row),
+        });
+        Ok(SeriesValues {
+            count,
+            stats,
             value,
             points,
             stored,
-        }
+        })
     }
 }
 
@@ -244,7 +371,7 @@ pub fn stats_json(s: &Series) -> serde_json::Result<String> {
 /// The printed numbers of a block, as stored in `block.printed` (see [`printed_to_json`]).
 pub fn printed_from_json(json: &str, block_id: i64) -> Result<Vec<PrintedStat>> {
     let rows: Vec<(String, Option<f64>, String, Option<f64>)> = serde_json::from_str(json)
-        .with_context(|| format!("block {block_id}: bad printed numbers"))?;
+        .with_context(|| format!("printed numbers of block {block_id} do not decode"))?;
     Ok(rows
         .into_iter()
         .map(|(metric, percentile, name, value)| PrintedStat {
@@ -274,6 +401,10 @@ pub fn post_head(mut r: StoredRun) -> StoredRun {
 }
 
 /// True when no block has a run of another block between its first and last run
-/// (the same SQL on both backends).
+/// (the same SQL on both backends). Ids a removal left unused between them do not count:
+/// a stream in id order still gives the block's runs together. Each block's id range is
+/// read once through the primary key, so the work is one pass over the runs.
 pub const CONTIGUOUS_SQL: &str = "SELECT NOT EXISTS (
-    SELECT 1 FROM run GROUP BY block_id HAVING MAX(id) - MIN(id) + 1 <> COUNT(*))";
+    SELECT 1 FROM (SELECT block_id, MIN(id) AS lo, MAX(id) AS hi FROM run GROUP BY block_id) b
+    JOIN run r ON r.id BETWEEN b.lo AND b.hi
+    WHERE r.block_id <> b.block_id)";

@@ -49,10 +49,10 @@ pub fn pack_points<E>(
                         value: p.value,
                     })
                     .collect();
-                SeriesUpdate::Points(id, codec::time_series(&times))
+                SeriesUpdate::Points(id, codec::time_series(&times, None))
             }
             "value" => SeriesUpdate::Value(id, ladder.first().and_then(|p| p.value)),
-            _ => SeriesUpdate::Points(id, codec::ladder(&ladder)),
+            _ => SeriesUpdate::Points(id, codec::ladder(&ladder, None)),
         })
     };
     for_each_group(rows, |p| p.series_id, &mut flush)

@@ -16,7 +16,7 @@ mod write;
 use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
-use super::rows::{BlockMeta, Detail, SourceRecord, Written};
+use super::rows::{BlockMeta, Damage, Detail, Removed, SourceRecord, Written};
 use super::url::{Host, PgUrl, SslMode};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
@@ -274,14 +274,23 @@ impl Store for PgStore {
         filter: &Filter,
         detail: Detail,
         f: &mut dyn FnMut(StoredRun) -> Result<()>,
+        damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize> {
-        PgStore::stream(self, filter, detail, f)
+        PgStore::stream(self, filter, detail, f, damaged)
     }
     fn blocks_contiguous(&self) -> Result<bool> {
         PgStore::blocks_contiguous(self)
     }
     fn relabel(&mut self, ids: &[i64], label: &str) -> Result<usize> {
         PgStore::relabel(self, ids, label)
+    }
+    fn integrity(&self) -> Result<Vec<String>> {
+        // PostgreSQL checksums and verifies its own pages (data checksums, amcheck) as
+        // an administrator's tools; what bench-db can check is that every row decodes.
+        Ok(Vec::new())
+    }
+    fn remove(&mut self, ids: &[i64], dry_run: bool) -> Result<Removed> {
+        PgStore::remove(self, ids, dry_run)
     }
     fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
         PgStore::source_blocks(self, source_id)

@@ -6,7 +6,7 @@ use super::PgStore;
 use crate::dataset::StoredRun;
 use crate::store::filter::{Arg, Dialect, Filter};
 use crate::store::rows::{
-    BlockMeta, CONTIGUOUS_SQL, Detail, RunCols, SeriesCols, SourceRecord, printed_from_json,
+    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, RunCols, SeriesCols, SourceRecord, printed_from_json,
 };
 use anyhow::Result;
 use bench_db_parsers::{HistInterval, Series};
@@ -54,6 +54,7 @@ impl PgStore {
         filter: &Filter,
         detail: Detail,
         f: &mut dyn FnMut(StoredRun) -> Result<()>,
+        damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize> {
         let mut c = self.client.borrow_mut();
         let mut tx = c
@@ -63,13 +64,15 @@ impl PgStore {
             .start()
             .map_err(|e| self.err(e))?;
         let ids = select_ids(&mut tx, filter).map_err(|e| self.err(e))?;
+        let mut count = 0;
         for chunk in ids.chunks(CHUNK) {
-            for run in load_chunk(&mut tx, chunk, detail, |e| self.err(e))? {
+            for run in load_chunk(&mut tx, chunk, detail, |e| self.err(e), damaged)? {
                 f(run)?;
+                count += 1;
             }
         }
         tx.commit().map_err(|e| self.err(e))?;
-        Ok(ids.len())
+        Ok(count)
     }
 
     pub(super) fn blocks_contiguous(&self) -> Result<bool> {
@@ -126,12 +129,13 @@ fn select_ids(c: &mut impl GenericClient, filter: &Filter) -> Result<Vec<i64>, p
 
 /// The runs with these ids (ascending), with series, points, histograms and the printed
 /// statistics of their blocks; with [`Detail::Heads`], only the single values of the
-/// points and no histogram.
+/// points (the packed points read to verify their checksum) and no histogram. A run that does not decode goes to `damaged`, not the result.
 fn load_chunk(
     c: &mut impl GenericClient,
     ids: &[i64],
     detail: Detail,
     err: impl Fn(postgres::Error) -> anyhow::Error,
+    damaged: &mut dyn FnMut(Damage),
 ) -> Result<Vec<StoredRun>> {
     let ids = ids.to_vec();
     let heads = c
@@ -146,10 +150,9 @@ fn load_chunk(
         .map_err(&err)?;
     let series_rows = c
         .query(
-            "SELECT id, run_id, metric, display, unit, kind, sample_count, stats, value,
-                    CASE WHEN $2 THEN points END
+            "SELECT id, run_id, metric, display, unit, kind, sample_count, stats, value, points
              FROM series WHERE run_id = ANY($1) ORDER BY run_id, id",
-            &[&ids, &detail.points()],
+            &[&ids],
         )
         .map_err(&err)?;
     let mut hists: HashMap<i64, Vec<HistInterval>> = HashMap::new();
@@ -170,8 +173,14 @@ fn load_chunk(
         });
     }
     let mut series: HashMap<i64, Vec<Series>> = HashMap::new();
+    // The first series of a run that does not decode, by run id.
+    let mut bad: HashMap<i64, String> = HashMap::new();
     for r in &series_rows {
         let id: i64 = r.get(0);
+        let run_id: i64 = r.get(1);
+        if bad.contains_key(&run_id) {
+            continue;
+        }
         let points: Option<&[u8]> = r.get(9);
         let s = SeriesCols {
             id,
@@ -184,40 +193,57 @@ fn load_chunk(
             value: r.get(8),
             points,
         }
-        .decode(hists.remove(&id).unwrap_or_default())?;
-        series.entry(r.get(1)).or_default().push(s);
+        .decode(hists.remove(&id).unwrap_or_default(), detail.points());
+        match s {
+            Ok(s) => series.entry(run_id).or_default().push(s),
+            Err(e) => {
+                bad.insert(run_id, format!("{e:#}"));
+            }
+        }
     }
     let mut out = Vec::with_capacity(heads.len());
     for r in &heads {
         let id: i64 = r.get(0);
         let block_id: i64 = r.get(6);
+        let source: String = r.get(4);
+        if let Some(what) = bad.remove(&id) {
+            damaged(Damage::run(id, source, what));
+            continue;
+        }
         let printed: String = r.get(14);
         let printed = if detail.printed() {
-            printed_from_json(&printed, block_id)?
+            printed_from_json(&printed, block_id)
         } else {
-            Vec::new()
+            Ok(Vec::new())
         };
-        let mut run = RunCols {
-            id,
-            suite: r.get(1),
-            label: r.get(2),
-            format: r.get(3),
-            source: r.get(4),
-            source_id: r.get(5),
-            block_id,
-            block_index: r.get(7),
-            ingested_at: r.get(8),
-            run_index: r.get(9),
-            first_line: r.get(10),
-            last_line: r.get(11),
-            params: r.get(12),
-            tags: r.get(13),
-            bench: r.get(15),
-            config: r.get(16),
+        let run = printed.and_then(|printed| {
+            RunCols {
+                id,
+                suite: r.get(1),
+                label: r.get(2),
+                format: r.get(3),
+                source: source.clone(),
+                source_id: r.get(5),
+                block_id,
+                block_index: r.get(7),
+                ingested_at: r.get(8),
+                run_index: r.get(9),
+                first_line: r.get(10),
+                last_line: r.get(11),
+                params: r.get(12),
+                tags: r.get(13),
+                bench: r.get(15),
+                config: r.get(16),
+            }
+            .decode(printed)
+        });
+        match run {
+            Ok(mut run) => {
+                run.run.series = series.remove(&id).unwrap_or_default();
+                out.push(run);
+            }
+            Err(e) => damaged(Damage::run(id, source, format!("{e:#}"))),
         }
-        .decode(printed)?;
-        run.run.series = series.remove(&id).unwrap_or_default();
-        out.push(run);
     }
     Ok(out)
 }

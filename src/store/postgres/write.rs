@@ -13,7 +13,7 @@ use super::{PgStore, pg_text};
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
 use crate::store::rows::{
-    BlockRows, SeriesValues, SourceRecord, Written, point_count, printed_to_json, stats_json,
+    BlockRows, Removed, SeriesValues, SourceRecord, Written, point_count, printed_to_json,
 };
 use bench_db_parsers::Data;
 use postgres::Transaction;
@@ -125,6 +125,75 @@ impl PgStore {
             .map_err(|e| self.err(e))?;
         tx.commit().map_err(|e| self.err(e))?;
         Ok(n as usize)
+    }
+}
+
+impl PgStore {
+    /// Removes runs, then their sources' blocks left without a run and the sources left
+    /// without a block, in one transaction (rolled back on a dry run). The schema has no
+    /// foreign keys since version 3, so every table is cleared explicitly.
+    pub(super) fn remove(&self, ids: &[i64], dry_run: bool) -> anyhow::Result<Removed> {
+        let mut c = self.client.borrow_mut();
+        let mut tx = c.transaction().map_err(|e| self.err(e))?;
+        let ids = ids.to_vec();
+        let sources: Vec<i64> = tx
+            .query(
+                "SELECT DISTINCT b.source_id FROM run r JOIN block b ON b.id = r.block_id
+                 WHERE r.id = ANY($1::bigint[])",
+                &[&ids],
+            )
+            .map_err(|e| self.err(e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        tx.execute(
+            "DELETE FROM histogram WHERE series_id IN
+               (SELECT id FROM series WHERE run_id = ANY($1::bigint[]))",
+            &[&ids],
+        )
+        .map_err(|e| self.err(e))?;
+        tx.execute(
+            "DELETE FROM series WHERE run_id = ANY($1::bigint[])",
+            &[&ids],
+        )
+        .map_err(|e| self.err(e))?;
+        let mut runs: Vec<i64> = tx
+            .query(
+                "DELETE FROM run WHERE id = ANY($1::bigint[]) RETURNING id",
+                &[&ids],
+            )
+            .map_err(|e| self.err(e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        runs.sort_unstable();
+        tx.execute(
+            "DELETE FROM block b WHERE b.source_id = ANY($1::bigint[])
+             AND NOT EXISTS (SELECT 1 FROM run r WHERE r.block_id = b.id)",
+            &[&sources],
+        )
+        .map_err(|e| self.err(e))?;
+        let mut removed: Vec<(i64, String)> = tx
+            .query(
+                "DELETE FROM source s WHERE s.id = ANY($1::bigint[])
+                 AND NOT EXISTS (SELECT 1 FROM block b WHERE b.source_id = s.id)
+                 RETURNING s.id, s.path",
+                &[&sources],
+            )
+            .map_err(|e| self.err(e))?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        removed.sort_unstable();
+        if dry_run {
+            tx.rollback().map_err(|e| self.err(e))?;
+        } else {
+            tx.commit().map_err(|e| self.err(e))?;
+        }
+        Ok(Removed {
+            runs,
+            sources: removed.into_iter().map(|(_, p)| p).collect(),
+        })
     }
 }
 
@@ -315,8 +384,7 @@ impl Writer {
                 .zip(&series_ids)
         };
         for ((run_id, s), id) in all_series() {
-            let v = SeriesValues::of(s);
-            let stats = stats_json(s).expect("maps of strings and numbers serialise");
+            let v = SeriesValues::of(s).expect("maps of strings and numbers serialise");
             series_w.write(&[
                 id,
                 run_id,
@@ -325,7 +393,7 @@ impl Writer {
                 &s.unit,
                 &s.kind(),
                 &v.count,
-                &stats,
+                &v.stats,
                 &v.value,
                 &v.points,
             ])?;

@@ -7,7 +7,8 @@
 //! concurrent first opens migrate once. A database is marked with
 //! `PRAGMA application_id`; a SQLite file that is not ours, or was written by a newer
 //! bench-db, is refused before anything is written to it. Read commands open the file
-//! read-only.
+//! read-only. A file SQLite finds damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`, text that is
+//! not UTF-8) gives an error saying the database file is corrupt, naming it and what to do.
 
 mod read;
 mod write;
@@ -15,7 +16,7 @@ mod write;
 use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
-use super::rows::{BlockMeta, Detail, SourceRecord, Written};
+use super::rows::{BlockMeta, Damage, Detail, Removed, SourceRecord, Written};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
 use anyhow::{Context, Result, anyhow, bail};
@@ -79,7 +80,9 @@ impl SqliteStore {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags)
             .with_context(|| format!("cannot open database {}", path.display()))?;
-        Self::setup_write(conn).with_context(|| format!("cannot use database {}", path.display()))
+        Self::setup_write(conn)
+            .map_err(|e| corrupt_file(&path.display().to_string(), e))
+            .with_context(|| format!("cannot use database {}", path.display()))
     }
 
     /// Opens an existing database for writing (a missing file is an error).
@@ -94,6 +97,7 @@ impl SqliteStore {
     pub fn open_read(path: &Path) -> Result<SqliteStore> {
         require_file(path)?;
         let (conn, found) = open_read_only(path)
+            .map_err(|e| corrupt_file(&path.display().to_string(), e))
             .with_context(|| format!("cannot use database {}", path.display()))?;
         if found.empty {
             bail!(
@@ -121,6 +125,7 @@ impl SqliteStore {
     pub fn migrate(path: &Path) -> Result<(i64, i64)> {
         require_file(path)?;
         let (conn, found) = open_read_only(path)
+            .map_err(|e| corrupt_file(&path.display().to_string(), e))
             .with_context(|| format!("cannot use database {}", path.display()))?;
         drop(conn);
         let store = SqliteStore::open(path)?;
@@ -156,13 +161,13 @@ impl SqliteStore {
 
 impl Store for SqliteStore {
     fn schema_version(&self) -> Result<i64> {
-        self.version()
+        self.version().map_err(|e| self.corrupt(e))
     }
     fn has_source(&self, sha256: &str, identity: &str) -> Result<bool> {
-        SqliteStore::has_source(self, sha256, identity)
+        SqliteStore::has_source(self, sha256, identity).map_err(|e| self.corrupt(e))
     }
     fn has_source_of_size(&self, bytes: u64) -> Result<bool> {
-        SqliteStore::has_source_of_size(self, bytes)
+        SqliteStore::has_source_of_size(self, bytes).map_err(|e| self.corrupt(e))
     }
     fn write_source(
         &mut self,
@@ -170,28 +175,74 @@ impl Store for SqliteStore {
         blocks: &mut BlockFeed,
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError> {
-        SqliteStore::write_source(self, record, blocks, digest)
+        SqliteStore::write_source(self, record, blocks, digest).map_err(|e| match e {
+            IngestError::Db(e) => IngestError::Db(self.corrupt(e)),
+            e => e,
+        })
     }
     fn select_ids(&self, filter: &Filter) -> Result<Vec<i64>> {
-        SqliteStore::select_ids(self, filter)
+        SqliteStore::select_ids(self, filter).map_err(|e| self.corrupt(e))
     }
     fn stream(
         &self,
         filter: &Filter,
         detail: Detail,
         f: &mut dyn FnMut(StoredRun) -> Result<()>,
+        damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize> {
-        SqliteStore::stream(self, filter, detail, f)
+        SqliteStore::stream(self, filter, detail, f, damaged).map_err(|e| self.corrupt(e))
     }
     fn blocks_contiguous(&self) -> Result<bool> {
-        SqliteStore::blocks_contiguous(self)
+        SqliteStore::blocks_contiguous(self).map_err(|e| self.corrupt(e))
     }
     fn relabel(&mut self, ids: &[i64], label: &str) -> Result<usize> {
-        SqliteStore::relabel(self, ids, label)
+        SqliteStore::relabel(self, ids, label).map_err(|e| self.corrupt(e))
+    }
+    fn integrity(&self) -> Result<Vec<String>> {
+        SqliteStore::integrity(self)
+    }
+    fn remove(&mut self, ids: &[i64], dry_run: bool) -> Result<Removed> {
+        SqliteStore::remove(self, ids, dry_run).map_err(|e| self.corrupt(e))
     }
     fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
-        SqliteStore::source_blocks(self, source_id)
+        SqliteStore::source_blocks(self, source_id).map_err(|e| self.corrupt(e))
     }
+}
+
+impl SqliteStore {
+    /// [`corrupt_file`] for this connection's file.
+    fn corrupt(&self, e: anyhow::Error) -> anyhow::Error {
+        let path = self.conn.path().unwrap_or("(in memory)").to_string();
+        corrupt_file(&path, e)
+    }
+}
+
+/// Whether an error is SQLite finding its file damaged: a page or header that does not
+/// parse (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) or stored text that is not UTF-8.
+fn is_corrupt(e: &anyhow::Error) -> bool {
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    e.chain()
+        .any(|c| match c.downcast_ref::<rusqlite::Error>() {
+            Some(rusqlite::Error::SqliteFailure(f, _)) => {
+                matches!(f.code, DatabaseCorrupt | NotADatabase)
+            }
+            Some(rusqlite::Error::Utf8Error(..)) => true,
+            Some(rusqlite::Error::FromSqlConversionFailure(_, _, inner)) => {
+                inner.downcast_ref::<std::str::Utf8Error>().is_some()
+            }
+            _ => c.downcast_ref::<std::str::Utf8Error>().is_some(),
+        })
+}
+
+/// `e`, reworded when it is SQLite finding the file damaged: the file is named as
+/// corrupt, with what to do about it; other errors pass unchanged.
+fn corrupt_file(path: &str, e: anyhow::Error) -> anyhow::Error {
+    if !is_corrupt(&e) {
+        return e;
+    }
+    anyhow!(
+        "the database file {path} is corrupt ({e:#}); `bench-db --db {path} check` lists what          is damaged, else restore the file from a copy"
+    )
 }
 
 /// Migration 2's data step on SQLite (see [`v1`]): moves the rows of the version-1 tables

@@ -5,10 +5,10 @@ use super::SqliteStore;
 use crate::dataset::StoredRun;
 use crate::store::filter::{Arg, Dialect, Filter};
 use crate::store::rows::{
-    BlockMeta, CONTIGUOUS_SQL, Detail, RunCols, SeriesCols, SourceRecord, printed_from_json,
+    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, RunCols, SeriesCols, SourceRecord, printed_from_json,
 };
 use anyhow::Result;
-use bench_db_parsers::{HistInterval, PrintedStat};
+use bench_db_parsers::{HistInterval, PrintedStat, Series};
 use rusqlite::types::Value;
 
 /// How SQLite spells a selection: `?` placeholders, tags read with `json_extract`.
@@ -65,74 +65,115 @@ impl SqliteStore {
     }
 
     /// Streams the runs the filter matches, in id order, one at a time, from one query
-    /// (runs joined with their series); memory does not grow with the database.
+    /// (runs joined with their series); memory does not grow with the database. A run
+    /// whose row or one of whose series does not decode goes to `damaged`, its other
+    /// rows are skipped.
     pub(super) fn stream(
         &self,
         filter: &Filter,
         detail: Detail,
         f: &mut dyn FnMut(StoredRun) -> Result<()>,
+        damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize> {
         let (where_sql, args) = where_clause(filter);
-        let points = if detail.points() { "se.points" } else { "NULL" };
         let printed_sql = if detail.printed() {
             "b.printed"
         } else {
             "'[]'"
         };
         let sql = format!(
-            "SELECT {RUN_COLUMNS}, {points}, {printed_sql}, r.bench, r.config
+            "SELECT {RUN_COLUMNS}, se.points, {printed_sql}, r.bench, r.config
              FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
              LEFT JOIN series se ON se.run_id = r.id
              {where_sql} ORDER BY r.id, se.id"
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
-        // The block whose printed numbers were loaded last (runs come grouped by block).
-        let mut printed: Option<(i64, Vec<PrintedStat>)> = None;
-        let mut current: Option<StoredRun> = None;
+        // The block whose printed numbers were decoded last (runs come grouped by block).
+        let mut printed: Option<(i64, Result<Vec<PrintedStat>, String>)> = None;
+        let mut current = Current::None;
         let mut count = 0;
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
-            if current.as_ref().is_none_or(|c| c.id != id) {
-                if let Some(done) = current.take() {
+            if current.id() != Some(id) {
+                if let Current::Run(done) = std::mem::take(&mut current) {
                     f(done)?;
                     count += 1;
                 }
                 let block_id: i64 = r.get(6)?;
                 if printed.as_ref().is_none_or(|p| p.0 != block_id) {
-                    let json: String = r.get(23)?;
-                    printed = Some((block_id, printed_from_json(&json, block_id)?));
+                    let json = r.get::<_, String>(23).map_err(anyhow::Error::from);
+                    let decoded = json
+                        .and_then(|j| printed_from_json(&j, block_id))
+                        .map_err(|e| format!("{e:#}"));
+                    printed = Some((block_id, decoded));
                 }
-                let block_printed = printed.as_ref().map(|p| p.1.clone()).unwrap_or_default();
-                current = Some(run_cols(r)?.decode(block_printed)?);
+                let run = match printed.as_ref().map(|p| &p.1) {
+                    Some(Err(e)) => Err(anyhow::anyhow!("{e}")),
+                    Some(Ok(p)) => run_cols(r)
+                        .map_err(anyhow::Error::from)
+                        .and_then(|c| c.decode(p.clone())),
+                    None => unreachable!("set above"),
+                };
+                current = match run {
+                    Ok(run) => Current::Run(run),
+                    Err(e) => {
+                        damaged(Damage::run(id, source_of(r), format!("{e:#}")));
+                        Current::Damaged(id)
+                    }
+                };
             }
+            let Current::Run(run) = &mut current else {
+                continue;
+            };
             let Some(series_id) = r.get::<_, Option<i64>>(14)? else {
                 continue;
             };
-            let intervals = if detail.points() && r.get_ref(18)?.as_str()? == "histogram" {
-                self.load_histograms(series_id)?
-            } else {
-                Vec::new()
-            };
-            let series = SeriesCols {
-                id: series_id,
-                metric: r.get(15)?,
-                display: r.get(16)?,
-                unit: r.get(17)?,
-                kind: r.get(18)?,
-                count: r.get(19)?,
-                stats: r.get(20)?,
-                value: r.get(21)?,
-                points: r.get_ref(22)?.as_blob_or_null()?,
+            match self.series(r, series_id, detail) {
+                Ok(series) => run.run.series.push(series),
+                Err(e) => {
+                    damaged(Damage::run(id, run.source.clone(), format!("{e:#}")));
+                    current = Current::Damaged(id);
+                }
             }
-            .decode(intervals)?;
-            current.as_mut().expect("set above").run.series.push(series);
         }
-        if let Some(done) = current.take() {
+        if let Current::Run(done) = current {
             f(done)?;
             count += 1;
         }
         Ok(count)
+    }
+
+    /// The series of a joined row.
+    fn series(&self, r: &rusqlite::Row, series_id: i64, detail: Detail) -> Result<Series> {
+        let kind: String = r.get(18)?;
+        let intervals = if detail.points() && kind == "histogram" {
+            self.load_histograms(series_id)?
+        } else {
+            Vec::new()
+        };
+        SeriesCols {
+            id: series_id,
+            metric: r.get(15)?,
+            display: r.get(16)?,
+            unit: r.get(17)?,
+            kind,
+            count: r.get(19)?,
+            stats: r.get(20)?,
+            value: r.get(21)?,
+            points: r.get_ref(22)?.as_blob_or_null()?,
+        }
+        .decode(intervals, detail.points())
+    }
+
+    /// `PRAGMA integrity_check` (every page, every index against its table; not just
+    /// `quick_check`): its complaints, none when it answers `ok`.
+    pub(super) fn integrity(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare("PRAGMA integrity_check")?;
+        let rows: Vec<String> = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows.into_iter().filter(|r| r != "ok").collect())
     }
 
     pub(super) fn blocks_contiguous(&self) -> Result<bool> {
@@ -185,6 +226,39 @@ impl SqliteStore {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// The run being read from a stream of joined rows.
+// One value per stream, never collected: boxing the run would allocate once per run.
+#[allow(clippy::large_enum_variant)]
+#[derive(Default)]
+enum Current {
+    #[default]
+    None,
+    Run(StoredRun),
+    /// A run already reported as damaged: its remaining rows are skipped.
+    Damaged(i64),
+}
+
+impl Current {
+    fn id(&self) -> Option<i64> {
+        match self {
+            Current::None => None,
+            Current::Run(r) => Some(r.id),
+            Current::Damaged(id) => Some(*id),
+        }
+    }
+}
+
+/// A row's source path as far as it reads (text that is not UTF-8 shown lossily).
+fn source_of(r: &rusqlite::Row) -> String {
+    match r.get_ref(4) {
+        Ok(v) => match v.as_bytes() {
+            Ok(b) => String::from_utf8_lossy(b).into_owned(),
+            Err(_) => "?".to_string(),
+        },
+        Err(_) => "?".to_string(),
     }
 }
 

@@ -1,14 +1,15 @@
 //! Writing into SQLite: one `BEGIN IMMEDIATE` transaction per source, blocks inserted as
-//! they arrive, so memory stays flat on large logs; relabelling.
+//! they arrive, so memory stays flat on large logs; relabelling; removal.
 
 use super::SqliteStore;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
 use crate::store::rows::{
-    BlockRows, SeriesValues, SourceRecord, Written, printed_to_json, stats_json,
+    BlockRows, Removed, SeriesValues, SourceRecord, Written, printed_to_json,
 };
 use bench_db_parsers::{Data, Series};
-use rusqlite::{Statement, Transaction, TransactionBehavior, params};
+use rusqlite::{OptionalExtension, Statement, Transaction, TransactionBehavior, params};
+use std::collections::BTreeSet;
 
 impl From<rusqlite::Error> for IngestError {
     fn from(e: rusqlite::Error) -> Self {
@@ -120,6 +121,66 @@ impl SqliteStore {
     }
 }
 
+impl SqliteStore {
+    /// Removes runs, then their sources' blocks left without a run and the sources left
+    /// without a block, in one `BEGIN IMMEDIATE` transaction (rolled back on a dry run).
+    /// Children are deleted before their parents, so the foreign keys hold throughout.
+    pub(super) fn remove(&mut self, ids: &[i64], dry_run: bool) -> anyhow::Result<Removed> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut out = Removed::default();
+        {
+            let mut source_of = tx.prepare(
+                "SELECT b.source_id FROM run r JOIN block b ON b.id = r.block_id WHERE r.id = ?1",
+            )?;
+            let mut hists = tx.prepare(
+                "DELETE FROM histogram WHERE series_id IN (SELECT id FROM series WHERE run_id = ?1)",
+            )?;
+            let mut series = tx.prepare("DELETE FROM series WHERE run_id = ?1")?;
+            let mut run = tx.prepare("DELETE FROM run WHERE id = ?1")?;
+            let mut sources = BTreeSet::new();
+            let mut ids = ids.to_vec();
+            ids.sort_unstable();
+            ids.dedup();
+            for id in ids {
+                let Some(sid) = source_of
+                    .query_row([id], |r| r.get::<_, i64>(0))
+                    .optional()?
+                else {
+                    continue;
+                };
+                hists.execute([id])?;
+                series.execute([id])?;
+                run.execute([id])?;
+                sources.insert(sid);
+                out.runs.push(id);
+            }
+            let mut blocks = tx.prepare(
+                "DELETE FROM block WHERE source_id = ?1
+                 AND NOT EXISTS (SELECT 1 FROM run WHERE run.block_id = block.id)",
+            )?;
+            let mut source = tx.prepare(
+                "DELETE FROM source WHERE id = ?1
+                 AND NOT EXISTS (SELECT 1 FROM block WHERE block.source_id = source.id)
+                 RETURNING path",
+            )?;
+            for sid in sources {
+                blocks.execute([sid])?;
+                if let Some(path) = source.query_row([sid], |r| r.get(0)).optional()? {
+                    out.sources.push(path);
+                }
+            }
+        }
+        if dry_run {
+            tx.rollback()?;
+        } else {
+            tx.commit()?;
+        }
+        Ok(out)
+    }
+}
+
 /// Inserts the source row. The hash is set once the whole source has been read; until
 /// then (inside this transaction only) the row holds a placeholder no real hash equals.
 fn insert_source(tx: &Transaction, record: &SourceRecord) -> rusqlite::Result<i64> {
@@ -199,7 +260,7 @@ impl<'t> Writer<'t> {
     }
 
     fn series(&mut self, run_id: i64, s: &Series, out: &mut Written) -> Result<(), IngestError> {
-        let v = SeriesValues::of(s);
+        let v = SeriesValues::of(s)?;
         out.points += v.stored;
         self.series.execute(params![
             run_id,
@@ -208,7 +269,7 @@ impl<'t> Writer<'t> {
             s.unit,
             s.kind(),
             v.count,
-            stats_json(s)?,
+            v.stats,
             v.value,
             v.points
         ])?;
