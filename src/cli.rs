@@ -144,7 +144,7 @@ pub enum Command {
     Variation(VariationArgs),
     /// Export every stored point as CSV or JSON.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db export > points.csv\n  bench-db export 'suite=tsar' --json | jq length\n\nColumns: run_id, suite, label, source, metric, percentile, t, value, unit.\nJSON: an array of points with those keys."
+        after_help = "EXAMPLES:\n  bench-db export > points.csv\n  bench-db export 'suite=tsar' --json | jq length\n\nColumns: run_id, suite, label, source, metric, percentile, t, value, unit, stat.\nstat is empty for a measured point and names a number the tool printed (score, score_error, mean, stddev, change_pct, …); a printed percentile (score_percentile, min, median, max) has its percentile, the others none. A block's printed numbers come once, with its first exported run.\nJSON: an array of points with those keys (stat null for a measured point)."
     )]
     Export(ExportArgs),
     /// Before/after comparison with confidence intervals and corrected p-values.

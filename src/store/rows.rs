@@ -19,6 +19,9 @@ pub enum Detail {
     /// Series without their points or histograms (names, units, single values), and no
     /// printed numbers: what a listing prints.
     Heads,
+    /// [`Detail::Heads`] with the block's printed numbers on every run: what `runs --json`
+    /// prints.
+    HeadsPrinted,
 }
 
 impl Detail {
@@ -29,7 +32,7 @@ impl Detail {
 
     /// Whether each run carries its block's printed numbers.
     pub fn printed(self) -> bool {
-        matches!(self, Detail::Points)
+        matches!(self, Detail::Points | Detail::HeadsPrinted)
     }
 }
 
