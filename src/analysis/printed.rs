@@ -83,6 +83,9 @@ pub struct Headline {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub high: Option<f64>,
     pub unit: String,
+    /// The tool, as its name is written (`JMH`, `hyperfine`, `Criterion`, `k6`).
+    #[serde(skip)]
+    pub tool: &'static str,
 }
 
 impl Headline {
@@ -148,6 +151,7 @@ pub fn headline(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Optio
         low,
         high,
         unit: unit.clone(),
+        tool: tool_name(&run.format),
     };
     if let Some(p) = percentile {
         return printed_point(run, metric, p)
@@ -209,4 +213,15 @@ fn k6_point(run: &StoredRun, metric: &str, percentile: f64) -> Option<(String, f
         format!("p({})", crate::numfmt::percentile_number(percentile))
     };
     Some((name, point.value?))
+}
+
+/// A format's tool as its name is written.
+fn tool_name(format: &str) -> &'static str {
+    match format {
+        "jmh" => "JMH",
+        "hyperfine" => "hyperfine",
+        "criterion" => "Criterion",
+        "k6" => "k6",
+        _ => "the tool",
+    }
 }
