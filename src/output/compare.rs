@@ -414,6 +414,9 @@ mod tests {
         ]);
         // The cell's benchmark identity.
         want.extend(["bench", "config"]);
+        // What the tool printed for the cell on each side (null for tsar, which prints
+        // no per-cell summary).
+        want.extend(["printed_baseline", "printed_candidate", "printed_note"]);
         want.sort();
         assert_eq!(keys, want);
         assert_eq!(first["schema"], 1);
@@ -426,6 +429,7 @@ mod tests {
         assert_eq!(rt["baseline"], 3.388);
         assert_eq!(rt["verdict"], "better");
         assert!(rt["percentile"].is_null());
+        assert!(rt["printed_baseline"].is_null() && rt["printed_note"].is_null());
     }
 
     /// The footer speaks of JLBH's warm-up run only when one was among the runs.

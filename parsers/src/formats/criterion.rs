@@ -22,8 +22,11 @@
 //! - Terminal output: one run. The `time:` middle value (Criterion's slope estimate, not
 //!   the mean) converted exactly to ns, with stats `low` and `high` (the confidence
 //!   bounds) and `outliers`; `thrpt:` likewise, prefixes expanded (`K`/`M`/`G` 1000,
-//!   `Ki`/`Mi`/`Gi` 1024). The `change:` line is kept in the block's printed stats
-//!   (`change_low_pct`, `change_pct`, `change_high_pct`, `change_p`).
+//!   `Ki`/`Mi`/`Gi` 1024). The `change:` lines are kept in the block's printed stats
+//!   (`change_low_pct`, `change_pct`, `change_high_pct`, `change_p` of `time`; the three
+//!   percentages of `thrpt`), and the sentence under them as a flag of `time` with value 1:
+//!   `change_improved`, `change_regressed`, `change_none` (No change in performance
+//!   detected) or `change_within_noise`.
 //! - JSON: a stream of Criterion's documents for one benchmark, in any order:
 //!   `benchmark.json` (names, throughput), `sample.json` (iteration counts and times),
 //!   `estimates.json` (new) and `change/estimates.json`, after an optional
@@ -220,6 +223,22 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
                 continue;
             }
             if line.trim_start().starts_with("thrpt:") {
+                if let Some(c) = CHANGE_VALUES.captures(&line)
+                    && let Some(t) = p.series.iter().position(|s| s.metric == "thrpt")
+                {
+                    change_stats_of(p, t, &c, n)?;
+                }
+                continue;
+            }
+            if let Some(flag) = change_sentence(line.trim()) {
+                let metric = p.series[0].metric.clone();
+                p.printed.push(PrintedStat {
+                    metric,
+                    percentile: None,
+                    name: flag.to_string(),
+                    value: Some(1.0),
+                });
+                p.last_line = n;
                 continue;
             }
             p.in_change = false;
@@ -301,8 +320,30 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
     Ok(blocks)
 }
 
+/// Criterion's sentence under a change as a flag of the `time` metric (value 1): its
+/// verdict on the change, kept as the one number that names it.
+fn change_sentence(line: &str) -> Option<&'static str> {
+    match line {
+        "Performance has improved." => Some("change_improved"),
+        "Performance has regressed." => Some("change_regressed"),
+        "No change in performance detected." => Some("change_none"),
+        "Change within noise threshold." => Some("change_within_noise"),
+        _ => None,
+    }
+}
+
 fn change_stats(p: &mut Pending, c: &regex::Captures, n: u64) -> Result<(), ParseError> {
-    let metric = p.series[0].metric.clone();
+    change_stats_of(p, 0, c, n)
+}
+
+/// The change of the series at `series` (`time`, or `thrpt` on its own line).
+fn change_stats_of(
+    p: &mut Pending,
+    series: usize,
+    c: &regex::Captures,
+    n: u64,
+) -> Result<(), ParseError> {
+    let metric = p.series[series].metric.clone();
     let stat = |name: &str, value| PrintedStat {
         metric: metric.clone(),
         percentile: None,
@@ -637,6 +678,19 @@ mod tests {
         assert_eq!(printed(b, "change_low_pct"), Some(-16.623));
         assert_eq!(printed(b, "change_pct"), Some(3.8274));
         assert_eq!(printed(b, "change_p"), Some(0.80));
+        // `thrpt:  [−26.690% −3.6864% +19.937%]` and `No change in performance detected.`
+        let thrpt = |name: &str| {
+            b.printed
+                .iter()
+                .find(|p| p.metric == "thrpt" && p.name == name)
+                .and_then(|p| p.value)
+        };
+        assert_eq!(thrpt("change_low_pct"), Some(-26.690));
+        assert_eq!(thrpt("change_pct"), Some(-3.6864));
+        assert_eq!(thrpt("change_high_pct"), Some(19.937));
+        assert_eq!(printed(b, "change_none"), Some(1.0));
+        assert_eq!(printed(&blocks[1], "change_regressed"), Some(1.0));
+        assert_eq!(printed(&blocks[1], "change_none"), None);
         let b15 = &blocks[1];
         // µs converted exactly to ns.
         assert_eq!(value(&b15.runs[0].series[0]), 7652.8);
