@@ -129,7 +129,7 @@ pub enum Command {
     Ingest(IngestArgs),
     /// List stored runs.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db runs\n  bench-db runs 'suite=jlbh;tag.branch=main'\n  bench-db runs --json | jq '.[].label'\n\nThe values column shows a run's first single values (metric=value); `bench-db export 'run=ID'` prints every point of a run.\n\nJSON: an array of runs (id, suite, label, format, source, run_index, params, tags, metrics, values, stats, lines, ingested_at)."
+        after_help = "EXAMPLES:\n  bench-db runs\n  bench-db runs 'suite=jlbh;tag.branch=main'\n  bench-db runs --json | jq '.[].label'\n\nThe values column shows a run's first single values (metric=value); `bench-db export 'run=ID'` prints every point of a run.\n\nJSON: an array of runs (id, suite, label, format, source, run_index, params, tags, metrics, values, stats, lines, ingested_at); stats: per metric, every number the tool printed about it for the run's block or benchmark that is not a percentile (score, score_error, mean, stddev, change_pct, …), in the metric's unit."
     )]
     Runs(RunsArgs),
     /// Relabel the selected runs.
