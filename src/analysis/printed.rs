@@ -225,3 +225,184 @@ fn tool_name(format: &str) -> &'static str {
         _ => "the tool",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testdata::stored;
+    use bench_db_parsers::{LadderPoint, Series};
+
+    fn stat(metric: &str, percentile: Option<f64>, name: &str, value: f64) -> PrintedStat {
+        PrintedStat {
+            metric: metric.into(),
+            percentile,
+            name: name.into(),
+            value: Some(value),
+        }
+    }
+
+    /// A run of block `block` holding one value of `metric`.
+    fn run(format: &str, id: i64, block: i64, metric: &str, unit: &str, v: f64) -> StoredRun {
+        let mut r = stored(
+            id,
+            format,
+            "x",
+            vec![Series::new(
+                metric,
+                metric,
+                unit,
+                Data::Value { value: Some(v) },
+            )],
+        );
+        r.block_id = block;
+        r
+    }
+
+    /// dubbo-triple-20240118.md, createUser thrpt: `12.453 ±(99.9%) 1.823 ops/ms`,
+    /// `CI (99.9%): [10.630, 14.276]`, iterations 12.371 … 12.565.
+    fn jmh_block() -> Vec<StoredRun> {
+        let printed = vec![
+            stat("thrpt", None, "score", 12.453),
+            stat("thrpt", None, "score_error", 1.823),
+            stat("thrpt", None, "score_confidence_low", 10.630),
+            stat("thrpt", None, "score_confidence_high", 14.276),
+            stat("thrpt", Some(0.0), "min", 12.371),
+            stat("thrpt", Some(100.0), "max", 12.565),
+        ];
+        [12.371, 12.424, 12.565]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut r = run("jmh", i as i64 + 1, 7, "thrpt", "ops/ms", *v);
+                r.printed = printed.clone();
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stats_leave_printed_percentiles_to_the_points() {
+        let runs = jmh_block();
+        let s = stats(&runs[1], "thrpt");
+        assert_eq!(
+            s.keys().map(String::as_str).collect::<Vec<_>>(),
+            [
+                "score",
+                "score_confidence_high",
+                "score_confidence_low",
+                "score_error"
+            ]
+        );
+        assert_eq!(s["score_error"], 1.823);
+    }
+
+    #[test]
+    fn one_block_shows_the_jmh_score_and_several_are_pooled() {
+        let runs = jmh_block();
+        let held: Vec<&StoredRun> = runs.iter().collect();
+        let Side::One(h) = side(&held, "thrpt", None) else {
+            panic!("one block")
+        };
+        assert_eq!(
+            (h.name.as_str(), h.value, h.error, h.low, h.high),
+            ("score", 12.453, Some(1.823), Some(10.630), Some(14.276))
+        );
+        assert_eq!((h.unit.as_str(), h.tool), ("ops/ms", "JMH"));
+        assert_eq!(
+            h.text(|v| crate::numfmt::sig(v, 5)),
+            "12.453 ± 1.823 [10.63, 14.276] ops/ms"
+        );
+        // The printed max is the point at percentile 100.
+        let Side::One(max) = side(&held, "thrpt", Some(100.0)) else {
+            panic!("a printed point")
+        };
+        assert_eq!((max.name.as_str(), max.value), ("max", 12.565));
+        let mut other = jmh_block();
+        for r in &mut other {
+            r.block_id = 8;
+            r.id += 10;
+        }
+        let both: Vec<&StoredRun> = runs.iter().chain(&other).collect();
+        assert_eq!(side(&both, "thrpt", None), Side::Pooled(2));
+        // A format that prints no per-cell summary shows none.
+        let jlbh = run("jlbh", 30, 9, "end_to_end", "us", 4.0);
+        assert_eq!(side(&[&jlbh], "end_to_end", None), Side::None);
+    }
+
+    #[test]
+    fn headlines_per_tool() {
+        // two-commands.json, `sleep 0.01`: mean 0.012654691440000001 ± 0.0024002142030061027 s.
+        let mut h = run("hyperfine", 1, 1, "time", "s", 0.010335841440000002);
+        h.printed = vec![
+            stat("time", None, "mean", 0.012654691440000001),
+            stat("time", None, "stddev", 0.0024002142030061027),
+        ];
+        let got = headline(&h, "time", None).unwrap();
+        assert_eq!(
+            (got.name.as_str(), got.value, got.error, got.low),
+            (
+                "mean",
+                0.012654691440000001,
+                Some(0.0024002142030061027),
+                None
+            )
+        );
+        // run3-terminal.txt, fib/fib 10: `time: [442.98 ns 500.76 ns 566.31 ns]`.
+        let mut c = run("criterion", 2, 2, "time", "ns", 500.76);
+        c.run.series[0].stats = [("low".to_string(), 442.98), ("high".to_string(), 566.31)]
+            .into_iter()
+            .collect();
+        let got = headline(&c, "time", None).unwrap();
+        assert_eq!(
+            (got.name.as_str(), got.value, got.low, got.high),
+            ("time", 500.76, Some(442.98), Some(566.31))
+        );
+        // run3/…/fib 10/new/estimates.json: mean 506.8147449045671 [419.13…, 639.02…].
+        c.printed = vec![
+            stat("time", None, "mean", 506.8147449045671),
+            stat("time", None, "mean_low", 419.13248667586754),
+            stat("time", None, "mean_high", 639.0273907827485),
+        ];
+        let got = headline(&c, "time", None).unwrap();
+        assert_eq!(
+            (got.name.as_str(), got.value, got.low, got.high),
+            (
+                "mean",
+                506.8147449045671,
+                Some(419.13248667586754),
+                Some(639.0273907827485)
+            )
+        );
+        // express-readme-9a78fa2.md: `p(95)=36.32ms`.
+        let mut k = stored(
+            3,
+            "k6",
+            "x",
+            vec![Series::new(
+                "http_req_duration",
+                "http_req_duration",
+                "ms",
+                Data::Ladder {
+                    count: None,
+                    points: vec![LadderPoint {
+                        percentile: 95.0,
+                        value: Some(36.32),
+                        line_value: None,
+                    }],
+                },
+            )],
+        );
+        k.format = "k6".into();
+        let got = headline(&k, "http_req_duration", Some(95.0)).unwrap();
+        assert_eq!((got.name.as_str(), got.value), ("p(95)", 36.32));
+        assert_eq!(headline(&k, "http_req_duration", Some(99.0)), None);
+    }
+
+    #[test]
+    fn units_of_printed_numbers() {
+        assert_eq!(unit("change_pct", "ns"), "%");
+        assert_eq!(unit("change_p", "ns"), "");
+        assert_eq!(unit("relative", "ms"), "");
+        assert_eq!(unit("score_error", "ops/ms"), "ops/ms");
+    }
+}

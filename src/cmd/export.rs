@@ -245,6 +245,57 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_blocks_printed_numbers_come_once_after_its_first_runs_points() {
+        use crate::analysis::testdata::stored;
+        use bench_db_parsers::{PrintedStat, Series};
+        // two-commands.json, `sleep 0.01`: times[0] 0.010335841440000002, times[1]
+        // 0.014029069440000002; median 0.013546731440000001, stddev 0.0024002142030061027.
+        let printed = vec![
+            PrintedStat {
+                metric: "time".into(),
+                percentile: None,
+                name: "stddev".into(),
+                value: Some(0.0024002142030061027),
+            },
+            PrintedStat {
+                metric: "time".into(),
+                percentile: Some(50.0),
+                name: "median".into(),
+                value: Some(0.013546731440000001),
+            },
+        ];
+        let runs: Vec<StoredRun> = [0.010335841440000002, 0.014029069440000002]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut r = stored(
+                    i as i64 + 1,
+                    "hyperfine",
+                    "x",
+                    vec![Series::value("time", "s", Some(*v))],
+                );
+                r.printed = printed.clone();
+                r
+            })
+            .collect();
+        let pts = points(&runs);
+        let rows: Vec<(i64, Option<f64>, Option<f64>, Option<&str>)> = pts
+            .iter()
+            .map(|p| (p.run_id, p.percentile, p.value, p.stat))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (1, None, Some(0.010335841440000002), None),
+                (1, Some(50.0), Some(0.013546731440000001), Some("median")),
+                (1, None, Some(0.0024002142030061027), Some("stddev")),
+                (2, None, Some(0.014029069440000002), None),
+            ]
+        );
+        assert!(pts.iter().all(|p| p.unit == "s"));
+    }
+
+    #[test]
     fn formula_cells_are_neutralised_and_others_kept() {
         for bad in ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx"] {
             assert_eq!(neutral(bad), format!("'{bad}"));
