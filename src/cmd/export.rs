@@ -279,7 +279,7 @@ mod tests {
             })
             .collect();
         let pts = points(&runs);
-        let rows: Vec<(i64, Option<f64>, Option<f64>, Option<&str>)> = pts
+        let rows: Vec<_> = pts
             .iter()
             .map(|p| (p.run_id, p.percentile, p.value, p.stat))
             .collect();
