@@ -278,7 +278,8 @@ fn export_csv_neutralises_formula_cells() {
     let csv = env.ok(&["export"]);
     let row = csv.lines().nth(1).unwrap();
     assert!(row.contains(",\"'=HYPERLINK(\"\"http://x\"\")\","), "{row}");
-    let value = row.rsplit(',').nth(1).unwrap();
+    // The row ends with value, unit and stat (empty for a measured point).
+    let value = row.rsplit(',').nth(2).unwrap();
     assert!(value.parse::<f64>().is_ok(), "{row}");
     let json = env.json(&["export", "--json"]);
     assert_eq!(json[0]["label"], "=HYPERLINK(\"http://x\")");

@@ -164,7 +164,7 @@ fn runs_selectors_label_and_export() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("run_id,suite,label,source,metric,percentile,t,value,unit")
+        Some("run_id,suite,label,source,metric,percentile,t,value,unit,stat")
     );
     let e2e: Vec<&str> = csv.lines().filter(|l| l.contains(",end_to_end,")).collect();
     assert!(e2e[0].contains(",end_to_end,50.0,,41.98,us"), "{}", e2e[0]);

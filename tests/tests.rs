@@ -8,6 +8,7 @@ mod formats_cli;
 mod history;
 mod ingest;
 mod otava;
+mod printed_cli;
 mod real_corpus_cli;
 mod report_browser;
 mod report_cli;

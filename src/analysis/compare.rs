@@ -33,8 +33,14 @@
 //!   the interval lies within ± the equivalence margin (default 10%); `inconclusive`
 //!   otherwise, including replicate counts whose smallest possible p is not below α;
 //!   `insufficient` with fewer than two replicates a side (single values).
+//!
+//! Beside its own estimate, each cell carries what the tool printed for it on each side
+//! (`printed_*`, [`super::printed`]): only for a side whose runs come from one block (one
+//! invocation), as a printed summary describes one invocation. It takes no part in the
+//! test or the verdict.
 
 use super::polarity::{Kind, Polarity, kind, known_polarity};
+use super::printed::{self, Headline, Side};
 use super::samples::{Axis, CellKey, Shape, SideCell, gather, gather_per_run};
 use crate::dataset::StoredRun;
 use crate::numfmt::percentile_number;
@@ -239,6 +245,12 @@ pub struct Cell {
     pub(crate) prediction: Option<(Vec<f64>, Vec<f64>)>,
     /// Whether the test ran on log values (all positive) rather than raw ones.
     pub logs: bool,
+    /// What the tool printed for this cell on the baseline's side (JMH score ± error,
+    /// hyperfine mean ± σ, …), when the side's runs come from one invocation.
+    pub printed_baseline: Option<Headline>,
+    pub printed_candidate: Option<Headline>,
+    /// Why a side's printed summary is not shown: it pools several invocations.
+    pub printed_note: Option<String>,
 }
 
 impl Cell {
@@ -374,13 +386,15 @@ pub fn prepare(
         .iter()
         .filter_map(|(key, b)| {
             let c = cand.get(key)?;
-            Some(cell(
+            let mut cell = cell(
                 key,
                 (b, c),
                 (&base_runs, &cand_runs),
                 (&base_blocks, &cand_blocks),
                 opts,
-            ))
+            );
+            add_printed(&mut cell, key, (b, &baseline), (c, &candidate));
+            Some(cell)
         })
         .collect();
     Comparison {
@@ -614,6 +628,9 @@ fn cell(
         samples,
         prediction,
         logs,
+        printed_baseline: None,
+        printed_candidate: None,
+        printed_note: None,
     }
 }
 
@@ -769,6 +786,33 @@ impl PredictionTest {
         let t = self.diff / self.se;
         (student_t_sf(t, self.df), student_t_sf(-t, self.df))
     }
+}
+
+/// Sets the cell's `printed_*` from the runs of each side that hold it.
+fn add_printed(
+    cell: &mut Cell,
+    key: &CellKey,
+    baseline: (&SideCell, &[StoredRun]),
+    candidate: (&SideCell, &[StoredRun]),
+) {
+    let side = |(s, runs): (&SideCell, &[StoredRun])| {
+        let held: Vec<&StoredRun> = runs.iter().filter(|r| s.run_ids.contains(&r.id)).collect();
+        printed::side(&held, &key.metric, key.percentile())
+    };
+    let mut notes = Vec::new();
+    for (name, sd, slot) in [
+        ("baseline", side(baseline), &mut cell.printed_baseline),
+        ("candidate", side(candidate), &mut cell.printed_candidate),
+    ] {
+        match sd {
+            Side::One(h) => *slot = Some(h),
+            Side::Pooled(n) => notes.push(format!(
+                "the {name} pools {n} invocations: no one printed summary"
+            )),
+            Side::None => {}
+        }
+    }
+    cell.printed_note = (!notes.is_empty()).then(|| notes.join("; "));
 }
 
 /// Tests the cells: raw p-values for all, family-adjusted ones for the `members` (see the

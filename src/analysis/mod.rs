@@ -18,6 +18,7 @@ pub mod pairing;
 pub mod polarity;
 pub mod policy;
 pub mod pool_size;
+pub mod printed;
 pub mod samples;
 pub mod site;
 pub mod slo;

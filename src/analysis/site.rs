@@ -67,6 +67,22 @@ pub struct SuitePage {
     pub histories: Vec<HistoryInput>,
     /// Histories over commits, with their change points.
     pub changes: Vec<ChangeSeries>,
+    /// What the tool printed about each drawn group's metrics, beside ours.
+    pub printed: Vec<PrintedRow>,
+}
+
+/// One metric of one group (one invocation): the summary its tool printed (JMH score ±
+/// error, hyperfine mean ± σ, Criterion's mean with its interval) and ours from its runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrintedRow {
+    /// The benchmark and its configuration (the group's title when the format names none).
+    pub bench: String,
+    pub metric: String,
+    /// The tool's name and its numbers: `JMH score 12.453 ± 1.823 [10.63, 14.276] ops/ms`.
+    pub printed: String,
+    /// Ours: the mean of the group's run values, with their count (`12.453 ops/ms, mean
+    /// of 3 runs`).
+    pub ours: String,
 }
 
 impl SuitePage {
@@ -222,7 +238,74 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
         curves: curves(runs, &ladder_metrics, opts),
         histories: history::from_runs(runs),
         changes: changes::series_of(runs),
+        printed: groups[skipped..]
+            .iter()
+            .flat_map(|g| printed_rows(g))
+            .collect(),
     }
+}
+
+/// The printed-summary rows of one group: one per single-value metric whose tool printed
+/// a headline with an error or interval for it.
+fn printed_rows(group: &[&StoredRun]) -> Vec<PrintedRow> {
+    // The report keeps a block's printed numbers on one of its runs.
+    let Some(first) = group
+        .iter()
+        .find(|r| !r.printed.is_empty())
+        .or(group.first())
+    else {
+        return Vec::new();
+    };
+    let bench = {
+        let pairs: Vec<(String, String)> = first
+            .run
+            .config_params()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let config = super::samples::config_text(pairs.iter().map(|(k, v)| (k, v)));
+        let mut parts: Vec<String> = first.run.bench.iter().cloned().collect();
+        if !config.is_empty() {
+            parts.push(config);
+        }
+        if parts.is_empty() {
+            group_title(first)
+        } else {
+            parts.join(" ")
+        }
+    };
+    metrics_of(group)
+        .into_iter()
+        .filter(|(_, kind)| *kind == "value")
+        .filter_map(|(metric, _)| {
+            let h = super::printed::headline(first, &metric, None)
+                // A value with neither ± nor interval (k6's counters) is the run itself.
+                .filter(|h| h.error.is_some() || h.low.is_some() || h.high.is_some())?;
+            let values: Vec<f64> = group
+                .iter()
+                .filter_map(|r| match r.series(&metric)?.data {
+                    Data::Value { value } => value,
+                    _ => None,
+                })
+                .collect();
+            let fmt = |v: f64| crate::numfmt::sig(v, 5);
+            let ours = match crate::stats::describe::mean(&values) {
+                Some(m) => format!(
+                    "{} {}, mean of {}",
+                    fmt(m),
+                    h.unit,
+                    crate::output::plural(values.len(), "run")
+                ),
+                None => "-".to_string(),
+            };
+            Some(PrintedRow {
+                bench: bench.clone(),
+                printed: format!("{} {} {}", h.tool, h.name, h.text(fmt)),
+                ours,
+                metric,
+            })
+        })
+        .collect()
 }
 
 /// Every metric of the runs in first-seen order, with its data kind.

@@ -1,6 +1,6 @@
 //! `bench-db compare`: select both sides, compare, print. Exits 0 whatever the verdicts.
 
-use super::select::{check_metrics, select_some_series};
+use super::select::{check_metrics, select_some};
 use crate::analysis::compare::{CompareOptions, compare};
 use crate::analysis::samples::Axis;
 use crate::cli::{CompareArgs, CompareFormat};
@@ -13,8 +13,9 @@ use std::io::{IsTerminal, Write};
 
 pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
-    let base = select_some_series(&store, &args.sides.baseline, "--baseline")?;
-    let cand = select_some_series(&store, &args.sides.candidate, "--candidate")?;
+    // With the blocks' printed numbers, shown beside the comparison's own estimates.
+    let base = select_some(&store, &args.sides.baseline, "--baseline")?;
+    let cand = select_some(&store, &args.sides.candidate, "--candidate")?;
     check_metrics(&args.metric, &[&base, &cand])?;
     let opts = CompareOptions {
         include_first: args.warm_up.include_first,

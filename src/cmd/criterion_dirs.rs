@@ -49,9 +49,16 @@ pub fn group(files: Vec<PathBuf>) -> Vec<PathBuf> {
     out
 }
 
-/// The bytes of a source: a file's content, or a Criterion measurement folder's documents.
+/// The bytes of a source: a file's content (after a line naming its benchmark for an
+/// `estimates.json` under a `criterion` folder), or a Criterion measurement folder's
+/// documents.
 pub fn open(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
     if !path.is_dir() {
+        if let Some(header) = lone_estimates_header(path) {
+            let mut bytes = header;
+            std::fs::File::open(path)?.read_to_end(&mut bytes)?;
+            return Ok(Box::new(std::io::Cursor::new(bytes)));
+        }
         return Ok(Box::new(std::fs::File::open(path)?));
     }
     let name = path
@@ -73,4 +80,39 @@ pub fn open(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
         }
     }
     Ok(Box::new(std::io::Cursor::new(bytes)))
+}
+
+/// Whether `path` is an `estimates.json` read on its own whose folders name its benchmark
+/// (see [`open`]).
+pub fn is_lone_estimates(path: &Path) -> bool {
+    lone_estimates_header(path).is_some()
+}
+
+/// For an `estimates.json` under a `criterion` folder
+/// (`…/criterion/<group>/<bench>/<folder>/estimates.json`), the line that names its
+/// benchmark (`{"criterion_bench": "<group>/<bench>"}`) and, unless it is `change/`, its
+/// measurement folder, as the parser reads them before the estimates.
+fn lone_estimates_header(path: &Path) -> Option<Vec<u8>> {
+    if path.file_name()? != "estimates.json" {
+        return None;
+    }
+    let folder = path.parent()?;
+    let names: Vec<String> = folder
+        .parent()?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let root = names.iter().rposition(|n| n == "criterion")?;
+    let bench = names[root + 1..].join("/");
+    if bench.is_empty() {
+        return None;
+    }
+    let mut header = serde_json::json!({ "criterion_bench": bench });
+    let name = folder.file_name()?.to_string_lossy();
+    if name != "change" {
+        header["criterion_baseline"] = serde_json::Value::from(name.as_ref());
+    }
+    let mut bytes = serde_json::to_vec(&header).ok()?;
+    bytes.push(b'\n');
+    Some(bytes)
 }

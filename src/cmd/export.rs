@@ -1,6 +1,8 @@
 //! `bench-db export`: every stored point as CSV or JSON, ordered by run, metric,
-//! percentile and t.
+//! percentile and t, and every number the tool printed about them as rows naming it in
+//! `stat` (see [`Point::stat`]).
 
+use crate::analysis::printed;
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::dataset::StoredRun;
 use crate::selector::Selector;
@@ -10,6 +12,7 @@ use anyhow::Result;
 use bench_db_parsers::Data;
 use serde::Serialize;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::io::Write;
 
 /// One exported point; `None` where not applicable.
@@ -24,19 +27,29 @@ pub struct Point<'a> {
     pub t: Option<f64>,
     pub value: Option<f64>,
     pub unit: &'a str,
+    /// `None` for a measured point. For a number the tool printed, its name: a series'
+    /// stat (HdrHistogram's `mean`, JMH's `score`) on its run's rows, a block's printed
+    /// number (hyperfine's `stddev`, Criterion's `mean_low`, `change_pct`) on the first
+    /// exported run of the block, with `percentile` set for a printed percentile (JMH
+    /// `score_percentile`, hyperfine's `min`/`median`/`max`) and empty otherwise.
+    pub stat: Option<&'a str>,
 }
 
-/// The points of `runs` in export order.
+/// The points of `runs` in export order, with their printed numbers.
 pub fn points(runs: &[StoredRun]) -> Vec<Point<'_>> {
     let mut out = Vec::new();
+    let mut blocks = HashSet::new();
     for r in runs {
-        run_points(r, &mut out);
+        run_points(r, blocks.insert(r.block_id), &mut out);
     }
     out
 }
 
-/// Appends the points of one run in export order: by metric, then percentile and t.
-fn run_points<'a>(r: &'a StoredRun, out: &mut Vec<Point<'a>>) {
+/// Appends the rows of one run in export order: by metric, then percentile and t, each
+/// metric's measured points before its printed numbers; the block's printed numbers when
+/// `with_block` (the block's first exported run), so each is exported once.
+fn run_points<'a>(r: &'a StoredRun, with_block: bool, out: &mut Vec<Point<'a>>) {
+    let start_run = out.len();
     let mut series: Vec<_> = r.run.series.iter().collect();
     series.sort_by(|a, b| a.metric.cmp(&b.metric));
     for s in series {
@@ -50,6 +63,7 @@ fn run_points<'a>(r: &'a StoredRun, out: &mut Vec<Point<'a>>) {
             t,
             value,
             unit: &s.unit,
+            stat: None,
         };
         let start = out.len();
         match &s.data {
@@ -69,10 +83,42 @@ fn run_points<'a>(r: &'a StoredRun, out: &mut Vec<Point<'a>>) {
                 .total_cmp(&b.percentile.unwrap_or(0.0))
                 .then(a.t.unwrap_or(0.0).total_cmp(&b.t.unwrap_or(0.0)))
         });
+        for (name, v) in &s.stats {
+            out.push(Point {
+                stat: Some(name),
+                unit: printed::unit(name, &s.unit),
+                ..base(None, None, Some(*v))
+            });
+        }
     }
+    if with_block {
+        let unit_of = |metric: &str| r.series(metric).map_or("", |s| s.unit.as_str());
+        let mut printed: Vec<_> = r.printed.iter().collect();
+        // Printed percentiles in percentile order, the other numbers as printed after them.
+        printed.sort_by(|a, b| match (a.percentile, b.percentile) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        out.extend(printed.into_iter().map(|p| Point {
+            run_id: r.id,
+            suite: &r.suite,
+            label: &r.label,
+            source: &r.source,
+            metric: &p.metric,
+            percentile: p.percentile,
+            t: None,
+            value: p.value,
+            unit: printed::unit(&p.name, unit_of(&p.metric)),
+            stat: Some(&p.name),
+        }));
+    }
+    // Stable: within a metric, measured points stay before printed numbers.
+    out[start_run..].sort_by(|a, b| a.metric.cmp(b.metric));
 }
 
-const CSV_HEADER: [&str; 9] = [
+const CSV_HEADER: [&str; 10] = [
     "run_id",
     "suite",
     "label",
@@ -82,6 +128,7 @@ const CSV_HEADER: [&str; 9] = [
     "t",
     "value",
     "unit",
+    "stat",
 ];
 
 /// Streams the selected runs' points to standard output, one run in memory at a time.
@@ -106,9 +153,10 @@ fn export_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     use serde::ser::{SerializeSeq, Serializer};
     let mut ser = serde_json::Serializer::pretty(&mut w);
     let mut seq = ser.serialize_seq(None)?;
+    let mut blocks = HashSet::new();
     store.for_each_run(sel, Detail::Points, |r| {
         let mut pts = Vec::new();
-        run_points(&r, &mut pts);
+        run_points(&r, blocks.insert(r.block_id), &mut pts);
         for p in &pts {
             seq.serialize_element(p)?;
         }
@@ -132,6 +180,7 @@ struct CsvPoint<'a> {
     t: Option<f64>,
     value: Option<f64>,
     unit: Cow<'a, str>,
+    stat: Cow<'a, str>,
 }
 
 /// A text cell that a spreadsheet would read as a formula (it begins with `=`, `+`, `-`,
@@ -148,9 +197,10 @@ fn neutral(s: &str) -> Cow<'_, str> {
 fn export_csv(store: &Db, sel: &Selector, w: impl Write) -> Result<()> {
     let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(w);
     w.write_record(CSV_HEADER).map_err(csv_io)?;
+    let mut blocks = HashSet::new();
     store.for_each_run(sel, Detail::Points, |r| {
         let mut pts = Vec::new();
-        run_points(&r, &mut pts);
+        run_points(&r, blocks.insert(r.block_id), &mut pts);
         for p in &pts {
             let row = CsvPoint {
                 run_id: p.run_id,
@@ -162,6 +212,7 @@ fn export_csv(store: &Db, sel: &Selector, w: impl Write) -> Result<()> {
                 t: p.t,
                 value: p.value,
                 unit: neutral(p.unit),
+                stat: neutral(p.stat.unwrap_or("")),
             };
             w.serialize(&row).map_err(csv_io)?;
         }
@@ -192,6 +243,57 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blocks_printed_numbers_come_once_after_its_first_runs_points() {
+        use crate::analysis::testdata::stored;
+        use bench_db_parsers::{PrintedStat, Series};
+        // two-commands.json, `sleep 0.01`: times[0] 0.010335841440000002, times[1]
+        // 0.014029069440000002; median 0.013546731440000001, stddev 0.0024002142030061027.
+        let printed = vec![
+            PrintedStat {
+                metric: "time".into(),
+                percentile: None,
+                name: "stddev".into(),
+                value: Some(0.0024002142030061027),
+            },
+            PrintedStat {
+                metric: "time".into(),
+                percentile: Some(50.0),
+                name: "median".into(),
+                value: Some(0.013546731440000001),
+            },
+        ];
+        let runs: Vec<StoredRun> = [0.010335841440000002, 0.014029069440000002]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut r = stored(
+                    i as i64 + 1,
+                    "hyperfine",
+                    "x",
+                    vec![Series::value("time", "s", Some(*v))],
+                );
+                r.printed = printed.clone();
+                r
+            })
+            .collect();
+        let pts = points(&runs);
+        let rows: Vec<_> = pts
+            .iter()
+            .map(|p| (p.run_id, p.percentile, p.value, p.stat))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (1, None, Some(0.010335841440000002), None),
+                (1, Some(50.0), Some(0.013546731440000001), Some("median")),
+                (1, None, Some(0.0024002142030061027), Some("stddev")),
+                (2, None, Some(0.014029069440000002), None),
+            ]
+        );
+        assert!(pts.iter().all(|p| p.unit == "s"));
+    }
 
     #[test]
     fn formula_cells_are_neutralised_and_others_kept() {

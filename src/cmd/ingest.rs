@@ -382,7 +382,9 @@ fn try_ingest(
     // stored-content check below and the ingest both use it.
     let metadata = metadata_defaults(args, path);
     let source: Box<dyn Read + Send> = match path {
-        Some(p) if p.is_dir() => super::criterion_dirs::open(p).map_err(io)?,
+        Some(p) if p.is_dir() || super::criterion_dirs::is_lone_estimates(p) => {
+            super::criterion_dirs::open(p).map_err(io)?
+        }
         Some(p) => {
             let file = File::open(p).map_err(io)?;
             let meta = file.metadata().map_err(io)?;

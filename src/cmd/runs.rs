@@ -1,5 +1,6 @@
 //! `bench-db runs`: list the stored runs.
 
+use crate::analysis::printed;
 use crate::cli::RunsArgs;
 use crate::dataset::StoredRun;
 use crate::output::table::{Cell, Layout};
@@ -30,8 +31,11 @@ struct RunEntry<'a> {
     metrics: Vec<&'a str>,
     /// The single-value metrics with their values (ZooKeeper stats, JGroups rows).
     values: BTreeMap<&'a str, Option<f64>>,
-    /// Per metric, the numbers the tool printed about it beyond the ladder (HdrHistogram
-    /// footer `mean`, `stddev`, `max`, `total_count`, …) and a ladder's sample `count`.
+    /// Per metric, every number the tool printed about it for the run's block or benchmark
+    /// that is not a percentile (JMH `score`, `score_error`; hyperfine `mean`, `stddev`;
+    /// Criterion `mean_low`, `change_pct`; HdrHistogram footer `mean`, `total_count`, …),
+    /// in the metric's stored unit, and a ladder's sample `count`. Printed percentiles are
+    /// points (`export`).
     stats: BTreeMap<&'a str, BTreeMap<String, f64>>,
     lines: [u64; 2],
     ingested_at: &'a str,
@@ -59,18 +63,17 @@ fn entry(r: &StoredRun) -> RunEntry<'_> {
                 _ => None,
             })
             .collect(),
-        stats: r
-            .run
-            .series
-            .iter()
-            .filter_map(|s| {
-                let mut m = s.stats.clone();
-                if let Data::Ladder { count: Some(c), .. }
-                | Data::Histogram { count: Some(c), .. } = s.data
+        stats: printed::metrics(r)
+            .into_iter()
+            .filter_map(|metric| {
+                let mut m = printed::stats(r, metric);
+                if let Some(
+                    Data::Ladder { count: Some(c), .. } | Data::Histogram { count: Some(c), .. },
+                ) = r.series(metric).map(|s| &s.data)
                 {
-                    m.insert("count".into(), c as f64);
+                    m.insert("count".into(), *c as f64);
                 }
-                (!m.is_empty()).then_some((s.metric.as_str(), m))
+                (!m.is_empty()).then_some((metric, m))
             })
             .collect(),
         lines: [r.run.first_line, r.run.last_line],
@@ -100,7 +103,7 @@ fn list_json(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
     use serde::ser::{SerializeSeq, Serializer};
     let mut ser = serde_json::Serializer::pretty(&mut w);
     let mut seq = ser.serialize_seq(None)?;
-    store.for_each_run(sel, Detail::Heads, |r| {
+    store.for_each_run(sel, Detail::HeadsPrinted, |r| {
         Ok(seq.serialize_element(&entry(&r))?)
     })?;
     seq.end()?;

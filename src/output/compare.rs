@@ -1,8 +1,9 @@
 //! Renders a comparison: aligned text (verdicts coloured on a terminal), JSON, Markdown.
 
-use super::table::{Cell as T, render};
+use super::table::Cell as T;
 use super::{json_num, md_cell, num, p, pct, percentile};
 use crate::analysis::compare::{Cell, Replicates, TestMethod, Verdict};
+use crate::analysis::printed::Headline;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -129,7 +130,17 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
         }
         rows.push(row);
     }
-    let mut out = render(rows, color);
+    let mut out = String::new();
+    let mut layout = super::table::Layout::new(&[]);
+    for row in &rows {
+        layout.measure(row);
+    }
+    for (i, row) in rows.iter().enumerate() {
+        layout.write_row(row, color, &mut out);
+        if let Some(line) = i.checked_sub(1).and_then(|k| printed_line(&cells[k])) {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     out.push_str(&format!(
         "\nn = replicates baseline/candidate: runs{}",
         warm_up.note()
@@ -201,6 +212,36 @@ pub fn replicate_note<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> Option<S
     (!notes.is_empty()).then(|| notes.join(" "))
 }
 
+/// What the tool printed for a cell, as one line (`JMH printed: baseline 12.453 ± 1.823
+/// ops/ms, candidate 12.661 ± 1.11 ops/ms`); `None` when neither side printed one.
+pub fn printed_line(c: &Cell) -> Option<String> {
+    let tool = c
+        .printed_baseline
+        .as_ref()
+        .or(c.printed_candidate.as_ref())
+        .map(|h| h.tool);
+    let side = |h: &Option<Headline>| {
+        h.as_ref().map_or("-".to_string(), |h| {
+            format!("{} ({})", h.text(|v| crate::numfmt::sig(v, 5)), h.name)
+        })
+    };
+    let mut line = match tool {
+        Some(tool) => format!(
+            "{tool} printed: baseline {}, candidate {}",
+            side(&c.printed_baseline),
+            side(&c.printed_candidate)
+        ),
+        None => String::new(),
+    };
+    if let Some(note) = &c.printed_note {
+        if !line.is_empty() {
+            line.push_str("; ");
+        }
+        line.push_str(&format!("not printed: {note}"));
+    }
+    (!line.is_empty()).then_some(line)
+}
+
 /// One element of the `--json` array: the documented keys first, in this order, then
 /// the ones added since (`schema` 1).
 #[derive(Serialize)]
@@ -240,6 +281,10 @@ struct JsonCell<'a> {
     within_invocation: bool,
     runs_baseline: usize,
     runs_candidate: usize,
+    /// What the tool printed for the cell on each side (see `compare --help`).
+    printed_baseline: Option<&'a Headline>,
+    printed_candidate: Option<&'a Headline>,
+    printed_note: Option<&'a str>,
 }
 
 /// Top-level JSON array of cells.
@@ -283,6 +328,9 @@ pub fn json(cells: &[Cell]) -> String {
             within_invocation: c.within_invocation,
             runs_baseline: c.runs_baseline,
             runs_candidate: c.runs_candidate,
+            printed_baseline: c.printed_baseline.as_ref(),
+            printed_candidate: c.printed_candidate.as_ref(),
+            printed_note: c.printed_note.as_deref(),
         })
         .collect();
     let mut s = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".to_string());
@@ -339,6 +387,21 @@ pub fn markdown(cells: &[Cell]) -> String {
     }
     if let Some(note) = replicate_note(cells) {
         out.push_str(&format!("\n_{note}_\n"));
+    }
+    let printed: Vec<String> = cells
+        .iter()
+        .filter_map(|c| {
+            let line = printed_line(c)?;
+            Some(format!(
+                "- {}: {}\n",
+                md_cell(&c.display_name()),
+                md_cell(&line)
+            ))
+        })
+        .collect();
+    if !printed.is_empty() {
+        out.push_str("\nWhat the tool printed:\n\n");
+        out.extend(printed);
     }
     if has_concurrency(cells) {
         out.push_str(&format!("\n{LITTLE}\n"));
@@ -417,6 +480,9 @@ mod tests {
             "runs_baseline",
             "runs_candidate",
         ]);
+        // What the tool printed for the cell on each side (null for tsar, which prints
+        // no per-cell summary).
+        want.extend(["printed_baseline", "printed_candidate", "printed_note"]);
         want.sort();
         assert_eq!(keys, want);
         assert_eq!(first["schema"], 1);
@@ -429,6 +495,7 @@ mod tests {
         assert_eq!(rt["baseline"], 3.388);
         assert_eq!(rt["verdict"], "better");
         assert!(rt["percentile"].is_null());
+        assert!(rt["printed_baseline"].is_null() && rt["printed_note"].is_null());
     }
 
     /// The footer speaks of JLBH's warm-up run only when one was among the runs.

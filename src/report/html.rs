@@ -263,6 +263,10 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
         }
     }
 
+    if !s.printed.is_empty() {
+        h.push_str(&printed_table(&s.printed));
+    }
+
     h.push_str("<h2>Runs</h2>\n");
     let paged = !s.group_pages.is_empty();
     let skipped = s.skipped();
@@ -314,6 +318,25 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
 
 /// The file name of group page `k` (1-based) of the suite whose page is `suite_page`:
 /// `groups-` never begins a suite page's name, and the page number ends it.
+/// The tools' own summaries of the drawn groups beside ours, one row per benchmark and
+/// metric.
+fn printed_table(rows: &[model::PrintedRow]) -> String {
+    let mut h = String::from(
+        "<h2>What the tools printed</h2>\n<p class=\"muted\">Each benchmark's summary as its tool printed it, beside ours from its runs.</p>\n<div class=\"scroll\"><table class=\"printed\"><tr><th class=\"text\">bench</th><th class=\"text\">metric</th><th class=\"text\">the tool's summary</th><th class=\"text\">ours</th></tr>\n",
+    );
+    for r in rows {
+        h.push_str(&format!(
+            "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td></tr>\n",
+            escape(&r.bench),
+            escape(&r.metric),
+            escape(&r.printed),
+            escape(&r.ours)
+        ));
+    }
+    h.push_str("</table></div>\n");
+    h
+}
+
 fn group_page_name(suite_page: &str, k: usize) -> String {
     let stem = suite_page
         .trim_start_matches("suite-")

@@ -24,6 +24,9 @@ pub enum Detail {
     /// printed numbers: what a listing prints. The packed points are read only to verify
     /// their checksum, which covers the row's single value and statistics too.
     Heads,
+    /// [`Detail::Heads`] with the block's printed numbers on every run: what `runs --json`
+    /// prints.
+    HeadsPrinted,
 }
 
 impl Detail {
@@ -34,7 +37,7 @@ impl Detail {
 
     /// Whether each run carries its block's printed numbers.
     pub fn printed(self) -> bool {
-        matches!(self, Detail::Points)
+        matches!(self, Detail::Points | Detail::HeadsPrinted)
     }
 }
 

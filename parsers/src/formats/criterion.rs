@@ -22,8 +22,11 @@
 //! - Terminal output: one run. The `time:` middle value (Criterion's slope estimate, not
 //!   the mean) converted exactly to ns, with stats `low` and `high` (the confidence
 //!   bounds) and `outliers`; `thrpt:` likewise, prefixes expanded (`K`/`M`/`G` 1000,
-//!   `Ki`/`Mi`/`Gi` 1024). The `change:` line is kept in the block's printed stats
-//!   (`change_low_pct`, `change_pct`, `change_high_pct`, `change_p_value`).
+//!   `Ki`/`Mi`/`Gi` 1024). The `change:` lines are kept in the block's printed stats
+//!   (`change_low_pct`, `change_pct`, `change_high_pct`, `change_p` of `time`; the three
+//!   percentages of `thrpt`), and the sentence under them as a flag of `time` with value 1:
+//!   `change_improved`, `change_regressed`, `change_none` (No change in performance
+//!   detected) or `change_within_noise`.
 //! - JSON: a stream of Criterion's documents for one benchmark, in any order:
 //!   `benchmark.json` (names, throughput), `sample.json` (iteration counts and times),
 //!   `estimates.json` (new) and `change/estimates.json`, after an optional
@@ -34,9 +37,12 @@
 //!   tag.criterion_baseline=main --candidate tag.criterion_baseline=new`). The samples are
 //!   the runs: `times[i] / iters[i]` ns, with param `iters`.
 //!   The estimates' point values and bounds (`mean`, `median`, `slope`, `std_dev`,
-//!   `median_abs_dev`; `*_low`, `*_high`) and the change (`change_mean_pct`,
-//!   `change_median_pct`) are printed stats. A Criterion file read alone (no
-//!   `benchmark.json` beside its samples) gives a warning and no block.
+//!   `median_abs_dev`; `*_low`, `*_high`; the `median` at percentile 50) and the change
+//!   (`change_mean_pct`, `change_median_pct`, with `*_low_pct`, `*_high_pct`) are printed
+//!   stats. An `estimates.json` or `change/estimates.json` read without samples is one run
+//!   (the mean estimate as its `time`; none for a change alone) with those printed stats,
+//!   its bench from a `{"criterion_bench": "<group>/<bench>"}` line when ingest gives one.
+//!   A `sample.json` read alone (no `benchmark.json` beside it) gives a warning and no block.
 //!
 //! Fixtures: `fixtures/real/criterion/run3-terminal.txt`,
 //! `fixtures/real/criterion/run3/criterion/fib/fib 10/new/`.
@@ -79,7 +85,10 @@ pub fn sniff(head: &Head) -> u8 {
     if t.starts_with('{') {
         let criterion = (t.contains("\"full_id\"") && t.contains("\"directory_name\""))
             || t.starts_with("{\"sampling_mode\"")
-            || t.starts_with("{\"mean\":{\"confidence_interval\"");
+            || t.starts_with("{\"mean\":{\"confidence_interval\"")
+            // A lone estimates file after ingest's `{"criterion_baseline": …}` line.
+            || (t.starts_with("{\"criterion_")
+                && t.contains("{\"mean\":{\"confidence_interval\""));
         return if criterion { 95 } else { 0 };
     }
     if head.file_name == "tukey.json" && t.starts_with('[') {
@@ -214,6 +223,22 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
                 continue;
             }
             if line.trim_start().starts_with("thrpt:") {
+                if let Some(c) = CHANGE_VALUES.captures(&line)
+                    && let Some(t) = p.series.iter().position(|s| s.metric == "thrpt")
+                {
+                    change_stats_of(p, t, &c, n)?;
+                }
+                continue;
+            }
+            if let Some(flag) = change_sentence(line.trim()) {
+                let metric = p.series[0].metric.clone();
+                p.printed.push(PrintedStat {
+                    metric,
+                    percentile: None,
+                    name: flag.to_string(),
+                    value: Some(1.0),
+                });
+                p.last_line = n;
                 continue;
             }
             p.in_change = false;
@@ -295,8 +320,30 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
     Ok(blocks)
 }
 
+/// Criterion's sentence under a change as a flag of the `time` metric (value 1): its
+/// verdict on the change, kept as the one number that names it.
+fn change_sentence(line: &str) -> Option<&'static str> {
+    match line {
+        "Performance has improved." => Some("change_improved"),
+        "Performance has regressed." => Some("change_regressed"),
+        "No change in performance detected." => Some("change_none"),
+        "Change within noise threshold." => Some("change_within_noise"),
+        _ => None,
+    }
+}
+
 fn change_stats(p: &mut Pending, c: &regex::Captures, n: u64) -> Result<(), ParseError> {
-    let metric = p.series[0].metric.clone();
+    change_stats_of(p, 0, c, n)
+}
+
+/// The change of the series at `series` (`time`, or `thrpt` on its own line).
+fn change_stats_of(
+    p: &mut Pending,
+    series: usize,
+    c: &regex::Captures,
+    n: u64,
+) -> Result<(), ParseError> {
+    let metric = p.series[series].metric.clone();
     let stat = |name: &str, value| PrintedStat {
         metric: metric.clone(),
         percentile: None,
@@ -310,7 +357,7 @@ fn change_stats(p: &mut Pending, c: &regex::Captures, n: u64) -> Result<(), Pars
         let v: f64 = pv.as_str().parse().map_err(|_| {
             ParseError::new(n, format!("Criterion change: bad p `{}`", pv.as_str()))
         })?;
-        p.printed.push(stat("change_p_value", v));
+        p.printed.push(stat("change_p", v));
     }
     p.last_line = n;
     Ok(())
@@ -321,6 +368,9 @@ fn change_stats(p: &mut Pending, c: &regex::Captures, n: u64) -> Result<(), Pars
 struct Docs {
     /// The measurement folder (`new`, or a `--save-baseline` name), when the stream says.
     baseline: Option<String>,
+    /// The benchmark as its folders name it (`fib/fib 10`), when the stream says (a lone
+    /// estimates file has no `benchmark.json`).
+    bench: Option<String>,
     benchmark: Option<Value>,
     sample: Option<(Value, u64)>,
     estimates: Option<Value>,
@@ -335,8 +385,10 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
         let Some(v) = stream.next() else { break };
         let v = v.map_err(|e| ParseError::new(e.line() as u64, format!("Criterion JSON: {e}")))?;
         let has = |k: &str| v.get(k).is_some();
-        if let Some(b) = v.get("criterion_baseline").and_then(Value::as_str) {
-            docs.baseline = Some(b.to_string());
+        if v.get("criterion_baseline").is_some() || v.get("criterion_bench").is_some() {
+            let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+            docs.baseline = text("criterion_baseline");
+            docs.bench = text("criterion_bench");
         } else if has("full_id") {
             docs.benchmark = Some(v);
         } else if has("iters") && has("times") {
@@ -353,6 +405,9 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
         }
     }
     let total = text.lines().count().max(1) as u64;
+    if docs.sample.is_none() && (docs.estimates.is_some() || docs.change.is_some()) {
+        return Ok(vec![Parsed::Block(estimates_block(&docs, total))]);
+    }
     let (Some(bench), Some((sample, sample_line))) = (&docs.benchmark, &docs.sample) else {
         return Ok(vec![Parsed::Warning {
             line: 1,
@@ -446,11 +501,37 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
             }
         })
         .collect();
+    let printed = estimate_stats(&docs, &metric);
+    let mut out = Vec::new();
+    if !unreadable.is_empty() {
+        out.push(Parsed::Warning {
+            line: *sample_line,
+            message: format!(
+                "Criterion sample.json: sample(s) {} left out: an iteration count or time is not a number",
+                unreadable.join(", ")
+            ),
+        });
+    }
+    out.push(Parsed::Block(Block {
+        label: None,
+        first_line: 1,
+        last_line: total,
+        runs,
+        printed,
+    }));
+    Ok(out)
+}
+
+/// The printed numbers of the estimates files, metric `metric`, in ns (`estimates.json`)
+/// or percent (`change/estimates.json`): each estimate's point value and the bounds of
+/// its confidence interval (`mean`, `mean_low`, `mean_high`, …; the `median` is the point
+/// at percentile 50), and the change's (`change_mean_pct`, `change_mean_low_pct`, …).
+fn estimate_stats(docs: &Docs, metric: &str) -> Vec<PrintedStat> {
     let mut printed = Vec::new();
     let mut stat = |name: String, value: Option<f64>| {
         printed.push(PrintedStat {
-            metric: metric.clone(),
-            percentile: None,
+            metric: metric.to_string(),
+            percentile: (name == "median").then_some(50.0),
             name,
             value,
         })
@@ -473,30 +554,61 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
         }
     }
     if let Some(c) = &docs.change {
+        let pct = |v: Option<f64>| v.map(|v| v * 100.0);
         for k in ["mean", "median"] {
             if let Some(v) = point(c, k, "point_estimate") {
                 stat(format!("change_{k}_pct"), Some(v * 100.0));
+                stat(
+                    format!("change_{k}_low_pct"),
+                    pct(bound(c, k, "lower_bound")),
+                );
+                stat(
+                    format!("change_{k}_high_pct"),
+                    pct(bound(c, k, "upper_bound")),
+                );
             }
         }
     }
-    let mut out = Vec::new();
-    if !unreadable.is_empty() {
-        out.push(Parsed::Warning {
-            line: *sample_line,
-            message: format!(
-                "Criterion sample.json: sample(s) {} left out: an iteration count or time is not a number",
-                unreadable.join(", ")
-            ),
-        });
+    printed
+}
+
+/// A benchmark known only by its estimates (an `estimates.json` or `change/estimates.json`
+/// ingested alone): one run holding the mean estimate as its `time` (none for a change
+/// alone), and the estimates as the block's printed numbers.
+fn estimates_block(docs: &Docs, total: u64) -> Block {
+    let metric = "time";
+    let mut run = Run {
+        bench: docs.bench.clone(),
+        index: 1,
+        first_line: 1,
+        last_line: total,
+        ..Run::default()
+    };
+    if let Some(b) = &docs.baseline {
+        run.tags.insert("criterion_baseline".into(), b.clone());
     }
-    out.push(Parsed::Block(Block {
+    let mean = docs
+        .estimates
+        .as_ref()
+        .and_then(|e| e.get("mean"))
+        .and_then(|m| m.get("point_estimate"))
+        .and_then(Value::as_f64);
+    if docs.estimates.is_some() {
+        let display = docs.bench.clone().unwrap_or_else(|| metric.to_string());
+        run.series = vec![Series::new(
+            metric,
+            display,
+            "ns",
+            Data::Value { value: mean },
+        )];
+    }
+    Block {
         label: None,
         first_line: 1,
         last_line: total,
-        runs,
-        printed,
-    }));
-    Ok(out)
+        runs: vec![run],
+        printed: estimate_stats(docs, metric),
+    }
 }
 
 /// The 1-based line of byte `offset` in `text`.
@@ -565,7 +677,20 @@ mod tests {
         assert_eq!(value(th), 1.9970e6);
         assert_eq!(printed(b, "change_low_pct"), Some(-16.623));
         assert_eq!(printed(b, "change_pct"), Some(3.8274));
-        assert_eq!(printed(b, "change_p_value"), Some(0.80));
+        assert_eq!(printed(b, "change_p"), Some(0.80));
+        // `thrpt:  [−26.690% −3.6864% +19.937%]` and `No change in performance detected.`
+        let thrpt = |name: &str| {
+            b.printed
+                .iter()
+                .find(|p| p.metric == "thrpt" && p.name == name)
+                .and_then(|p| p.value)
+        };
+        assert_eq!(thrpt("change_low_pct"), Some(-26.690));
+        assert_eq!(thrpt("change_pct"), Some(-3.6864));
+        assert_eq!(thrpt("change_high_pct"), Some(19.937));
+        assert_eq!(printed(b, "change_none"), Some(1.0));
+        assert_eq!(printed(&blocks[1], "change_regressed"), Some(1.0));
+        assert_eq!(printed(&blocks[1], "change_none"), None);
         let b15 = &blocks[1];
         // µs converted exactly to ns.
         assert_eq!(value(&b15.runs[0].series[0]), 7652.8);
@@ -647,6 +772,58 @@ mod tests {
         let t = terminal_blocks("save-after-terminal.txt");
         assert_eq!(value(&t[0].runs[0].series[0]), 506.70);
         assert_eq!(value(&t[1].runs[0].series[0]), 5439.2);
+    }
+
+    #[test]
+    fn lone_estimates_are_one_run_with_the_estimates_printed() {
+        let dir = real("run3/criterion/fib/fib 10");
+        let mut text =
+            b"{\"criterion_baseline\":\"new\",\"criterion_bench\":\"fib/fib 10\"}\n".to_vec();
+        text.extend(std::fs::read(dir.join("new/estimates.json")).unwrap());
+        let head = Head {
+            file_name: "estimates.json",
+            text: std::str::from_utf8(&text).unwrap(),
+            complete: true,
+        };
+        assert_eq!(sniff(&head), 95);
+        let blocks = parse_ok(&FORMAT, &text);
+        assert_eq!(blocks.len(), 1);
+        let b = &blocks[0];
+        assert_eq!(b.runs.len(), 1);
+        assert_eq!(b.runs[0].bench.as_deref(), Some("fib/fib 10"));
+        assert_eq!(b.runs[0].tags["criterion_baseline"], "new");
+        // Read by hand from the file: mean 506.8147449045671 [419.13248667586754,
+        // 639.0273907827485], median 438.9753684010409, slope 500.76010626079335.
+        assert_eq!(value(&b.runs[0].series[0]), 506.8147449045671);
+        assert_eq!(b.runs[0].series[0].unit, "ns");
+        assert_eq!(printed(b, "mean"), Some(506.8147449045671));
+        assert_eq!(printed(b, "mean_low"), Some(419.13248667586754));
+        assert_eq!(printed(b, "mean_high"), Some(639.0273907827485));
+        assert_eq!(printed(b, "slope"), Some(500.76010626079335));
+        let median = b.printed.iter().find(|p| p.name == "median").unwrap();
+        assert_eq!(
+            (median.percentile, median.value),
+            (Some(50.0), Some(438.9753684010409))
+        );
+        // The change alone, as fractions in the file: mean 0.03827446391268419
+        // [−0.16622616975091384, 0.3640713992700534], stored in percent.
+        let text = std::fs::read(dir.join("change/estimates.json")).unwrap();
+        let blocks = parse_ok(&FORMAT, &text);
+        let b = &blocks[0];
+        assert!(b.runs[0].series.is_empty());
+        assert_eq!(b.runs[0].bench, None);
+        assert_eq!(
+            printed(b, "change_mean_pct"),
+            Some(0.03827446391268419 * 100.0)
+        );
+        assert_eq!(
+            printed(b, "change_mean_low_pct"),
+            Some(-0.16622616975091384 * 100.0)
+        );
+        assert_eq!(
+            printed(b, "change_mean_high_pct"),
+            Some(0.3640713992700534 * 100.0)
+        );
     }
 
     #[test]

@@ -22,10 +22,11 @@
 //! - JSON: one run per timing run (`times[i]`, unit `s`, as hyperfine exports), with
 //!   params from `parameters` and the run's `exit_code`; the summary hyperfine computed
 //!   (`mean`, `stddev`, `median`, `min`, `max`, `user`, `system`) is kept as printed
-//!   in the block's printed stats.
+//!   in the block's printed stats, `min`, `median` and `max` at percentiles 0, 50, 100.
 //! - CSV (unit `s`), markdown (unit from the `Mean [ms]` header) and terminal output (each
 //!   number converted exactly to the unit of its mean): one run holding the mean as a
-//!   value with the other numbers as its stats; CSV `parameter_*` columns are params.
+//!   value with `stddev`, `user` and `system` as its stats; the whole summary is the
+//!   block's printed stats as for JSON; CSV `parameter_*` columns are params.
 //! - The `Relative` column and `… times faster than …` lines become printed stats
 //!   `relative` and `relative_error` of the slower command (the fastest has 1).
 //!
@@ -234,11 +235,22 @@ fn printed(metric: &str, summary: &[(&str, Option<f64>)]) -> Vec<PrintedStat> {
         .filter(|(_, v)| v.is_some())
         .map(|(name, value)| PrintedStat {
             metric: metric.to_string(),
-            percentile: None,
+            percentile: summary_percentile(name),
             name: name.to_string(),
             value: *value,
         })
         .collect()
+}
+
+/// The percentile a summary number is (`min` 0, `median` 50, `max` 100): those are
+/// points of the command's printed ladder, not stats.
+fn summary_percentile(name: &str) -> Option<f64> {
+    match name {
+        "min" => Some(0.0),
+        "median" => Some(50.0),
+        "max" => Some(100.0),
+        _ => None,
+    }
 }
 
 /// One run of `command` holding the mean as a value, the other summary numbers as its
@@ -255,7 +267,7 @@ fn summary_run(
     let mean = summary.iter().find(|(n, _)| *n == "mean").and_then(|x| x.1);
     let mut s = Series::new(metric, command, unit, Data::Value { value: mean });
     for (name, v) in summary {
-        if let (false, Some(v)) = (*name == "mean", v) {
+        if let (false, None, Some(v)) = (*name == "mean", summary_percentile(name), v) {
             s.stats.insert(name.to_string(), *v);
         }
     }
@@ -576,6 +588,12 @@ mod tests {
         parse_ok(&FORMAT, &bytes)
     }
 
+    /// The percentile and value of the block's printed number `name`.
+    fn point(b: &Block, name: &str) -> (Option<f64>, Option<f64>) {
+        let p = b.printed.iter().find(|p| p.name == name).expect(name);
+        (p.percentile, p.value)
+    }
+
     fn value(run: &Run) -> f64 {
         crate::testutil::single(&run.series[0])
     }
@@ -611,7 +629,7 @@ mod tests {
         assert_eq!(value(&b.runs[9]), 0.013498069440000001);
         assert_eq!(b.runs[0].params["exit_code"], Param::Num(0.0));
         assert_eq!(printed(b, "mean"), Some(0.012654691440000001));
-        assert_eq!(printed(b, "median"), Some(0.013546731440000001));
+        assert_eq!(point(b, "median"), (Some(50.0), Some(0.013546731440000001)));
         assert_eq!(printed(&blocks[1], "max"), Some(0.026671475440000002));
     }
 
@@ -665,9 +683,11 @@ mod tests {
         assert_eq!(r.bench.as_deref(), Some("sleep 0.02"));
         let blocks = real("two-commands.csv");
         assert_eq!(value(&blocks[0].runs[0]), 0.012654691440000001);
+        // `min` is a printed point (percentile 0), not a stat of the run.
+        assert!(!blocks[0].runs[0].series[0].stats.contains_key("min"));
         assert_eq!(
-            blocks[0].runs[0].series[0].stats["min"],
-            0.009970168440000001
+            point(&blocks[0], "min"),
+            (Some(0.0), Some(0.009970168440000001))
         );
     }
 
@@ -680,7 +700,7 @@ mod tests {
         assert_eq!(blocks[1].runs[0].bench.as_deref(), Some("sleep 0.02"));
         assert_eq!(value(&blocks[1].runs[0]), 22.1);
         assert_eq!(s.stats["stddev"], 2.9);
-        assert_eq!(s.stats["max"], 26.7);
+        assert_eq!(point(&blocks[1], "max"), (Some(100.0), Some(26.7)));
         assert_eq!(printed(&blocks[1], "relative"), Some(1.75));
         assert_eq!(printed(&blocks[1], "relative_error"), Some(0.40));
         let blocks = real("shell-none.md");
@@ -697,8 +717,10 @@ mod tests {
         assert_eq!(value(&blocks[0].runs[0]), 12.7);
         assert_eq!(s.stats["stddev"], 2.4);
         assert_eq!(s.stats["user"], 0.8);
-        assert_eq!(s.stats["min"], 10.0);
-        assert_eq!(s.stats["max"], 16.9);
+        assert_eq!(point(&blocks[0], "min"), (Some(0.0), Some(10.0)));
+        assert_eq!(point(&blocks[0], "max"), (Some(100.0), Some(16.9)));
+        assert_eq!(point(&blocks[0], "stddev"), (None, Some(2.4)));
+        assert!(!s.stats.contains_key("max"));
         assert_eq!(blocks[0].runs[0].params["runs"], Param::Num(10.0));
         assert!(blocks[0].runs[0].config.is_empty());
         assert_eq!(blocks[1].runs[0].bench.as_deref(), Some("sleep 0.02"));
@@ -709,7 +731,7 @@ mod tests {
         assert_eq!(value(&blocks[2].runs[0]), 32.7);
         assert_eq!(printed(&blocks[2], "relative"), Some(2.85));
         let blocks = real("shell-none-terminal.txt");
-        assert_eq!(blocks[0].runs[0].series[0].stats["max"], 0.7);
+        assert_eq!(point(&blocks[0], "max"), (Some(100.0), Some(0.7)));
     }
 
     #[test]
@@ -720,7 +742,7 @@ mod tests {
         assert_eq!(s.unit, "s");
         assert_eq!(s.stats["stddev"], 0.0125);
         assert_eq!(s.stats["user"], 0.0009);
-        assert_eq!(s.stats["max"], 1.3);
+        assert_eq!(point(&b[0], "max"), (Some(100.0), Some(1.3)));
     }
 
     #[test]

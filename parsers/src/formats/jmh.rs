@@ -31,8 +31,12 @@
 //!   iteration's mean as stat `mean`; other iterations are values.
 //! - Without iterations (a table alone) the table row is the one run: a value, or for
 //!   sample mode the ladder of its `·pX` rows, with stats `score`, `score_error`, `count`.
-//! - What JMH printed about the whole benchmark (JSON `score`, `scoreError`,
-//!   `scorePercentiles`; a table row next to a log) is kept in the block's printed stats.
+//! - What JMH printed about the whole benchmark is kept in the block's printed stats, in
+//!   the runs' unit: JSON `score`, `scoreError` (`score_error`), `scoreConfidence`
+//!   (`score_confidence_low`/`_high`) and `scorePercentiles` (`score_percentile` at its
+//!   percentile); a table row next to a log (`score`, `score_error`, `count`, its `·pX`
+//!   rows); and what the log's `Result "…":` lines add to it (`min` and `max` at
+//!   percentiles 0 and 100, `stdev`, the `CI (99.9%)` bounds).
 //!
 //! Params: the JMH parameters (config), `mode`, `fork` and `iteration` of a run, `threads`, `forks`
 //! and `jmh_version` when given. Fixtures: `fixtures/real/jmh/jcasbin-jmh-result.json`,
@@ -73,6 +77,13 @@ static ITERATION: LazyLock<Regex> =
 static ITERATION_EXTRA: LazyLock<Regex> =
     LazyLock::new(|| re(r"^\s+(\S+):\s+(\S+)(?:\s+\S+\(99\.9%\)\s+\S+)?\s+(\S+)\s*$"));
 static RESULT: LazyLock<Regex> = LazyLock::new(|| re(r#"^Result "(\S+)":"#));
+/// The lines under `Result "…":` of a non-sample mode: score ± error, the iterations'
+/// range and standard deviation, and the confidence interval.
+static RESULT_SCORE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s+(\S+) \S*\(99\.9%\) (\S+) \S+ \[\w+\]\s*$"));
+static RESULT_RANGE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s+\(min, avg, max\) = \((\S+), \S+, (\S+)\), stdev = (\S+)\s*$"));
+static RESULT_CI: LazyLock<Regex> = LazyLock::new(|| re(r"^\s+CI \(99\.9%\): \[(\S+), (\S+)\]"));
 
 /// Confidence that `head` holds JMH results.
 pub fn sniff(head: &Head) -> u8 {
@@ -172,6 +183,8 @@ struct JsonResult {
 struct JsonMetric {
     score: JsonNumber,
     score_error: Option<JsonNumber>,
+    #[serde(default)]
+    score_confidence: Vec<JsonNumber>,
     #[serde(default)]
     score_percentiles: BTreeMap<String, JsonNumber>,
     score_unit: String,
@@ -305,6 +318,10 @@ fn printed_metric(metric: &str, m: &JsonMetric) -> Vec<PrintedStat> {
     if let Some(e) = m.score_error {
         v.push(stat("score_error", None, e.get()));
     }
+    if let [low, high] = m.score_confidence[..] {
+        v.push(stat("score_confidence_low", None, low.get()));
+        v.push(stat("score_confidence_high", None, high.get()));
+    }
     for (p, value) in &m.score_percentiles {
         if let Ok(p) = p.parse::<f64>() {
             v.push(stat("score_percentile", Some(p), value.get()));
@@ -327,6 +344,8 @@ struct Bench {
     table: Option<(Series, u64)>,
     /// Secondary-metric rows of the table.
     table_extra: Vec<Series>,
+    /// What the log's `Result "…":` lines printed about the primary metric.
+    result: Vec<PrintedStat>,
 }
 
 #[derive(Default)]
@@ -339,6 +358,8 @@ struct LogState {
     version: Option<String>,
     /// Index into the benches of the open iteration's benchmark.
     open: Option<usize>,
+    /// Index into the benches of the benchmark whose `Result "…":` lines are being read.
+    result: Option<usize>,
 }
 
 struct Collector {
@@ -377,6 +398,7 @@ impl Collector {
             runs: Vec::new(),
             table: None,
             table_extra: Vec::new(),
+            result: Vec::new(),
         });
         self.index.insert(key, self.benches.len() - 1);
         self.benches.len() - 1
@@ -417,6 +439,7 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
         } else if let Some(b) = BENCHMARK.captures(&line) {
             st.benchmark = Some(b[1].to_string());
             st.open = None;
+            st.result = None;
         } else if let Some(m) = MODE.captures(&line) {
             st.mode = Some(mode_short(&m[1]));
         } else if let Some(p) = PARAMETERS.captures(&line) {
@@ -485,10 +508,40 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
                 )),
             }
         } else if RESULT.is_match(&line) {
-            st.open = None;
+            st.result = st.open.take();
+        } else if let Some(b) = st.result {
+            result_line(&mut c.benches[b], &line, n)?;
         }
     }
     Ok(c.benches.into_iter().map(finish_bench).collect())
+}
+
+/// Reads a line under `Result "…":` into the benchmark's printed numbers: `score` and
+/// `score_error`, `min` and `max` (percentiles 0 and 100), `stdev`, and the interval as
+/// `score_confidence_low`/`_high`, in the iterations' unit. Other lines are ignored.
+fn result_line(b: &mut Bench, line: &str, n: u64) -> Result<(), ParseError> {
+    let mut push = |name: &str, percentile, text: &str| -> Result<(), ParseError> {
+        let value = jmh_number(text, name, n)?;
+        b.result.push(PrintedStat {
+            metric: b.mode.clone(),
+            percentile,
+            name: name.to_string(),
+            value,
+        });
+        Ok(())
+    };
+    if let Some(c) = RESULT_SCORE.captures(line) {
+        push("score", None, &c[1])?;
+        push("score_error", None, &c[2])?;
+    } else if let Some(c) = RESULT_RANGE.captures(line) {
+        push("min", Some(0.0), &c[1])?;
+        push("max", Some(100.0), &c[2])?;
+        push("stdev", None, &c[3])?;
+    } else if let Some(c) = RESULT_CI.captures(line) {
+        push("score_confidence_low", None, &c[1])?;
+        push("score_confidence_high", None, &c[2])?;
+    }
+    Ok(())
 }
 
 /// Reads one table row into its benchmark's table series.
@@ -650,6 +703,14 @@ fn finish_bench(mut b: Bench) -> Block {
             }
         }
     }
+    // The log's `Result` numbers the table did not print already (the table's are as
+    // precise, and its secondary rows are not in the log's summary).
+    for p in std::mem::take(&mut b.result) {
+        let same = |q: &PrintedStat| q.metric == p.metric && q.name == p.name;
+        if !b.runs.is_empty() && !printed.iter().any(same) {
+            printed.push(p);
+        }
+    }
     for r in &mut b.runs {
         r.bench = Some(b.name.clone());
     }
@@ -782,6 +843,15 @@ mod tests {
         assert_eq!(value(&b.runs[2].series[0]), Some(24.119562527568988));
         assert_eq!(printed(b, "score", None), Some(20.33940552161268));
         assert_eq!(printed(b, "score_error", None), Some(75.81431512301063));
+        // `scoreConfidence`: [-55.474909601397954, 96.1537206446233].
+        assert_eq!(
+            printed(b, "score_confidence_low", None),
+            Some(-55.474909601397954)
+        );
+        assert_eq!(
+            printed(b, "score_confidence_high", None),
+            Some(96.1537206446233)
+        );
         assert_eq!(
             printed(b, "score_percentile", Some(50.0)),
             Some(21.00904195728958)
@@ -802,6 +872,15 @@ mod tests {
         assert_eq!(t.runs[0].params["threads"], Param::Num(32.0));
         assert_eq!(printed(t, "score", None), Some(12.453));
         assert_eq!(printed(t, "score_error", None), Some(1.823));
+        // The log's `Result` lines add what the table does not print:
+        // `(min, avg, max) = (12.371, 12.453, 12.565), stdev = 0.100` and
+        // `CI (99.9%): [10.630, 14.276]`; its score and error are the table's.
+        assert_eq!(printed(t, "min", Some(0.0)), Some(12.371));
+        assert_eq!(printed(t, "max", Some(100.0)), Some(12.565));
+        assert_eq!(printed(t, "stdev", None), Some(0.100));
+        assert_eq!(printed(t, "score_confidence_low", None), Some(10.630));
+        assert_eq!(printed(t, "score_confidence_high", None), Some(14.276));
+        assert_eq!(t.printed.iter().filter(|p| p.name == "score").count(), 1);
         let s = block(&blocks, create, &[], "sample");
         assert_eq!(s.runs[0].series[0].metric, "sample");
         let first = &s.runs[0].series[0];

@@ -1,0 +1,408 @@
+//! What a tool printed about its own numbers (JMH score ± error, hyperfine mean ± σ,
+//! Criterion's estimates, k6's summary), read back from stored runs for display beside
+//! bench-db's own: the per-metric stats of `runs --json`, the printed rows of `export`,
+//! and the one headline number per side that `compare` and the report show.
+//!
+//! A printed number belongs to the block (one invocation: a JMH benchmark with its mode
+//! and parameters, a hyperfine command, a Criterion benchmark) or to a run's series, in the
+//! metric's stored unit (the parsers convert). A printed percentile (JMH
+//! `scorePercentiles`, hyperfine and Criterion `min`/`median`/`max`) is a point of the
+//! block's printed ladder. Nothing here feeds an analysis: the block's printed numbers are
+//! kept beside its runs, so a printed percentile is never taken for a replicate. Pure: no IO.
+
+use crate::dataset::StoredRun;
+use bench_db_parsers::{Data, PrintedStat};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Every number the tool printed about `metric` for the run's block or benchmark that is
+/// not a percentile: the block's printed numbers, then the series' own stats (which win on
+/// a shared name, being the run's). Non-finite printings are left out.
+pub fn stats(run: &StoredRun, metric: &str) -> BTreeMap<String, f64> {
+    let mut m = BTreeMap::new();
+    for p in &run.printed {
+        if let (true, None, Some(v)) = (p.metric == metric, p.percentile, p.value) {
+            m.insert(p.name.clone(), v);
+        }
+    }
+    if let Some(s) = run.series(metric) {
+        m.extend(s.stats.iter().map(|(k, v)| (k.clone(), *v)));
+    }
+    m
+}
+
+/// The metrics the run has printed numbers about: its series' metrics in order, then the
+/// metrics only its block's printed numbers name (a Criterion change read alone).
+pub fn metrics(run: &StoredRun) -> Vec<&str> {
+    let mut out: Vec<&str> = run.run.series.iter().map(|s| s.metric.as_str()).collect();
+    let mut seen: BTreeSet<&str> = out.iter().copied().collect();
+    for p in &run.printed {
+        if seen.insert(p.metric.as_str()) {
+            out.push(p.metric.as_str());
+        }
+    }
+    out
+}
+
+/// The unit of a printed number named `name` about a metric stored in `unit`: `%` for a
+/// percentage (`change_pct`, `…_pct`), none for counts, ratios and p-values, else the
+/// metric's own.
+pub fn unit<'a>(name: &str, unit: &'a str) -> &'a str {
+    const UNITLESS: [&str; 9] = [
+        "count",
+        "change_p",
+        "relative",
+        "relative_error",
+        "outliers",
+        "passes",
+        "fails",
+        "total",
+        "total_count",
+    ];
+    if name.ends_with("_pct") {
+        "%"
+    } else if UNITLESS.contains(&name) {
+        ""
+    } else {
+        unit
+    }
+}
+
+/// What a tool printed for one side of a compared cell, in `unit`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Headline {
+    /// The number's name as the tool names it (`score`, `mean`, `time`, `p(95)`).
+    pub name: String,
+    pub value: f64,
+    /// The ± the tool printed with it (JMH's error, hyperfine's σ).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<f64>,
+    /// The interval the tool printed with it (JMH `scoreConfidence`, Criterion's bounds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub low: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub high: Option<f64>,
+    pub unit: String,
+    /// The tool, as its name is written (`JMH`, `hyperfine`, `Criterion`, `k6`).
+    #[serde(skip)]
+    pub tool: &'static str,
+}
+
+impl Headline {
+    /// `12.453 ± 1.823 ops/ms`, `506.81 [419.13, 639.03] ns`, with `fmt` for the numbers.
+    pub fn text(&self, fmt: impl Fn(f64) -> String) -> String {
+        let mut s = fmt(self.value);
+        if let Some(e) = self.error {
+            s.push_str(&format!(" ± {}", fmt(e)));
+        }
+        if let (Some(l), Some(h)) = (self.low, self.high) {
+            s.push_str(&format!(" [{}, {}]", fmt(l), fmt(h)));
+        }
+        if !self.unit.is_empty() {
+            s.push(' ');
+            s.push_str(&self.unit);
+        }
+        s
+    }
+}
+
+/// What one side of a cell printed: the headline of its one block, or why there is none
+/// to show when its runs come from several blocks (several invocations pooled).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Side {
+    /// No block of the side printed a summary for the cell.
+    None,
+    One(Headline),
+    /// The side pools this many invocations, at least one of which printed a summary.
+    Pooled(usize),
+}
+
+/// The printed headline of the cell `metric` (at `percentile`) over `runs`, the runs of one
+/// side that hold the cell: only when they come from exactly one block, since a printed
+/// summary describes one invocation.
+pub fn side(runs: &[&StoredRun], metric: &str, percentile: Option<f64>) -> Side {
+    let blocks: BTreeSet<i64> = runs.iter().map(|r| r.block_id).collect();
+    let headlines: Vec<Headline> = blocks
+        .iter()
+        .filter_map(|b| {
+            let first = runs.iter().find(|r| r.block_id == *b)?;
+            headline(first, metric, percentile)
+        })
+        .collect();
+    match (blocks.len(), headlines.into_iter().next()) {
+        (_, None) => Side::None,
+        (1, Some(h)) => Side::One(h),
+        (n, Some(_)) => Side::Pooled(n),
+    }
+}
+
+/// The tool's headline number for `metric` (at `percentile`) in `run`'s block: JMH's score
+/// ± error with `scoreConfidence`, hyperfine's mean ± σ, Criterion's mean with its interval
+/// (the terminal's `time:` estimate and bounds when that is all it printed), and for a
+/// percentile the printed point there (k6's `p(95)`, JMH's `scorePercentiles`).
+pub fn headline(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Option<Headline> {
+    let series = run.series(metric);
+    let unit = series.map_or("", |s| s.unit.as_str()).to_string();
+    let st = stats(run, metric);
+    let make = |name: &str, value: f64, error: Option<f64>, low, high| Headline {
+        name: name.to_string(),
+        value,
+        error,
+        low,
+        high,
+        unit: unit.clone(),
+        tool: tool_name(&run.format),
+    };
+    if let Some(p) = percentile {
+        return printed_point(run, metric, p)
+            .or_else(|| (run.format == "k6").then(|| k6_point(run, metric, p))?)
+            .map(|(name, v)| make(&name, v, None, None, None));
+    }
+    let get = |k: &str| st.get(k).copied();
+    match run.format.as_str() {
+        "jmh" => Some(make(
+            "score",
+            get("score")?,
+            get("score_error"),
+            get("score_confidence_low"),
+            get("score_confidence_high"),
+        )),
+        "hyperfine" => Some(make("mean", get("mean")?, get("stddev"), None, None)),
+        "criterion" => match get("mean") {
+            Some(m) => Some(make("mean", m, None, get("mean_low"), get("mean_high"))),
+            None => {
+                let v = match series?.data {
+                    Data::Value { value } => value?,
+                    _ => return None,
+                };
+                Some(make(metric, v, None, get("low"), get("high")))
+            }
+        },
+        "k6" => match series?.data {
+            Data::Value { value } => Some(make(metric, value?, None, None, None)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The block's printed point of `metric` at `percentile`, with its name.
+fn printed_point(run: &StoredRun, metric: &str, percentile: f64) -> Option<(String, f64)> {
+    run.printed
+        .iter()
+        .filter(|p| p.metric == metric)
+        .find(|p| {
+            p.percentile
+                .is_some_and(|q| (q - percentile).abs() < crate::dataset::PERCENTILE_TOLERANCE)
+        })
+        .and_then(|p: &PrintedStat| Some((p.name.clone(), p.value?)))
+}
+
+/// k6's own printing of a ladder point: `med`, `max`, `p(90)`.
+fn k6_point(run: &StoredRun, metric: &str, percentile: f64) -> Option<(String, f64)> {
+    let point = run
+        .series(metric)?
+        .ladder()?
+        .iter()
+        .find(|p| (p.percentile - percentile).abs() < crate::dataset::PERCENTILE_TOLERANCE)?;
+    let name = if percentile == 50.0 {
+        "med".to_string()
+    } else if percentile == 100.0 {
+        "max".to_string()
+    } else {
+        format!("p({})", crate::numfmt::percentile_number(percentile))
+    };
+    Some((name, point.value?))
+}
+
+/// A format's tool as its name is written.
+fn tool_name(format: &str) -> &'static str {
+    match format {
+        "jmh" => "JMH",
+        "hyperfine" => "hyperfine",
+        "criterion" => "Criterion",
+        "k6" => "k6",
+        _ => "the tool",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testdata::stored;
+    use bench_db_parsers::{LadderPoint, Series};
+
+    fn stat(metric: &str, percentile: Option<f64>, name: &str, value: f64) -> PrintedStat {
+        PrintedStat {
+            metric: metric.into(),
+            percentile,
+            name: name.into(),
+            value: Some(value),
+        }
+    }
+
+    /// A run of block `block` holding one value of `metric`.
+    fn run(format: &str, id: i64, block: i64, metric: &str, unit: &str, v: f64) -> StoredRun {
+        let mut r = stored(
+            id,
+            format,
+            "x",
+            vec![Series::new(
+                metric,
+                metric,
+                unit,
+                Data::Value { value: Some(v) },
+            )],
+        );
+        r.block_id = block;
+        r
+    }
+
+    /// dubbo-triple-20240118.md, createUser thrpt: `12.453 ±(99.9%) 1.823 ops/ms`,
+    /// `CI (99.9%): [10.630, 14.276]`, iterations 12.371 … 12.565.
+    fn jmh_block() -> Vec<StoredRun> {
+        let printed = vec![
+            stat("thrpt", None, "score", 12.453),
+            stat("thrpt", None, "score_error", 1.823),
+            stat("thrpt", None, "score_confidence_low", 10.630),
+            stat("thrpt", None, "score_confidence_high", 14.276),
+            stat("thrpt", Some(0.0), "min", 12.371),
+            stat("thrpt", Some(100.0), "max", 12.565),
+        ];
+        [12.371, 12.424, 12.565]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut r = run("jmh", i as i64 + 1, 7, "thrpt", "ops/ms", *v);
+                r.printed = printed.clone();
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stats_leave_printed_percentiles_to_the_points() {
+        let runs = jmh_block();
+        let s = stats(&runs[1], "thrpt");
+        assert_eq!(
+            s.keys().map(String::as_str).collect::<Vec<_>>(),
+            [
+                "score",
+                "score_confidence_high",
+                "score_confidence_low",
+                "score_error"
+            ]
+        );
+        assert_eq!(s["score_error"], 1.823);
+    }
+
+    #[test]
+    fn one_block_shows_the_jmh_score_and_several_are_pooled() {
+        let runs = jmh_block();
+        let held: Vec<&StoredRun> = runs.iter().collect();
+        let Side::One(h) = side(&held, "thrpt", None) else {
+            panic!("one block")
+        };
+        assert_eq!(
+            (h.name.as_str(), h.value, h.error, h.low, h.high),
+            ("score", 12.453, Some(1.823), Some(10.630), Some(14.276))
+        );
+        assert_eq!((h.unit.as_str(), h.tool), ("ops/ms", "JMH"));
+        assert_eq!(
+            h.text(|v| crate::numfmt::sig(v, 5)),
+            "12.453 ± 1.823 [10.63, 14.276] ops/ms"
+        );
+        // The printed max is the point at percentile 100.
+        let Side::One(max) = side(&held, "thrpt", Some(100.0)) else {
+            panic!("a printed point")
+        };
+        assert_eq!((max.name.as_str(), max.value), ("max", 12.565));
+        let mut other = jmh_block();
+        for r in &mut other {
+            r.block_id = 8;
+            r.id += 10;
+        }
+        let both: Vec<&StoredRun> = runs.iter().chain(&other).collect();
+        assert_eq!(side(&both, "thrpt", None), Side::Pooled(2));
+        // A format that prints no per-cell summary shows none.
+        let jlbh = run("jlbh", 30, 9, "end_to_end", "us", 4.0);
+        assert_eq!(side(&[&jlbh], "end_to_end", None), Side::None);
+    }
+
+    #[test]
+    fn headlines_per_tool() {
+        // two-commands.json, `sleep 0.01`: mean 0.012654691440000001 ± 0.0024002142030061027 s.
+        let mut h = run("hyperfine", 1, 1, "time", "s", 0.010335841440000002);
+        h.printed = vec![
+            stat("time", None, "mean", 0.012654691440000001),
+            stat("time", None, "stddev", 0.0024002142030061027),
+        ];
+        let got = headline(&h, "time", None).unwrap();
+        assert_eq!(
+            (got.name.as_str(), got.value, got.error, got.low),
+            (
+                "mean",
+                0.012654691440000001,
+                Some(0.0024002142030061027),
+                None
+            )
+        );
+        // run3-terminal.txt, fib/fib 10: `time: [442.98 ns 500.76 ns 566.31 ns]`.
+        let mut c = run("criterion", 2, 2, "time", "ns", 500.76);
+        c.run.series[0].stats = [("low".to_string(), 442.98), ("high".to_string(), 566.31)]
+            .into_iter()
+            .collect();
+        let got = headline(&c, "time", None).unwrap();
+        assert_eq!(
+            (got.name.as_str(), got.value, got.low, got.high),
+            ("time", 500.76, Some(442.98), Some(566.31))
+        );
+        // run3/…/fib 10/new/estimates.json: mean 506.8147449045671 [419.13…, 639.02…].
+        c.printed = vec![
+            stat("time", None, "mean", 506.8147449045671),
+            stat("time", None, "mean_low", 419.13248667586754),
+            stat("time", None, "mean_high", 639.0273907827485),
+        ];
+        let got = headline(&c, "time", None).unwrap();
+        assert_eq!(
+            (got.name.as_str(), got.value, got.low, got.high),
+            (
+                "mean",
+                506.8147449045671,
+                Some(419.13248667586754),
+                Some(639.0273907827485)
+            )
+        );
+        // express-readme-9a78fa2.md: `p(95)=36.32ms`.
+        let mut k = stored(
+            3,
+            "k6",
+            "x",
+            vec![Series::new(
+                "http_req_duration",
+                "http_req_duration",
+                "ms",
+                Data::Ladder {
+                    count: None,
+                    points: vec![LadderPoint {
+                        percentile: 95.0,
+                        value: Some(36.32),
+                        line_value: None,
+                    }],
+                },
+            )],
+        );
+        k.format = "k6".into();
+        let got = headline(&k, "http_req_duration", Some(95.0)).unwrap();
+        assert_eq!((got.name.as_str(), got.value), ("p(95)", 36.32));
+        assert_eq!(headline(&k, "http_req_duration", Some(99.0)), None);
+    }
+
+    #[test]
+    fn units_of_printed_numbers() {
+        assert_eq!(unit("change_pct", "ns"), "%");
+        assert_eq!(unit("change_p", "ns"), "");
+        assert_eq!(unit("relative", "ms"), "");
+        assert_eq!(unit("score_error", "ops/ms"), "ops/ms");
+    }
+}
