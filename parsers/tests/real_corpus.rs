@@ -157,6 +157,7 @@ const COVERED: &[(&str, &[&str])] = &[
         "hlog",
         &[
             "hdrhistogram-jHiccup-2.0.6.logV1.hlog.txt",
+            "hdrhistogramjs-bug-whitespace.hlog",
             "nosqlbench-histologger.md.txt",
         ],
     ),
@@ -447,6 +448,16 @@ fn hlog() {
     let max = ts(&b.runs[0], "latency_max");
     close(Some(max[0].0), 1479149958.287 + 0.003, "interval start");
     close(max[0].1, 0.0, "interval max");
+
+    // HdrHistogramJS writes normalizingIndexOffset 1 and conversion-ratio bits 0x1.
+    let l = load("hlog", "hdrhistogramjs-bug-whitespace.hlog");
+    let r = &l.blocks[0].runs[0];
+    assert_eq!(text(r, "tag"), "bo-global-http");
+    let count = ts(r, "count");
+    assert_eq!(count.len(), 1);
+    close(Some(count[0].0), 1527510686.313, "interval start");
+    close(count[0].1, 0.0, "interval count");
+    close(ts(r, "latency_max")[0].1, 0.0, "interval max");
 }
 
 #[test]
