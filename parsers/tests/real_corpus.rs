@@ -149,6 +149,7 @@ const COVERED: &[(&str, &[&str])] = &[
         &[
             "hdrhistogram-GoogleChartsExample-example1.txt",
             "hdrhistogram-GoogleChartsExample-example2-cut.txt",
+            "hdrhistogramjs-Histogram.spec.ts.txt",
             "hdrhistogramjs-README.md.txt",
             "perfkitbenchmarker-ycsb_stats.py.txt",
         ],
@@ -419,6 +420,25 @@ fn hdr_percentiles() {
     assert_eq!(stat(r, "latency", "stddev"), 20.412);
     assert_eq!(stat(r, "latency", "total_count"), 3.0);
     assert_eq!(stat(r, "latency", "buckets"), 43.0);
+
+    // Both tables open on a code line: `const expectedResult = \`       Value …`.
+    let l = load("hdr-percentiles", "hdrhistogramjs-Histogram.spec.ts.txt");
+    assert_eq!(l.blocks.len(), 2);
+    let r = &l.blocks[0].runs[0];
+    assert_eq!(series(r, "latency").ladder().unwrap().len(), 11);
+    close(pct(r, "latency", 30.0), 25.0, "0.3 row");
+    close(pct(r, "latency", 40.0), 50.0, "0.4 row");
+    close(pct(r, "latency", 100.0), 75.0, "last row");
+    assert_eq!(stat(r, "latency", "stddev"), 20.412);
+    assert_eq!(stat(r, "latency", "sub_buckets"), 2048.0);
+    let csv = &l.blocks[1].runs[0];
+    assert_eq!(series(csv, "latency").ladder().unwrap().len(), 11);
+    close(pct(csv, "latency", 65.0), 50.0, "CSV 0.65 row");
+    close(pct(csv, "latency", 70.0), 75.0, "CSV 0.7 row");
+    match &series(csv, "latency").data {
+        Data::Ladder { count, .. } => assert_eq!(*count, Some(3)),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -334,6 +334,37 @@ mod tests {
     }
 
     #[test]
+    fn a_header_may_open_a_multi_line_string_on_a_code_line() {
+        let text = "  const expected = `       Value     Percentile TotalCount 1/(1-Percentile)\n\n      25.000 0.000000000000          1           1.00\n      75.000 1.000000000000          2\n#[Mean    =       50.000, StdDeviation   =       25.000]\n#[Max     =       75.000, Total count    =            2]\n`;\n";
+        let py = "expected = \"\"\"\"Value\",\"Percentile\",\"TotalCount\",\"1/(1-Percentile)\"\n1.5,0.5,1,2.00\n3.0,1.0,2,Infinity\n\"\"\"\n";
+        let head = |text| Head {
+            file_name: "t.txt",
+            text,
+            complete: true,
+        };
+        assert_eq!(sniff(&head(text)), 95);
+        assert_eq!(sniff(&head(py)), 90);
+        let blocks = parse_ok(&FORMAT, text.as_bytes());
+        let (points, count, s) = ladder(&blocks[0]);
+        assert_eq!(
+            (points.len(), count, points[1].value),
+            (2, Some(2), Some(75.0))
+        );
+        assert_eq!(s.stats["stddev"], 25.0);
+        let blocks = parse_ok(&FORMAT, py.as_bytes());
+        let (points, count, _) = ladder(&blocks[0]);
+        assert_eq!(
+            (points.len(), count, points[0].value),
+            (2, Some(2), Some(1.5))
+        );
+        // Text before the header that opens no string is still not a header.
+        assert_eq!(
+            sniff(&head("see: Value Percentile TotalCount 1/(1-Percentile)\n")),
+            0
+        );
+    }
+
+    #[test]
     fn fixture_snapshots() {
         insta::glob!("../../../fixtures/hdr-percentiles", "*.txt", |path| {
             let blocks = parse_ok(&FORMAT, &std::fs::read(path).unwrap());
