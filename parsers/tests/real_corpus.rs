@@ -1267,3 +1267,21 @@ fn qps_table() {
     close(val(r, "cpu"), 22.0, "CPU");
     close(val(&l.blocks[2].runs[0], "avg_lantecy"), 3.5, "Avg lantecy");
 }
+
+#[test]
+fn hyperfine_terminal_in_ansi_colour() {
+    // `hyperfine --style=full … > bench.ans`: every word wrapped in SGR sequences.
+    let l = load("hyperfine", "process-info-bench-bench.ans");
+    let runs: Vec<&Run> = l.blocks.iter().flat_map(|b| &b.runs).collect();
+    assert_eq!(runs.len(), 5);
+    let benches: Vec<_> = runs.iter().map(|r| r.bench.as_deref().unwrap()).collect();
+    assert_eq!(
+        benches,
+        ["gcc.exe", "g++.exe", "clang.exe", "rust.exe", "msvc.exe"]
+    );
+    let time = |i: usize| val(runs[i], "time");
+    close(time(0), 50.1, "gcc.exe mean");
+    close(time(2), 48.0, "clang.exe mean");
+    close(time(4), 50.8, "msvc.exe mean");
+    assert_eq!(series(runs[0], "time").unit, "ms");
+}
