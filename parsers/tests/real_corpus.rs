@@ -1285,3 +1285,66 @@ fn hyperfine_terminal_in_ansi_colour() {
     close(time(4), 50.8, "msvc.exe mean");
     assert_eq!(series(runs[0], "time").unit, "ms");
 }
+
+#[test]
+fn jmh_cp1252_res_with_unreadable_cells() {
+    // Windows JMH 1.23 output saved in cp1252: `±` is byte 0xB1, `·` 0xB7, and
+    // `≈ 10⁻⁴` became `? 10??`, which cannot be read back: each such cell is left out
+    // with one warning, everything else is stored.
+    let l = load(
+        "jmh",
+        "born-to-be-mad-natural-number-generator-ALL-graalvm.res",
+    );
+    assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+    let (line, message) = &l.warnings[0];
+    assert_eq!(*line, 524);
+    assert!(message.contains("`10??`"), "{message}");
+    // 2 methods × 3 sizes × 4 modes.
+    assert_eq!(l.blocks.len(), 24);
+    let block = |method: &str, number: f64, mode: &str| {
+        l.blocks
+            .iter()
+            .find(|b| {
+                let r = &b.runs[0];
+                r.bench.as_deref().is_some_and(|n| n.ends_with(method))
+                    && r.params.get("number") == Some(&Param::Num(number))
+                    && r.series[0].metric == mode
+            })
+            .unwrap_or_else(|| panic!("no block {method} {number} {mode}"))
+    };
+    let b = block(".generateViaIteration", 10.0, "thrpt");
+    assert_eq!(b.runs.len(), 25);
+    close(val(&b.runs[0], "thrpt"), 21700544.572, "first iteration");
+    close(
+        printed(b, "thrpt", None, "score"),
+        21574987.817,
+        "table score",
+    );
+    close(
+        printed(b, "thrpt", None, "score_error"),
+        100131.736,
+        "table error (± as 0xB1)",
+    );
+    let b = block(".streamMethod", 1e6, "thrpt");
+    close(
+        printed(b, "thrpt", None, "score"),
+        44.097,
+        "streamMethod 1e6",
+    );
+    let b = block(".generateViaIteration", 1e6, "avgt");
+    close(printed(b, "avgt", None, "score"), 0.020, "avgt score");
+    close(printed(b, "avgt", None, "score_error"), 0.001, "avgt error");
+    // `? 10??`: the iterations and the table score are absent, the row's count is kept.
+    let b = block(".generateViaIteration", 10.0, "avgt");
+    assert_eq!(b.runs.len(), 25);
+    assert_eq!(val(&b.runs[0], "avgt"), None);
+    close(printed(b, "avgt", None, "count"), 25.0, "avgt count");
+    assert!(!b.printed.iter().any(|p| p.name == "score"));
+    // `·p0.50` written with byte 0xB7 is still a percentile of the sample ladder.
+    let b = block(".generateViaIteration", 1e6, "sample");
+    close(printed(b, "sample", None, "count"), 12155.0, "sample count");
+    assert!(b.printed.iter().any(|p| p.name == "score_percentile"));
+    assert!(!b.printed.iter().any(|p| p.metric.contains("p0")));
+    let b = block(".streamMethod", 1e6, "ss");
+    close(printed(b, "ss", None, "score"), 0.035, "ss score");
+}
