@@ -502,6 +502,19 @@ fn jgroups() {
         5.33e6,
         "combined throughput",
     );
+    // The combined line is also a run of its own, beside the two members'.
+    assert_eq!(b.runs.len(), 3);
+    assert_eq!(text(&b.runs[2], "member"), "combined");
+    close(
+        val(&b.runs[2], "combined_msgs_per_sec"),
+        5333.33,
+        "combined run",
+    );
+    close(
+        val(&b.runs[2], "combined_throughput"),
+        5.33e6,
+        "combined run throughput",
+    );
 
     // The same `-- results:` block printed twice, the first copy inside `<pre>`.
     let l = load("jgroups", "jgroups-2011-INSTALL.html.txt");
@@ -523,6 +536,17 @@ fn jgroups() {
             printed(b, "throughput", None, "combined"),
             152.49e6,
             "combined throughput",
+        );
+        assert_eq!(text(&b.runs[2], "member"), "combined");
+        close(
+            val(&b.runs[2], "combined_msgs_per_sec"),
+            152492.93,
+            "combined run",
+        );
+        close(
+            val(&b.runs[2], "combined_throughput"),
+            152.49e6,
+            "combined run throughput",
         );
     }
 }
