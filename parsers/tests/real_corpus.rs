@@ -211,6 +211,9 @@ const COVERED: &[(&str, &[&str])] = &[
             "linuxlearn-wrk-zsh-prompt.md.txt",
             "networking-course-benchmark-trimmed.md.txt",
             "perfkitbenchmarker-wrk2_output_all_error.txt",
+            "polis-highload-2020-wrkGet.txt",
+            "polis-highload-2021-STAGE1-crlf.md.txt",
+            "polis-highload-2021-putStressTestResult.txt",
             "perfkitbenchmarker-wrk_result.txt",
             "webapiperformance-DjangoApi-Orders.md.txt",
             "wrk2-README.md.txt",
@@ -745,6 +748,55 @@ fn wrk() {
         "uncorrected p99",
     );
     close(val(r, "requests_per_sec"), 2001.42, "req/s");
+
+    // wrk2 outputs saved without their `Running …` line: wrk's, not `hdr-percentiles`'.
+    let l = load("wrk", "polis-highload-2020-wrkGet.txt");
+    assert_eq!(l.blocks.len(), 1);
+    let r = &l.blocks[0].runs[0];
+    close(val(r, "latency_avg"), 1020.0, "latency avg");
+    close(val(r, "latency_stdev"), 472.27, "latency stdev");
+    close(val(r, "req_per_thread_avg"), 2010.0, "Req/Sec avg");
+    close(pct(r, "latency_distribution", 99.0), 2430.0, "printed p99");
+    close(pct(r, "latency", 50.0), 991.0, "spectrum 0.5 (ms as µs)");
+    close(pct(r, "latency", 90.0), 1557.0, "spectrum 0.9");
+    assert_eq!(stat(r, "latency", "total_count"), 39988.0);
+    close(val(r, "requests"), 59998.0, "requests");
+    close(val(r, "requests_per_sec"), 1999.92, "req/s");
+    close(val(r, "transfer_per_sec"), 141.89 * 1024.0, "transfer");
+
+    let l = load("wrk", "polis-highload-2021-putStressTestResult.txt");
+    let r = &l.blocks[0].runs[0];
+    close(val(r, "latency_avg"), 849.97, "latency avg");
+    close(val(r, "latency_max"), 20320.0, "latency max");
+    close(pct(r, "latency_distribution", 50.0), 764.0, "printed p50");
+    close(pct(r, "latency", 90.0), 1265.0, "spectrum 0.9");
+    assert_eq!(stat(r, "latency", "max"), 20320.0);
+    assert_eq!(stat(r, "latency", "total_count"), 399927.0);
+    close(val(r, "non2xx"), 599985.0, "non-2xx");
+    close(val(r, "requests_per_sec"), 19999.64, "req/s");
+
+    // CRLF line ends throughout (a report saved on Windows): the same numbers as LF.
+    let l = load("wrk", "polis-highload-2021-STAGE1-crlf.md.txt");
+    assert_eq!(l.blocks.len(), 2);
+    let r = &l.blocks[0].runs[0];
+    close(val(r, "latency_avg"), 3270.0, "PUT latency avg");
+    close(val(r, "req_per_thread_max"), 13780.0, "PUT Req/Sec max");
+    close(
+        pct(r, "latency_distribution", 99.0),
+        86210.0,
+        "PUT printed p99",
+    );
+    close(pct(r, "latency", 90.0), 1876.0, "PUT spectrum 0.9");
+    assert_eq!(stat(r, "latency", "mean"), 3274.0);
+    assert_eq!(stat(r, "latency", "total_count"), 590584.0);
+    close(val(r, "requests"), 600600.0, "PUT requests");
+    close(val(r, "requests_per_sec"), 1001.0, "PUT req/s");
+    let r = &l.blocks[1].runs[0];
+    close(val(r, "latency_max"), 103940.0, "GET latency max");
+    close(pct(r, "latency", 90.0), 2101.0, "GET spectrum 0.9");
+    close(val(r, "bytes_read"), 612.72 * MB, "GET read");
+    close(val(r, "requests_per_sec"), 999.98, "GET req/s");
+    close(val(r, "transfer_per_sec"), 1.02 * MB, "GET transfer");
 }
 
 #[test]
