@@ -393,9 +393,12 @@ impl Collector {
                 let e = self
                     .unreadable
                     .entry(body.to_string())
-                    .or_insert_with(|| (what.to_string(), n, 0, n));
-                e.2 += 1;
-                e.3 = n;
+                    .or_insert_with(|| (what.to_string(), n, 0, 0));
+                // Lines, not cells: a row may hold the same text as score and error.
+                if e.3 != n {
+                    e.2 += 1;
+                    e.3 = n;
+                }
                 None
             }
         }
@@ -987,7 +990,7 @@ ClientPb.getUser:·gc.alloc.rate         sample      5  123.000 ±  4.000  MB/se
     fn a_bad_cell_is_a_warning_naming_its_line_and_the_rest_is_kept() {
         let text = "Benchmark  Mode  Cnt  Score  Error  Units\n\
                     A.b  thrpt  5  12x.3 ± 1.0  ops/s\n\
-                    A.c  avgt  5  ? 10??  s/op\n\
+                    A.c  avgt  5  ? 10?? ± 10??  s/op\n\
                     A.d  avgt  5  ≈ 10⁻⁴  s/op\n\
                     A.e  avgt  5  2.5 \u{fffd} 0.1  s/op\n\
                     A.f  sample  7  ? 10??  s/op\n\
