@@ -10,11 +10,22 @@ use regex::Regex;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
+/// Code that opens a multi-line string on the header's own line (a JS/TS template literal
+/// ``const expected = `…``, a Python or Kotlin `"""…`): tests keep a printer's output that
+/// way, and the table then runs on over the following lines as printed.
+const LITERAL_OPENER: &str = r#"(?:.*(?:`|"""|'''))?"#;
+
 pub(crate) static TEXT_HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*Value\s+Percentile\s+TotalCount\s+1/\(1-Percentile\)\s*$").unwrap()
+    Regex::new(&format!(
+        r"^{LITERAL_OPENER}\s*Value\s+Percentile\s+TotalCount\s+1/\(1-Percentile\)\s*$"
+    ))
+    .unwrap()
 });
 pub(crate) static CSV_HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^\s*"Value","Percentile","TotalCount","1/\(1-Percentile\)"\s*$"#).unwrap()
+    Regex::new(&format!(
+        r#"^{LITERAL_OPENER}\s*"Value","Percentile","TotalCount","1/\(1-Percentile\)"\s*$"#
+    ))
+    .unwrap()
 });
 pub(crate) static MEAN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*#\[Mean\s*=\s*([^,\s]+)\s*,\s*StdDeviation\s*=\s*([^\]\s]+)\s*\]\s*$").unwrap()

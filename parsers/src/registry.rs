@@ -97,6 +97,20 @@ mod tests {
         assert_eq!(having(|f| f.first_run_is_warmup), ["jlbh"]);
     }
 
+    #[test]
+    fn terminal_output_in_ansi_colour_is_detected_as_without_colour() {
+        let plain = "Benchmark 1: gcc.exe\n  Time (mean ± σ):      50.1 ms ±   3.6 ms    [User: 18.9 ms, System: 28.6 ms]\n";
+        let colour = "\x1b[1mBenchmark \x1b[0m\x1b[1m1\x1b[0m: gcc.exe\n  Time (\x1b[1;32mmean\x1b[0m ± \x1b[32mσ\x1b[0m):     \x1b[1;32m 50.1 ms\x1b[0m ± \x1b[32m  3.6 ms\x1b[0m    [User: \x1b[34m18.9 ms\x1b[0m, System: \x1b[34m28.6 ms\x1b[0m]\r\n";
+        for text in [plain, colour] {
+            let head = Head {
+                file_name: "bench.ans",
+                text,
+                complete: true,
+            };
+            assert_eq!(detect(&head).map(|f| f.name), Some("hyperfine"), "{text:?}");
+        }
+    }
+
     /// Runs every sniffer on a file and returns the names of those that claim it.
     fn claims(path: &std::path::Path) -> Vec<&'static str> {
         let bytes = std::fs::read(path).unwrap();

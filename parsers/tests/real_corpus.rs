@@ -149,6 +149,7 @@ const COVERED: &[(&str, &[&str])] = &[
         &[
             "hdrhistogram-GoogleChartsExample-example1.txt",
             "hdrhistogram-GoogleChartsExample-example2-cut.txt",
+            "hdrhistogramjs-Histogram.spec.ts.txt",
             "hdrhistogramjs-README.md.txt",
             "perfkitbenchmarker-ycsb_stats.py.txt",
         ],
@@ -157,6 +158,7 @@ const COVERED: &[(&str, &[&str])] = &[
         "hlog",
         &[
             "hdrhistogram-jHiccup-2.0.6.logV1.hlog.txt",
+            "hdrhistogramjs-bug-whitespace.hlog",
             "nosqlbench-histologger.md.txt",
         ],
     ),
@@ -209,6 +211,9 @@ const COVERED: &[(&str, &[&str])] = &[
             "linuxlearn-wrk-zsh-prompt.md.txt",
             "networking-course-benchmark-trimmed.md.txt",
             "perfkitbenchmarker-wrk2_output_all_error.txt",
+            "polis-highload-2020-wrkGet.txt",
+            "polis-highload-2021-STAGE1-crlf.md.txt",
+            "polis-highload-2021-putStressTestResult.txt",
             "perfkitbenchmarker-wrk_result.txt",
             "webapiperformance-DjangoApi-Orders.md.txt",
             "wrk2-README.md.txt",
@@ -418,6 +423,25 @@ fn hdr_percentiles() {
     assert_eq!(stat(r, "latency", "stddev"), 20.412);
     assert_eq!(stat(r, "latency", "total_count"), 3.0);
     assert_eq!(stat(r, "latency", "buckets"), 43.0);
+
+    // Both tables open on a code line: `const expectedResult = \`       Value …`.
+    let l = load("hdr-percentiles", "hdrhistogramjs-Histogram.spec.ts.txt");
+    assert_eq!(l.blocks.len(), 2);
+    let r = &l.blocks[0].runs[0];
+    assert_eq!(series(r, "latency").ladder().unwrap().len(), 11);
+    close(pct(r, "latency", 30.0), 25.0, "0.3 row");
+    close(pct(r, "latency", 40.0), 50.0, "0.4 row");
+    close(pct(r, "latency", 100.0), 75.0, "last row");
+    assert_eq!(stat(r, "latency", "stddev"), 20.412);
+    assert_eq!(stat(r, "latency", "sub_buckets"), 2048.0);
+    let csv = &l.blocks[1].runs[0];
+    assert_eq!(series(csv, "latency").ladder().unwrap().len(), 11);
+    close(pct(csv, "latency", 65.0), 50.0, "CSV 0.65 row");
+    close(pct(csv, "latency", 70.0), 75.0, "CSV 0.7 row");
+    match &series(csv, "latency").data {
+        Data::Ladder { count, .. } => assert_eq!(*count, Some(3)),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -447,6 +471,16 @@ fn hlog() {
     let max = ts(&b.runs[0], "latency_max");
     close(Some(max[0].0), 1479149958.287 + 0.003, "interval start");
     close(max[0].1, 0.0, "interval max");
+
+    // HdrHistogramJS writes normalizingIndexOffset 1 and conversion-ratio bits 0x1.
+    let l = load("hlog", "hdrhistogramjs-bug-whitespace.hlog");
+    let r = &l.blocks[0].runs[0];
+    assert_eq!(text(r, "tag"), "bo-global-http");
+    let count = ts(r, "count");
+    assert_eq!(count.len(), 1);
+    close(Some(count[0].0), 1527510686.313, "interval start");
+    close(count[0].1, 0.0, "interval count");
+    close(ts(r, "latency_max")[0].1, 0.0, "interval max");
 }
 
 #[test]
@@ -471,6 +505,19 @@ fn jgroups() {
         5.33e6,
         "combined throughput",
     );
+    // The combined line is also a run of its own, beside the two members'.
+    assert_eq!(b.runs.len(), 3);
+    assert_eq!(text(&b.runs[2], "member"), "combined");
+    close(
+        val(&b.runs[2], "combined_msgs_per_sec"),
+        5333.33,
+        "combined run",
+    );
+    close(
+        val(&b.runs[2], "combined_throughput"),
+        5.33e6,
+        "combined run throughput",
+    );
 
     // The same `-- results:` block printed twice, the first copy inside `<pre>`.
     let l = load("jgroups", "jgroups-2011-INSTALL.html.txt");
@@ -492,6 +539,17 @@ fn jgroups() {
             printed(b, "throughput", None, "combined"),
             152.49e6,
             "combined throughput",
+        );
+        assert_eq!(text(&b.runs[2], "member"), "combined");
+        close(
+            val(&b.runs[2], "combined_msgs_per_sec"),
+            152492.93,
+            "combined run",
+        );
+        close(
+            val(&b.runs[2], "combined_throughput"),
+            152.49e6,
+            "combined run throughput",
         );
     }
 }
@@ -690,6 +748,55 @@ fn wrk() {
         "uncorrected p99",
     );
     close(val(r, "requests_per_sec"), 2001.42, "req/s");
+
+    // wrk2 outputs saved without their `Running …` line: wrk's, not `hdr-percentiles`'.
+    let l = load("wrk", "polis-highload-2020-wrkGet.txt");
+    assert_eq!(l.blocks.len(), 1);
+    let r = &l.blocks[0].runs[0];
+    close(val(r, "latency_avg"), 1020.0, "latency avg");
+    close(val(r, "latency_stdev"), 472.27, "latency stdev");
+    close(val(r, "req_per_thread_avg"), 2010.0, "Req/Sec avg");
+    close(pct(r, "latency_distribution", 99.0), 2430.0, "printed p99");
+    close(pct(r, "latency", 50.0), 991.0, "spectrum 0.5 (ms as µs)");
+    close(pct(r, "latency", 90.0), 1557.0, "spectrum 0.9");
+    assert_eq!(stat(r, "latency", "total_count"), 39988.0);
+    close(val(r, "requests"), 59998.0, "requests");
+    close(val(r, "requests_per_sec"), 1999.92, "req/s");
+    close(val(r, "transfer_per_sec"), 141.89 * 1024.0, "transfer");
+
+    let l = load("wrk", "polis-highload-2021-putStressTestResult.txt");
+    let r = &l.blocks[0].runs[0];
+    close(val(r, "latency_avg"), 849.97, "latency avg");
+    close(val(r, "latency_max"), 20320.0, "latency max");
+    close(pct(r, "latency_distribution", 50.0), 764.0, "printed p50");
+    close(pct(r, "latency", 90.0), 1265.0, "spectrum 0.9");
+    assert_eq!(stat(r, "latency", "max"), 20320.0);
+    assert_eq!(stat(r, "latency", "total_count"), 399927.0);
+    close(val(r, "non2xx"), 599985.0, "non-2xx");
+    close(val(r, "requests_per_sec"), 19999.64, "req/s");
+
+    // CRLF line ends throughout (a report saved on Windows): the same numbers as LF.
+    let l = load("wrk", "polis-highload-2021-STAGE1-crlf.md.txt");
+    assert_eq!(l.blocks.len(), 2);
+    let r = &l.blocks[0].runs[0];
+    close(val(r, "latency_avg"), 3270.0, "PUT latency avg");
+    close(val(r, "req_per_thread_max"), 13780.0, "PUT Req/Sec max");
+    close(
+        pct(r, "latency_distribution", 99.0),
+        86210.0,
+        "PUT printed p99",
+    );
+    close(pct(r, "latency", 90.0), 1876.0, "PUT spectrum 0.9");
+    assert_eq!(stat(r, "latency", "mean"), 3274.0);
+    assert_eq!(stat(r, "latency", "total_count"), 590584.0);
+    close(val(r, "requests"), 600600.0, "PUT requests");
+    close(val(r, "requests_per_sec"), 1001.0, "PUT req/s");
+    let r = &l.blocks[1].runs[0];
+    close(val(r, "latency_max"), 103940.0, "GET latency max");
+    close(pct(r, "latency", 90.0), 2101.0, "GET spectrum 0.9");
+    close(val(r, "bytes_read"), 612.72 * MB, "GET read");
+    close(val(r, "requests_per_sec"), 999.98, "GET req/s");
+    close(val(r, "transfer_per_sec"), 1.02 * MB, "GET transfer");
 }
 
 #[test]
@@ -1235,4 +1342,85 @@ fn qps_table() {
     close(val(r, "qps"), 195000.0, "QPS 19.5w");
     close(val(r, "cpu"), 22.0, "CPU");
     close(val(&l.blocks[2].runs[0], "avg_lantecy"), 3.5, "Avg lantecy");
+}
+
+#[test]
+fn hyperfine_terminal_in_ansi_colour() {
+    // `hyperfine --style=full … > bench.ans`: every word wrapped in SGR sequences.
+    let l = load("hyperfine", "process-info-bench-bench.ans");
+    let runs: Vec<&Run> = l.blocks.iter().flat_map(|b| &b.runs).collect();
+    assert_eq!(runs.len(), 5);
+    let benches: Vec<_> = runs.iter().map(|r| r.bench.as_deref().unwrap()).collect();
+    assert_eq!(
+        benches,
+        ["gcc.exe", "g++.exe", "clang.exe", "rust.exe", "msvc.exe"]
+    );
+    let time = |i: usize| val(runs[i], "time");
+    close(time(0), 50.1, "gcc.exe mean");
+    close(time(2), 48.0, "clang.exe mean");
+    close(time(4), 50.8, "msvc.exe mean");
+    assert_eq!(series(runs[0], "time").unit, "ms");
+}
+
+#[test]
+fn jmh_cp1252_res_with_unreadable_cells() {
+    // Windows JMH 1.23 output saved in cp1252: `±` is byte 0xB1, `·` 0xB7, and
+    // `≈ 10⁻⁴` became `? 10??`, which cannot be read back: each such cell is left out
+    // with one warning, everything else is stored.
+    let l = load(
+        "jmh",
+        "born-to-be-mad-natural-number-generator-ALL-graalvm.res",
+    );
+    assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+    let (line, message) = &l.warnings[0];
+    assert_eq!(*line, 524);
+    assert!(message.contains("`10??`"), "{message}");
+    // 2 methods × 3 sizes × 4 modes.
+    assert_eq!(l.blocks.len(), 24);
+    let block = |method: &str, number: f64, mode: &str| {
+        l.blocks
+            .iter()
+            .find(|b| {
+                let r = &b.runs[0];
+                r.bench.as_deref().is_some_and(|n| n.ends_with(method))
+                    && r.params.get("number") == Some(&Param::Num(number))
+                    && r.series[0].metric == mode
+            })
+            .unwrap_or_else(|| panic!("no block {method} {number} {mode}"))
+    };
+    let b = block(".generateViaIteration", 10.0, "thrpt");
+    assert_eq!(b.runs.len(), 25);
+    close(val(&b.runs[0], "thrpt"), 21700544.572, "first iteration");
+    close(
+        printed(b, "thrpt", None, "score"),
+        21574987.817,
+        "table score",
+    );
+    close(
+        printed(b, "thrpt", None, "score_error"),
+        100131.736,
+        "table error (± as 0xB1)",
+    );
+    let b = block(".streamMethod", 1e6, "thrpt");
+    close(
+        printed(b, "thrpt", None, "score"),
+        44.097,
+        "streamMethod 1e6",
+    );
+    let b = block(".generateViaIteration", 1e6, "avgt");
+    close(printed(b, "avgt", None, "score"), 0.020, "avgt score");
+    close(printed(b, "avgt", None, "score_error"), 0.001, "avgt error");
+    // `? 10??`: the iterations and the table score are absent, the row's count is kept.
+    let b = block(".generateViaIteration", 10.0, "avgt");
+    assert_eq!(b.runs.len(), 25);
+    assert_eq!(val(&b.runs[0], "avgt"), None);
+    close(printed(b, "avgt", None, "count"), 25.0, "avgt count");
+    assert!(!b.printed.iter().any(|p| p.name == "score"));
+    // `·p0.50` written with byte 0xB7 is still a percentile of the sample ladder.
+    let b = block(".generateViaIteration", 1e6, "sample");
+    close(printed(b, "sample", None, "count"), 12155.0, "sample count");
+    assert!(b.printed.iter().any(|p| p.name == "score_percentile"));
+    assert!(!b.printed.iter().any(|p| p.metric.contains("p0")));
+    let b = block(".streamMethod", 1e6, "ss");
+    close(printed(b, "ss", None, "score"), 0.035, "ss score");
 }

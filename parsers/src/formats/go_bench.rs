@@ -53,6 +53,12 @@ static RESULT: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(Benchmark\S*)\s+(\S+)((?:\s+\S+\s+\S+)+)\s*$"));
 /// A result line with at least one `ns/op` pair, as the sniffer wants it.
 static SNIFF_RESULT: LazyLock<Regex> = LazyLock::new(|| re(r"^Benchmark\S*\s+\d+\s+[0-9.]+ ns/op"));
+/// A whole result line in any units, every value a number: the benchmark format lets a
+/// tool report only its own units (`Benchmarkk8s_schedulercache_total 1 33871255
+/// total-bytes`, from the Go team's `bent`), fields split by single spaces.
+static SNIFF_ANY_UNITS: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^Benchmark\S*\s+\d+(?:\s+-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s+[^\s\d]\S*)+\s*$")
+});
 static HEADER: LazyLock<Regex> = LazyLock::new(|| re(r"^(goos|goarch|pkg|cpu): (.*?)\s*$"));
 /// Any configuration line, `key: value` with a lower-case key (benchstat's rule).
 static CONFIG: LazyLock<Regex> = LazyLock::new(|| re(r"^([a-z][^\s:]*):\s+(\S.*?)\s*$"));
@@ -69,18 +75,22 @@ pub fn sniff(head: &Head) -> u8 {
         return if json_bench { 95 } else { 0 };
     }
     let mut results = 0;
+    let mut other_units = 0;
     let mut headers = 0;
     for line in text.lines().take(2000) {
         let line = line.trim_end_matches('\r');
         if SNIFF_RESULT.is_match(line) {
             results += 1;
+        } else if SNIFF_ANY_UNITS.is_match(line) {
+            other_units += 1;
         } else if HEADER.is_match(line) {
             headers += 1;
         }
     }
-    match (results, headers) {
-        (0, _) => 0,
-        (_, h) if h >= 2 => 95,
+    match (results, other_units, headers) {
+        (0, 0, _) => 0,
+        (_, _, h) if h >= 2 => 95,
+        (0, _, _) => 60,
         _ => 80,
     }
 }
@@ -414,6 +424,52 @@ mod tests {
         assert_eq!(r.params["procs"], Param::Num(8.0));
         assert_eq!(config(r), ["kind", "procs", "size"]);
         assert_eq!(r.series[0].metric, "ns_op");
+    }
+
+    #[test]
+    fn custom_units_only_single_spaced() {
+        // `bent` binary sizes: no ns/op anywhere, one space between fields.
+        let blocks = real("perf-bent-20200101T213604.Base.benchsize");
+        assert_eq!(blocks.len(), 34);
+        assert_eq!(blocks.iter().map(|b| b.runs.len()).sum::<usize>(), 204);
+        let r = &blocks[0].runs[0];
+        assert_eq!(
+            r.bench.as_deref(),
+            Some("Benchmarkk8s_schedulercache_total")
+        );
+        assert_eq!(value(r, "total_bytes"), 33871255.0);
+        assert_eq!(r.series[0].unit, "total-bytes");
+        assert_eq!(r.params["goos"], Param::from("linux"));
+        assert_eq!(value(&blocks[0].runs[4], "pclntab_bytes"), 8773267.0);
+        let last = blocks.last().unwrap().runs.last().unwrap();
+        assert_eq!(last.bench.as_deref(), Some("Benchmarkbindata_zdebug_total"));
+        assert_eq!(value(last, "zdebug_bytes"), 925860.0);
+
+        // `bent` DWARF quality: fractions, and tool chatter between the groups.
+        let blocks = real("perf-bent-20200101T213604.Base.benchdwarf");
+        assert_eq!(blocks.iter().map(|b| b.runs.len()).sum::<usize>(), 102);
+        let r = &blocks[0].runs[1];
+        assert_eq!(
+            r.bench.as_deref(),
+            Some("Benchmarkk8s_schedulercache_dwarf_args_goodness")
+        );
+        assert_eq!(value(r, "args_quality"), 0.855791);
+        assert_eq!(value(&blocks[0].runs[2], "stmts_quality"), 0.9975);
+
+        let head = |text| Head {
+            file_name: "x",
+            text,
+            complete: true,
+        };
+        assert_eq!(
+            sniff(&head("Benchmarkk8s_api_total 1 33871255 total-bytes\n")),
+            60
+        );
+        assert_eq!(sniff(&head("BenchmarkX 1 0.5e-3 widgets 2 B/op\n")), 60);
+        // A value that is not a number, or no unit, is not a result line.
+        assert_eq!(sniff(&head("Benchmark 1: sleep 0.1\n")), 0);
+        assert_eq!(sniff(&head("BenchmarkX 1 fast ms\n")), 0);
+        assert_eq!(sniff(&head("BenchmarkX 10 20\n")), 0);
     }
 
     #[test]

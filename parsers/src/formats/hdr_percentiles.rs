@@ -32,7 +32,7 @@ use crate::format::{Format, Head, ParseIter};
 use crate::hdr_table::{CSV_HEADER, Feed, MEAN, TEXT_HEADER, Table, TableParser, header_layout};
 use crate::lines::LineReader;
 use crate::model::{Block, Parsed, Run};
-use crate::text::LabelTracker;
+use crate::text::{LabelTracker, clean_line};
 use regex::Regex;
 use std::io::BufRead;
 use std::sync::LazyLock;
@@ -40,21 +40,31 @@ use std::sync::LazyLock;
 /// The format entry for the registry.
 pub const FORMAT: Format = Format::new("hdr-percentiles", "1", sniff, parse);
 
-/// wrk's first line: its outputs embed these tables and belong to the `wrk` format.
-static WRK_RUNNING: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?m)^\s*Running \S+ test @ ").unwrap());
+/// wrk's own lines: its `Running … test @` first line, and what an excerpt cut above it
+/// still shows (the thread stats header, wrk2's `Latency Distribution (HdrHistogram …)`
+/// and `Detailed Percentile spectrum:` lead lines). wrk2 embeds these tables, so such a
+/// file belongs to the `wrk` format, which reads the rest of it too.
+static WRK_OWN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*(?:Running \S+ test @ |Thread Stats\s+Avg\s+Stdev\s|Latency Distribution \(HdrHistogram|Detailed Percentile spectrum:)",
+    )
+    .unwrap()
+});
 
 /// Confidence that `head` holds percentile tables: the header line is required; the
 /// `#[Mean` footer (or the CSV header, which has none) makes it near certain. Files that
-/// are wrk outputs are left to the `wrk` format.
+/// are wrk outputs are left to the `wrk` format. Lines are matched as the parsers read
+/// them ([`clean_line`]), so line ends and colours do not change the decision.
 pub fn sniff(head: &Head) -> u8 {
-    if WRK_RUNNING.is_match(head.text) {
-        return 0;
-    }
     let mut header = false;
     let mut csv = false;
     let mut footer = false;
     for line in head.text.lines() {
+        let line = clean_line(line);
+        let line = line.as_ref();
+        if WRK_OWN.is_match(line) {
+            return 0;
+        }
         header |= TEXT_HEADER.is_match(line);
         csv |= CSV_HEADER.is_match(line);
         footer |= MEAN.is_match(line);
@@ -331,6 +341,66 @@ mod tests {
         let e = errors(b"       Value     Percentile TotalCount 1/(1-Percentile)\n\nthe end\n");
         assert_eq!(e.line, 3);
         assert!(e.message.contains("cut off"), "{e}");
+    }
+
+    #[test]
+    fn a_header_may_open_a_multi_line_string_on_a_code_line() {
+        let text = "  const expected = `       Value     Percentile TotalCount 1/(1-Percentile)\n\n      25.000 0.000000000000          1           1.00\n      75.000 1.000000000000          2\n#[Mean    =       50.000, StdDeviation   =       25.000]\n#[Max     =       75.000, Total count    =            2]\n`;\n";
+        let py = "expected = \"\"\"\"Value\",\"Percentile\",\"TotalCount\",\"1/(1-Percentile)\"\n1.5,0.5,1,2.00\n3.0,1.0,2,Infinity\n\"\"\"\n";
+        let head = |text| Head {
+            file_name: "t.txt",
+            text,
+            complete: true,
+        };
+        assert_eq!(sniff(&head(text)), 95);
+        assert_eq!(sniff(&head(py)), 90);
+        let blocks = parse_ok(&FORMAT, text.as_bytes());
+        let (points, count, s) = ladder(&blocks[0]);
+        assert_eq!(
+            (points.len(), count, points[1].value),
+            (2, Some(2), Some(75.0))
+        );
+        assert_eq!(s.stats["stddev"], 25.0);
+        let blocks = parse_ok(&FORMAT, py.as_bytes());
+        let (points, count, _) = ladder(&blocks[0]);
+        assert_eq!(
+            (points.len(), count, points[0].value),
+            (2, Some(2), Some(1.5))
+        );
+        // Text before the header that opens no string is still not a header.
+        assert_eq!(
+            sniff(&head("see: Value Percentile TotalCount 1/(1-Percentile)\n")),
+            0
+        );
+    }
+
+    #[test]
+    fn a_wrk2_output_is_left_to_wrk_whatever_its_cut_and_line_ends() {
+        let full = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../fixtures/wrk/wrk2-u_latency.txt"),
+        )
+        .unwrap();
+        let without_running: String = full
+            .lines()
+            .filter(|l| !l.starts_with("Running ") && !l.starts_with("wrk2 "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        // From the spectrum's lead line on: no thread stats, no totals.
+        let spectrum_only = &full[full.find("  Detailed Percentile spectrum:").unwrap()..];
+        for text in [full.as_str(), &without_running, spectrum_only] {
+            for ends in ["\n", "\r\n", "\r\r\n"] {
+                let t = text.replace('\n', ends);
+                let head = Head {
+                    file_name: "out.txt",
+                    text: &t,
+                    complete: true,
+                };
+                assert_eq!(sniff(&head), 0, "{ends:?} {}", &text[..40]);
+                let got = crate::detect(&head).map(|f| f.name);
+                assert_eq!(got, Some("wrk"), "{ends:?} {}", &text[..40]);
+            }
+        }
     }
 
     #[test]

@@ -40,7 +40,7 @@ use crate::document::{self, Document};
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, Param, PrintedStat, Run, Series};
-use crate::text::re;
+use crate::text::{clean_line, re};
 use crate::units::scaled_decimal;
 use regex::Regex;
 use serde::Deserialize;
@@ -88,10 +88,13 @@ pub fn sniff(head: &Head) -> u8 {
     {
         return 95;
     }
+    // Terminal output is matched as the parser reads it: `--style full` (or a colour
+    // terminal captured to a file) wraps words in ANSI SGR sequences.
     let mut bench = false;
     for line in text.lines().take(200) {
-        bench |= BENCHMARK.is_match(line.trim_end_matches('\r'));
-        if bench && TIME.is_match(line.trim_end_matches('\r')) {
+        let line = clean_line(line);
+        bench |= BENCHMARK.is_match(&line);
+        if bench && TIME.is_match(&line) {
             return 95;
         }
     }

@@ -20,7 +20,10 @@
 //!   line per member, closed by `combined: …`), and a receiver's own view of its senders
 //!   (`sender: <addr>: <MemberInfo>` lines, after `-- local results:`, `-- results from
 //!   <addr>:` (parameter `receiver`) or no heading at all, optionally closed by
-//!   `combined: <MemberInfo>`). Its separate gnuplot output file is not this format.
+//!   `combined: <MemberInfo>`). The `combined:` line is kept as printed block statistics
+//!   and as a run of its own (member `combined`, series `combined_msgs_per_sec`,
+//!   `combined_throughput`, and `combined_time` … when a `MemberInfo`), beside the
+//!   members'. Its separate gnuplot output file is not this format.
 //!
 //! Sizes are decimal (`137.61MB` = 137 610 000 bytes), grouping commas are dropped and
 //! `Util.printTime` durations are converted to microseconds (module `values`). ANSI colours
@@ -727,6 +730,13 @@ impl Machine {
             p.block
                 .printed
                 .extend(fields.iter().map(|f| f.printed("combined")));
+            let index = p.block.runs.len() as u32 + 1;
+            let mut run = combined_run(index, n, &fields);
+            if let Some(r) = &p.receiver {
+                run.params
+                    .insert("receiver".to_string(), Param::Text(r.clone()));
+            }
+            p.block.runs.push(run);
             p.block.last_line = n;
             self.finish(p.block, PERF_TEST);
             return Ok(Flow::Stay(State::Idle));
@@ -860,6 +870,28 @@ fn member_run(index: u32, line: u64, member: &str, fields: &[Field]) -> Run {
     run.series = fields.iter().map(Field::series).collect();
     run
 }
+
+/// perf.Test's `combined:` line as a run of its own beside the members' (member
+/// `combined`), its numbers as `combined_<metric>` series (`combined_msgs_per_sec`,
+/// `combined_throughput`, and `combined_time` with the rest of a 2004 `MemberInfo`): the
+/// whole test's figure is not one more replicate of a member's, so it never shares a
+/// member metric's cell.
+fn combined_run(index: u32, line: u64, fields: &[Field]) -> Run {
+    let mut run = member_run(index, line, COMBINED, &[]);
+    run.series = fields
+        .iter()
+        .map(|f| {
+            let mut s = f.series();
+            s.metric = format!("{COMBINED}_{}", f.metric);
+            s.display = format!("{COMBINED} {}", f.display);
+            s
+        })
+        .collect();
+    run
+}
+
+/// The `member` of the run that holds perf.Test's `combined:` line.
+const COMBINED: &str = "combined";
 
 #[cfg(test)]
 mod tests;

@@ -42,13 +42,16 @@
 //! and `jmh_version` when given. Fixtures: `fixtures/real/jmh/jcasbin-jmh-result.json`,
 //! `fixtures/real/jmh/dubbo-triple-20240118.md`, `fixtures/real/jmh/branch-prediction.txt`.
 //!
-//! A table row or iteration line of JMH's shape whose numbers do not parse, or a JSON file
-//! not of the result shape, is an error naming the line.
+//! A number cell of a table row or iteration line that does not read (`12x.3`; `10??`, what
+//! a cp1252 copy makes of `≈ 10⁻⁴`) is left out with a warning naming its line (one per
+//! distinct text, counting the others), and the rest of the file is kept; `≈ 10⁻⁴` and
+//! `NaN` are absent values. A table row with no mode, or a JSON file not of the result
+//! shape, is an error naming the line.
 
 use crate::document::{self, Document};
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::model::{Block, Data, LadderPoint, Param, PrintedStat, Run, Series};
+use crate::model::{Block, Data, LadderPoint, Param, Parsed, PrintedStat, Run, Series};
 use crate::text::metric_name;
 use crate::text::re;
 use regex::Regex;
@@ -70,12 +73,15 @@ static MODE: LazyLock<Regex> = LazyLock::new(|| re(r"^# Benchmark mode: ([^,]+)"
 static PARAMETERS: LazyLock<Regex> = LazyLock::new(|| re(r"^# Parameters: \((.*)\)\s*$"));
 static THREADS: LazyLock<Regex> = LazyLock::new(|| re(r"^# Threads: (\d+) thread"));
 static FORK: LazyLock<Regex> = LazyLock::new(|| re(r"^# Fork: (\d+) of (\d+)"));
-static ITERATION: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^Iteration\s+(\d+):\s+(\S+)(?:\s+\S+\(99\.9%\)\s+\S+)?\s+(\S+)\s*$"));
+/// The score of an iteration line may be `≈ 10⁻⁴` (`? 10??` in a cp1252 copy).
+static ITERATION: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^Iteration\s+(\d+):\s+((?:[≈?\x{fffd}]\s+)?\S+)(?:\s+\S+\(99\.9%\)\s+\S+)?\s+(\S+)\s*$")
+});
 /// An indented line under an iteration: `createUser·p0.50:   2.556 ms/op`,
 /// `·gc.alloc.rate:  123.4 MB/sec`.
-static ITERATION_EXTRA: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^\s+(\S+):\s+(\S+)(?:\s+\S+\(99\.9%\)\s+\S+)?\s+(\S+)\s*$"));
+static ITERATION_EXTRA: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^\s+(\S+):\s+((?:[≈?\x{fffd}]\s+)?\S+)(?:\s+\S+\(99\.9%\)\s+\S+)?\s+(\S+)\s*$")
+});
 static RESULT: LazyLock<Regex> = LazyLock::new(|| re(r#"^Result "(\S+)":"#));
 /// The lines under `Result "…":` of a non-sample mode: score ± error, the iterations'
 /// range and standard deviation, and the confidence interval.
@@ -105,7 +111,7 @@ pub fn sniff(head: &Head) -> u8 {
 pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
     document::parse(r, |doc| {
         if doc.text().trim_start().starts_with('[') {
-            json(doc.text())
+            Ok(json(doc.text())?.into_iter().map(Parsed::Block).collect())
         } else {
             log_and_tables(doc)
         }
@@ -365,9 +371,85 @@ struct LogState {
 struct Collector {
     benches: Vec<Bench>,
     index: BTreeMap<String, usize>,
+    /// Cells that did not read as numbers (left out, the rest of their row kept), by
+    /// text: what was read, its first line, how many lines had it and the last one.
+    unreadable: BTreeMap<String, (String, u64, u64, u64)>,
+}
+
+/// The `·` before a secondary metric (`:createUser·p0.50`): a cp1252 copy writes it as
+/// byte 0xB7, which reads as the replacement character.
+const SECONDARY_DOT: [char; 2] = ['·', '\u{fffd}'];
+
+/// `≈` as printed, or as a copy through a code page without it left it (`?`, or the
+/// replacement character when the byte was not UTF-8).
+fn approx_marker(s: &str) -> bool {
+    matches!(s, "≈" | "?" | "\u{fffd}")
+}
+
+/// The number of JMH's `≈ 10⁻⁴` (below the printed precision): `10⁻⁴`, or `10??` when a
+/// code page lost the superscripts, or `0`.
+fn approx_power(s: &str) -> bool {
+    s == "0" || (s.starts_with("10") && s.len() > 2 && s.parse::<f64>().is_err())
 }
 
 impl Collector {
+    /// A number cell: `Some` when it reads, `None` for JMH's `NaN` and `≈ 10⁻⁴`; a cell
+    /// that does not read (`12x.3`, or `10??`, whose exponent a cp1252 copy lost) is left
+    /// out with a warning naming its line, so one cell never costs the file.
+    fn cell(&mut self, s: &str, what: &str, n: u64) -> Option<f64> {
+        let (marked, body) = match s.split_once(char::is_whitespace) {
+            Some((m, rest)) if approx_marker(m) => (true, rest.trim()),
+            _ => (false, s),
+        };
+        let power_of_ten = |b: &str| {
+            b.strip_prefix("10")
+                .is_some_and(|e| !e.is_empty() && e.chars().all(|c| "⁻⁰¹²³⁴⁵⁶⁷⁸⁹".contains(c)))
+        };
+        if body == "≈" || (marked && (body == "0" || power_of_ten(body))) {
+            return None;
+        }
+        match jmh_number(body, what, n) {
+            Ok(v) => v,
+            Err(_) => {
+                let e = self
+                    .unreadable
+                    .entry(body.to_string())
+                    .or_insert_with(|| (what.to_string(), n, 0, 0));
+                // Lines, not cells: a row may hold the same text as score and error.
+                if e.3 != n {
+                    e.2 += 1;
+                    e.3 = n;
+                }
+                None
+            }
+        }
+    }
+
+    /// The warnings about unreadable cells, one per distinct text at its first line.
+    fn warnings(&mut self) -> Vec<Parsed> {
+        let mut w: Vec<Parsed> = std::mem::take(&mut self.unreadable)
+            .into_iter()
+            .map(|(text, (what, first, count, last))| {
+                let more = match count {
+                    1 => String::new(),
+                    k => format!("; {} more lines have it, the last at line {last}", k - 1),
+                };
+                Parsed::Warning {
+                    line: first,
+                    message: format!(
+                        "JMH: cannot read `{text}` ({what}) as a number: the value is left out, \
+                         the rest of its line is kept{more}"
+                    ),
+                }
+            })
+            .collect();
+        w.sort_by_key(|p| match p {
+            Parsed::Warning { line, .. } => *line,
+            Parsed::Block(_) => 0,
+        });
+        w
+    }
+
     /// The benchmark `name` (full or as a table prints it) with these parameters and mode;
     /// a log's full name and a table's short one meet on `Class.method`.
     fn bench(
@@ -405,10 +487,11 @@ impl Collector {
     }
 }
 
-fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
+fn log_and_tables(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
     let mut c = Collector {
         benches: Vec::new(),
         index: BTreeMap::new(),
+        unreadable: BTreeMap::new(),
     };
     let mut st = LogState::default();
     let mut table: Option<Vec<String>> = None;
@@ -456,7 +539,7 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
             let (Some(full), Some(mode)) = (st.benchmark.clone(), st.mode.clone()) else {
                 continue;
             };
-            let value = jmh_number(&it[2], "iteration score", n)?;
+            let value = c.cell(&it[2], "iteration score", n);
             let unit = it[3].to_string();
             let b = c.bench(&full, &st.params, &mode, n);
             let mut run = c.benches[b].run(n);
@@ -486,8 +569,12 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
             bench.runs.push(run);
             st.open = Some(b);
         } else if let (Some(b), Some(x)) = (st.open, ITERATION_EXTRA.captures(&line)) {
-            let name = x[1].rsplit('·').next().unwrap_or(&x[1]).to_string();
-            let value = jmh_number(&x[2], &name, n)?;
+            let name = x[1]
+                .rsplit(SECONDARY_DOT)
+                .next()
+                .unwrap_or(&x[1])
+                .to_string();
+            let value = c.cell(&x[2], &name, n);
             let unit = x[3].to_string();
             let bench = &mut c.benches[b];
             let Some(run) = bench.runs.last_mut() else {
@@ -513,7 +600,13 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Block>, ParseError> {
             result_line(&mut c.benches[b], &line, n)?;
         }
     }
-    Ok(c.benches.into_iter().map(finish_bench).collect())
+    let mut out = c.warnings();
+    out.extend(
+        c.benches
+            .into_iter()
+            .map(|b| Parsed::Block(finish_bench(b))),
+    );
+    Ok(out)
 }
 
 /// Reads a line under `Result "…":` into the benchmark's printed numbers: `score` and
@@ -549,35 +642,55 @@ fn table_row(c: &mut Collector, columns: &[String], row: &str, n: u64) -> Result
     let mut t: Vec<&str> = row.split_whitespace().collect();
     let bad = || ParseError::new(n, format!("JMH table row `{row}` has too few cells"));
     let unit = t.pop().ok_or_else(bad)?.to_string();
-    let mut error = None;
-    if t.len() >= 2 && matches!(t[t.len() - 2], "±" | "?" | "\u{fffd}") {
-        let e = t.pop().ok_or_else(bad)?;
-        t.pop();
-        error = jmh_number(e, "error", n)?;
-    }
-    let score = match t.pop().ok_or_else(bad)? {
-        s if s.starts_with("10") && t.last() == Some(&"≈") => {
-            t.pop();
-            None
-        }
-        s => jmh_number(s, "score", n)?,
-    };
-    // What is left: name, parameter values, mode, and a count on primary rows.
-    let count = match t.last() {
-        Some(x) if x.bytes().all(|b| b.is_ascii_digit()) && t.len() >= 3 => {
-            let v = x.parse::<u64>().ok();
-            t.pop();
-            v
-        }
-        _ => None,
-    };
-    let mode = t.pop().ok_or_else(bad)?.to_string();
-    if !matches!(mode.as_str(), "thrpt" | "avgt" | "sample" | "ss") {
+    // The numbers follow the mode: [count] score [± error], where a score or error may
+    // be `≈ 10⁻⁴` (two words) and `±` may have become `?` or U+FFFD in a copy.
+    let is_mode = |x: &&str| matches!(*x, "thrpt" | "avgt" | "sample" | "ss");
+    let Some(m) = t.iter().rposition(is_mode) else {
         return Err(ParseError::new(
             n,
-            format!("JMH table row: `{mode}` is not a mode (thrpt, avgt, sample, ss)"),
+            format!("JMH table row `{row}` has no mode (thrpt, avgt, sample, ss): not a JMH row"),
         ));
+    };
+    let cells = t.split_off(m + 1);
+    let mode = t.pop().ok_or_else(bad)?.to_string();
+    let mut values: Vec<String> = Vec::new();
+    let mut error_at = None;
+    let mut i = 0;
+    while i < cells.len() {
+        let x = cells[i];
+        let next = cells.get(i + 1).copied();
+        let approx =
+            x == "≈" || (approx_marker(x) && (values.is_empty() || next.is_some_and(approx_power)));
+        if approx && next.is_some() {
+            values.push(format!("{x} {}", next.unwrap_or_default()));
+            i += 2;
+        } else if (x == "±" || approx_marker(x)) && error_at.is_none() && !values.is_empty() {
+            error_at = Some(values.len());
+            i += 1;
+        } else {
+            values.push(x.to_string());
+            i += 1;
+        }
     }
+    let (before, after) = values.split_at(error_at.unwrap_or(values.len()));
+    let error = match after {
+        [] => None,
+        [e] => c.cell(e, "error", n),
+        _ => return Err(bad()),
+    };
+    let (count, score) = match before {
+        [score] => (None, c.cell(score, "score", n)),
+        [count, score] => {
+            let k = if count.bytes().all(|b| b.is_ascii_digit()) {
+                count.parse::<u64>().ok()
+            } else {
+                c.cell(count, "count", n);
+                None
+            };
+            (k, c.cell(score, "score", n))
+        }
+        _ => return Err(bad()),
+    };
     let name = t.first().ok_or_else(bad)?.to_string();
     let values = &t[1..];
     let params: BTreeMap<String, String> = columns
@@ -589,7 +702,7 @@ fn table_row(c: &mut Collector, columns: &[String], row: &str, n: u64) -> Result
     let (base, secondary) = match name.split_once(':') {
         Some((b, s)) => (
             b.to_string(),
-            Some(s.rsplit('·').next().unwrap_or(s).to_string()),
+            Some(s.rsplit(SECONDARY_DOT).next().unwrap_or(s).to_string()),
         ),
         None => (name.clone(), None),
     };
@@ -953,13 +1066,64 @@ ClientPb.getUser:·gc.alloc.rate         sample      5  123.000 ±  4.000  MB/se
     }
 
     #[test]
-    fn a_bad_score_names_its_line() {
-        let text = "Benchmark  Mode  Cnt  Score  Error  Units\nA.b  thrpt  5  12x.3 ± 1.0  ops/s\n";
+    fn a_bad_cell_is_a_warning_naming_its_line_and_the_rest_is_kept() {
+        let text = "Benchmark  Mode  Cnt  Score  Error  Units\n\
+                    A.b  thrpt  5  12x.3 ± 1.0  ops/s\n\
+                    A.c  avgt  5  ? 10?? ± 10??  s/op\n\
+                    A.d  avgt  5  ≈ 10⁻⁴  s/op\n\
+                    A.e  avgt  5  2.5 \u{fffd} 0.1  s/op\n\
+                    A.f  sample  7  ? 10??  s/op\n\
+                    A.f:A.f\u{fffd}p0.00  sample  ? 0  s/op\n\
+                    A.f:A.f\u{fffd}p0.50  sample  ? 10??  s/op\n\
+                    A.f:A.f\u{fffd}p1.00  sample  0.5  s/op\n";
+        let items: Vec<Parsed> = (FORMAT.parse)(Box::new(text.as_bytes()))
+            .map(|r| r.expect("no error"))
+            .collect();
+        let warnings: Vec<(u64, &str)> = items
+            .iter()
+            .filter_map(|p| match p {
+                Parsed::Warning { line, message } => Some((*line, message.as_str())),
+                Parsed::Block(_) => None,
+            })
+            .collect();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert_eq!(warnings[0].0, 2);
+        assert!(
+            warnings[0].1.contains("`12x.3` (score)"),
+            "{}",
+            warnings[0].1
+        );
+        assert_eq!(warnings[1].0, 3);
+        assert!(warnings[1].1.contains("`10??`"), "{}", warnings[1].1);
+        assert!(warnings[1].1.contains("2 more lines"), "{}", warnings[1].1);
+        let blocks: Vec<&Block> = items
+            .iter()
+            .filter_map(|p| match p {
+                Parsed::Block(b) => Some(b),
+                Parsed::Warning { .. } => None,
+            })
+            .collect();
+        assert_eq!(blocks.len(), 5);
+        let s = |i: usize| &blocks[i].runs[0].series[0];
+        assert_eq!(value(s(0)), None);
+        assert_eq!(s(0).stats["score_error"], 1.0);
+        assert_eq!(s(0).stats["count"], 5.0);
+        assert_eq!((value(s(1)), s(1).stats.get("count")), (None, Some(&5.0)));
+        assert_eq!(value(s(2)), None);
+        assert_eq!((value(s(3)), s(3).stats["score_error"]), (Some(2.5), 0.1));
+        let ladder = s(4).ladder().unwrap();
+        let got: Vec<(f64, Option<f64>)> = ladder.iter().map(|p| (p.percentile, p.value)).collect();
+        assert_eq!(got, [(0.0, None), (50.0, None), (100.0, Some(0.5))]);
+    }
+
+    #[test]
+    fn a_row_without_a_mode_is_an_error() {
+        let text = "Benchmark  Mode  Cnt  Score  Error  Units\nA.b  fast  5  1.0 ± 1.0  ops/s\n";
         let err = (FORMAT.parse)(Box::new(text.as_bytes()))
             .find_map(Result::err)
             .unwrap();
         assert_eq!(err.line, 2);
-        assert!(err.message.contains("12x.3"));
+        assert!(err.message.contains("has no mode"), "{}", err.message);
     }
 
     #[test]

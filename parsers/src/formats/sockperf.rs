@@ -29,7 +29,9 @@
 //! - `sent_messages`, `received_messages` (the `[Valid Duration]` line),
 //!   `dropped_messages`, `duplicated_messages`, `out_of_order_messages`;
 //! - throughput runs: `message_rate` (`msg/sec`), `bandwidth` (`MB/s`, sockperf's `MBps`),
-//!   `sent_messages`;
+//!   `bandwidth_bits` (`Mbit/s`, the `(… Mbps)` sockperf prints beside it: eight times the
+//!   bytes, printed rounded on its own), `sent_messages`; `--giga-size`'s `GBps`/`Gbps`
+//!   are stored in the same mega units;
 //! - the `--full-log` rows as a time series `<ladder metric>_samples` (t = txTime in
 //!   seconds since the test started, value in `us`).
 //!
@@ -51,6 +53,7 @@ use crate::format::{Format, Head, ParseIter};
 use crate::lines::{LineMachine, Queue, drive};
 use crate::model::{Block, Data, LadderPoint, Param, Run, Series, TimePoint};
 use crate::text::{clean_line, re};
+use crate::units::scaled_decimal;
 use regex::Regex;
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -93,8 +96,10 @@ static NOTE: LazyLock<Regex> =
     LazyLock::new(|| re(r"^sockperf: NOTE: test was performed, using msg-size=(\d+), mps=(\w+)"));
 static RATE: LazyLock<Regex> =
     LazyLock::new(|| re(r"^sockperf: Summary: Message Rate is (\S+) \[msg/sec\]"));
-static BANDWIDTH: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^sockperf: Summary: BandWidth is (\S+) MBps"));
+/// `BandWidth is 0.067 MBps (0.534 Mbps)`; with `--giga-size` `… GBps (… Gbps)`.
+static BANDWIDTH: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^sockperf: Summary: BandWidth is (\S+) ([MG])Bps(?: \((\S+) ([MG])bps\))?")
+});
 static PARAMS: LazyLock<Regex> =
     LazyLock::new(|| re(r"^test was performed using the following parameters:(.*)$"));
 static CSV_HEADER: LazyLock<Regex> =
@@ -509,10 +514,25 @@ impl LineMachine for Machine {
             return Ok(());
         }
         if let Some(c) = BANDWIDTH.captures(line) {
-            let v = num(&c[1], "BandWidth", n)?;
-            self.run(n)
-                .values
-                .push(Series::value("bandwidth", "MB/s", Some(v)));
+            // Both figures in mega units: sockperf's GBps is its MBps / 1000.
+            let mega = |text: &str, prefix: &str, what: &str| -> Result<f64, ParseError> {
+                let pow = if prefix == "G" { 3 } else { 0 };
+                num(text, what, n)?;
+                scaled_decimal(text.trim(), pow)
+                    .ok_or_else(|| ParseError::new(n, format!("sockperf {what}: `{text}`")))
+            };
+            let bytes = mega(&c[1], &c[2], "BandWidth")?;
+            let bits = match (c.get(3), c.get(4)) {
+                (Some(v), Some(p)) => Some(mega(v.as_str(), p.as_str(), "BandWidth bits")?),
+                _ => None,
+            };
+            let run = self.run(n);
+            run.values
+                .push(Series::value("bandwidth", "MB/s", Some(bytes)));
+            if let Some(b) = bits {
+                run.values
+                    .push(Series::value("bandwidth_bits", "Mbit/s", Some(b)));
+            }
             return Ok(());
         }
         if let Some(c) = CSV_HEADER.captures(line) {
@@ -641,10 +661,42 @@ mod tests {
         let run = &blocks[0].runs[0];
         assert_eq!(value(run, "message_rate"), 5000.0);
         assert_eq!(value(run, "bandwidth"), 0.067);
+        assert_eq!(value(run, "bandwidth_bits"), 0.534);
+        let bits = run.series.iter().find(|s| s.metric == "bandwidth_bits");
+        assert_eq!(bits.unwrap().unit, "Mbit/s");
         assert_eq!(value(run, "sent_messages"), 10003.0);
         assert_eq!(run.params["target_throughput"], Param::Num(5000.0));
         assert_eq!(run.params["msg_size"], Param::Num(14.0));
         assert_eq!(run.params["run_time_s"], Param::Num(2.0));
+    }
+
+    #[test]
+    fn bandwidth_in_bits_and_giga_units() {
+        // The three forms of sockperf's client.cpp (`%.3f MBps (%.3f Mbps)`, the
+        // `--increase_output_precision` one, and `--giga-size`'s `GBps (Gbps)`).
+        let run = |text: &str| parse_ok(&FORMAT, text.as_bytes())[0].runs[0].clone();
+        let head = "sockperf: == version #3.10-no.git == \nsockperf: Total of 9385544 messages sent in 30.000 sec\n\n";
+        let r = run(&format!(
+            "{head}sockperf: Summary: Message Rate is 8636 [msg/sec], Packet Rate is about 388620 [pkt/sec] (45 ip frags / msg)\nsockperf: Summary: BandWidth is 538.630 MBps (4309.039 Mbps)\n"
+        ));
+        assert_eq!(value(&r, "message_rate"), 8636.0);
+        assert_eq!(value(&r, "bandwidth"), 538.63);
+        assert_eq!(value(&r, "bandwidth_bits"), 4309.039);
+        let r = run(&format!(
+            "{head}sockperf: Summary: BandWidth is 1.125666000 MBps (9.005328000 Mbps)\n"
+        ));
+        assert_eq!(value(&r, "bandwidth_bits"), 9.005328);
+        let r = run(&format!(
+            "{head}sockperf: Summary: BandWidth is 2.728 GBps (21.826 Gbps)\n"
+        ));
+        assert_eq!(value(&r, "bandwidth"), 2728.0);
+        assert_eq!(value(&r, "bandwidth_bits"), 21826.0);
+        // Without the bits in parentheses, only the bytes.
+        let r = run(&format!(
+            "{head}sockperf: Summary: BandWidth is 0.067 MBps\n"
+        ));
+        assert_eq!(value(&r, "bandwidth"), 0.067);
+        assert!(r.series.iter().all(|s| s.metric != "bandwidth_bits"));
     }
 
     #[test]

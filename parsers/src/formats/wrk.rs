@@ -77,6 +77,10 @@ static TRANSFER: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Transfer/sec:\s*(\S
 /// The thread stats header, where an excerpt trimmed of its `Running` line starts.
 static THREAD_STATS: LazyLock<Regex> =
     LazyLock::new(|| re(r"^\s*Thread Stats\s+Avg\s+Stdev\s+Max\s+\+/- Stdev\s*$"));
+/// wrk2's lead lines before its percentile tables.
+static WRK2_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^\s*(?:Latency Distribution \(HdrHistogram|Detailed Percentile spectrum:)")
+});
 /// An echoed command line with wrk2's rate option: `wrk2 -t2 -R2000 …`, `wrk --rate=10k …`.
 static COMMAND_RATE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?:^|[\s/$>])wrk2?(?:\s+\S+)*?\s+(?:-R|--rate)(?:=|\s*)(\d+(?:\.\d+)?[kMG]?)(?:\s|$)")
@@ -89,16 +93,21 @@ pub fn sniff(head: &Head) -> u8 {
     let mut threads = false;
     let mut stats = false;
     let mut totals = false;
+    let mut wrk2 = false;
     for line in head.text.lines() {
         running |= RUNNING.is_match(line);
         threads |= THREADS.is_match(line);
         stats |= THREAD_STATS.is_match(line);
         totals |= REQ_PER_SEC.is_match(line);
+        wrk2 |= WRK2_LEAD.is_match(line);
     }
     match (running, threads) {
         (true, true) => 95,
         // An excerpt trimmed of its `Running` line.
         _ if stats && totals => 90,
+        // Cut further: the thread stats or wrk2's distribution and spectrum lead lines
+        // are wrk's alone (`hdr-percentiles` leaves such files to wrk).
+        _ if stats || wrk2 => 85,
         (true, false) => 50,
         _ => 0,
     }

@@ -6,6 +6,13 @@
 //! encodings, so those two are decoded here, following the Java reader
 //! (`AbstractHistogram.decodeFromByteBuffer`): a fixed header, then one big-endian word per
 //! counts-array slot, in the same slot layout as today's histograms.
+//!
+//! Every encoding writes its counts in logical order (the Java encoder reads them through
+//! `getCountAtIndex`), so a header's normalizing index offset (left by shifting a
+//! `DoubleHistogram`'s inner histogram) and its integer-to-double conversion ratio (which
+//! only a `DoubleHistogram` reads) do not change which value holds which count: they are
+//! read past, as HdrHistogram_py does, and such a histogram is re-encoded with both at
+//! their neutral values (HdrHistogramJS 1.x writes offset 1 and ratio bits `0x1`).
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD_PAD_INDIFFERENT;
@@ -21,6 +28,10 @@ const V1: u32 = 0x1c84_9301;
 const V1_DEFLATE: u32 = 0x1c84_9302;
 const V2: u32 = 0x1c84_9303;
 const V2_DEFLATE: u32 = 0x1c84_9304;
+/// Where the V1/V2 header keeps its normalizing index offset (u32) and its
+/// integer-to-double conversion ratio (f64).
+const OFFSET_AT: usize = 8;
+const RATIO_AT: usize = 32;
 /// Header sizes of the plain encodings.
 const V0_HEADER: usize = 32;
 const V1_V2_HEADER: usize = 40;
@@ -78,10 +89,13 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
             if base(be32(&inner, 0)?) != expected {
                 return Err("the compressed histogram holds an unexpected encoding".into());
             }
-            let h = decode_plain(&inner)?;
-            (h, (b == V2_DEFLATE).then(|| bytes[..end].to_vec()))
+            let (h, neutral) = decode_plain(&inner)?;
+            (
+                h,
+                (b == V2_DEFLATE && neutral).then(|| bytes[..end].to_vec()),
+            )
         }
-        V0 | V1 | V2 => (decode_plain(bytes)?, None),
+        V0 | V1 | V2 => (decode_plain(bytes)?.0, None),
         _ => {
             return Err(format!(
                 "not a serialized HdrHistogram (cookie {cookie:#010x})"
@@ -116,7 +130,15 @@ fn inflate(body: &[u8]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-fn decode_plain(b: &[u8]) -> Result<Histogram<u64>, String> {
+/// Whether a V1/V2 header has the neutral normalizing index offset (0) and conversion
+/// ratio (1.0) that `hdrhistogram`'s deserializer and encoder know.
+fn neutral_header(b: &[u8]) -> Result<bool, String> {
+    Ok(be32(b, OFFSET_AT)? == 0 && f64::from_bits(be64(b, RATIO_AT)?) == 1.0)
+}
+
+/// A plain histogram, and whether its header was already neutral (else its bytes
+/// are not what the crate writes, and the caller re-encodes).
+fn decode_plain(b: &[u8]) -> Result<(Histogram<u64>, bool), String> {
     match base(be32(b, 0)?) {
         V2 => {
             // The deserializer allocates the stated payload length up front: check it first.
@@ -124,12 +146,22 @@ fn decode_plain(b: &[u8]) -> Result<Histogram<u64>, String> {
             if b.len() < V1_V2_HEADER || payload > b.len() - V1_V2_HEADER {
                 return Err("the histogram payload is shorter than its header says".into());
             }
-            Deserializer::new()
-                .deserialize(&mut &b[..])
-                .map_err(|e| format!("the histogram does not decode ({e})"))
+            let neutral = neutral_header(b)?;
+            let mut patched;
+            let mut input = b;
+            if !neutral {
+                patched = b.to_vec();
+                patched[OFFSET_AT..OFFSET_AT + 4].copy_from_slice(&0u32.to_be_bytes());
+                patched[RATIO_AT..RATIO_AT + 8].copy_from_slice(&1f64.to_be_bytes());
+                input = &patched;
+            }
+            let h = Deserializer::new()
+                .deserialize(&mut input)
+                .map_err(|e| format!("the histogram does not decode ({e})"))?;
+            Ok((h, neutral))
         }
-        V1 => legacy(b, false),
-        V0 => legacy(b, true),
+        V1 => Ok((legacy(b, false)?, false)),
+        V0 => Ok((legacy(b, true)?, false)),
         _ => Err("not a serialized HdrHistogram".into()),
     }
 }
@@ -145,13 +177,8 @@ fn legacy(b: &[u8], v0: bool) -> Result<Histogram<u64>, String> {
         let payload = b.get(V0_HEADER..).ok_or("histogram data is cut short")?;
         (be32(b, 4)?, be64(b, 8)?, be64(b, 16)?, payload)
     } else {
+        // The normalizing index offset and conversion ratio are read past (module doc).
         let len = be32(b, 4)? as usize;
-        if be32(b, 8)? != 0 {
-            return Err("histograms with a normalizing index offset are not supported".into());
-        }
-        if f64::from_bits(be64(b, 32)?) != 1.0 {
-            return Err("histograms of doubles are not supported".into());
-        }
         let payload = b
             .get(V1_V2_HEADER..)
             .and_then(|p| p.get(..len))
@@ -241,6 +268,29 @@ mod tests {
             h.record(layout.value_at(i).unwrap()).unwrap();
         }
         assert!(h.iter_all().all(|v| v.count_since_last_iteration() == 1));
+    }
+
+    #[test]
+    fn a_normalizing_offset_and_odd_ratio_are_read_past() {
+        let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        for v in [3, 700, 90_000] {
+            h.record_n(v, 2).unwrap();
+        }
+        let mut plain = Vec::new();
+        hdrhistogram::serialization::V2Serializer::new()
+            .serialize(&h, &mut plain)
+            .unwrap();
+        // As HdrHistogramJS 1.x writes them: offset 1, ratio bits 0x1.
+        plain[OFFSET_AT..OFFSET_AT + 4].copy_from_slice(&1u32.to_be_bytes());
+        plain[RATIO_AT..RATIO_AT + 8].copy_from_slice(&1u64.to_be_bytes());
+        let d = decode(&plain).unwrap();
+        assert_eq!(d.histogram, h);
+        assert_eq!(decode(&d.encoded).unwrap().histogram, h);
+        // The real interval of HdrHistogramJS's `bug-whitespace.hlog` (empty, DEFLATE).
+        let js = decode_base64("HISTFAAAABx4nJNpmSzMwMDACMXMDBDAyCD/HwzgfAB/wwdn").unwrap();
+        assert_eq!(js.histogram.len(), 0);
+        assert_eq!(js.histogram.high(), (1 << 53) - 1);
+        assert_eq!(decode(&js.encoded).unwrap().histogram.len(), 0);
     }
 
     #[test]

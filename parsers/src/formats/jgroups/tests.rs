@@ -37,11 +37,17 @@ fn warnings(bytes: &[u8]) -> Vec<(u64, String)> {
         .collect()
 }
 
-/// The single value of `metric` in each run of `block`.
-fn values(block: &Block, metric: &str) -> Vec<f64> {
+/// The runs of `block` but the one of perf.Test's `combined:` line.
+fn member_runs(block: &Block) -> impl Iterator<Item = &Run> {
     block
         .runs
         .iter()
+        .filter(|r| r.params.get("member") != Some(&Param::Text("combined".into())))
+}
+
+/// The single value of `metric` in each member run of `block`.
+fn values(block: &Block, metric: &str) -> Vec<f64> {
+    member_runs(block)
         .map(|r| {
             let s = r
                 .series
@@ -95,12 +101,30 @@ fn param(run: &Run, key: &str) -> Param {
 }
 
 fn members(block: &Block) -> Vec<String> {
-    block
-        .runs
-        .iter()
+    member_runs(block)
         .map(|r| match param(r, "member") {
             Param::Text(t) => t,
             p => panic!("member {p:?}"),
+        })
+        .collect()
+}
+
+/// The run of perf.Test's `combined:` line.
+fn combined_run(block: &Block) -> &Run {
+    block
+        .runs
+        .iter()
+        .find(|r| r.params.get("member") == Some(&Param::Text("combined".into())))
+        .expect("a combined run")
+}
+
+/// Each series of `run` as (metric, value).
+fn series_values(run: &Run) -> Vec<(String, f64)> {
+    run.series
+        .iter()
+        .map(|s| match s.data {
+            Data::Value { value: Some(v) } => (s.metric.clone(), v),
+            ref d => panic!("{} is {d:?}", s.metric),
         })
         .collect()
 }
@@ -390,6 +414,16 @@ fn fixture_perf_test_results_and_local_results() {
             ("throughput".into(), "combined".into(), 13_450_000.0),
         ]
     );
+    // …and the combined line as a run of its own, after the members'.
+    let c = combined_run(&b[1]);
+    assert_eq!(c.index, 3);
+    assert_eq!(
+        series_values(c),
+        [
+            ("combined_msgs_per_sec".to_string(), 13445.46),
+            ("combined_throughput".to_string(), 13_450_000.0),
+        ]
+    );
     // The `key:<tab>value` lines under the TEST banner are the configuration.
     let run = &b[1].runs[0];
     assert_eq!(param(run, "num_msgs"), Param::Num(1e6));
@@ -414,6 +448,15 @@ fn fixture_perf_test_2004_receiver_dumps() {
         assert_eq!(values(block, "loss_rate"), [0.0, 1.0]);
         assert_eq!(stat(block, "msgs_per_sec", "combined"), 23329.43);
         assert_eq!(stat(block, "msgs_received", "combined"), 199_000.0);
+        let c = combined_run(block);
+        let got = series_values(c);
+        assert!(got.contains(&("combined_msgs_per_sec".to_string(), 23329.43)));
+        assert!(got.contains(&("combined_time".to_string(), 8530.0)));
+        assert!(got.contains(&("combined_msgs_received".to_string(), 199_000.0)));
+        assert_eq!(
+            c.params.get("receiver"),
+            block.runs[0].params.get("receiver")
+        );
         assert_eq!(block.printed.len(), 7);
         let run = &block.runs[0];
         assert_eq!(param(run, "num_msgs"), Param::Num(100_000.0));
