@@ -139,7 +139,9 @@ fn a_side_pooling_several_invocations_shows_no_printed_summary() {
         "--json",
     ]);
     let c = &cells[0];
-    assert_eq!(c["n_baseline"].as_u64(), Some(20));
+    // Two invocations (one per file) of 10 runs against one.
+    assert_eq!(c["invocations_baseline"].as_u64(), Some(2));
+    assert_eq!(c["runs_baseline"].as_u64(), Some(20));
     assert!(c["printed_baseline"].is_null());
     // two-commands-b.json, `sleep 0.02`: mean 0.02152661388.
     assert_eq!(
