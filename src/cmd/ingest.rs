@@ -9,6 +9,7 @@
 //! A closed standard output stops the printing, never the work.
 
 use crate::cli::IngestArgs;
+use crate::output::escape;
 use crate::store::url::Target;
 use crate::store::{BlockDefaults, Db, Digest, IngestError, SourceMeta};
 use anyhow::{Context, Result, bail};
@@ -17,6 +18,7 @@ use bench_db_parsers::{
 };
 use serde::Serialize;
 use sha2::Sha256;
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufReader, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
@@ -104,7 +106,7 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
             },
         };
         if let Some(e) = &outcome.error {
-            progress.suspend(|| eprintln!("bench-db: error: {e}"));
+            progress.suspend(|| eprintln!("bench-db: error: {}", escape::text(e)));
         } else if !args.output.json {
             progress.suspend(|| out.line(&human_line(&outcome)));
         }
@@ -169,15 +171,16 @@ fn human_line(o: &FileOutcome) -> String {
         Status::Skipped => "skipped  ",
         Status::Error => "error    ",
     };
+    // A path is quoted by `shown_path`; a `--name` is as the user typed it.
+    let path = escape::text(&o.path);
     match (&o.format, o.status, &o.reason) {
-        (_, Status::Skipped, Some(why)) => format!("{status} {} ({why})", o.path),
+        (_, Status::Skipped, Some(why)) => format!("{status} {path} ({why})"),
         (Some(f), Status::Ingested, _) => format!(
-            "{status} {} ({f}, {})",
-            o.path,
+            "{status} {path} ({f}, {})",
             crate::output::plural(o.runs, "run")
         ),
-        (Some(f), _, _) => format!("{status} {} ({f})", o.path),
-        (None, _, _) => format!("{status} {} ({NOT_RECOGNISED})", o.path),
+        (Some(f), _, _) => format!("{status} {path} ({f})"),
+        (None, _, _) => format!("{status} {path} ({NOT_RECOGNISED})"),
     }
 }
 
@@ -240,6 +243,13 @@ pub fn shown_path(path: &Path) -> String {
             out
         }
     }
+}
+
+/// A message from a parser or the store as an error line and the JSON `error` field
+/// carry it: at most [`escape::MAX_MESSAGE`] characters (a 1 MB token echoed in a parse
+/// error is cut), escaped only when printed.
+fn said(message: &str) -> Cow<'_, str> {
+    escape::cut(message, escape::MAX_MESSAGE)
 }
 
 /// Whether `entry` is the database or one of its companion files (`-wal`, `-shm`,
@@ -367,8 +377,8 @@ fn try_ingest(
     outcome: &mut FileOutcome,
     progress: &indicatif::ProgressBar,
 ) -> Result<(), String> {
-    let io = |e: std::io::Error| format!("{shown}: {e}");
-    let db = |e: anyhow::Error| format!("{shown}: database error: {e:#}");
+    let io = |e: std::io::Error| format!("{shown}: {}", said(&e.to_string()));
+    let db = |e: anyhow::Error| format!("{shown}: database error: {}", said(&format!("{e:#}")));
     let name_path = match path {
         Some(p) => Some(p.to_path_buf()),
         None => args.name.as_ref().map(PathBuf::from),
@@ -448,8 +458,10 @@ fn try_ingest(
         Ok(done) => {
             for (line, message) in &done.warnings {
                 eprintln!(
-                    "bench-db: warning: {shown}:{line}: {}: {message}",
-                    format.name
+                    "bench-db: warning: {}:{line}: {}: {}",
+                    escape::text(shown),
+                    format.name,
+                    escape::message(message)
                 );
             }
             outcome.runs = done.runs;
@@ -465,9 +477,11 @@ fn try_ingest(
         }
         Err(IngestError::Parse(e)) => Err(format!(
             "{shown}:{}: {}: {}",
-            e.line, format.name, e.message
+            e.line,
+            format.name,
+            said(&e.message)
         )),
-        Err(e) => Err(format!("{shown}: {e}")),
+        Err(e) => Err(format!("{shown}: {}", said(&e.to_string()))),
     }
 }
 
