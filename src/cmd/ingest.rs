@@ -528,7 +528,7 @@ where
         let (send, receive) = std::sync::mpsc::sync_channel(QUEUE);
         let parser = std::thread::Builder::new().name("parse".into());
         let parser = parser.spawn_scoped(scope, move || {
-            for item in (format.parse)(Box::new(stream)) {
+            for item in format.read(Box::new(stream)) {
                 let failed = item.is_err();
                 if send.send(item).is_err() || failed {
                     // The store stopped or will stop: the digest is not needed.
