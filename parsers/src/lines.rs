@@ -140,11 +140,14 @@ impl<R: BufRead> Capped<R> {
                         let before = memchr::memchr_iter(b'\n', &part[..first]).count();
                         self.nul_line = self.lines + before as u64 + 1;
                     }
-                    self.buf.extend_from_slice(&part[..first]);
-                    for piece in part[first..].split(|&b| b == 0) {
-                        self.buf.extend_from_slice(piece);
+                    let mut rest = part;
+                    while let Some(z) = memchr::memchr(0, rest) {
+                        self.buf.extend_from_slice(&rest[..z]);
+                        let run = zero_run(&rest[z..]);
+                        self.nul_bytes += run as u64;
+                        rest = &rest[z + run..];
                     }
-                    self.nul_bytes += memchr::memchr_iter(0, &part[first..]).count() as u64;
+                    self.buf.extend_from_slice(rest);
                 }
             }
             self.inner.consume(take);
@@ -178,6 +181,19 @@ impl<R: BufRead> Capped<R> {
         }
         self.ready = line;
     }
+}
+
+/// The length of the run of NUL bytes `b` starts with, a word at a time: a zero fill is
+/// gigabytes long.
+fn zero_run(b: &[u8]) -> usize {
+    let mut n = 0;
+    for word in b.chunks_exact(8) {
+        if u64::from_ne_bytes(word.try_into().expect("eight bytes")) != 0 {
+            break;
+        }
+        n += 8;
+    }
+    n + b[n..].iter().take_while(|&&x| x == 0).count()
 }
 
 impl<R: BufRead> std::io::Read for Capped<R> {
