@@ -10,6 +10,7 @@
 
 use crate::cli::IngestArgs;
 use crate::output::escape;
+use crate::store::open_error;
 use crate::store::url::Target;
 use crate::store::{BlockDefaults, Db, Digest, IngestError, SourceMeta};
 use anyhow::{Context, Result, bail};
@@ -35,6 +36,10 @@ pub struct FileOutcome {
     /// Why a file was skipped: no format recognised, or a format detected whose parser
     /// found no result in it.
     pub reason: Option<String>,
+    /// The error is the database's, not the file's (a server gone, a database that
+    /// cannot be written): every later file would fail the same way, so the ingest stops.
+    #[serde(skip)]
+    pub fatal: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -94,8 +99,8 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
                 _ => 0,
             };
         let outcome = match input {
-            Input::Stdin => ingest_input(&mut store, None, forced, args, &progress),
-            Input::File(path) => ingest_input(&mut store, Some(path), forced, args, &progress),
+            Input::Stdin => ingest_input(&mut store, db, None, forced, args, &progress),
+            Input::File(path) => ingest_input(&mut store, db, Some(path), forced, args, &progress),
             Input::Unreadable { path, error } => FileOutcome {
                 path: path.clone(),
                 format: None,
@@ -103,15 +108,35 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
                 runs: 0,
                 error: Some(format!("{path}: {error}")),
                 reason: None,
+                fatal: false,
             },
         };
+        let mut outcome = outcome;
+        if outcome.fatal {
+            let stored = outcomes
+                .iter()
+                .filter(|o: &&FileOutcome| matches!(o.status, Status::Ingested | Status::Unchanged))
+                .count();
+            let left = inputs.len() - outcomes.len() - 1;
+            if let Some(e) = &mut outcome.error {
+                e.push_str(&format!(
+                    "; stopped: {} stored before it, {} not read",
+                    crate::output::plural(stored, "file"),
+                    crate::output::plural(left, "file")
+                ));
+            }
+        }
         if let Some(e) = &outcome.error {
             progress.suspend(|| eprintln!("bench-db: error: {}", escape::text(e)));
         } else if !args.output.json {
             progress.suspend(|| out.line(&human_line(&outcome)));
         }
         progress.set_position(done);
+        let fatal = outcome.fatal;
         outcomes.push(outcome);
+        if fatal {
+            break;
+        }
     }
     progress.finish_and_clear();
     let count = |s: Status| outcomes.iter().filter(|o| o.status == s).count();
@@ -245,6 +270,33 @@ pub fn shown_path(path: &Path) -> String {
     }
 }
 
+/// A database error met while ingesting one file, as its line, and whether it ends the
+/// ingest: a PostgreSQL server that went away, or a SQLite database that cannot be written
+/// or is corrupt, fails every later file the same way.
+fn store_failure(target: &Target, e: anyhow::Error) -> (String, bool) {
+    if open_error::connection_lost(e.as_ref()) {
+        let cause = e.root_cause().to_string();
+        return (
+            format!(
+                "the PostgreSQL server went away ({}); check that it runs and ingest again \
+                 (stored files are recognised as unchanged)",
+                said(&cause)
+            ),
+            true,
+        );
+    }
+    if let Target::Sqlite(path) = target
+        && open_error::classify(&e) != open_error::Failure::Other
+    {
+        let line = format!("{:#}", open_error::sqlite(path, e));
+        return (said(&line).into_owned(), true);
+    }
+    (
+        format!("database error: {}", said(&format!("{e:#}"))),
+        false,
+    )
+}
+
 /// A message from a parser or the store as an error line and the JSON `error` field
 /// carry it: at most [`escape::MAX_MESSAGE`] characters (a 1 MB token echoed in a parse
 /// error is cut), escaped only when printed.
@@ -343,6 +395,7 @@ fn progress_bar(inputs: &[Input]) -> indicatif::ProgressBar {
 /// Ingests a file, or standard input when `path` is `None`.
 fn ingest_input(
     store: &mut Db,
+    target: &Target,
     path: Option<&Path>,
     forced: Option<&'static Format>,
     args: &IngestArgs,
@@ -359,17 +412,34 @@ fn ingest_input(
         runs: 0,
         error: None,
         reason: None,
+        fatal: false,
     };
-    if let Err(e) = try_ingest(store, path, &shown, forced, args, &mut outcome, progress) {
+    let fatal = std::cell::Cell::new(false);
+    let failed = try_ingest(
+        store,
+        target,
+        &fatal,
+        path,
+        &shown,
+        forced,
+        args,
+        &mut outcome,
+        progress,
+    );
+    if let Err(e) = failed {
         outcome.status = Status::Error;
         outcome.error = Some(e);
+        outcome.fatal = fatal.get();
     }
     outcome
 }
 
 /// Fills `outcome`; `Err` carries the user-facing message (`path:line: …`).
+#[allow(clippy::too_many_arguments)]
 fn try_ingest(
     store: &mut Db,
+    target: &Target,
+    fatal: &std::cell::Cell<bool>,
     path: Option<&Path>,
     shown: &str,
     forced: Option<&'static Format>,
@@ -378,7 +448,11 @@ fn try_ingest(
     progress: &indicatif::ProgressBar,
 ) -> Result<(), String> {
     let io = |e: std::io::Error| format!("{shown}: {}", said(&e.to_string()));
-    let db = |e: anyhow::Error| format!("{shown}: database error: {}", said(&format!("{e:#}")));
+    let db = |e: anyhow::Error| {
+        let (line, stop) = store_failure(target, e);
+        fatal.set(stop);
+        format!("{shown}: {line}")
+    };
     let name_path = match path {
         Some(p) => Some(p.to_path_buf()),
         None => args.name.as_ref().map(PathBuf::from),
@@ -481,6 +555,7 @@ fn try_ingest(
             format.name,
             said(&e.message)
         )),
+        Err(IngestError::Db(e) | IngestError::Read(e)) => Err(db(e)),
         Err(e) => Err(format!("{shown}: {}", said(&e.to_string()))),
     }
 }
