@@ -75,8 +75,8 @@ impl Format {
     }
 
     /// Parses `r` with [`parse`](Self::parse) through [`crate::lines::capped`]: NUL bytes
-    /// left out and over-long lines skipped, each with a warning. What callers of a
-    /// format use on input they did not write.
+    /// left out, over-long lines skipped and non-finite numbers refused, each with a
+    /// warning. What callers of a format use on input they did not write.
     pub fn read<'a>(&self, r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
         let cap = if self.whole {
             crate::document::MAX_DOCUMENT

@@ -27,7 +27,7 @@ pub const MAX_LINE: usize = 1 << 20;
 
 /// The cap in words, for the warning.
 fn cap_words(cap: usize) -> String {
-    if cap % (1 << 20) == 0 {
+    if cap.is_multiple_of(1 << 20) {
         format!("{} MiB", cap >> 20)
     } else {
         format!("{cap} bytes")
@@ -222,7 +222,8 @@ impl<R: BufRead> BufRead for Capped<R> {
 /// Runs `parse` over `r` read through a [`Capped`] reader with lines of at most `cap`
 /// bytes, handing out its warnings (long lines, NUL bytes) among the parser's items as
 /// soon as the reading meets them (the reader reads ahead, so a warning may come before
-/// the items of the lines above it).
+/// the items of the lines above it). Each block's non-finite numbers are refused
+/// ([`crate::finite`]), with a warning before the block.
 pub fn capped<'a>(
     parse: for<'b> fn(Box<dyn BufRead + 'b>) -> ParseIter<'b>,
     r: Box<dyn BufRead + 'a>,
@@ -236,6 +237,11 @@ pub fn capped<'a>(
         if held.is_none() && !ended {
             held = items.next();
             ended = held.is_none();
+            if let Some(Ok(Parsed::Block(b))) = &mut held
+                && let Some(Parsed::Warning { line, message }) = crate::finite::refuse_non_finite(b)
+            {
+                notes.borrow_mut().push_back((line, message));
+            }
         }
         if let Some((line, message)) = notes.borrow_mut().pop_front() {
             return Some(Ok(Parsed::Warning { line, message }));
