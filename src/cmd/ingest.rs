@@ -278,8 +278,8 @@ fn store_failure(target: &Target, e: anyhow::Error) -> (String, bool) {
         let cause = e.root_cause().to_string();
         return (
             format!(
-                "the PostgreSQL server went away ({}); check that it runs and ingest again \
-                 (stored files are recognised as unchanged)",
+                "the connection to PostgreSQL was lost ({}): the server went away or ended \
+                 it; check that it runs and ingest again (the files stored are then unchanged)",
                 said(&cause)
             ),
             true,

@@ -227,23 +227,41 @@ fn file_name(path: &Path) -> String {
 
 /// Whether `e` says the PostgreSQL server went away (the connection closed, an IO error
 /// on it, or the server shutting down: SQLSTATE classes 08 and 57P), so that every later
-/// file would fail the same way.
+/// file would fail the same way. The store shows its errors as text (a password is
+/// scrubbed from them), so the text is read too: the driver's words for a closed
+/// connection or an IO error, and the `SQLSTATE` the store writes.
 pub fn connection_lost(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cause = Some(e);
     while let Some(c) = cause {
         if let Some(pg) = c.downcast_ref::<postgres::Error>() {
             let code = pg.code().map(|s| s.code());
             let io = std::error::Error::source(pg).is_some_and(|s| s.is::<std::io::Error>());
-            if pg.is_closed()
-                || io
-                || code.is_some_and(|c| c.starts_with("08") || c.starts_with("57P"))
-            {
+            if pg.is_closed() || io || code.is_some_and(server_gone) {
                 return true;
             }
+        }
+        if says_lost(&c.to_string()) {
+            return true;
         }
         cause = c.source();
     }
     false
+}
+
+/// SQLSTATE classes 08 (connection exception) and 57P (the server shutting down or
+/// ending the session).
+fn server_gone(code: &str) -> bool {
+    code.starts_with("08") || code.starts_with("57P")
+}
+
+/// Whether a message is the driver's for a lost connection (`connection closed`, `error
+/// communicating with the server`) or carries a SQLSTATE of [`server_gone`].
+fn says_lost(text: &str) -> bool {
+    text.ends_with("connection closed")
+        || text.contains("error communicating with the server")
+        || text
+            .match_indices("SQLSTATE ")
+            .any(|(i, m)| server_gone(&text[i + m.len()..]))
 }
 
 #[cfg(test)]
@@ -266,7 +284,8 @@ mod tests {
         for code in [ffi::SQLITE_CORRUPT, ffi::SQLITE_NOTADB] {
             assert_eq!(classify(&failure(code)), Failure::Corrupt, "{code}");
         }
-        let utf8 = std::str::from_utf8(b"ab\xffc").unwrap_err();
+        let bytes = vec![b'a', b'b', 0xff, b'c'];
+        let utf8 = std::str::from_utf8(&bytes).unwrap_err();
         let e = anyhow::Error::from(rusqlite::Error::Utf8Error(0, utf8));
         assert_eq!(classify(&e), Failure::Corrupt);
         assert_eq!(classify(&failure(ffi::SQLITE_BUSY)), Failure::Other);
@@ -319,6 +338,29 @@ mod tests {
         // Nothing found in the way: the engine's words stand.
         assert_eq!(explain(path, Failure::CannotWrite, None, "engine"), None);
         assert_eq!(explain(path, Failure::Other, None, "engine"), None);
+    }
+
+    #[test]
+    fn lost_connections_are_told_from_other_errors() {
+        let lost = [
+            "PostgreSQL postgres://u:********@h/db: connection closed",
+            "PostgreSQL postgres://u@h/db: FATAL: terminating connection due to administrator \
+             command (SQLSTATE 57P01)",
+            "error communicating with the server: Connection reset by peer (os error 104)",
+            "PostgreSQL postgres://u@h/db: FATAL: the database system is shutting down (SQLSTATE 57P03)",
+        ];
+        for text in lost {
+            let e = anyhow::anyhow!("{text}");
+            assert!(connection_lost(e.as_ref()), "{text}");
+        }
+        let kept = [
+            "PostgreSQL postgres://u@h/db: ERROR: duplicate key value (SQLSTATE 23505)",
+            "database is locked",
+        ];
+        for text in kept {
+            let e = anyhow::anyhow!("{text}");
+            assert!(!connection_lost(e.as_ref()), "{text}");
+        }
     }
 
     #[test]
