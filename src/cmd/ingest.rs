@@ -5,8 +5,12 @@
 //! identifies the content is computed as the bytes go by, on a thread of its own that
 //! hands the parsed items to the store through a bounded queue. Each file is its own
 //! transaction; a failing file or folder entry is reported (with `path:line`) and the
-//! others go on; exit code 2 at the end when any failed. `-` reads standard input.
-//! A closed standard output stops the printing, never the work.
+//! others go on; exit code 2 at the end when any failed. A failure of the database
+//! itself (a lost PostgreSQL connection, a SQLite file that cannot be written or is
+//! corrupt) would fail every later file too: it stops the ingest at once, with one line
+//! saying how many files were stored before. Error and warning lines are escaped and cut
+//! ([`escape`]). `-` reads standard input. A closed standard output stops the printing,
+//! never the work.
 
 use crate::cli::IngestArgs;
 use crate::output::escape;
@@ -98,7 +102,7 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
                 Input::File(path) => path.metadata().map_or(0, |m| m.len()),
                 _ => 0,
             };
-        let outcome = match input {
+        let mut outcome = match input {
             Input::Stdin => ingest_input(&mut store, db, None, forced, args, &progress),
             Input::File(path) => ingest_input(&mut store, db, Some(path), forced, args, &progress),
             Input::Unreadable { path, error } => FileOutcome {
@@ -111,7 +115,6 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
                 fatal: false,
             },
         };
-        let mut outcome = outcome;
         if outcome.fatal {
             let stored = outcomes
                 .iter()
