@@ -72,6 +72,14 @@ fn names_with_escapes_are_shown_escaped_in_text_and_kept_in_json_and_csv() {
         ],
         &["label", "label=lab\u{1b}[2Jel", "re\u{7}named"],
         &["runs"],
+        &[
+            "gate",
+            "--baseline",
+            "label=none\u{1b}]0;x\u{7}",
+            "--candidate",
+            "label=re\u{7}named",
+        ],
+        &["runs", "label=gone\u{1b}[2J"],
     ] {
         let (_, out, err) = run(&env, args);
         assert!(
