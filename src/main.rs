@@ -41,10 +41,22 @@ fn main() -> ExitCode {
             } else {
                 "error:"
             };
-            eprintln!("{prefix} {e:#}");
+            eprintln!("{prefix} {}", error_line(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error's chain as `{:#}` prints it (causes joined by `: `), each cause escaped and
+/// cut to its first [`MAX_MESSAGE`](bench_db::output::escape::MAX_MESSAGE) characters:
+/// a value from the input (a label, a selector, a line of a file) may hold terminal
+/// escapes or be a megabyte long.
+fn error_line(e: &anyhow::Error) -> String {
+    let causes: Vec<String> = e
+        .chain()
+        .map(|c| bench_db::output::escape::message(&c.to_string()).into_owned())
+        .collect();
+    causes.join(": ")
 }
 
 /// A closed stdout (`bench-db export | head`) is not an error.

@@ -6,6 +6,7 @@ mod common;
 mod first_hour;
 mod formats_cli;
 mod history;
+mod hostile;
 mod ingest;
 mod otava;
 mod printed_cli;

@@ -40,6 +40,11 @@ pub struct Format {
     /// Whether run 1 of a block is a warm-up the tool leaves out of its own summary, so
     /// statistics skip it unless asked (JLBH prints its first run while the JIT warms up).
     pub first_run_is_warmup: bool,
+    /// Whether the parser reads the input whole ([`crate::document`]): its lines may be
+    /// as long as a document (Criterion's `sample.json` is one line), so [`read`](Self::read)
+    /// caps them at [`MAX_DOCUMENT`](crate::document::MAX_DOCUMENT), not
+    /// [`MAX_LINE`](crate::lines::MAX_LINE).
+    pub whole: bool,
 }
 
 impl Format {
@@ -57,7 +62,28 @@ impl Format {
             parse,
             binary_prefixes: false,
             first_run_is_warmup: false,
+            whole: false,
         }
+    }
+
+    /// This format, its parser reading the input whole.
+    pub const fn read_whole(self) -> Self {
+        Format {
+            whole: true,
+            ..self
+        }
+    }
+
+    /// Parses `r` with [`parse`](Self::parse) through [`crate::lines::capped`]: NUL bytes
+    /// left out, over-long lines skipped and non-finite numbers refused, each with a
+    /// warning. What callers of a format use on input they did not write.
+    pub fn read<'a>(&self, r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
+        let cap = if self.whole {
+            crate::document::MAX_DOCUMENT
+        } else {
+            crate::lines::MAX_LINE
+        };
+        crate::lines::capped(self.parse, r, cap)
     }
 
     /// This format, its tool printing K/M/G as powers of 1024.
@@ -84,6 +110,7 @@ impl std::fmt::Debug for Format {
             .field("version", &self.version)
             .field("binary_prefixes", &self.binary_prefixes)
             .field("first_run_is_warmup", &self.first_run_is_warmup)
+            .field("whole", &self.whole)
             .finish()
     }
 }

@@ -19,6 +19,7 @@
 //!     format's [`LineMachine`](lines::LineMachine) and hands out its
 //!     [`Queue`](lines::Queue);
 //!   - [`document`]: the document reader, for formats read whole, with the same cleaning;
+//!   - [`finite`]: the refusal of non-finite numbers in what a format hands out;
 //!   - [`text`]: line cleaning (`\r`, ANSI escapes), labels from lead lines, metric names;
 //!   - [`units`]: printed numbers (exact decimal scaling, wrk units, Java-printed numbers
 //!     with `NaN`/`Infinity` as absent); [`hdr_table`]: the HdrHistogram percentile table
@@ -55,6 +56,7 @@
 
 pub mod document;
 pub mod error;
+pub mod finite;
 pub mod format;
 pub mod formats;
 pub mod hdr_table;

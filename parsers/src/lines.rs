@@ -2,6 +2,12 @@
 //! log): [`LineReader`] hands out numbered lines cleaned ([`clean_line`]) and un-wrapped
 //! ([`crate::unwrap`]), and [`drive`] runs a format's [`LineMachine`] over them, handing
 //! out what the machine puts on its [`Queue`] as it completes. It knows no format.
+//!
+//! Below every format's reader, [`Capped`] bounds what one line may cost: a line longer
+//! than a cap ([`MAX_LINE`] for a line format) is skipped with a warning instead of being
+//! buffered, and NUL bytes (the zero fill a crashed logger leaves behind) are left out as
+//! they go by. [`capped`] runs a parser over it and hands out those warnings with the
+//! parser's items ([`Format::read`](crate::format::Format::read) is how callers use it).
 
 use crate::error::ParseError;
 use crate::format::ParseIter;
@@ -9,8 +15,240 @@ use crate::model::{Block, Parsed};
 use crate::text::clean_line;
 use crate::unwrap::Unwrapper;
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::BufRead;
+use std::rc::Rc;
+
+/// The longest line a line format reads: 1 MiB, far more than any benchmark tool prints
+/// on one line. A longer line (a binary dump, a minified blob, a logger's zero fill with
+/// no newline) is skipped with a warning, so memory follows this cap, not the input.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// The cap in words, for the warning.
+fn cap_words(cap: usize) -> String {
+    if cap.is_multiple_of(1 << 20) {
+        format!("{} MiB", cap >> 20)
+    } else {
+        format!("{cap} bytes")
+    }
+}
+
+/// Warnings a [`Capped`] reader noted, shared with the iterator that hands them out.
+type Notes = Rc<RefCell<VecDeque<(u64, String)>>>;
+
+/// A `BufRead` that hands out the lines of `inner` with two things taken out as the bytes
+/// go by: NUL bytes (never part of a text or JSON output; a crashed logger leaves
+/// gigabytes of them), counted and reported once, and lines longer than `cap` bytes, each
+/// replaced by an empty line (the line numbers stay those of the file) and reported.
+/// It holds at most one line of up to `cap` bytes and one buffer of `inner`.
+pub struct Capped<R> {
+    inner: R,
+    cap: usize,
+    /// Lines read ahead: `buf[pos..ready]` is handed out, `buf[ready..]` is a line whose
+    /// end has not arrived yet.
+    buf: Vec<u8>,
+    pos: usize,
+    ready: usize,
+    /// How many lines have ended (the 1-based number of the line being read, less one).
+    lines: u64,
+    /// Inside a line that went over the cap: its bytes are dropped up to its newline.
+    skipping: bool,
+    nul_bytes: u64,
+    /// The line of the first NUL byte.
+    nul_line: u64,
+    done: bool,
+    notes: Notes,
+}
+
+impl<R: BufRead> Capped<R> {
+    /// `inner` with lines capped at `cap` bytes; the warnings go to `notes`.
+    fn new(inner: R, cap: usize, notes: Notes) -> Self {
+        Capped {
+            inner,
+            cap,
+            buf: Vec::new(),
+            pos: 0,
+            ready: 0,
+            lines: 0,
+            skipping: false,
+            nul_bytes: 0,
+            nul_line: 0,
+            done: false,
+            notes,
+        }
+    }
+
+    fn note(&self, line: u64, message: String) {
+        self.notes.borrow_mut().push_back((line, message));
+    }
+
+    fn too_long(&self, line: u64) {
+        self.note(
+            line,
+            format!("line longer than {} skipped", cap_words(self.cap)),
+        );
+    }
+
+    /// Reads until at least one whole line (or the last, unterminated one) is ready, or
+    /// the input ends.
+    fn refill(&mut self) -> std::io::Result<()> {
+        self.buf.drain(..self.ready);
+        self.pos = 0;
+        self.ready = 0;
+        while self.ready == 0 && !self.done {
+            let chunk = self.inner.fill_buf()?;
+            if chunk.is_empty() {
+                self.done = true;
+                self.ready = self.buf.len();
+                if self.nul_bytes > 0 {
+                    let n = self.nul_bytes;
+                    self.note(
+                        self.nul_line,
+                        format!(
+                            "{n} NUL byte{} left out (the first on this line): a crashed \
+                             logger's zero fill is no output",
+                            if n == 1 { "" } else { "s" }
+                        ),
+                    );
+                }
+                break;
+            }
+            let len = chunk.len();
+            if self.skipping {
+                match memchr::memchr(b'\n', chunk) {
+                    Some(i) => {
+                        self.inner.consume(i + 1);
+                        self.skipping = false;
+                        self.buf.push(b'\n');
+                        self.lines += 1;
+                        self.ready = self.buf.len();
+                    }
+                    None => self.inner.consume(len),
+                }
+                continue;
+            }
+            // The chunk's whole lines, or all of it when it ends none.
+            let take = memchr::memrchr(b'\n', chunk).map_or(len, |i| i + 1);
+            let part = &chunk[..take];
+            // Where the unterminated line starts: nothing is ready inside this loop.
+            let line_start = self.ready;
+            match memchr::memchr(0, part) {
+                None => self.buf.extend_from_slice(part),
+                Some(first) => {
+                    if self.nul_bytes == 0 {
+                        let before = memchr::memchr_iter(b'\n', &part[..first]).count();
+                        self.nul_line = self.lines + before as u64 + 1;
+                    }
+                    let mut rest = part;
+                    while let Some(z) = memchr::memchr(0, rest) {
+                        self.buf.extend_from_slice(&rest[..z]);
+                        let run = zero_run(&rest[z..]);
+                        self.nul_bytes += run as u64;
+                        rest = &rest[z + run..];
+                    }
+                    self.buf.extend_from_slice(rest);
+                }
+            }
+            self.inner.consume(take);
+            self.cut_long_lines(line_start);
+        }
+        Ok(())
+    }
+
+    /// Checks the lines from `start` (where the unterminated line began) to the end of
+    /// `buf`: a whole line over the cap is replaced by an empty one, an unterminated one
+    /// over it starts a skip. Marks the whole lines ready.
+    fn cut_long_lines(&mut self, start: usize) {
+        let mut line = start;
+        let mut at = start;
+        while let Some(i) = memchr::memchr(b'\n', &self.buf[at..]) {
+            let end = at + i;
+            self.lines += 1;
+            if end - line > self.cap {
+                self.too_long(self.lines);
+                self.buf.drain(line..end);
+                at = line + 1;
+            } else {
+                at = end + 1;
+            }
+            line = at;
+        }
+        if self.buf.len() - line > self.cap {
+            self.too_long(self.lines + 1);
+            self.buf.truncate(line);
+            self.skipping = true;
+        }
+        self.ready = line;
+    }
+}
+
+/// The length of the run of NUL bytes `b` starts with, a word at a time: a zero fill is
+/// gigabytes long.
+fn zero_run(b: &[u8]) -> usize {
+    let mut n = 0;
+    for word in b.chunks_exact(8) {
+        if u64::from_ne_bytes(word.try_into().expect("eight bytes")) != 0 {
+            break;
+        }
+        n += 8;
+    }
+    n + b[n..].iter().take_while(|&&x| x == 0).count()
+}
+
+impl<R: BufRead> std::io::Read for Capped<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Capped<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.pos >= self.ready {
+            self.refill()?;
+        }
+        Ok(&self.buf[self.pos..self.ready])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.pos = (self.pos + amt).min(self.ready);
+    }
+}
+
+/// Runs `parse` over `r` read through a [`Capped`] reader with lines of at most `cap`
+/// bytes, handing out its warnings (long lines, NUL bytes) among the parser's items as
+/// soon as the reading meets them (the reader reads ahead, so a warning may come before
+/// the items of the lines above it). Each block's non-finite numbers are refused
+/// ([`crate::finite`]), with a warning before the block.
+pub fn capped<'a>(
+    parse: for<'b> fn(Box<dyn BufRead + 'b>) -> ParseIter<'b>,
+    r: Box<dyn BufRead + 'a>,
+    cap: usize,
+) -> ParseIter<'a> {
+    let notes = Notes::default();
+    let mut items = parse(Box::new(Capped::new(r, cap, Rc::clone(&notes))));
+    let mut held: Option<Result<Parsed, ParseError>> = None;
+    let mut ended = false;
+    Box::new(std::iter::from_fn(move || {
+        if held.is_none() && !ended {
+            held = items.next();
+            ended = held.is_none();
+            if let Some(Ok(Parsed::Block(b))) = &mut held
+                && let Some(Parsed::Warning { line, message }) = crate::finite::refuse_non_finite(b)
+            {
+                notes.borrow_mut().push_back((line, message));
+            }
+        }
+        if let Some((line, message)) = notes.borrow_mut().pop_front() {
+            return Some(Ok(Parsed::Warning { line, message }));
+        }
+        held.take()
+    }))
+}
 
 /// Reads lines from a `BufRead` into one reused buffer, counting 1-based line numbers.
 ///
@@ -219,6 +457,89 @@ mod tests {
         );
         let items: Vec<_> = drive(Box::new(&b"b\nx\nb"[..]), Toy::default()).collect();
         assert_eq!(items, vec![Ok(block(1)), Err(ParseError::new(2, "bad"))]);
+    }
+
+    /// Everything a `Capped` reader hands out, and its notes.
+    fn through_cap(data: &[u8], cap: usize, chunk: usize) -> (Vec<u8>, Vec<(u64, String)>) {
+        let notes = Notes::default();
+        let inner = std::io::BufReader::with_capacity(chunk, data);
+        let mut r = Capped::new(inner, cap, Rc::clone(&notes));
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut r, &mut out).unwrap();
+        assert!(
+            r.buf.capacity() <= 2 * (cap + chunk) + 64,
+            "held {} bytes for a cap of {cap}",
+            r.buf.capacity()
+        );
+        let notes = notes.borrow().iter().cloned().collect();
+        (out, notes)
+    }
+
+    #[test]
+    fn capped_skips_long_lines_in_place_and_keeps_their_numbers() {
+        let long = "x".repeat(5000);
+        let data = format!("a\n{long}\nb\n{long}{long}\nc\n{long}");
+        for chunk in [7, 64, 4096, 1 << 16] {
+            let (out, notes) = through_cap(data.as_bytes(), 100, chunk);
+            assert_eq!(out, b"a\n\nb\n\nc\n", "chunk {chunk}");
+            let said = "line longer than 100 bytes skipped".to_string();
+            assert_eq!(
+                notes,
+                vec![(2, said.clone()), (4, said.clone()), (6, said)],
+                "chunk {chunk}"
+            );
+        }
+        // A line of exactly the cap is kept.
+        let (out, notes) = through_cap(format!("{}\n", "y".repeat(100)).as_bytes(), 100, 16);
+        assert_eq!(out.len(), 101);
+        assert!(notes.is_empty());
+    }
+
+    #[test]
+    fn capped_leaves_out_nul_bytes_and_counts_them_once() {
+        let mut data = b"one\ntwo 33.99".to_vec();
+        data.extend(std::iter::repeat_n(0u8, 300_000));
+        data.extend(b"\n\0\0\nthree");
+        let (out, notes) = through_cap(&data, 1000, 4096);
+        assert_eq!(out, b"one\ntwo 33.99\n\nthree");
+        assert_eq!(
+            notes,
+            vec![(
+                2,
+                "300002 NUL bytes left out (the first on this line): a crashed logger's zero \
+                 fill is no output"
+                    .to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn capped_hands_out_the_warnings_with_the_items() {
+        let mut data = b"b\n".to_vec();
+        data.extend(vec![b'z'; MAX_LINE + 1]);
+        data.extend(b"\nb\nw\n");
+        let items: Vec<_> = capped(toy, Box::new(&data[..]), MAX_LINE).collect();
+        let warning = |line, message: &str| {
+            Ok(Parsed::Warning {
+                line,
+                message: message.into(),
+            })
+        };
+        assert_eq!(
+            items,
+            // The reader reads ahead a buffer at a time: line 2 was met while line 1 was read.
+            vec![
+                warning(2, "line longer than 1 MiB skipped"),
+                Ok(block(1)),
+                Ok(block(3)),
+                warning(4, "w"),
+                warning(4, "end"),
+            ]
+        );
+    }
+
+    fn toy<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
+        drive(r, Toy::default())
     }
 
     #[test]

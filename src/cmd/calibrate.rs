@@ -4,6 +4,7 @@
 
 use crate::analysis::false_alarms::{Calibration, calibrate};
 use crate::cli::CalibrateArgs;
+use crate::output::escape::text as esc;
 use crate::output::percentile;
 use crate::selector::Selector;
 use crate::store::Db;
@@ -30,8 +31,8 @@ pub fn run(db: &Target, args: &CalibrateArgs) -> Result<u8> {
     for s in &c.skipped {
         eprintln!(
             "bench-db calibrate: skipped {} / {}: {}, {}",
-            s.suite,
-            s.label,
+            esc(&s.suite),
+            esc(&s.label),
             crate::numfmt::plural(s.runs, "run"),
             s.reason
         );

@@ -3,6 +3,7 @@
 //! repeated and a job can ingest locally and push once at the end.
 
 use crate::cli::CopyArgs;
+use crate::output::escape::text as esc;
 use crate::output::plural;
 use crate::selector::Selector;
 use crate::store::Db;
@@ -32,8 +33,8 @@ pub fn run(args: &CopyArgs) -> Result<u8> {
     let mut present = Vec::new();
     let done = copy(&source, &mut target, &sel, |record, runs| {
         match (runs, json) {
-            (Some(n), false) => println!("copied {}: {}", record.path, plural(n, "run")),
-            (None, false) => println!("present {}", record.path),
+            (Some(n), false) => println!("copied {}: {}", esc(&record.path), plural(n, "run")),
+            (None, false) => println!("present {}", esc(&record.path)),
             (Some(n), true) => copied.push(CopiedSource {
                 source: record.path.clone(),
                 runs: n,

@@ -25,7 +25,12 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     if base.is_empty() {
         eprintln!(
             "hint: {}",
-            nothing_selected(&store, &base_sel, &args.sides.baseline, "--baseline")?
+            crate::output::escape::text(&nothing_selected(
+                &store,
+                &base_sel,
+                &args.sides.baseline,
+                "--baseline"
+            )?)
         );
     }
     // A baseline over several commits: only its most recent segment (after its last
@@ -63,7 +68,10 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     match &args.out {
         Some(path) => {
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-            eprintln!("bench-db gate: {}", report.summary);
+            eprintln!(
+                "bench-db gate: {}",
+                crate::output::escape::text(&report.summary)
+            );
         }
         None => {
             let mut out = std::io::stdout().lock();

@@ -5,10 +5,16 @@
 //! identifies the content is computed as the bytes go by, on a thread of its own that
 //! hands the parsed items to the store through a bounded queue. Each file is its own
 //! transaction; a failing file or folder entry is reported (with `path:line`) and the
-//! others go on; exit code 2 at the end when any failed. `-` reads standard input.
-//! A closed standard output stops the printing, never the work.
+//! others go on; exit code 2 at the end when any failed. A failure of the database
+//! itself (a lost PostgreSQL connection, a SQLite file that cannot be written or is
+//! corrupt) would fail every later file too: it stops the ingest at once, with one line
+//! saying how many files were stored before. Error and warning lines are escaped and cut
+//! ([`escape`]). `-` reads standard input. A closed standard output stops the printing,
+//! never the work.
 
 use crate::cli::IngestArgs;
+use crate::output::escape;
+use crate::store::open_error;
 use crate::store::url::Target;
 use crate::store::{BlockDefaults, Db, Digest, IngestError, SourceMeta};
 use anyhow::{Context, Result, bail};
@@ -17,6 +23,7 @@ use bench_db_parsers::{
 };
 use serde::Serialize;
 use sha2::Sha256;
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufReader, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
@@ -33,6 +40,10 @@ pub struct FileOutcome {
     /// Why a file was skipped: no format recognised, or a format detected whose parser
     /// found no result in it.
     pub reason: Option<String>,
+    /// The error is the database's, not the file's (a server gone, a database that
+    /// cannot be written): every later file would fail the same way, so the ingest stops.
+    #[serde(skip)]
+    pub fatal: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -91,9 +102,9 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
                 Input::File(path) => path.metadata().map_or(0, |m| m.len()),
                 _ => 0,
             };
-        let outcome = match input {
-            Input::Stdin => ingest_input(&mut store, None, forced, args, &progress),
-            Input::File(path) => ingest_input(&mut store, Some(path), forced, args, &progress),
+        let mut outcome = match input {
+            Input::Stdin => ingest_input(&mut store, db, None, forced, args, &progress),
+            Input::File(path) => ingest_input(&mut store, db, Some(path), forced, args, &progress),
             Input::Unreadable { path, error } => FileOutcome {
                 path: path.clone(),
                 format: None,
@@ -101,15 +112,34 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
                 runs: 0,
                 error: Some(format!("{path}: {error}")),
                 reason: None,
+                fatal: false,
             },
         };
+        if outcome.fatal {
+            let stored = outcomes
+                .iter()
+                .filter(|o: &&FileOutcome| matches!(o.status, Status::Ingested | Status::Unchanged))
+                .count();
+            let left = inputs.len() - outcomes.len() - 1;
+            if let Some(e) = &mut outcome.error {
+                e.push_str(&format!(
+                    "; stopped: {} stored before it, {} not read",
+                    crate::output::plural(stored, "file"),
+                    crate::output::plural(left, "file")
+                ));
+            }
+        }
         if let Some(e) = &outcome.error {
-            progress.suspend(|| eprintln!("bench-db: error: {e}"));
+            progress.suspend(|| eprintln!("bench-db: error: {}", escape::text(e)));
         } else if !args.output.json {
             progress.suspend(|| out.line(&human_line(&outcome)));
         }
         progress.set_position(done);
+        let fatal = outcome.fatal;
         outcomes.push(outcome);
+        if fatal {
+            break;
+        }
     }
     progress.finish_and_clear();
     let count = |s: Status| outcomes.iter().filter(|o| o.status == s).count();
@@ -169,15 +199,16 @@ fn human_line(o: &FileOutcome) -> String {
         Status::Skipped => "skipped  ",
         Status::Error => "error    ",
     };
+    // A path is quoted by `shown_path`; a `--name` is as the user typed it.
+    let path = escape::text(&o.path);
     match (&o.format, o.status, &o.reason) {
-        (_, Status::Skipped, Some(why)) => format!("{status} {} ({why})", o.path),
+        (_, Status::Skipped, Some(why)) => format!("{status} {path} ({why})"),
         (Some(f), Status::Ingested, _) => format!(
-            "{status} {} ({f}, {})",
-            o.path,
+            "{status} {path} ({f}, {})",
             crate::output::plural(o.runs, "run")
         ),
-        (Some(f), _, _) => format!("{status} {} ({f})", o.path),
-        (None, _, _) => format!("{status} {} ({NOT_RECOGNISED})", o.path),
+        (Some(f), _, _) => format!("{status} {path} ({f})"),
+        (None, _, _) => format!("{status} {path} ({NOT_RECOGNISED})"),
     }
 }
 
@@ -240,6 +271,40 @@ pub fn shown_path(path: &Path) -> String {
             out
         }
     }
+}
+
+/// A database error met while ingesting one file, as its line, and whether it ends the
+/// ingest: a PostgreSQL server that went away, or a SQLite database that cannot be written
+/// or is corrupt, fails every later file the same way.
+fn store_failure(target: &Target, e: anyhow::Error) -> (String, bool) {
+    if open_error::connection_lost(e.as_ref()) {
+        let cause = e.root_cause().to_string();
+        return (
+            format!(
+                "the connection to PostgreSQL was lost ({}): the server went away or ended \
+                 it; check that it runs and ingest again (the files stored are then unchanged)",
+                said(&cause)
+            ),
+            true,
+        );
+    }
+    if let Target::Sqlite(path) = target
+        && open_error::classify(&e) != open_error::Failure::Other
+    {
+        let line = format!("{:#}", open_error::sqlite(path, e));
+        return (said(&line).into_owned(), true);
+    }
+    (
+        format!("database error: {}", said(&format!("{e:#}"))),
+        false,
+    )
+}
+
+/// A message from a parser or the store as an error line and the JSON `error` field
+/// carry it: at most [`escape::MAX_MESSAGE`] characters (a 1 MB token echoed in a parse
+/// error is cut), escaped only when printed.
+fn said(message: &str) -> Cow<'_, str> {
+    escape::cut(message, escape::MAX_MESSAGE)
 }
 
 /// Whether `entry` is the database or one of its companion files (`-wal`, `-shm`,
@@ -333,6 +398,7 @@ fn progress_bar(inputs: &[Input]) -> indicatif::ProgressBar {
 /// Ingests a file, or standard input when `path` is `None`.
 fn ingest_input(
     store: &mut Db,
+    target: &Target,
     path: Option<&Path>,
     forced: Option<&'static Format>,
     args: &IngestArgs,
@@ -349,17 +415,34 @@ fn ingest_input(
         runs: 0,
         error: None,
         reason: None,
+        fatal: false,
     };
-    if let Err(e) = try_ingest(store, path, &shown, forced, args, &mut outcome, progress) {
+    let fatal = std::cell::Cell::new(false);
+    let failed = try_ingest(
+        store,
+        target,
+        &fatal,
+        path,
+        &shown,
+        forced,
+        args,
+        &mut outcome,
+        progress,
+    );
+    if let Err(e) = failed {
         outcome.status = Status::Error;
         outcome.error = Some(e);
+        outcome.fatal = fatal.get();
     }
     outcome
 }
 
 /// Fills `outcome`; `Err` carries the user-facing message (`path:line: …`).
+#[allow(clippy::too_many_arguments)]
 fn try_ingest(
     store: &mut Db,
+    target: &Target,
+    fatal: &std::cell::Cell<bool>,
     path: Option<&Path>,
     shown: &str,
     forced: Option<&'static Format>,
@@ -367,8 +450,12 @@ fn try_ingest(
     outcome: &mut FileOutcome,
     progress: &indicatif::ProgressBar,
 ) -> Result<(), String> {
-    let io = |e: std::io::Error| format!("{shown}: {e}");
-    let db = |e: anyhow::Error| format!("{shown}: database error: {e:#}");
+    let io = |e: std::io::Error| format!("{shown}: {}", said(&e.to_string()));
+    let db = |e: anyhow::Error| {
+        let (line, stop) = store_failure(target, e);
+        fatal.set(stop);
+        format!("{shown}: {line}")
+    };
     let name_path = match path {
         Some(p) => Some(p.to_path_buf()),
         None => args.name.as_ref().map(PathBuf::from),
@@ -450,8 +537,10 @@ fn try_ingest(
         Ok(done) => {
             for (line, message) in &done.warnings {
                 eprintln!(
-                    "bench-db: warning: {shown}:{line}: {}: {message}",
-                    format.name
+                    "bench-db: warning: {}:{line}: {}: {}",
+                    escape::text(shown),
+                    format.name,
+                    escape::message(message)
                 );
             }
             outcome.runs = done.runs;
@@ -467,9 +556,12 @@ fn try_ingest(
         }
         Err(IngestError::Parse(e)) => Err(format!(
             "{shown}:{}: {}: {}",
-            e.line, format.name, e.message
+            e.line,
+            format.name,
+            said(&e.message)
         )),
-        Err(e) => Err(format!("{shown}: {e}")),
+        Err(IngestError::Db(e) | IngestError::Read(e)) => Err(db(e)),
+        Err(e) => Err(format!("{shown}: {}", said(&e.to_string()))),
     }
 }
 
@@ -516,7 +608,7 @@ where
         let (send, receive) = std::sync::mpsc::sync_channel(QUEUE);
         let parser = std::thread::Builder::new().name("parse".into());
         let parser = parser.spawn_scoped(scope, move || {
-            for item in (format.parse)(Box::new(stream)) {
+            for item in format.read(Box::new(stream)) {
                 let failed = item.is_err();
                 if send.send(item).is_err() || failed {
                     // The store stopped or will stop: the digest is not needed.

@@ -61,7 +61,7 @@ pub fn run(db: &Target, args: &MigrateArgs) -> Result<u8> {
                 crate::numfmt::plural(reingest.len(), "source")
             );
             for path in &reingest {
-                println!("  {}", path);
+                println!("  {}", crate::output::escape::text(path));
             }
         }
     }

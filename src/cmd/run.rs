@@ -47,7 +47,12 @@ pub fn loopback(db: &Target, args: &LoopbackArgs) -> anyhow::Result<u8> {
     for set in &sets {
         for run in &set.runs {
             for w in &run.warnings {
-                eprintln!("bench-db: warning: {} run {}: {w}", set.label, run.index);
+                eprintln!(
+                    "bench-db: warning: {} run {}: {}",
+                    crate::output::escape::text(&set.label),
+                    run.index,
+                    crate::output::escape::message(w)
+                );
             }
         }
     }

@@ -3,6 +3,7 @@
 use crate::analysis::variation::{VariationRow, variation};
 use crate::cli::VariationArgs;
 use crate::dataset::StoredRun;
+use crate::output::escape::text as esc;
 use crate::selector::Selector;
 use crate::store::url::Target;
 use crate::store::{Db, Detail};
@@ -106,12 +107,14 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
         let unit = if first.unit.is_empty() {
             String::new()
         } else {
-            format!(" ({})", first.unit)
+            format!(" ({})", esc(&first.unit))
         };
         let _ = writeln!(
             out,
             "== {} / {} / {}{unit}",
-            first.suite, first.label, first.display
+            esc(&first.suite),
+            esc(&first.label),
+            esc(&first.display)
         );
         let _ = write!(out, "{:<11}", "Percentile");
         for idx in &first.run_indexes {

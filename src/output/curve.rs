@@ -1,5 +1,6 @@
 //! Renders a throughput–latency curve: text and JSON.
 
+use super::escape::text as esc;
 use super::table::{Cell as T, render};
 use super::{json_num, num, percentile};
 use crate::analysis::curve::{Curve, CurveKey};
@@ -15,9 +16,9 @@ pub fn text(curves: &[(CurveKey, Curve)]) -> String {
         let bench = k
             .bench
             .as_deref()
-            .map(|b| format!(" / {b}"))
+            .map(|b| format!(" / {}", esc(b)))
             .unwrap_or_default();
-        out.push_str(&format!("== {}{bench}\n", k.suite));
+        out.push_str(&format!("== {}{bench}\n", esc(&k.suite)));
         out.push_str(&curve_text(c));
         out.push('\n');
     }
@@ -29,9 +30,9 @@ fn curve_text(c: &Curve) -> String {
     let unit = if c.unit.is_empty() {
         String::new()
     } else {
-        format!(" ({})", c.unit)
+        format!(" ({})", esc(&c.unit))
     };
-    let mut out = format!("{}{unit} by throughput (per second)\n\n", c.metric);
+    let mut out = format!("{}{unit} by throughput (per second)\n\n", esc(&c.metric));
     let mut rows: Vec<Vec<T>> = vec![
         [
             "throughput",
@@ -68,7 +69,7 @@ fn curve_text(c: &Curve) -> String {
         None => out.push_str("knee: none among the measured throughputs\n"),
     }
     if !c.slo.is_empty() {
-        let terms: Vec<&str> = c.slo.iter().map(|t| t.text.as_str()).collect();
+        let terms: Vec<_> = c.slo.iter().map(|t| esc(&t.text)).collect();
         match c.max_throughput_within_slo {
             Some(t) => out.push_str(&format!(
                 "max throughput within SLO {}: {}/s\n",
@@ -90,7 +91,7 @@ fn curve_text(c: &Curve) -> String {
         out.push_str(&format!(
             "{} skipped: no throughput or no {}\n",
             super::plural(c.skipped_runs, "run"),
-            c.metric
+            esc(&c.metric)
         ));
     }
     out

@@ -73,7 +73,7 @@ fn header(r: &GateReport) -> String {
     format!(
         "gate: {} ({})\nbaseline {}, candidate {}{}; alpha {}, at least {} replicates a side, noise multiplier {}\nfamily: {}\n",
         r.outcome.as_str().to_uppercase(),
-        r.summary,
+        super::escape::text(&r.summary),
         plural(r.baseline_runs, "run"),
         plural(r.candidate_runs, "run"),
         if r.include_first { ", run 1 kept" } else { "" },

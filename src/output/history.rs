@@ -3,6 +3,8 @@
 
 use crate::analysis::history::History;
 use crate::numfmt::fixed3 as num;
+use crate::output::escape::text as esc;
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// The human tables of `bench-db history`.
@@ -12,12 +14,12 @@ pub fn tables(series: &[History]) -> String {
         let unit = if h.unit.is_empty() {
             String::new()
         } else {
-            format!(" ({})", h.unit)
+            format!(" ({})", esc(&h.unit))
         };
         let _ = writeln!(
             out,
             "== {}{unit}: {}, {}",
-            h.name(),
+            esc(&h.name()),
             crate::numfmt::plural(h.points.len(), "point"),
             crate::numfmt::plural(h.change_points.len(), "change point")
         );
@@ -30,7 +32,7 @@ pub fn tables(series: &[History]) -> String {
             let commit: String = p
                 .commit
                 .as_deref()
-                .unwrap_or("-")
+                .map_or(Cow::Borrowed("-"), esc)
                 .chars()
                 .take(12)
                 .collect();
@@ -47,7 +49,7 @@ pub fn tables(series: &[History]) -> String {
             let _ = writeln!(
                 out,
                 "{i:>4}  {commit:<12} {:<20} {:>4} {:>14}  {change}",
-                p.time.as_deref().unwrap_or("-"),
+                esc(p.time.as_deref().unwrap_or("-")),
                 p.runs,
                 num(p.value)
             );

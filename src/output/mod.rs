@@ -1,8 +1,10 @@
 //! Pure renderers of compare, gate and curve results: each returns a `String` (text table,
-//! JSON, Markdown, JUnit XML, GitHub workflow commands). No IO; colour only when asked.
+//! JSON, Markdown, JUnit XML, GitHub workflow commands). No IO; colour only when asked;
+//! text and Markdown show control characters from the input escaped ([`escape`]).
 
 pub mod compare;
 pub mod curve;
+pub mod escape;
 pub mod gate;
 pub mod history;
 pub mod table;
@@ -18,11 +20,12 @@ pub fn paint(text: &str, code: &str, color: bool) -> String {
     }
 }
 
-/// Escapes a Markdown table cell.
+/// Escapes a Markdown table cell: a line break becomes a space, other control
+/// characters show as their escapes ([`escape::text`]).
 pub fn md_cell(s: &str) -> String {
-    s.replace('\\', "\\\\")
+    escape::text(&s.replace('\n', " "))
+        .replace('\\', "\\\\")
         .replace('|', "\\|")
-        .replace('\n', " ")
 }
 
 #[cfg(test)]
@@ -33,6 +36,7 @@ mod tests {
     fn escapes_markdown_cells() {
         assert_eq!(md_cell("a|b"), "a\\|b");
         assert_eq!(md_cell("a\\b\nc"), "a\\\\b c");
+        assert_eq!(md_cell("t\x1b]0;x\x07"), "t\\\\x1b]0;x\\\\x07");
         assert_eq!(paint("x", "31", true), "\x1b[31mx\x1b[0m");
         assert_eq!(paint("x", "31", false), "x");
         assert_eq!(plural(1, "run"), "1 run");

@@ -1,7 +1,8 @@
 //! Aligned plain-text tables whose cells may carry colour codes that take no width.
 //! Widths are terminal columns (`unicode-width`: a CJK character takes two), and cells
 //! wider than their column's limit wrap onto further lines instead of being cut, so
-//! every label and path can still be read and copied whole.
+//! every label and path can still be read and copied whole. Control characters in a cell
+//! are shown escaped, never sent to the terminal.
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
@@ -59,10 +60,13 @@ impl Layout {
         }
     }
 
+    /// A cell's text as printed: control characters escaped ([`super::escape::text`]:
+    /// every cell may hold a name from the input), then wrapped to its column's limit.
     fn lines(&self, i: usize, text: &str) -> Vec<String> {
+        let text = super::escape::text(text);
         match self.limits.get(i).copied().filter(|l| *l > 0) {
-            Some(l) => wrap(text, l),
-            None => vec![text.to_string()],
+            Some(l) => wrap(&text, l),
+            None => vec![text.into_owned()],
         }
     }
 
@@ -156,6 +160,16 @@ mod tests {
         assert_eq!(lines[0], "A 20 million ");
         // No break opportunity: cut anywhere, nothing lost.
         assert_eq!(wrap("abcdefgh", 3), ["abc", "def", "gh"]);
+    }
+
+    #[test]
+    fn control_characters_in_cells_are_escaped_and_measured_escaped() {
+        let rows = vec![
+            vec![Cell::from("label"), Cell::from("n")],
+            vec![Cell::from("a\x1b]0;t\x07"), Cell::from("1")],
+        ];
+        let out = render(rows, false);
+        assert_eq!(out, "label          n\na\\x1b]0;t\\x07  1\n");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 use super::backend::Store;
 use super::filter::Filter;
+use super::open_error;
 use super::postgres::PgStore;
 use super::rows::{Damage, Detail, Removed, post_head};
 use super::sqlite::SqliteStore;
@@ -48,7 +49,9 @@ impl Db {
     /// Opens for writing: creates the schema when empty and migrates it.
     pub fn open(target: &Target) -> Result<Db> {
         Ok(match target {
-            Target::Sqlite(p) => Db::of(SqliteStore::open(p)?),
+            Target::Sqlite(p) => {
+                Db::of(SqliteStore::open(p).map_err(|e| open_error::sqlite(p, e))?)
+            }
             Target::Postgres(u) => Db::of(PgStore::open(u)?),
         })
     }
@@ -56,7 +59,9 @@ impl Db {
     /// Opens an existing store for writing (a missing one is an error, not created).
     pub fn open_existing(target: &Target) -> Result<Db> {
         Ok(match target {
-            Target::Sqlite(p) => Db::of(SqliteStore::open_existing(p)?),
+            Target::Sqlite(p) => {
+                Db::of(SqliteStore::open_existing(p).map_err(|e| open_error::sqlite(p, e))?)
+            }
             Target::Postgres(u) => Db::of(PgStore::open_existing(u)?),
         })
     }
@@ -65,7 +70,9 @@ impl Db {
     /// when the schema is current; an older one is upgraded when these credentials can.
     pub fn open_read(target: &Target) -> Result<Db> {
         Ok(match target {
-            Target::Sqlite(p) => Db::of(SqliteStore::open_read(p)?),
+            Target::Sqlite(p) => {
+                Db::of(SqliteStore::open_read(p).map_err(|e| open_error::sqlite(p, e))?)
+            }
             Target::Postgres(u) => Db::of(PgStore::open_read(u)?),
         })
     }
@@ -79,7 +86,7 @@ impl Db {
     /// Upgrades the store's schema; returns the versions before and after.
     pub fn migrate(target: &Target) -> Result<(i64, i64)> {
         match target {
-            Target::Sqlite(p) => SqliteStore::migrate(p),
+            Target::Sqlite(p) => SqliteStore::migrate(p).map_err(|e| open_error::sqlite(p, e)),
             Target::Postgres(u) => PgStore::migrate(u),
         }
     }

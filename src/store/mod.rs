@@ -15,6 +15,7 @@ pub mod copy;
 mod db;
 mod filter;
 mod ingest;
+pub mod open_error;
 mod postgres;
 mod rows;
 mod sqlite;

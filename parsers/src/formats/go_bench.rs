@@ -46,7 +46,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("go-bench", "1", sniff, parse);
+pub const FORMAT: Format = Format::new("go-bench", "1", sniff, parse).read_whole();
 
 /// `BenchmarkX-8  N  value unit [value unit …]`.
 static RESULT: LazyLock<Regex> =

@@ -61,7 +61,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("jmh", "1", sniff, parse);
+pub const FORMAT: Format = Format::new("jmh", "1", sniff, parse).read_whole();
 
 static TABLE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^\s*Benchmark((?:\s+\(\w+\))*)\s+Mode\s+Cnt\s+Score(?:\s+Error)?\s+Units\s*$")

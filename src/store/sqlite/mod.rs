@@ -314,6 +314,11 @@ fn require_file(path: &Path) -> Result<()> {
 /// because no process can be writing it (a writer would need that folder too).
 fn open_read_only(path: &Path) -> Result<(Connection, Found)> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    // A file this user cannot write, that no writer uses now: read immutable too, so that
+    // no `-shm` is left behind that the file's owner cannot write.
+    if super::open_error::read_without_shm(path) {
+        return open_immutable(path, flags);
+    }
     let first = Connection::open_with_flags(path, flags).map_err(anyhow::Error::from);
     let first = first.and_then(|mut c| {
         c.busy_handler(Some(wait_for_lock))?;
@@ -322,14 +327,16 @@ fn open_read_only(path: &Path) -> Result<(Connection, Found)> {
     });
     match first {
         Ok(x) => Ok(x),
-        Err(e) if cannot_open(&e) => {
-            let uri = immutable_uri(path)?;
-            let c = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)?;
-            let found = check_ours(&c)?;
-            Ok((c, found))
-        }
+        Err(e) if cannot_open(&e) => open_immutable(path, flags),
         Err(e) => Err(e),
     }
+}
+
+fn open_immutable(path: &Path, flags: OpenFlags) -> Result<(Connection, Found)> {
+    let uri = immutable_uri(path)?;
+    let c = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)?;
+    let found = check_ours(&c)?;
+    Ok((c, found))
 }
 
 fn cannot_open(e: &anyhow::Error) -> bool {
