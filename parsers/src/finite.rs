@@ -25,6 +25,9 @@ pub fn refuse_non_finite(block: &mut Block) -> Option<Parsed> {
             }
             keep
         });
+        // A dropped parameter is no longer part of the benchmark's configuration.
+        let params = &run.params;
+        run.config.retain(|k| params.contains_key(k));
         for s in &mut run.series {
             let metric = s.metric.clone();
             s.stats.retain(|k, v| {
@@ -73,8 +76,9 @@ pub fn refuse_non_finite(block: &mut Block) -> Option<Parsed> {
         refused.extend(here.iter().map(|w| at(w)));
     }
     for p in &mut block.printed {
-        if p.value.is_some_and(bad) {
+        if p.value.is_some_and(bad) || p.percentile.is_some_and(bad) {
             p.value = None;
+            p.percentile = p.percentile.filter(|x| x.is_finite());
             refused.push(format!("printed {} {}", p.metric, p.name));
         }
     }
@@ -137,9 +141,8 @@ mod tests {
             series: vec![lat, ts],
             ..Run::default()
         };
-        run.params
-            .insert("rate".into(), Param::Num(f64::NEG_INFINITY));
-        run.params.insert("threads".into(), Param::Num(4.0));
+        run.set_config("rate", Param::Num(f64::NEG_INFINITY));
+        run.set_config("threads", Param::Num(4.0));
         let mut block = Block {
             first_line: 7,
             runs: vec![run],
@@ -163,6 +166,8 @@ mod tests {
         );
         let run = &block.runs[0];
         assert_eq!(run.params.len(), 1);
+        // The dropped parameter leaves the configuration too.
+        assert_eq!(run.config.iter().collect::<Vec<_>>(), ["threads"]);
         assert_eq!(run.series[0].stats.len(), 1);
         let Data::Ladder { points, .. } = &run.series[0].data else {
             panic!("ladder");

@@ -3,15 +3,14 @@
 //! store. The content hash is computed while the source is read and checked inside that
 //! transaction, so a concurrent ingest of the same content ends `unchanged`.
 //!
-//! Every run passes [`drop_non_finite`] before it is written: a number that is not finite
-//! (a 400-digit number read as infinity, a NaN) has no stored form that reads back (JSON
-//! writes it as `null`), so it is left out with a warning naming the run's line, and
-//! nothing non-finite reaches a store.
+//! Parsed blocks arrive with every number finite (the parser crate's `finite` check runs
+//! in `Format::read`): a number that is not finite has no stored form that reads back
+//! (JSON writes it as `null`), so it never reaches a store.
 
 use super::backend::{Digest, IngestError};
 use super::db::Db;
 use super::rows::{BlockRows, RunRows, SourceRecord};
-use bench_db_parsers::{Block, Data, ParseError, Parsed};
+use bench_db_parsers::{Block, ParseError, Parsed};
 use std::collections::BTreeMap;
 
 /// Provenance of one source.
@@ -214,8 +213,7 @@ impl<I: Iterator<Item = Result<Parsed, ParseError>>> Iterator for Feed<'_, I> {
                 Err(e) => return Some(Err(e.into())),
                 Ok(Parsed::Warning { line, message }) => self.warnings.push((line, message)),
                 Ok(Parsed::Block(block)) => {
-                    let mut rows = block_rows(self.blocks as i64, block, self.defaults);
-                    drop_non_finite(&mut rows, &mut self.warnings);
+                    let rows = block_rows(self.blocks as i64, block, self.defaults);
                     self.blocks += 1;
                     return Some(Ok(rows));
                 }
@@ -258,193 +256,5 @@ fn block_rows(idx: i64, block: Block, defaults: &BlockDefaults) -> BlockRows {
         last_line: block.last_line,
         printed: block.printed,
         runs,
-    }
-}
-
-/// Leaves out of a block every number that is not finite, each with a warning `(line,
-/// message)` saying what was dropped: a numeric parameter (also from the configuration
-/// keys), a series' printed statistic, a ladder or time-series point whose percentile,
-/// time or value is not finite (the point is dropped, not zeroed; a non-finite line value
-/// alone becomes absent), a single value (absent), a histogram interval's time or length
-/// (absent) and a block's printed number (absent).
-pub(super) fn drop_non_finite(block: &mut BlockRows, warnings: &mut Vec<(u64, String)>) {
-    let bad = |x: f64| !x.is_finite();
-    for p in &mut block.printed {
-        if p.value.is_some_and(bad) || p.percentile.is_some_and(bad) {
-            warnings.push((
-                block.first_line,
-                format!(
-                    "printed {} of {} is not a finite number; dropped",
-                    p.name, p.metric
-                ),
-            ));
-            p.value = None;
-            p.percentile = p.percentile.filter(|x| x.is_finite());
-        }
-    }
-    for r in &mut block.runs {
-        let run = &mut r.run;
-        let line = run.first_line;
-        let who = match &run.bench {
-            Some(b) => format!("run {} ({b})", run.index),
-            None => format!("run {}", run.index),
-        };
-        let dropped: Vec<String> = run
-            .params
-            .iter()
-            .filter(|(_, v)| v.as_f64().is_some_and(bad))
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in dropped {
-            run.params.remove(&k);
-            run.config.remove(&k);
-            warnings.push((
-                line,
-                format!("{who}: parameter {k} is not a finite number; dropped"),
-            ));
-        }
-        for s in &mut run.series {
-            let metric = &s.metric;
-            s.stats.retain(|name, v| {
-                let keep = v.is_finite();
-                if !keep {
-                    warnings.push((
-                        line,
-                        format!("{who}: {name} of {metric} is not a finite number; dropped"),
-                    ));
-                }
-                keep
-            });
-            let points = match &mut s.data {
-                Data::Ladder { points, .. } | Data::Histogram { points, .. } => {
-                    let n = points.len();
-                    points.retain(|p| p.percentile.is_finite() && !p.value.is_some_and(bad));
-                    for p in points.iter_mut() {
-                        p.line_value = p.line_value.filter(|x| x.is_finite());
-                    }
-                    n - points.len()
-                }
-                Data::TimeSeries { points } => {
-                    let n = points.len();
-                    points.retain(|p| p.t.is_finite() && !p.value.is_some_and(bad));
-                    n - points.len()
-                }
-                Data::Value { value } => {
-                    let n = usize::from(value.is_some_and(bad));
-                    *value = value.filter(|x| x.is_finite());
-                    n
-                }
-            };
-            if let Data::Histogram { intervals, .. } = &mut s.data {
-                for h in intervals {
-                    h.t = h.t.filter(|x| x.is_finite());
-                    h.duration = h.duration.filter(|x| x.is_finite());
-                }
-            }
-            if points > 0 {
-                warnings.push((
-                    line,
-                    format!(
-                        "{who}: {points} point{} of {metric} {} not a finite number; dropped",
-                        if points == 1 { "" } else { "s" },
-                        if points == 1 { "is" } else { "are" }
-                    ),
-                ));
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use bench_db_parsers::{LadderPoint, PrintedStat, Run, Series, TimePoint};
-
-    #[test]
-    fn non_finite_numbers_are_dropped_each_with_a_warning() {
-        let mut run = Run {
-            index: 1,
-            bench: Some("fib".into()),
-            first_line: 7,
-            ..Run::default()
-        };
-        run.set_config("size", f64::INFINITY);
-        run.params.insert("threads".into(), 4.0.into());
-        let mut ladder = Series::new(
-            "latency",
-            "latency",
-            "us",
-            Data::Ladder {
-                count: Some(3),
-                points: vec![
-                    LadderPoint {
-                        percentile: 50.0,
-                        value: Some(f64::INFINITY),
-                        line_value: None,
-                    },
-                    LadderPoint {
-                        percentile: 99.0,
-                        value: Some(2.0),
-                        line_value: Some(f64::NAN),
-                    },
-                ],
-            },
-        );
-        ladder.stats.insert("mean".into(), f64::NEG_INFINITY);
-        ladder.stats.insert("max".into(), 3.0);
-        let times = Series::new(
-            "rate",
-            "rate",
-            "ops/s",
-            Data::TimeSeries {
-                points: vec![TimePoint {
-                    t: f64::NAN,
-                    value: Some(1.0),
-                }],
-            },
-        );
-        run.series = vec![ladder, times, Series::value("x", "", Some(f64::NAN))];
-        let mut block = BlockRows {
-            idx: 0,
-            label: None,
-            first_line: 5,
-            last_line: 9,
-            printed: vec![PrintedStat {
-                metric: "latency".into(),
-                percentile: Some(99.0),
-                name: "variation_pct".into(),
-                value: Some(f64::INFINITY),
-            }],
-            runs: vec![RunRows {
-                suite: "s".into(),
-                label: "l".into(),
-                run,
-            }],
-        };
-        let mut warnings = Vec::new();
-        drop_non_finite(&mut block, &mut warnings);
-        let run = &block.runs[0].run;
-        assert!(!run.params.contains_key("size") && !run.config.contains("size"));
-        assert_eq!(run.params["threads"].as_f64(), Some(4.0));
-        let ladder = run.series[0].ladder().unwrap();
-        assert_eq!(ladder.len(), 1);
-        assert_eq!((ladder[0].value, ladder[0].line_value), (Some(2.0), None));
-        assert_eq!(run.series[0].stats.len(), 1);
-        assert_eq!(run.series[0].stats["max"], 3.0);
-        assert_eq!(run.series[1].data, Data::TimeSeries { points: vec![] });
-        assert_eq!(run.series[2].data, Data::Value { value: None });
-        assert_eq!(block.printed[0].value, None);
-        let texts: Vec<String> = warnings.iter().map(|(l, m)| format!("{l}: {m}")).collect();
-        assert_eq!(
-            texts,
-            [
-                "5: printed variation_pct of latency is not a finite number; dropped",
-                "7: run 1 (fib): parameter size is not a finite number; dropped",
-                "7: run 1 (fib): mean of latency is not a finite number; dropped",
-                "7: run 1 (fib): 1 point of latency is not a finite number; dropped",
-                "7: run 1 (fib): 1 point of rate is not a finite number; dropped",
-                "7: run 1 (fib): 1 point of x is not a finite number; dropped",
-            ]
-        );
     }
 }

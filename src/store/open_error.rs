@@ -77,7 +77,10 @@ pub fn classify(e: &anyhow::Error) -> Failure {
                     _ => Failure::Other,
                 },
                 // A table name or a stored text that is not UTF-8: the bytes are damaged.
-                rusqlite::Error::Utf8Error(..) | rusqlite::Error::FromSqlConversionFailure(..) => {
+                rusqlite::Error::Utf8Error(..) => Failure::Corrupt,
+                rusqlite::Error::FromSqlConversionFailure(_, _, inner)
+                    if inner.downcast_ref::<std::str::Utf8Error>().is_some() =>
+                {
                     Failure::Corrupt
                 }
                 _ => Failure::Other,

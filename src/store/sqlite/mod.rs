@@ -16,6 +16,7 @@ mod write;
 use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
+use super::open_error;
 use super::rows::{BlockMeta, Damage, Detail, Removed, SourceRecord, Written};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
@@ -217,32 +218,13 @@ impl SqliteStore {
     }
 }
 
-/// Whether an error is SQLite finding its file damaged: a page or header that does not
-/// parse (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) or stored text that is not UTF-8.
-fn is_corrupt(e: &anyhow::Error) -> bool {
-    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
-    e.chain()
-        .any(|c| match c.downcast_ref::<rusqlite::Error>() {
-            Some(rusqlite::Error::SqliteFailure(f, _)) => {
-                matches!(f.code, DatabaseCorrupt | NotADatabase)
-            }
-            Some(rusqlite::Error::Utf8Error(..)) => true,
-            Some(rusqlite::Error::FromSqlConversionFailure(_, _, inner)) => {
-                inner.downcast_ref::<std::str::Utf8Error>().is_some()
-            }
-            _ => c.downcast_ref::<std::str::Utf8Error>().is_some(),
-        })
-}
-
-/// `e`, reworded when it is SQLite finding the file damaged: the file is named as
-/// corrupt, with what to do about it; other errors pass unchanged.
+/// `e`, reworded when it is SQLite finding the file damaged ([`open_error::sqlite`]):
+/// the file is named as corrupt, with what to do about it; other errors pass unchanged.
 fn corrupt_file(path: &str, e: anyhow::Error) -> anyhow::Error {
-    if !is_corrupt(&e) {
+    if open_error::classify(&e) != open_error::Failure::Corrupt {
         return e;
     }
-    anyhow!(
-        "the database file {path} is corrupt ({e:#}); `bench-db --db {path} check` lists what          is damaged, else restore the file from a copy"
-    )
+    open_error::sqlite(Path::new(path), e)
 }
 
 /// Migration 2's data step on SQLite (see [`v1`]): moves the rows of the version-1 tables
@@ -316,7 +298,7 @@ fn open_read_only(path: &Path) -> Result<(Connection, Found)> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     // A file this user cannot write, that no writer uses now: read immutable too, so that
     // no `-shm` is left behind that the file's owner cannot write.
-    if super::open_error::read_without_shm(path) {
+    if open_error::read_without_shm(path) {
         return open_immutable(path, flags);
     }
     let first = Connection::open_with_flags(path, flags).map_err(anyhow::Error::from);
