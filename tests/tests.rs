@@ -3,6 +3,7 @@
 mod analysis_cli;
 mod cli_ux;
 mod common;
+mod crash;
 mod first_hour;
 mod formats_cli;
 mod history;

@@ -40,6 +40,9 @@ pub enum Failure {
     CannotWrite,
     /// SQLITE_CORRUPT, SQLITE_NOTADB, or text in the schema that does not decode.
     Corrupt,
+    /// SQLITE_FULL, or SQLITE_IOERR (a write the file system refused: a full disk, a
+    /// file-size limit, a failing device).
+    Full,
     /// Anything else: left as the engine said it.
     Other,
 }
@@ -74,6 +77,7 @@ pub fn classify(e: &anyhow::Error) -> Failure {
                 rusqlite::Error::SqliteFailure(f, _) => match f.code {
                     ErrorCode::ReadOnly | ErrorCode::CannotOpen => Failure::CannotWrite,
                     ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Failure::Corrupt,
+                    ErrorCode::DiskFull | ErrorCode::SystemIoFailure => Failure::Full,
                     _ => Failure::Other,
                 },
                 // A table name or a stored text that is not UTF-8: the bytes are damaged.
@@ -106,6 +110,11 @@ pub fn explain(
         (Failure::Corrupt, _) => format!(
             "the database {db} is corrupt ({engine}); `bench-db --db {db} check` tells what is \
              damaged: restore a copy of the file, or move it aside and ingest the files again"
+        ),
+        (Failure::Full, _) => format!(
+            "the disk holding {db} refused a write ({engine}): it is full, or a size limit or \
+             the device stops writes; what was stored before is intact (each file is stored \
+             whole or not at all): free space and ingest again"
         ),
         (Failure::CannotWrite, Some(Obstacle::ReadOnlyMount)) => format!(
             "the database {db} is on a read-only file system ({engine}): the read commands work \
@@ -291,6 +300,9 @@ mod tests {
         let utf8 = std::str::from_utf8(&bytes).unwrap_err();
         let e = anyhow::Error::from(rusqlite::Error::Utf8Error(0, utf8));
         assert_eq!(classify(&e), Failure::Corrupt);
+        for code in [ffi::SQLITE_FULL, ffi::SQLITE_IOERR_WRITE] {
+            assert_eq!(classify(&failure(code)), Failure::Full, "{code}");
+        }
         assert_eq!(classify(&failure(ffi::SQLITE_BUSY)), Failure::Other);
         assert_eq!(classify(&anyhow::anyhow!("no such file")), Failure::Other);
     }
