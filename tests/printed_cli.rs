@@ -361,3 +361,31 @@ fn the_report_shows_the_tools_summaries_beside_ours() {
     let row = "<tr><td class=\"text\">org.apache.dubbo.benchmark.ClientPb.createUser</td><td class=\"text\">thrpt</td><td class=\"text\">JMH score 12.453 ± 1.823 [10.63, 14.276] ops/ms</td><td class=\"text\">12.453 ops/ms, mean of 3 runs</td></tr>";
     assert!(page.contains(row), "{page}");
 }
+
+/// k6's summary line, under the names k6 prints: `avg` and `min` as stats, `med`, `p(90)`,
+/// `p(95)` and `max` as points with their percentiles.
+#[test]
+fn k6_summary_numbers_keep_their_names() {
+    let env = Env::new();
+    ingest(&env, &[&fixture("real/k6/performance-md-spike-nginx.md")]);
+    let runs = env.json(&["runs", "--json"]);
+    // http_req_duration: avg=18.37ms min=13.34ms med=16.44ms max=795.57ms p(90)=22.15ms
+    // p(95)=24.72ms (line 38).
+    let stats = &runs[0]["stats"]["http_req_duration"];
+    assert_eq!(stats["avg"].as_f64(), Some(18.37), "{stats}");
+    assert_eq!(stats["min"].as_f64(), Some(13.34), "{stats}");
+    assert!(stats.get("mean").is_none(), "{stats}");
+    let points = env.json(&["export", "--json"]);
+    let at = |p: f64| {
+        points
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["metric"] == "http_req_duration" && x["percentile"].as_f64() == Some(p))
+            .map(|x| x["value"].as_f64().unwrap())
+    };
+    assert_eq!(at(50.0), Some(16.44));
+    assert_eq!(at(90.0), Some(22.15));
+    assert_eq!(at(95.0), Some(24.72));
+    assert_eq!(at(100.0), Some(795.57));
+}

@@ -468,7 +468,7 @@ fn run_values(s: &Series, wanted: &[f64]) -> Vec<(Option<f64>, f64)> {
     }
 }
 
-/// The run's mean latency in seconds: the printed `mean` of a ladder, the mean of a
+/// The run's mean latency in seconds: the printed `mean` (k6: `avg`) of a ladder, the mean of a
 /// response-time series (an `rt` without unit is in ms, as in Little's-law derivation).
 fn mean_seconds(s: &Series) -> Option<f64> {
     let per = if s.unit.trim().is_empty() && s.metric.rsplit('.').next() == Some("rt") {
@@ -477,7 +477,7 @@ fn mean_seconds(s: &Series) -> Option<f64> {
         seconds_per(&s.unit)
     }?;
     let m = match s.ladder() {
-        Some(_) => s.stats.get("mean").copied(),
+        Some(_) => s.stats.get("mean").or_else(|| s.stats.get("avg")).copied(),
         None => series_mean(s),
     }?;
     Some(m * per)

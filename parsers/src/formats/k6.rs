@@ -21,7 +21,7 @@
 //!
 //! Per metric (sub-metrics such as
 //! `{ expected_response:true }` become `<metric>.expected_response_true`):
-//! - trends: a ladder of `med` (50), `p(N)` (N) and `max` (100), with stats `avg`→`mean`,
+//! - trends: a ladder of `med` (50), `p(N)` (N) and `max` (100), with stats `avg`,
 //!   `min` and `count` (when printed). Times are converted exactly to `ms` (one row can mix
 //!   `µs`, `ms`, `s` and `1m2s`); custom trends print bare numbers and keep no unit. A cell
 //!   cut short by the terminal (`p(95)=21.44m`, not a k6 duration) is left out with a
@@ -388,7 +388,7 @@ fn trend(
         let Some(value) = value else { continue };
         match (k, trend_percentile(k)) {
             ("avg", _) => {
-                stats.insert("mean".to_string(), value);
+                stats.insert("avg".to_string(), value);
             }
             ("min", _) => {
                 stats.insert("min".to_string(), value);
@@ -464,7 +464,7 @@ fn json(text: &str) -> Result<Block, ParseError> {
                 s.stats.insert("count".into(), c as f64);
             }
             if let Some(a) = num("avg") {
-                s.stats.insert("mean".into(), a);
+                s.stats.insert("avg".into(), a);
             }
             if let Some(a) = num("min") {
                 s.stats.insert("min".into(), a);
@@ -578,7 +578,7 @@ mod tests {
         assert_eq!(at(d, 95.0), Some(36.32));
         assert_eq!(at(d, 100.0), Some(178.63));
         assert_eq!(d.stats["min"], 0.654);
-        assert_eq!(d.stats["mean"], 18.41);
+        assert_eq!(d.stats["avg"], 18.41);
         let e = series(r, "http_req_duration.expected_response_true");
         assert_eq!(at(e, 90.0), Some(30.32));
         let f = series(r, "http_req_failed");
@@ -598,7 +598,7 @@ mod tests {
         let d = series(r, "http_req_duration");
         assert_eq!(at(d, 50.0), Some(0.54987));
         assert_eq!(at(d, 100.0), Some(41.04));
-        assert_eq!(d.stats["mean"], 0.66569);
+        assert_eq!(d.stats["avg"], 0.66569);
         let f = series(r, "http_req_failed");
         assert_eq!(f.stats["total"], 147346.0);
         assert_eq!(value(series(r, "data_received")), 256e6);
@@ -695,7 +695,7 @@ mod tests {
         let d = series(r, "http_req_duration");
         assert_eq!(at(d, 95.0), Some(130.64669999999998));
         assert_eq!(at(d, 100.0), Some(1103228.522));
-        assert_eq!(d.stats["mean"], 1220.628734474256);
+        assert_eq!(d.stats["avg"], 1220.628734474256);
         let c = series(r, "case_success_rate");
         assert_eq!(value(c), 0.9886781227032513 * 100.0);
         assert_eq!(c.stats["fails"], 647.0);
