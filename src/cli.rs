@@ -178,7 +178,7 @@ pub enum Command {
     Calibrate(CalibrateArgs),
     /// Write a static HTML report with SVG charts.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db report --out bench-report\n  bench-db report 'suite=jlbh' --slo 'p99<=200us,p99.99<=5ms'\n  bench-db report --baseline 'label=before' --candidate 'label=after' --json\n\nWithout --baseline and --candidate, only one suite and label stored on branch main and another branch are compared.\n\nJSON: {\"schema\": 1, index, files, runs, comparisons}; text: the index page's path."
+        after_help = "EXAMPLES:\n  bench-db report --out bench-report\n  bench-db report 'suite=jlbh' --slo 'p99<=200us,p99.99<=5ms'\n  bench-db report --baseline 'label=before' --candidate 'label=after' --json\n\nWithout --baseline and --candidate, one suite and label stored on branch main and another branch are compared as the README's CI gate does: main's latest 10 commits (after their last change point) against the branch's latest commit, judged by the gate's default policy, so \"Got worse\" lists the gate's regressions (file-name labels are pooled, as the gate pools them).\n\nJSON: {\"schema\": 1, index, files, runs, comparisons: [{suite, baseline, candidate, worse, better}]}; text: the index page's path."
     )]
     Report(ReportArgs),
     /// Run a built-in benchmark and store its results.

@@ -334,11 +334,13 @@ fn readme_ci_script() -> String {
 }
 
 /// The stand-in benchmark: prints a log whose p50 sits at the level in `level.txt`,
-/// ±1% from a counter kept outside the repository.
+/// ±1% from a counter kept outside the repository, and 17% higher on the run whose counter
+/// is in `spike.txt`.
 const BENCH_SH: &str = r##"#!/bin/sh
 n=$(cat "$BENCH_COUNTER" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > "$BENCH_COUNTER"
-awk -v level="$(cat level.txt)" -v n=$n 'BEGIN {
-  j = (n * 37) % 11 - 5; v = level * (1 + j / 500)
+spike=$(cat spike.txt 2>/dev/null || echo 0)
+awk -v level="$(cat level.txt)" -v n=$n -v spike=$spike 'BEGIN {
+  j = (n * 37) % 11 - 5; v = level * (1 + j / 500); if (n == spike) v = v * 1.17
   printf "       Value   Percentile   TotalCount 1/(1-Percentile)\n\n"
   printf "%12.3f     0.500000         1001         2.00\n", v
   printf "%12.3f     0.990000         1981       100.00\n", v * 2
@@ -437,7 +439,11 @@ fn readme_ci_job_runs_green_against_a_throwaway_repository() {
     git(&repo, &["checkout", "-q", "-b", "feature"]);
     std::fs::write(repo.join("code.txt"), "feature\n").unwrap();
     git(&repo, &["commit", "-q", "-am", "harmless"]);
+    // Its fifth and last log (counter 35: 5 runs of the first pull request, 25 on main)
+    // is 17% slow, the other four are as main.
+    std::fs::write(repo.join("spike.txt"), "35\n").unwrap();
     let out = job("pull_request", "feature");
+    std::fs::remove_file(repo.join("spike.txt")).unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -447,6 +453,16 @@ fn readme_ci_job_runs_green_against_a_throwaway_repository() {
     );
     let md = std::fs::read_to_string(&summary).expect("step summary written");
     assert!(md.contains("latency"), "{md}");
+    // The gate passed the harmless pull request: the report lists nothing under "Got worse"
+    // for it (comparing the latest log file of each branch, one run against one, it showed
+    // the slow fifth log as +17% worse).
+    let dir = env.dir.path().join("report-harmless").display().to_string();
+    let report = env.json(&["report", "--out", &dir, "--json"]);
+    for c in report["comparisons"].as_array().unwrap() {
+        if c["candidate"].as_str().unwrap().contains("feature") {
+            assert_eq!(c["worse"].as_array().unwrap().len(), 0, "{report}");
+        }
+    }
 
     std::fs::write(repo.join("level.txt"), "130\n").unwrap();
     git(&repo, &["commit", "-q", "-am", "slower"]);
@@ -458,6 +474,43 @@ fn readme_ci_job_runs_green_against_a_throwaway_repository() {
     );
     let md2 = std::fs::read_to_string(&summary).unwrap();
     assert!(md2.len() > md.len(), "the second verdict is appended");
+    // The report pairs and judges as the gate does: its "Got worse" for the branch is the
+    // gate's regressions, cell for cell.
+    let sha = git(&repo, &["rev-parse", "HEAD"]);
+    let out = env
+        .cmd(&[
+            "gate",
+            "--baseline",
+            "tag.branch=main;latest=10",
+            "--candidate",
+            &format!("tag.commit={sha}"),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let gate: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let key =
+        |c: &serde_json::Value| format!("{}@{}", c["metric"].as_str().unwrap(), c["percentile"]);
+    let mut regressions: Vec<String> = gate["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "regression")
+        .map(key)
+        .collect();
+    regressions.sort();
+    assert!(!regressions.is_empty(), "{gate}");
+    let dir = env.dir.path().join("report").display().to_string();
+    let report = env.json(&["report", "--out", &dir, "--json"]);
+    let cmp = report["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["candidate"].as_str().unwrap().contains("feature"))
+        .unwrap_or_else(|| panic!("{report}"));
+    let mut worse: Vec<String> = cmp["worse"].as_array().unwrap().iter().map(key).collect();
+    worse.sort();
+    assert_eq!(worse, regressions, "{report}");
 }
 
 #[test]

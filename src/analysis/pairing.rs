@@ -1,11 +1,14 @@
 //! Before/after comparisons for the report: two groups of runs, their per-cell deltas
 //! (the compare analysis' cells with the metric's display name and which way each
 //! moved) and, for time series, both sides' values over time. Sides are what the user asked for
-//! (`--baseline/--candidate`) or the same suite and label on two branches; nothing is
-//! paired by position in a file.
+//! (`--baseline/--candidate`) or the same suite and label on two branches, paired and judged as
+//! the README's CI gate does (main's latest commits after their last change point against the
+//! branch's latest commit, the gate's default policy), so the report's "Got worse" is the
+//! gate's regressions; nothing is paired by position in a file.
 
 use super::charts::timeseries::TimeSeriesInput;
 use super::compare::{self as analysis, Cell, CompareOptions};
+use super::gate::{Policy, Status};
 use super::polarity::{Polarity, polarity};
 use crate::dataset::StoredRun;
 use crate::numfmt::{self as fmt, Prefixes, prefixes_of};
@@ -26,7 +29,9 @@ pub struct Delta {
     pub delta_pct: Option<f64>,
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
-    /// `better`, `worse`, `same`, `inconclusive` or `insufficient`.
+    /// `better`, `worse`, `same`, `inconclusive` or `insufficient`; for a branch pair, the
+    /// gate's word (`worse` for a regression, `better`, `pass`, `warning`, `undecided`,
+    /// `not gated`).
     pub verdict: String,
     /// Whether the cell got better (`Some(true)`), worse (`Some(false)`) or neither.
     pub direction: Option<bool>,
@@ -141,6 +146,54 @@ pub fn compare(
     candidate: &[&StoredRun],
 ) -> Comparison {
     let deltas = compare_cells(baseline, candidate);
+    comparison(baseline_name, baseline, candidate_name, candidate, deltas)
+}
+
+/// Every cell the gate's default policy judges, with the gate's verdict: a regression is
+/// `worse`; a significant improvement (the family's two-sided p below the gate's α) is
+/// `better`; else the gate's status.
+fn gate_cells(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> Vec<Delta> {
+    let owned = |runs: &[&StoredRun]| runs.iter().map(|r| (*r).clone()).collect::<Vec<_>>();
+    let policy = Policy::default();
+    let Ok(report) = super::gate::gate(
+        &owned(baseline),
+        &owned(candidate),
+        &policy,
+        &CompareOptions::default(),
+    ) else {
+        return compare_cells(baseline, candidate);
+    };
+    report
+        .cells
+        .iter()
+        .map(|g| {
+            let mut d = Delta::from_cell(&g.cell, baseline);
+            let improved = g.cell.worsening_pct().is_some_and(|w| w < 0.0)
+                && g.cell.p_adjusted.is_some_and(|p| p < policy.alpha);
+            let (verdict, direction) = match g.status {
+                Status::Regression => ("worse", Some(false)),
+                _ if improved => ("better", Some(true)),
+                Status::Pass => ("pass", None),
+                Status::Warning => ("warning", None),
+                Status::Undecided => ("undecided", None),
+                Status::Info => ("not gated", None),
+            };
+            d.verdict = verdict.to_string();
+            d.direction = direction;
+            d
+        })
+        .collect()
+}
+
+/// The comparison of two sides with their `deltas`, and both sides of every shared time
+/// series.
+fn comparison(
+    baseline_name: &str,
+    baseline: &[&StoredRun],
+    candidate_name: &str,
+    candidate: &[&StoredRun],
+    deltas: Vec<Delta>,
+) -> Comparison {
     let mut timeseries = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for s in baseline.iter().flat_map(|r| r.run.series.iter()) {
@@ -196,50 +249,90 @@ pub fn compare(
 /// The branch every other branch of a suite and label is compared against.
 pub const MAIN_BRANCH: &str = "main";
 
+/// Commits of `main` a branch is compared against, as the README's CI gate selects them
+/// (`tag.branch=main;latest=10`).
+pub const BASELINE_COMMITS: usize = 10;
+
 /// Comparisons the data itself asks for: runs of one suite and label stored on two
-/// branches (tag `branch`). The latest group of `main` is the baseline, the latest group
-/// of each other branch a candidate. Nothing else is paired: a sweep of rates, two
-/// transports or two thread counts in one file are different things, not before and
-/// after.
+/// branches (tag `branch`), paired and judged as the README's CI gate does. The baseline is
+/// `main`'s latest [`BASELINE_COMMITS`] commits (tag `commit`; untagged, each ingested
+/// group counts as one), cut after their last change point; each other branch's latest
+/// commit is a candidate; the cells are the gate's, under its default policy. Nothing else
+/// is paired: a sweep of rates, two transports or two thread counts in one file are
+/// different things, not before and after.
 pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
-    /// Groups (ingest time, source, block) of one branch, oldest first.
-    type Groups<'a> = BTreeMap<(&'a str, i64, u32), Vec<&'a StoredRun>>;
-    let mut by_name: BTreeMap<(&str, &str), BTreeMap<&str, Groups>> = BTreeMap::new();
+    /// A branch's commits (or ingested groups): per unit, its newest ingest time and runs.
+    type Units<'a> = BTreeMap<String, (&'a str, Vec<&'a StoredRun>)>;
+    let mut by_name: BTreeMap<(&str, &str), BTreeMap<&str, Units>> = BTreeMap::new();
     for r in runs {
         let Some(branch) = r.run.tags.get("branch") else {
             continue;
         };
-        by_name
-            .entry((r.suite.as_str(), r.label.as_str()))
+        let unit = match r.run.tags.get("commit") {
+            Some(c) => format!("commit {c}"),
+            None => format!("{} {} {}", r.ingested_at, r.source_id, r.block_index),
+        };
+        let e = by_name
+            .entry((r.suite.as_str(), given_label(r)))
             .or_default()
             .entry(branch.as_str())
             .or_default()
-            .entry((r.ingested_at.as_str(), r.source_id, r.block_index))
-            .or_default()
-            .push(r);
+            .entry(unit)
+            .or_insert((r.ingested_at.as_str(), Vec::new()));
+        e.0 = e.0.max(r.ingested_at.as_str());
+        e.1.push(r);
     }
+    // A branch's units, oldest first.
+    let ordered = |units: &Units<'_>| -> Vec<Vec<StoredRun>> {
+        let mut v: Vec<(&str, &String, &Vec<&StoredRun>)> =
+            units.iter().map(|(k, (t, runs))| (*t, k, runs)).collect();
+        v.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        v.into_iter()
+            .map(|(_, _, runs)| runs.iter().map(|r| (*r).clone()).collect())
+            .collect()
+    };
     let mut out = Vec::new();
     for branches in by_name.values() {
-        let Some(base) = branches
-            .get(MAIN_BRANCH)
-            .and_then(|g| g.values().next_back())
-        else {
+        let Some(main) = branches.get(MAIN_BRANCH) else {
             continue;
         };
-        for (branch, groups) in branches {
+        let units = ordered(main);
+        let recent: Vec<StoredRun> = units
+            .iter()
+            .skip(units.len().saturating_sub(BASELINE_COMMITS))
+            .flatten()
+            .cloned()
+            .collect();
+        let base_runs = super::history::last_segment_runs(&recent, &Default::default());
+        let base: Vec<&StoredRun> = base_runs.iter().collect();
+        for (branch, units) in branches {
             if *branch == MAIN_BRANCH {
                 continue;
             }
-            let Some(cand) = groups.values().next_back() else {
+            let Some(cand_runs) = ordered(units).pop() else {
                 continue;
             };
-            if share_metrics(base, cand) {
-                let (bn, cn) = side_names(base, cand);
-                out.push(compare(&bn, base, &cn, cand));
+            let cand: Vec<&StoredRun> = cand_runs.iter().collect();
+            if share_metrics(&base, &cand) {
+                let (bn, cn) = side_names(&base, &cand);
+                let deltas = gate_cells(&base, &cand);
+                out.push(comparison(&bn, &base, &cn, &cand, deltas));
             }
         }
     }
     out
+}
+
+/// The run's label when someone gave it; `""` for the file-name label ingest falls back
+/// to, which names a log file, not a condition: the gate pools those files, and so does a
+/// branch pair (five `bench-N.log` of one commit are one side).
+fn given_label(r: &StoredRun) -> &str {
+    let file = r.source.rsplit(['/', '\\']).next().unwrap_or(&r.source);
+    if r.label == file {
+        ""
+    } else {
+        r.label.as_str()
+    }
 }
 
 /// Readable names for two sides: their labels (else suite), told apart by the first tag

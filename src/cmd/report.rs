@@ -54,11 +54,28 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             "index": args.out.join("index.html"),
             "files": site.files.iter().map(|f| args.out.join(&f.0)).collect::<Vec<_>>(),
             "runs": runs.len(),
-            "comparisons": comparisons.iter().map(|c| serde_json::json!({
-                "suite": c.suite,
-                "baseline": c.baseline,
-                "candidate": c.candidate,
-            })).collect::<Vec<_>>(),
+            "comparisons": comparisons.iter().map(|c| {
+                // The cells the index lists under "Got worse" and "Got better".
+                let cells = |direction: bool| {
+                    c.deltas
+                        .iter()
+                        .filter(|d| d.direction == Some(direction))
+                        .map(|d| serde_json::json!({
+                            "metric": d.metric,
+                            "percentile": d.percentile,
+                            "delta_pct": d.delta_pct,
+                            "verdict": d.verdict,
+                        }))
+                        .collect::<Vec<_>>()
+                };
+                serde_json::json!({
+                    "suite": c.suite,
+                    "baseline": c.baseline,
+                    "candidate": c.candidate,
+                    "worse": cells(false),
+                    "better": cells(true),
+                })
+            }).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
