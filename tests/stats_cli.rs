@@ -310,3 +310,59 @@ fn a_history_of_invocations_is_tested_on_its_invocations() {
     );
     assert!(text.contains("within one invocation"), "{text}");
 }
+
+/// One JLBH output a side, and earlier outputs of the same label in the store: their
+/// spread (invocations ±6%) is the floor a change must exceed. A +3% step between two
+/// outputs is significant within them (their runs vary by ±2%), but inside that spread:
+/// `compare` says inconclusive and the gate does not call it a regression.
+#[test]
+fn earlier_invocations_are_the_noise_floor_of_one_against_one() {
+    let env = Env::new();
+    let offsets = [1.00, 1.06, 0.94, 1.04, 0.95, 1.05];
+    for (i, f) in offsets.iter().enumerate() {
+        let path = env.write(
+            &format!("rtt{i}.jlbh"),
+            jlbh_log(8, *f, 1.0, i as u64).as_bytes(),
+        );
+        env.ok(&["ingest", "--format", "jlbh", &path, "--label", "rtt"]);
+    }
+    let base = env.write("base.jlbh", jlbh_log(8, 1.0, 1.0, 40).as_bytes());
+    let cand = env.write("cand.jlbh", jlbh_log(8, 1.03, 1.0, 41).as_bytes());
+    env.ok(&["ingest", "--format", "jlbh", &base, "--label", "rtt"]);
+    env.ok(&["ingest", "--format", "jlbh", &cand, "--label", "rtt"]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "source=base.jlbh",
+        "--candidate",
+        "source=cand.jlbh",
+        "--json",
+    ]);
+    let p99 = cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["percentile"] == 99.0)
+        .unwrap();
+    assert_eq!(p99["within_invocation"], true, "{p99}");
+    assert_eq!(p99["earlier_invocations"], 6, "{p99}");
+    let floor = p99["invocation_noise_pct"].as_f64().unwrap();
+    let d = p99["delta_pct"].as_f64().unwrap();
+    assert!(d > 3.0 && d < floor, "{d} vs floor {floor}: {p99}");
+    assert!(p99["p_value"].as_f64().unwrap() < 0.05, "{p99}");
+    assert_eq!(p99["verdict"], "inconclusive", "{p99}");
+    let (code, out) = code_out(
+        &env,
+        &[
+            "gate",
+            "--baseline",
+            "source=base.jlbh",
+            "--candidate",
+            "source=cand.jlbh",
+            "--max",
+            "end_to_end@99=+3%",
+        ],
+    );
+    assert_ne!(code, 1, "{out}");
+    assert!(out.contains("earlier invocations"), "{out}");
+}

@@ -77,6 +77,10 @@ pub struct CompareOptions {
     pub polarity: BTreeMap<String, Polarity>,
     /// The identity fields the comparison compares rather than matches.
     pub axis: Axis,
+    /// Earlier invocations of the sides' cells (runs of the same suites and labels outside
+    /// both sides): for a cell compared within one invocation a side, the spread of their
+    /// centres is the noise floor its change must exceed.
+    pub earlier: Vec<StoredRun>,
 }
 
 impl Default for CompareOptions {
@@ -90,6 +94,7 @@ impl Default for CompareOptions {
             plan: Plan::default(),
             polarity: BTreeMap::new(),
             axis: Axis::default(),
+            earlier: Vec::new(),
         }
     }
 }
@@ -201,6 +206,11 @@ pub struct Cell {
     /// Runs (after the warm-up rule) per side holding the cell.
     pub runs_baseline: usize,
     pub runs_candidate: usize,
+    /// Compared within one invocation a side: the spread (percent, of the log centres) of
+    /// the earlier invocations of the same cell and the baseline's, and how many earlier
+    /// ones there were; the change must exceed it to be better or worse.
+    pub invocation_noise_pct: Option<f64>,
+    pub earlier_invocations: usize,
     /// Effective sample sizes of a series tested on its samples.
     pub ess_baseline: Option<f64>,
     pub ess_candidate: Option<f64>,
@@ -373,6 +383,8 @@ pub fn prepare(
     let cand = gather(&candidate, metrics, &axis);
     let base_runs = gather_per_run(&baseline, metrics, &axis);
     let cand_runs = gather_per_run(&candidate, metrics, &axis);
+    let earlier = super::warmup::measured(&opts.earlier, opts.include_first);
+    let earlier_runs = gather_per_run(&earlier, metrics, &axis);
     let blocks = |runs: &[StoredRun]| {
         runs.iter()
             .map(|r| Origin {
@@ -382,6 +394,7 @@ pub fn prepare(
             .collect::<Vec<Origin>>()
     };
     let (base_blocks, cand_blocks) = (blocks(&baseline), blocks(&candidate));
+    let earlier_blocks = blocks(&earlier);
     let cells = base
         .iter()
         .filter_map(|(key, b)| {
@@ -394,6 +407,13 @@ pub fn prepare(
                 opts,
             );
             add_printed(&mut cell, key, (b, &baseline), (c, &candidate));
+            if cell.within_invocation && !earlier_runs.is_empty() {
+                noise_floor(
+                    &mut cell,
+                    per_run(&earlier_runs, key, &b.unit),
+                    &earlier_blocks,
+                );
+            }
             Some(cell)
         })
         .collect();
@@ -600,6 +620,8 @@ fn cell(
         within_invocation: kb == 1 && kc == 1,
         runs_baseline,
         runs_candidate,
+        invocation_noise_pct: None,
+        earlier_invocations: 0,
         ess_baseline: ess.0,
         ess_candidate: ess.1,
         baseline,
@@ -785,6 +807,36 @@ impl PredictionTest {
         }
         let t = self.diff / self.se;
         (student_t_sf(t, self.df), student_t_sf(-t, self.df))
+    }
+}
+
+/// Sets a within-invocation cell's noise floor from the earlier invocations' values of its
+/// cell (`values`, one per earlier run, in the cell's unit): the sample standard deviation of
+/// the log centres of those invocations and the baseline's own, as a percent, from at least
+/// 2 earlier ones.
+fn noise_floor(cell: &mut Cell, values: Vec<Option<f64>>, blocks: &[Origin]) {
+    let inv = invocations(&values, blocks);
+    if inv.len() < 2 {
+        return;
+    }
+    let own = &cell.baseline_values;
+    if own.is_empty() || own.iter().any(|v| *v <= 0.0) {
+        return;
+    }
+    let own = centre(own, true);
+    let mut logs: Vec<f64> = inv
+        .iter()
+        .map(|(_, v)| centre(v, true))
+        .filter(|c| c.is_finite() && *c > 0.0)
+        .map(f64::ln)
+        .collect();
+    if logs.len() < 2 || own <= 0.0 {
+        return;
+    }
+    logs.push(own.ln());
+    if let Some(v) = variance(&logs) {
+        cell.invocation_noise_pct = Some(100.0 * v.sqrt().exp_m1());
+        cell.earlier_invocations = inv.len();
     }
 }
 
@@ -1073,6 +1125,11 @@ fn verdict(c: &Cell, opts: &CompareOptions) -> Verdict {
         return Verdict::Inconclusive;
     }
     let shift = c.shift_pct.or(c.delta_pct).unwrap_or(0.0);
+    // Within one invocation a side, a change inside the earlier invocations' spread is
+    // not the candidate's doing.
+    if c.invocation_noise_pct.is_some_and(|f| shift.abs() <= f) {
+        return Verdict::Inconclusive;
+    }
     if p < opts.alpha && shift != 0.0 {
         let improved = match c.polarity {
             Polarity::Lower => shift < 0.0,

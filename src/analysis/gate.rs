@@ -326,7 +326,19 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
             "the baseline is 0: no relative change".to_string(),
         );
     };
-    let noise = policy.noise_multiplier * cell.noise_pct.unwrap_or(0.0);
+    // Within one invocation a side, the earlier invocations' spread is a floor under the
+    // noise: a change inside it is not the candidate's doing.
+    let floor = cell.invocation_noise_pct.unwrap_or(0.0);
+    let own_noise = cell.noise_pct.unwrap_or(0.0);
+    let noise = policy.noise_multiplier * own_noise.max(floor);
+    let noise_name = if floor > own_noise {
+        format!(
+            "the spread of {} earlier invocations",
+            cell.earlier_invocations
+        )
+    } else {
+        "the baseline noise".to_string()
+    };
     let unit = cell.replicates.noun();
     // Worse beyond threshold and noise, but the test cannot decide: say so instead of
     // passing. Under max-T the adjusted p has the same floor as the raw one.
@@ -368,13 +380,13 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
     };
     if w > thr && w > noise && significant {
         let reason = format!(
-            "worse by {w:+.2}%: beyond the allowed +{thr}% and the baseline noise {noise:.2}%, p_adj {p_txt} < {}",
+            "worse by {w:+.2}%: beyond the allowed +{thr}% and {noise_name} {noise:.2}%, p_adj {p_txt} < {}",
             policy.alpha
         );
         mk(cell, Status::Regression, reason)
     } else if w > thr {
         let why = if w <= noise {
-            format!("within the baseline noise {noise:.2}%")
+            format!("within {noise_name} {noise:.2}%")
         } else {
             format!("not significant (p_adj {p_txt} ≥ {})", policy.alpha)
         };

@@ -142,15 +142,16 @@ pub fn side(runs: &[&StoredRun], metric: &str, percentile: Option<f64>) -> Side 
 /// percentile the printed point there (k6's `p(95)`, JMH's `scorePercentiles`).
 pub fn headline(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Option<Headline> {
     let series = run.series(metric);
-    let unit = series.map_or("", |s| s.unit.as_str()).to_string();
+    let series_unit = series.map_or("", |s| s.unit.as_str());
     let st = stats(run, metric);
+    // A printed percent (JLBH's `variation_pct`) or count is not in the metric's unit.
     let make = |name: &str, value: f64, error: Option<f64>, low, high| Headline {
         name: name.to_string(),
         value,
         error,
         low,
         high,
-        unit: unit.clone(),
+        unit: unit(name, series_unit).to_string(),
         tool: tool_name(&run.format),
     };
     if let Some(p) = percentile {

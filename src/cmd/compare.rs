@@ -1,6 +1,6 @@
 //! `bench-db compare`: select both sides, compare, print. Exits 0 whatever the verdicts.
 
-use super::select::{check_metrics, select_some};
+use super::select::{check_metrics, earlier_invocations, select_some};
 use crate::analysis::compare::{CompareOptions, compare};
 use crate::analysis::samples::Axis;
 use crate::cli::{CompareArgs, CompareFormat};
@@ -23,6 +23,7 @@ pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
             &Selector::parse(&args.sides.baseline)?,
             &Selector::parse(&args.sides.candidate)?,
         )),
+        earlier: earlier_invocations(&store, &base, &cand)?,
         ..CompareOptions::default()
     };
     let cells = compare(&base, &cand, &args.metric, &opts);

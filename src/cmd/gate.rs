@@ -1,7 +1,7 @@
 //! `bench-db gate`: policy + `--max` terms, both sides selected, verdict rendered and
 //! written; the exit code is the outcome (0 pass, 1 regression, 3 cannot decide; errors 2).
 
-use super::select::{nothing_selected, select_series, select_some_series};
+use super::select::{earlier_invocations, nothing_selected, select_series, select_some_series};
 use crate::analysis::compare::CompareOptions;
 use crate::analysis::gate::{Policy, gate};
 use crate::analysis::samples::Axis;
@@ -49,6 +49,7 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
             &Selector::parse(&args.sides.baseline)?,
             &Selector::parse(&args.sides.candidate)?,
         )),
+        earlier: earlier_invocations(&store, &base, &cand)?,
         ..CompareOptions::default()
     };
     let report = gate(&base, &cand, &policy, &opts)?;

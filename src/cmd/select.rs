@@ -6,6 +6,7 @@ use crate::dataset::StoredRun;
 use crate::selector::{Selector, Term, near_matches};
 use crate::store::{Db, Detail};
 use anyhow::{Result, bail};
+use std::collections::{BTreeSet, HashSet};
 
 /// The runs `sel` selects.
 pub fn select(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
@@ -154,4 +155,53 @@ pub fn check_metric_names(wanted: &[String], known: &[String]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The most (suite, label) pairs [`earlier_invocations`] looks up: beyond, a comparison
+/// is not of one invocation a side.
+const EARLIER_PAIRS: usize = 4;
+
+/// Earlier invocations of what two sides measured: the runs of their suites and labels
+/// outside both sides. Looked up only when each side is one invocation (one block), where
+/// their spread is the noise floor of the comparison; empty otherwise.
+pub fn earlier_invocations(
+    store: &Db,
+    baseline: &[StoredRun],
+    candidate: &[StoredRun],
+) -> Result<Vec<StoredRun>> {
+    let one_block = |runs: &[StoredRun]| {
+        runs.iter()
+            .map(|r| r.block_id)
+            .collect::<HashSet<_>>()
+            .len()
+            == 1
+    };
+    if !one_block(baseline) || !one_block(candidate) {
+        return Ok(Vec::new());
+    }
+    let sides: HashSet<i64> = baseline.iter().chain(candidate).map(|r| r.id).collect();
+    let pairs: BTreeSet<(&str, &str)> = baseline
+        .iter()
+        .chain(candidate)
+        .map(|r| (r.suite.as_str(), r.label.as_str()))
+        .collect();
+    if pairs.len() > EARLIER_PAIRS {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for (suite, label) in pairs {
+        let sel = Selector {
+            terms: vec![
+                Term::Suite(suite.to_string()),
+                Term::Label(label.to_string()),
+            ],
+            post: Vec::new(),
+        };
+        out.extend(
+            select_series(store, &sel)?
+                .into_iter()
+                .filter(|r| !sides.contains(&r.id)),
+        );
+    }
+    Ok(out)
 }

@@ -281,6 +281,8 @@ struct JsonCell<'a> {
     within_invocation: bool,
     runs_baseline: usize,
     runs_candidate: usize,
+    invocation_noise_pct: Option<f64>,
+    earlier_invocations: usize,
     /// What the tool printed for the cell on each side (see `compare --help`).
     printed_baseline: Option<&'a Headline>,
     printed_candidate: Option<&'a Headline>,
@@ -328,6 +330,8 @@ pub fn json(cells: &[Cell]) -> String {
             within_invocation: c.within_invocation,
             runs_baseline: c.runs_baseline,
             runs_candidate: c.runs_candidate,
+            invocation_noise_pct: json_num(c.invocation_noise_pct),
+            earlier_invocations: c.earlier_invocations,
             printed_baseline: c.printed_baseline.as_ref(),
             printed_candidate: c.printed_candidate.as_ref(),
             printed_note: c.printed_note.as_deref(),
@@ -479,6 +483,8 @@ mod tests {
             "within_invocation",
             "runs_baseline",
             "runs_candidate",
+            "invocation_noise_pct",
+            "earlier_invocations",
         ]);
         // What the tool printed for the cell on each side (null for tsar, which prints
         // no per-cell summary).

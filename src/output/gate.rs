@@ -181,6 +181,8 @@ struct JsonCell<'a> {
     within_invocation: bool,
     runs_baseline: usize,
     runs_candidate: usize,
+    invocation_noise_pct: Option<f64>,
+    earlier_invocations: usize,
 }
 
 #[derive(Serialize)]
@@ -260,6 +262,8 @@ pub fn json(r: &GateReport) -> String {
                 within_invocation: c.cell.within_invocation,
                 runs_baseline: c.cell.runs_baseline,
                 runs_candidate: c.cell.runs_candidate,
+                invocation_noise_pct: json_num(c.cell.invocation_noise_pct),
+                earlier_invocations: c.cell.earlier_invocations,
             })
             .collect(),
     };
