@@ -85,3 +85,28 @@ pub fn fixture(rel: &str) -> String {
 pub fn close(a: f64, b: f64, tol: f64) {
     assert!((a - b).abs() <= tol, "{a} != {b} (± {tol})");
 }
+
+/// The PostgreSQL URL of the test cluster, or `None` (skip) outside CI.
+pub fn pg_base() -> Option<String> {
+    match std::env::var("BENCH_DB_TEST_PG") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("CI is set but BENCH_DB_TEST_PG is not: .ci/run must start PostgreSQL")
+        }
+        _ => {
+            eprintln!("skipping the PostgreSQL half: BENCH_DB_TEST_PG is not set");
+            None
+        }
+    }
+}
+
+/// The URL in the key=value form the postgres crate reads, without TLS.
+pub fn plain(url: &str) -> String {
+    let rest = url.split_once("://").unwrap().1;
+    let (userinfo, hostdb) = rest.rsplit_once('@').unwrap();
+    let (user, pw) = userinfo.split_once(':').unwrap();
+    let (hostport, db) = hostdb.split_once('/').unwrap();
+    let db = db.split('?').next().unwrap();
+    let (host, port) = hostport.rsplit_once(':').unwrap();
+    format!("host={host} port={port} user={user} password={pw} dbname={db} sslmode=disable")
+}

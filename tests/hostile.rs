@@ -3,7 +3,7 @@
 //! a Criterion stream of many documents, databases in read-only places or corrupt, a
 //! PostgreSQL connection lost mid-ingest, and every input we hold damaged on purpose.
 
-use crate::common::{Env, fixture, shared};
+use crate::common::{Env, fixture, plain, shared};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -414,17 +414,6 @@ fn a_lost_postgres_connection_stops_the_ingest_with_one_line() {
         "{err}"
     );
     assert!(errors[0].contains("stored before it"), "{err}");
-}
-
-/// The URL in the key=value form the postgres crate reads, without TLS.
-fn plain(url: &str) -> String {
-    let rest = url.split_once("://").unwrap().1;
-    let (userinfo, hostdb) = rest.rsplit_once('@').unwrap();
-    let (user, pw) = userinfo.split_once(':').unwrap();
-    let (hostport, db) = hostdb.split_once('/').unwrap();
-    let db = db.split('?').next().unwrap();
-    let (host, port) = hostport.rsplit_once(':').unwrap();
-    format!("host={host} port={port} user={user} password={pw} dbname={db} sslmode=disable")
 }
 
 /// xorshift64: the same damage on every run.

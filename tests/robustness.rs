@@ -7,7 +7,7 @@
 //! PostgreSQL comes from `BENCH_DB_TEST_PG` as in `stores.rs` (skipped locally without it,
 //! required when `CI` is set); each test works in a schema of its own, dropped at the end.
 
-use crate::common::{Env, fixture};
+use crate::common::{Env, fixture, pg_base, plain};
 use assert_cmd::Command;
 use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,31 +15,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// A run of 400 nines: a number every parser reads as infinity.
 fn huge() -> String {
     "9".repeat(400)
-}
-
-/// The PostgreSQL URL of the test cluster, or `None` (skip) outside CI.
-fn pg_base() -> Option<String> {
-    match std::env::var("BENCH_DB_TEST_PG") {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ if std::env::var_os("CI").is_some() => {
-            panic!("CI is set but BENCH_DB_TEST_PG is not: .ci/run must start PostgreSQL")
-        }
-        _ => {
-            eprintln!("skipping the PostgreSQL half: BENCH_DB_TEST_PG is not set");
-            None
-        }
-    }
-}
-
-/// The URL in the key=value form the postgres crate reads, without TLS.
-fn plain(url: &str) -> String {
-    let rest = url.split_once("://").unwrap().1;
-    let (userinfo, hostdb) = rest.rsplit_once('@').unwrap();
-    let (user, pw) = userinfo.split_once(':').unwrap();
-    let (hostport, db) = hostdb.split_once('/').unwrap();
-    let db = db.split('?').next().unwrap();
-    let (host, port) = hostport.rsplit_once(':').unwrap();
-    format!("host={host} port={port} user={user} password={pw} dbname={db} sslmode=disable")
 }
 
 /// One store under test, in a temp dir of its own (inputs, reports, copies).

@@ -6,25 +6,11 @@
 //! dropped at the end, so the tests run in parallel on one database. Every command's
 //! output is checked for the password.
 
-use crate::common::{Env, fixture, shared};
+use crate::common::{Env, fixture, pg_base, plain, shared};
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// The PostgreSQL URL of the test cluster, or `None` (skip) outside CI.
-fn pg_base() -> Option<String> {
-    match std::env::var("BENCH_DB_TEST_PG") {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ if std::env::var_os("CI").is_some() => {
-            panic!("CI is set but BENCH_DB_TEST_PG is not: .ci/run must start PostgreSQL")
-        }
-        _ => {
-            eprintln!("skipping the PostgreSQL half: BENCH_DB_TEST_PG is not set");
-            None
-        }
-    }
-}
 
 fn env_var(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} is set with BENCH_DB_TEST_PG"))
@@ -85,17 +71,6 @@ impl Drop for Schema {
             let _ = c.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));
         }
     }
-}
-
-/// The URL in the key=value form the postgres crate reads, without TLS.
-fn plain(url: &str) -> String {
-    let rest = url.split_once("://").unwrap().1;
-    let (userinfo, hostdb) = rest.rsplit_once('@').unwrap();
-    let (user, pw) = userinfo.split_once(':').unwrap();
-    let (hostport, db) = hostdb.split_once('/').unwrap();
-    let db = db.split('?').next().unwrap();
-    let (host, port) = hostport.rsplit_once(':').unwrap();
-    format!("host={host} port={port} user={user} password={pw} dbname={db} sslmode=disable")
 }
 
 /// One store under test.

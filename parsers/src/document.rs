@@ -12,7 +12,7 @@
 //! knows no format.
 
 use crate::error::ParseError;
-use crate::format::ParseIter;
+use crate::model::ParseIter;
 use crate::model::Parsed;
 use crate::text::clean_line;
 use crate::unwrap::Unwrapper;

@@ -3,8 +3,6 @@
 //! import these from here, never from [`crate::registry`], so the registry is the only
 //! module that names every format and nothing imports it back.
 
-use crate::error::ParseError;
-use crate::model::Parsed;
 use std::io::BufRead;
 
 /// How many bytes of a file detection reads at least.
@@ -21,8 +19,7 @@ pub struct Head<'a> {
     pub complete: bool,
 }
 
-/// The stream of results of one parse.
-pub type ParseIter<'a> = Box<dyn Iterator<Item = Result<Parsed, ParseError>> + 'a>;
+pub use crate::model::ParseIter;
 
 /// One input format.
 pub struct Format {

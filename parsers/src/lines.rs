@@ -10,7 +10,7 @@
 //! parser's items ([`Format::read`](crate::format::Format::read) is how callers use it).
 
 use crate::error::ParseError;
-use crate::format::ParseIter;
+use crate::model::ParseIter;
 use crate::model::{Block, Parsed};
 use crate::text::clean_line;
 use crate::unwrap::Unwrapper;

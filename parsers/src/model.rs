@@ -244,6 +244,9 @@ impl Series {
     }
 }
 
+/// The stream of results of one parse.
+pub type ParseIter<'a> = Box<dyn Iterator<Item = Result<Parsed, crate::error::ParseError>> + 'a>;
+
 /// What a parser hands downstream, in source order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Parsed {

@@ -294,7 +294,7 @@ fn printed_rows(group: &[&StoredRun]) -> Vec<PrintedRow> {
                     "{} {}, mean of {}",
                     fmt(m),
                     h.unit,
-                    crate::output::plural(values.len(), "run")
+                    crate::numfmt::plural(values.len(), "run")
                 ),
                 None => "-".to_string(),
             };

@@ -242,6 +242,33 @@ pub fn printed_line(c: &Cell) -> Option<String> {
     (!line.is_empty()).then_some(line)
 }
 
+/// The invocations and runs behind a cell's replicates, as both `compare --json` and
+/// `gate --json` print them (flattened into the cell).
+#[derive(Serialize)]
+pub(super) struct Replicated {
+    invocations_baseline: usize,
+    invocations_candidate: usize,
+    within_invocation: bool,
+    runs_baseline: usize,
+    runs_candidate: usize,
+    invocation_noise_pct: Option<f64>,
+    earlier_invocations: usize,
+}
+
+impl Replicated {
+    pub(super) fn of(c: &Cell) -> Replicated {
+        Replicated {
+            invocations_baseline: c.invocations_baseline,
+            invocations_candidate: c.invocations_candidate,
+            within_invocation: c.within_invocation,
+            runs_baseline: c.runs_baseline,
+            runs_candidate: c.runs_candidate,
+            invocation_noise_pct: json_num(c.invocation_noise_pct),
+            earlier_invocations: c.earlier_invocations,
+        }
+    }
+}
+
 /// One element of the `--json` array: the documented keys first, in this order, then
 /// the ones added since (`schema` 1).
 #[derive(Serialize)]
@@ -276,13 +303,8 @@ struct JsonCell<'a> {
     outliers_candidate: usize,
     /// The change of the central values (`baseline`, `candidate`).
     central_delta_pct: Option<f64>,
-    invocations_baseline: usize,
-    invocations_candidate: usize,
-    within_invocation: bool,
-    runs_baseline: usize,
-    runs_candidate: usize,
-    invocation_noise_pct: Option<f64>,
-    earlier_invocations: usize,
+    #[serde(flatten)]
+    replicates_of: Replicated,
     /// What the tool printed for the cell on each side (see `compare --help`).
     printed_baseline: Option<&'a Headline>,
     printed_candidate: Option<&'a Headline>,
@@ -325,13 +347,7 @@ pub fn json(cells: &[Cell]) -> String {
             outliers_baseline: c.outliers_baseline,
             outliers_candidate: c.outliers_candidate,
             central_delta_pct: json_num(c.central_delta_pct),
-            invocations_baseline: c.invocations_baseline,
-            invocations_candidate: c.invocations_candidate,
-            within_invocation: c.within_invocation,
-            runs_baseline: c.runs_baseline,
-            runs_candidate: c.runs_candidate,
-            invocation_noise_pct: json_num(c.invocation_noise_pct),
-            earlier_invocations: c.earlier_invocations,
+            replicates_of: Replicated::of(c),
             printed_baseline: c.printed_baseline.as_ref(),
             printed_candidate: c.printed_candidate.as_ref(),
             printed_note: c.printed_note.as_deref(),

@@ -176,13 +176,8 @@ struct JsonCell<'a> {
     outliers_candidate: usize,
     polarity_known: bool,
     central_delta_pct: Option<f64>,
-    invocations_baseline: usize,
-    invocations_candidate: usize,
-    within_invocation: bool,
-    runs_baseline: usize,
-    runs_candidate: usize,
-    invocation_noise_pct: Option<f64>,
-    earlier_invocations: usize,
+    #[serde(flatten)]
+    replicates_of: super::compare::Replicated,
 }
 
 #[derive(Serialize)]
@@ -257,13 +252,7 @@ pub fn json(r: &GateReport) -> String {
                 outliers_candidate: c.cell.outliers_candidate,
                 polarity_known: c.cell.polarity_known,
                 central_delta_pct: json_num(c.cell.central_delta_pct),
-                invocations_baseline: c.cell.invocations_baseline,
-                invocations_candidate: c.cell.invocations_candidate,
-                within_invocation: c.cell.within_invocation,
-                runs_baseline: c.cell.runs_baseline,
-                runs_candidate: c.cell.runs_candidate,
-                invocation_noise_pct: json_num(c.cell.invocation_noise_pct),
-                earlier_invocations: c.cell.earlier_invocations,
+                replicates_of: super::compare::Replicated::of(&c.cell),
             })
             .collect(),
     };
