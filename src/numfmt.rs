@@ -63,6 +63,11 @@ pub fn prefixes_of(format: &str) -> Prefixes {
     }
 }
 
+/// Whether `format` prints its times as local wall-clock times with no zone.
+pub fn local_times_of(format: &str) -> bool {
+    bench_db_parsers::format_by_name(format).is_some_and(|f| f.local_times)
+}
+
 /// [`human`] with `digits` significant digits at most.
 pub fn human_sig(v: f64, unit: &str, digits: usize) -> String {
     human_in(v, unit, digits, Prefixes::Decimal)

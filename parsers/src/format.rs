@@ -37,6 +37,9 @@ pub struct Format {
     /// Whether run 1 of a block is a warm-up the tool leaves out of its own summary, so
     /// statistics skip it unless asked (JLBH prints its first run while the JIT warms up).
     pub first_run_is_warmup: bool,
+    /// Whether its times are wall-clock times as printed, with no time zone (tsar's
+    /// `14/04/13-00:21`): stored as if UTC, shown as local time as printed.
+    pub local_times: bool,
     /// Whether the parser reads the input whole ([`crate::document`]): its lines may be
     /// as long as a document (Criterion's `sample.json` is one line), so [`read`](Self::read)
     /// caps them at [`MAX_DOCUMENT`](crate::document::MAX_DOCUMENT), not
@@ -59,6 +62,7 @@ impl Format {
             parse,
             binary_prefixes: false,
             first_run_is_warmup: false,
+            local_times: false,
             whole: false,
         }
     }
@@ -91,6 +95,14 @@ impl Format {
         }
     }
 
+    /// This format, its times printed as local wall-clock times with no zone.
+    pub const fn with_local_times(self) -> Self {
+        Format {
+            local_times: true,
+            ..self
+        }
+    }
+
     /// This format, its run 1 a warm-up run.
     pub const fn with_first_run_warmup(self) -> Self {
         Format {
@@ -107,6 +119,7 @@ impl std::fmt::Debug for Format {
             .field("version", &self.version)
             .field("binary_prefixes", &self.binary_prefixes)
             .field("first_run_is_warmup", &self.first_run_is_warmup)
+            .field("local_times", &self.local_times)
             .field("whole", &self.whole)
             .finish()
     }

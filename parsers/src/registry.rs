@@ -94,6 +94,7 @@ mod tests {
             formats().iter().filter(|f| p(f)).map(|f| f.name).collect()
         };
         assert_eq!(having(|f| f.binary_prefixes), ["tsar"]);
+        assert_eq!(having(|f| f.local_times), ["tsar"]);
         assert_eq!(having(|f| f.first_run_is_warmup), ["jlbh"]);
     }
 

@@ -216,6 +216,7 @@ fn comparison(
         }
         timeseries.push(TimeSeriesInput {
             title: format!("{}: baseline and candidate", s.display),
+            quantity: s.display.clone(),
             unit: s.unit.clone(),
             lines: vec![
                 (baseline_name.to_string(), b),
@@ -225,6 +226,10 @@ fn comparison(
             prefixes: baseline
                 .first()
                 .map_or(Prefixes::Decimal, |r| prefixes_of(&r.format)),
+            local_time: baseline
+                .iter()
+                .chain(candidate)
+                .all(|r| fmt::local_times_of(&r.format)),
         });
     }
     let suite = baseline

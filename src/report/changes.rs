@@ -117,11 +117,11 @@ pub fn layout(cs: &ChangeSeries) -> LineChart {
     let x = index_axis("Commit, in time order", n, ticks);
     let seg_from = n - s.last_segment().len();
     let band = cs.band;
-    let caption = if fmt::time_unit_ns(&s.unit).is_some() || s.unit.is_empty() {
-        "Value".to_string()
-    } else {
-        format!("Value ({})", fmt::unit_display(&s.unit))
+    let quantity = match s.percentile {
+        Some(p) => format!("{} {}", s.metric, crate::numfmt::percentile_name(p)),
+        None => s.metric.clone(),
     };
+    let caption = fmt::axis_caption(&quantity, &s.unit);
     let y = value_axis(
         &caption,
         &s.unit,

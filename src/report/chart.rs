@@ -440,10 +440,12 @@ mod tests {
         assert!(spectrum::render(&spec).is_ok());
         let ts = timeseries::TimeSeriesInput {
             title: "t".into(),
+            quantity: "t".into(),
             unit: String::new(),
             lines: vec![("x".into(), vec![]), ("y".into(), vec![(5.0, 1.0)])],
             elapsed: true,
             prefixes: super::super::fmt::Prefixes::Decimal,
+            local_time: false,
         };
         assert!(timeseries::render(&ts).is_ok());
         let sh = shift::ShiftInput {
@@ -453,6 +455,7 @@ mod tests {
         assert!(shift::render(&sh).is_ok());
         let h = history::HistoryInput {
             title: "h".into(),
+            quantity: "h".into(),
             unit: "ms".into(),
             lines: vec![],
         };

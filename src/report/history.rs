@@ -31,7 +31,7 @@ pub fn layout(input: &HistoryInput) -> LineChart {
         .map(|t| (t, format!("{t}")))
         .collect();
     let x = index_axis("Run, in ingest order", n, ticks);
-    let caption = fmt::axis_caption("Value", &input.unit);
+    let caption = fmt::axis_caption(&input.quantity, &input.unit);
     let y = value_axis(
         &caption,
         &input.unit,
@@ -89,6 +89,7 @@ mod tests {
         let values = (0..10_000).map(|i| Some((i % 7) as f64)).collect();
         let input = HistoryInput {
             title: "h".into(),
+            quantity: "p99".into(),
             unit: "us".into(),
             lines: vec![HistoryLine {
                 name: "p99".into(),

@@ -9,6 +9,9 @@ use super::series::{MAX_POINTS, decimate};
 pub use crate::analysis::charts::timeseries::TimeSeriesInput;
 use anyhow::Result;
 
+/// The time axis of a tool that prints wall-clock times with no zone (tsar).
+const LOCAL_TIME: &str = "Local time (as printed, no time zone)";
+
 /// Draws the chart.
 pub fn render(input: &TimeSeriesInput) -> Result<String> {
     chart::render(&layout(input))
@@ -32,8 +35,10 @@ pub fn layout(input: &TimeSeriesInput) -> LineChart {
     let mut x = time_axis(lines.iter().flat_map(|l| l.1.iter().map(|p| p.0)));
     if input.elapsed {
         x.caption = "Elapsed time".to_string();
+    } else if input.local_time && x.caption != "Time" {
+        x.caption = LOCAL_TIME.to_string();
     }
-    let caption = fmt::axis_caption("Value", &input.unit);
+    let caption = fmt::axis_caption(&input.quantity, &input.unit);
     let y = value_axis_in(
         &caption,
         &input.unit,
@@ -67,14 +72,42 @@ mod tests {
         let after: Vec<(f64, f64)> = (0..10).map(|i| (2e9 + 60.0 * i as f64, 2.0)).collect();
         let c = layout(&TimeSeriesInput {
             title: "rt".into(),
+            quantity: "rt".into(),
             unit: "ms".into(),
-            lines: vec![("before".into(), before), ("after".into(), after)],
+            lines: vec![("before".into(), before.clone()), ("after".into(), after)],
             elapsed: true,
             prefixes: fmt::Prefixes::Decimal,
+            local_time: true,
         });
         assert_eq!(c.lines[1].points[0].0, 0.0);
         assert_eq!(c.lines[0].points[0].0, 0.0);
         assert!(c.lines[0].points.len() <= MAX_POINTS);
         assert_eq!(c.x.caption, "Elapsed time");
+        // The value axis names its quantity (a time unit is on its ticks).
+        assert_eq!(c.y.caption, "rt");
+        assert!(
+            c.y.ticks.iter().any(|t| t.1.contains("ms")),
+            "{:?}",
+            c.y.ticks
+        );
+        // tsar's times are local as printed: not called UTC.
+        let minutes: Vec<(f64, f64)> = (0..10)
+            .map(|i| (1_365_898_860.0 + 60.0 * i as f64, 3.0))
+            .collect();
+        let local = |local_time| {
+            layout(&TimeSeriesInput {
+                title: "rt".into(),
+                quantity: "rt".into(),
+                unit: "ms".into(),
+                lines: vec![("before".into(), minutes.clone())],
+                elapsed: false,
+                prefixes: fmt::Prefixes::Decimal,
+                local_time,
+            })
+            .x
+            .caption
+        };
+        assert_eq!(local(true), LOCAL_TIME);
+        assert_eq!(local(false), "Time (UTC)");
     }
 }

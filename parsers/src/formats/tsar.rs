@@ -27,7 +27,9 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 
 /// The tsar format.
-pub const FORMAT: Format = Format::new("tsar", "1", sniff, parse).with_binary_prefixes();
+pub const FORMAT: Format = Format::new("tsar", "1", sniff, parse)
+    .with_binary_prefixes()
+    .with_local_times();
 
 /// Width of one column in the module line: a 6-character header plus 2 spaces.
 const COLUMN_WIDTH: usize = 8;

@@ -24,6 +24,8 @@ pub struct HistoryLine {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryInput {
     pub title: String,
+    /// What the values are (the metric's display name): the value axis' caption.
+    pub quantity: String,
     pub unit: String,
     pub lines: Vec<HistoryLine>,
 }
@@ -163,6 +165,7 @@ fn history_of(
     }
     Some(HistoryInput {
         title: format!("{name}{display}: history over {} runs", with.len()),
+        quantity: display.to_string(),
         unit: unit.to_string(),
         lines,
     })

@@ -8,6 +8,8 @@ use crate::numfmt as fmt;
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimeSeriesInput {
     pub title: String,
+    /// What the values are (the metric's display name): the value axis' caption.
+    pub quantity: String,
     /// Unit of every value.
     pub unit: String,
     /// One (name, points (t seconds, value)) per line.
@@ -16,6 +18,8 @@ pub struct TimeSeriesInput {
     pub elapsed: bool,
     /// K/M/G as the tool printed them.
     pub prefixes: fmt::Prefixes,
+    /// The times are local wall-clock times as the tool printed them, with no zone.
+    pub local_time: bool,
 }
 
 /// One chart of `metric` with a line per run (named by label and run index).
@@ -45,9 +49,11 @@ pub fn from_runs(runs: &[&StoredRun], metric: &str, elapsed: bool) -> Option<Tim
     }
     Some(TimeSeriesInput {
         title: format!("{display} over time"),
+        quantity: display,
         unit,
         lines,
         elapsed,
         prefixes,
+        local_time: runs.iter().all(|r| fmt::local_times_of(&r.format)),
     })
 }
