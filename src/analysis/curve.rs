@@ -512,10 +512,10 @@ fn series_at(points: &[CurvePoint], p: Option<f64>) -> Vec<(f64, f64)> {
 /// probabilistic problems in computer communications", ICC; Jain 1991, *The Art of
 /// Computer Systems Performance Analysis*, §3.3 "knee capacity"). Past it latency grows
 /// faster than throughput (elasticity d ln L / d ln T > 1). `None` when the maximum is the
-/// last point (latency never outgrew throughput), with fewer than two points, or with a
-/// non-positive latency.
+/// last point (latency never outgrew throughput), with fewer than [`KNEE_MIN_RATES`]
+/// points, or with a non-positive latency.
 pub fn knee(series: &[(f64, f64)]) -> Option<f64> {
-    if series.len() < 2 || series.iter().any(|&(_, l)| l <= 0.0) {
+    if series.len() < KNEE_MIN_RATES || series.iter().any(|&(_, l)| l <= 0.0) {
         return None;
     }
     let (i, _) = series
@@ -524,6 +524,10 @@ pub fn knee(series: &[(f64, f64)]) -> Option<f64> {
         .max_by(|a, b| (a.1.0 / a.1.1).total_cmp(&(b.1.0 / b.1.1)))?;
     (i + 1 < series.len()).then_some(series[i].0)
 }
+
+/// The fewest throughputs a knee is called on: with two or three, the maximum of
+/// throughput/latency is an artefact of where the rates were put, not a bend of the curve.
+pub const KNEE_MIN_RATES: usize = 4;
 
 fn max_within(
     points: &[CurvePoint],
@@ -564,7 +568,7 @@ mod tests {
     use crate::analysis::testdata::*;
     use bench_db_parsers::Param;
 
-    /// Three rates; p90 bends hard at 20k/s as in the seed 000 article (62 µs at 5k/s).
+    /// Four rates; p90 bends hard at 20k/s as in the seed 000 article (62 µs at 5k/s).
     fn sweep() -> Vec<StoredRun> {
         let mut runs = rate_runs(
             5000.0,
@@ -596,6 +600,16 @@ mod tests {
             ],
             7,
         ));
+        runs.extend(rate_runs(
+            40_000.0,
+            "end_to_end",
+            &[
+                (50.0, &[80.0, 90.0, 85.0]),
+                (90.0, &[900.0, 1000.0, 950.0]),
+                (99.0, &[2900.0, 3000.0, 3100.0]),
+            ],
+            10,
+        ));
         runs
     }
 
@@ -603,7 +617,7 @@ mod tests {
     fn medians_knee_and_slo() {
         let c = curve(&sweep(), None, &[50.0, 90.0, 99.0], Some("p99<=200us")).unwrap();
         assert_eq!(c.metric, "end_to_end");
-        assert_eq!(c.points.len(), 9);
+        assert_eq!(c.points.len(), 12);
         let p90_5k = c
             .points
             .iter()
@@ -613,7 +627,8 @@ mod tests {
             (p90_5k.value, p90_5k.min, p90_5k.max, p90_5k.runs),
             (62.46, 60.0, 64.0, 3)
         );
-        // Power T/L at p99: 5000/95 = 52.6, 10000/130 = 76.9, 20000/1000 = 20: knee at 10k/s.
+        // Power T/L at p99: 5000/95 = 52.6, 10000/130 = 76.9, 20000/1000 = 20, 40000/3000 =
+        // 13.3: knee at 10k/s.
         assert_eq!(c.knee, Some(10_000.0));
         assert_eq!(c.knee_percentile, Some(99.0));
         assert_eq!(c.max_throughput_within_slo, Some(10_000.0));
@@ -668,8 +683,17 @@ mod tests {
 
     #[test]
     fn knee_rules() {
-        assert_eq!(knee(&[(1.0, 10.0), (2.0, 10.0), (3.0, 10.0)]), None);
-        assert_eq!(knee(&[(1.0, 10.0), (2.0, 10.0), (3.0, 40.0)]), Some(2.0));
+        assert_eq!(
+            knee(&[(1.0, 10.0), (2.0, 10.0), (3.0, 10.0), (4.0, 10.0)]),
+            None
+        );
+        assert_eq!(
+            knee(&[(1.0, 10.0), (2.0, 10.0), (3.0, 40.0), (4.0, 90.0)]),
+            Some(2.0)
+        );
+        // Two or three rates never make a knee, however they bend.
+        assert_eq!(knee(&[(1.0, 10.0), (2.0, 10.0), (3.0, 40.0)]), None);
+        assert_eq!(knee(&[(1.0, 10.0), (2.0, 40.0)]), None);
         assert_eq!(knee(&[(1.0, 10.0)]), None);
     }
 

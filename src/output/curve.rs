@@ -66,7 +66,20 @@ fn curve_text(c: &Curve) -> String {
             num(Some(k)),
             percentile(c.knee_percentile)
         )),
-        None => out.push_str("knee: none among the measured throughputs\n"),
+        None => {
+            let mut rates: Vec<f64> = c.points.iter().map(|p| p.throughput).collect();
+            rates.sort_by(f64::total_cmp);
+            rates.dedup();
+            let min = crate::analysis::curve::KNEE_MIN_RATES;
+            if rates.len() < min {
+                out.push_str(&format!(
+                    "knee: none: {} measured, a knee needs at least {min}\n",
+                    crate::numfmt::plural(rates.len(), "throughput")
+                ));
+            } else {
+                out.push_str("knee: none among the measured throughputs\n");
+            }
+        }
     }
     if !c.slo.is_empty() {
         let terms: Vec<_> = c.slo.iter().map(|t| esc(&t.text)).collect();
@@ -208,6 +221,15 @@ mod tests {
             &[(90.0, &[70.0, 75.0, 80.0]), (99.0, &[120.0, 130.0, 150.0])],
             7,
         ));
+        runs.extend(rate_runs(
+            40_000.0,
+            "end_to_end",
+            &[
+                (90.0, &[900.0, 1000.0, 950.0]),
+                (99.0, &[2900.0, 3000.0, 3100.0]),
+            ],
+            10,
+        ));
         runs
     }
 
@@ -256,7 +278,7 @@ mod tests {
         let cs = v["curves"].as_array().unwrap();
         assert_eq!(cs.len(), 2);
         for c in cs {
-            // Each curve holds its own suite's runs only: 3 runs at each of 3 rates.
+            // Each curve holds its own suite's runs only: 3 runs at each of 4 rates.
             assert_eq!(c["knee"], 10000.0, "{c}");
             assert!(
                 c["points"]
