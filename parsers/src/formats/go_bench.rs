@@ -28,7 +28,8 @@
 //! With `-json`, the `Output` of every `output` event is joined in order (one result line
 //! can be split across two events) and read as text; a line's number is that of the event
 //! where it starts. Fixtures: `fixtures/real/go-bench/bench-count3.txt`,
-//! `fixtures/real/go-bench/bench-json.jsonl`.
+//! `fixtures/real/go-bench/bench-json.jsonl`. Each result gets its event's `Time` as the run's
+//! `time` tag (UTC, to the second).
 //!
 //! A result line whose iteration count or values do not parse, or a JSON event line that
 //! is not JSON, is an error naming the line.
@@ -101,24 +102,38 @@ struct Event {
     action: String,
     #[serde(rename = "Output", default)]
     output: Option<String>,
+    /// When the event was written (RFC 3339, the machine's zone).
+    #[serde(rename = "Time", default)]
+    time: Option<String>,
 }
 
 /// Parses Go benchmark text or `-json` events (see the module doc).
 pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
     document::parse(r, |doc| {
-        let lines = if doc.text().starts_with('{') {
-            json_lines(doc.text())?
-        } else {
-            doc.lines().map(|(n, l)| (n, l.into_owned())).collect()
-        };
+        if doc.text().starts_with('{') {
+            let (lines, times) = json_lines(doc.text())?;
+            let mut blocks = read(&lines)?;
+            // A result's time is its event's: `time` in UTC, as ingest reads it.
+            for run in blocks.iter_mut().flat_map(|b| b.runs.iter_mut()) {
+                if let Some(t) = times.get(&run.first_line) {
+                    run.tags.insert("time".into(), t.clone());
+                }
+            }
+            return Ok(blocks);
+        }
+        let lines: Vec<(u64, String)> = doc.lines().map(|(n, l)| (n, l.into_owned())).collect();
         read(&lines)
     })
 }
 
+/// Per event line, its time in UTC to the second (`2026-12-01T04:32:34Z`).
+type Times = std::collections::BTreeMap<u64, String>;
+
 /// The text lines a `-json` stream printed, each with the number of the event line
-/// where it starts.
-fn json_lines(text: &str) -> Result<Vec<(u64, String)>, ParseError> {
+/// where it starts, and the time of each event.
+fn json_lines(text: &str) -> Result<(Vec<(u64, String)>, Times), ParseError> {
     let mut out = Vec::new();
+    let mut times = Times::new();
     let mut pending = String::new();
     let mut start = 0;
     for (i, line) in text.lines().enumerate() {
@@ -130,6 +145,9 @@ fn json_lines(text: &str) -> Result<Vec<(u64, String)>, ParseError> {
             .map_err(|e| ParseError::new(n, format!("go test -json event: {e}")))?;
         if ev.action != "output" {
             continue;
+        }
+        if let Some(t) = ev.time.as_deref().and_then(utc_second) {
+            times.insert(n, t);
         }
         let Some(mut s) = ev.output else { continue };
         if pending.is_empty() {
@@ -146,7 +164,13 @@ fn json_lines(text: &str) -> Result<Vec<(u64, String)>, ParseError> {
     if !pending.is_empty() {
         out.push((start, pending));
     }
-    Ok(out)
+    Ok((out, times))
+}
+
+/// An RFC 3339 time (any offset, any fraction) in UTC to the second.
+fn utc_second(t: &str) -> Option<String> {
+    let d = chrono::DateTime::parse_from_rfc3339(t).ok()?;
+    crate::units::rfc3339_utc(d.timestamp() as f64)
 }
 
 /// One `go test` run being collected: the results after one group of configuration lines.
@@ -389,6 +413,19 @@ mod tests {
         assert_eq!(value(&runs[1], "mb_s"), 210.80);
         assert_eq!(value(&runs[2], "b_op"), 56.0);
         assert_eq!(runs[2].params["goarch"], Param::from("amd64"));
+        // Each result carries the time of the event it starts on, in UTC to the second:
+        // event 6 at 04:32:34.301647794Z, event 9 at 04:32:34.445802454Z.
+        assert_eq!(runs[0].tags["time"], "2026-12-01T04:32:34Z");
+        assert_eq!(runs[1].tags["time"], "2026-12-01T04:32:34Z");
+    }
+
+    #[test]
+    fn event_times_in_any_offset_read_as_utc() {
+        assert_eq!(
+            utc_second("2024-03-05T23:59:59.999+02:00").as_deref(),
+            Some("2024-03-05T21:59:59Z")
+        );
+        assert_eq!(utc_second("not a time"), None);
     }
 
     #[test]
