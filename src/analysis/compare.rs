@@ -252,7 +252,7 @@ pub struct Cell {
     pub(crate) per_run: Option<Vec<Option<f64>>>,
     pub(crate) samples: Option<(Vec<f64>, Vec<f64>)>,
     /// One invocation against several: the transformed centres (baseline, candidate).
-    pub(crate) prediction: Option<(Vec<f64>, Vec<f64>)>,
+    pub(crate) prediction: Option<PredictionTest>,
     /// Whether the test ran on log values (all positive) rather than raw ones.
     pub logs: bool,
     /// What the tool printed for this cell on the baseline's side (JMH score ± error,
@@ -264,15 +264,13 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// The change in the bad direction, in percent (positive = worse): of the tested
-    /// statistic (`shift_pct`) when there is one, else of the central values.
+    /// The change in the bad direction, in percent (positive = worse): of the cell's one
+    /// estimate, `delta_pct`.
     pub fn worsening_pct(&self) -> Option<f64> {
-        self.shift_pct
-            .or(self.delta_pct)
-            .map(|d| match self.polarity {
-                Polarity::Lower => d,
-                Polarity::Higher => -d,
-            })
+        self.delta_pct.map(|d| match self.polarity {
+            Polarity::Lower => d,
+            Polarity::Higher => -d,
+        })
     }
 
     /// `metric` or `metric@percentile`.
@@ -549,14 +547,14 @@ fn cell(
             bv.iter().map(|v| tx(*v)).collect(),
             cv.iter().map(|v| tx(*v)).collect(),
         );
-        if let Some(t) = PredictionTest::new(&sb, &sc) {
+        prediction = PredictionTest::new(&sb, &sc);
+        if let Some(t) = &prediction {
             shift = Some(t.diff);
             spread = Some(t.sd);
             if opts.interval {
                 ci = Some(t.ci(opts.confidence));
             }
         }
-        prediction = Some((sb, sc));
         (None, None)
     } else {
         let pooled: Vec<Option<f64>> = if level == Level::Invocations {
@@ -746,7 +744,7 @@ fn centre(values: &[f64], positive: bool) -> f64 {
 /// One invocation against several (transformed centres): where the several's t prediction
 /// interval puts the one. `diff` is candidate − baseline.
 #[derive(Debug, Clone, Copy)]
-struct PredictionTest {
+pub(crate) struct PredictionTest {
     diff: f64,
     /// Spread of one invocation's centre (within the segments, after a step).
     sd: f64,
@@ -1004,10 +1002,7 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
     // One invocation against several: Holm among those cells.
     let mut prediction_members = Vec::new();
     for (i, c) in cmp.cells.iter_mut().enumerate() {
-        let Some((b, s)) = &c.prediction else {
-            continue;
-        };
-        let Some(t) = PredictionTest::new(b, s) else {
+        let Some(t) = &c.prediction else {
             continue;
         };
         let (greater, less) = t.p();
@@ -1124,7 +1119,7 @@ fn verdict(c: &Cell, opts: &CompareOptions) -> Verdict {
     if c.p_floor.is_some_and(|f| f >= opts.alpha) {
         return Verdict::Inconclusive;
     }
-    let shift = c.shift_pct.or(c.delta_pct).unwrap_or(0.0);
+    let shift = c.delta_pct.unwrap_or(0.0);
     // Within one invocation a side, a change inside the earlier invocations' spread is
     // not the candidate's doing.
     if c.invocation_noise_pct.is_some_and(|f| shift.abs() <= f) {

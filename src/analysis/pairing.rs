@@ -254,6 +254,19 @@ fn comparison(
 /// The branch every other branch of a suite and label is compared against.
 pub const MAIN_BRANCH: &str = "main";
 
+/// A branch's commits (or ingested groups): per unit, its newest ingest time and runs.
+type Units<'a> = BTreeMap<String, (&'a str, Vec<&'a StoredRun>)>;
+
+/// A branch's units' runs, oldest first.
+fn ordered<'u, 'a>(units: &'u Units<'a>) -> Vec<&'u [&'a StoredRun]> {
+    let mut v: Vec<(&str, &String, &[&StoredRun])> = units
+        .iter()
+        .map(|(k, (t, runs))| (*t, k, runs.as_slice()))
+        .collect();
+    v.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    v.into_iter().map(|(_, _, runs)| runs).collect()
+}
+
 /// Commits of `main` a branch is compared against, as the README's CI gate selects them
 /// (`tag.branch=main;latest=10`).
 pub const BASELINE_COMMITS: usize = 10;
@@ -266,8 +279,6 @@ pub const BASELINE_COMMITS: usize = 10;
 /// is paired: a sweep of rates, two transports or two thread counts in one file are
 /// different things, not before and after.
 pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
-    /// A branch's commits (or ingested groups): per unit, its newest ingest time and runs.
-    type Units<'a> = BTreeMap<String, (&'a str, Vec<&'a StoredRun>)>;
     let mut by_name: BTreeMap<(&str, &str), BTreeMap<&str, Units>> = BTreeMap::new();
     for r in runs {
         let Some(branch) = r.run.tags.get("branch") else {
@@ -287,26 +298,16 @@ pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
         e.0 = e.0.max(r.ingested_at.as_str());
         e.1.push(r);
     }
-    // A branch's units, oldest first.
-    let ordered = |units: &Units<'_>| -> Vec<Vec<StoredRun>> {
-        let mut v: Vec<(&str, &String, &Vec<&StoredRun>)> =
-            units.iter().map(|(k, (t, runs))| (*t, k, runs)).collect();
-        v.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        v.into_iter()
-            .map(|(_, _, runs)| runs.iter().map(|r| (*r).clone()).collect())
-            .collect()
-    };
     let mut out = Vec::new();
     for branches in by_name.values() {
         let Some(main) = branches.get(MAIN_BRANCH) else {
             continue;
         };
         let units = ordered(main);
-        let recent: Vec<StoredRun> = units
+        // Only the recent commits are copied: the change-point cut works on owned runs.
+        let recent: Vec<StoredRun> = units[units.len().saturating_sub(BASELINE_COMMITS)..]
             .iter()
-            .skip(units.len().saturating_sub(BASELINE_COMMITS))
-            .flatten()
-            .cloned()
+            .flat_map(|u| u.iter().map(|r| (*r).clone()))
             .collect();
         let base_runs = super::history::last_segment_runs(&recent, &Default::default());
         let base: Vec<&StoredRun> = base_runs.iter().collect();
@@ -314,14 +315,13 @@ pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
             if *branch == MAIN_BRANCH {
                 continue;
             }
-            let Some(cand_runs) = ordered(units).pop() else {
+            let Some(cand) = ordered(units).pop() else {
                 continue;
             };
-            let cand: Vec<&StoredRun> = cand_runs.iter().collect();
-            if share_metrics(&base, &cand) {
-                let (bn, cn) = side_names(&base, &cand);
-                let deltas = gate_cells(&base, &cand);
-                out.push(comparison(&bn, &base, &cn, &cand, deltas));
+            if share_metrics(&base, cand) {
+                let (bn, cn) = side_names(&base, cand);
+                let deltas = gate_cells(&base, cand);
+                out.push(comparison(&bn, &base, &cn, cand, deltas));
             }
         }
     }
