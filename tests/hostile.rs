@@ -4,8 +4,9 @@
 //! PostgreSQL connection lost mid-ingest, and every input we hold damaged on purpose.
 
 use crate::common::{Env, fixture, plain, shared};
+use bench_db_parsers::mutate::{KINDS, Rng, files_under, mutate};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The control characters of `s` other than a line end: what a text output must never
@@ -416,102 +417,17 @@ fn a_lost_postgres_connection_stops_the_ingest_with_one_line() {
     assert!(errors[0].contains("stored before it"), "{err}");
 }
 
-/// xorshift64: the same damage on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
-    }
-}
-
-/// `bytes` damaged one way (`kind`), at a place `rng` picks.
-fn damage(bytes: &[u8], kind: usize, rng: &mut Rng) -> Vec<u8> {
-    let mut b = bytes.to_vec();
-    let at = rng.below(b.len() + 1);
-    let number = |b: &[u8], rng: &mut Rng| {
-        let starts: Vec<usize> = (0..b.len())
-            .filter(|&i| {
-                b[i].is_ascii_digit()
-                    && (i == 0 || !(b[i - 1].is_ascii_digit() || b[i - 1] == b'.'))
-            })
-            .collect();
-        (!starts.is_empty()).then(|| {
-            let s = starts[rng.below(starts.len())];
-            let n = b[s..]
-                .iter()
-                .take_while(|c| c.is_ascii_digit() || **c == b'.')
-                .count();
-            (s, n)
-        })
-    };
-    match kind {
-        0 if !b.is_empty() => {
-            let i = at.min(b.len() - 1);
-            b[i] ^= 0x10;
-        }
-        1 if !b.is_empty() => {
-            b.remove(at.min(b.len() - 1));
-        }
-        2 => {
-            let start = b[..at]
-                .iter()
-                .rposition(|&c| c == b'\n')
-                .map_or(0, |i| i + 1);
-            let end = b[at..]
-                .iter()
-                .position(|&c| c == b'\n')
-                .map_or(b.len(), |i| at + i + 1);
-            let line = b[start..end].to_vec();
-            b.splice(end..end, line);
-        }
-        3..=6 => {
-            if let Some((s, n)) = number(&b, rng) {
-                let with = match kind {
-                    3 => "1e400".to_string(),
-                    4 => "NaN".to_string(),
-                    5 => "-0".to_string(),
-                    _ => "9".repeat(400),
-                };
-                b.splice(s..s + n, with.into_bytes());
-            }
-        }
-        7 => b.truncate(at),
-        8 => {
-            b.splice(at..at, std::iter::repeat_n(0u8, 4096));
-        }
-        _ => {
-            b.splice(at..at, b"\x1b]0;x\x07\x1b[31m".iter().copied());
-        }
-    }
-    b
-}
-
 /// Every input we hold (fixtures, the real corpus, the shared samples when present),
 /// damaged several ways, ingested in one go: the ingest ends with 0 or 2 (never a panic),
 /// and the database reads back whole afterwards (`runs --json`, `export` as JSON and CSV).
 #[test]
 fn every_input_damaged_ingests_without_a_panic_and_the_database_reads_back() {
     let env = Env::new();
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    let mut stack = vec![PathBuf::from(fixture(""))];
+    let mut inputs = Vec::new();
+    files_under(Path::new(&fixture("")), &mut inputs);
     if let Some(s) = shared("samples") {
-        stack.push(s);
+        files_under(&s, &mut inputs);
     }
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if !p.ends_with("MANIFEST") && !p.ends_with("README.md") {
-                inputs.push(p);
-            }
-        }
-    }
-    inputs.sort();
     assert!(inputs.len() > 50, "{} inputs", inputs.len());
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut written = 0;
@@ -520,10 +436,10 @@ fn every_input_damaged_ingests_without_a_panic_and_the_database_reads_back() {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         // Each input three ways, the kinds turning over the corpus.
         for k in 0..3 {
-            let kind = (i * 3 + k) % 10;
+            let kind = (i * 3 + k) % KINDS;
             env.write(
                 &format!("damaged/{i:03}-{k}/{name}"),
-                &damage(&bytes, kind, &mut rng),
+                &mutate(&bytes, kind, &mut rng),
             );
             written += 1;
         }
@@ -548,15 +464,4 @@ fn every_input_damaged_ingests_without_a_panic_and_the_database_reads_back() {
         let (code, _, err) = run(&env, args);
         assert_eq!(code, 0, "{args:?}: {err}");
     }
-}
-
-#[test]
-fn damage_is_what_it_says() {
-    let mut rng = Rng(1);
-    let b = b"a 12.5 x\nline two\n";
-    assert_eq!(damage(b, 3, &mut rng), b"a 1e400 x\nline two\n");
-    assert_eq!(damage(b, 4, &mut rng), b"a NaN x\nline two\n");
-    assert!(damage(b, 7, &mut rng).len() <= b.len());
-    let dup = damage(b, 2, &mut rng);
-    assert_eq!(dup.iter().filter(|&&c| c == b'\n').count(), 3);
 }

@@ -79,5 +79,7 @@ pub use format::{Format, Head, ParseIter};
 pub use model::*;
 pub use registry::{detect, format_by_name, formats};
 
+#[cfg(feature = "test-support")]
+pub mod mutate;
 #[cfg(test)]
 pub(crate) mod testutil;

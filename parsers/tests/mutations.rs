@@ -6,6 +6,7 @@
 //! format. Each parse must end without a panic, and every number of every run it yields
 //! must be finite unless the parse also warned. Bounded by a time budget.
 
+use bench_db_parsers::mutate::{KINDS, Rng, files_under, mutate};
 use bench_db_parsers::{Block, Data, Format, Head, Parsed, registry};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -13,37 +14,6 @@ use std::time::{Duration, Instant};
 /// How long the whole test may mutate and parse (debug build): the inputs are visited
 /// round-robin, so a budget cut still covers every file.
 const BUDGET: Duration = Duration::from_secs(25);
-
-/// xorshift64: the mutations are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files_under(&p, out);
-        } else if !p.ends_with("MANIFEST") && !p.ends_with("README.md") {
-            out.push(p);
-        }
-    }
-}
 
 /// Every input: our fixtures and the real corpus, and the shared samples when present.
 fn corpus() -> Vec<PathBuf> {
@@ -58,80 +28,6 @@ fn corpus() -> Vec<PathBuf> {
     }
     out
 }
-
-/// The positions and lengths of the numbers in `b` (digit runs, with a dot).
-fn numbers(b: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_digit() {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
-                i += 1;
-            }
-            out.push((start, i - start));
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-/// Mutation `kind` of `bytes`, placed by `rng`.
-fn mutate(bytes: &[u8], kind: usize, rng: &mut Rng) -> Vec<u8> {
-    let mut b = bytes.to_vec();
-    let at = rng.below(b.len() + 1);
-    match kind {
-        0 if !b.is_empty() => {
-            let i = at.min(b.len() - 1);
-            b[i] ^= 1 << rng.below(8);
-        }
-        1 if !b.is_empty() => {
-            let n = 1 + rng.below(8);
-            b.drain(at.min(b.len() - 1)..(at + n).min(b.len()));
-        }
-        2 => b.insert(at, rng.next() as u8),
-        3 => {
-            // A line duplicated in place.
-            let start = b[..at]
-                .iter()
-                .rposition(|&c| c == b'\n')
-                .map_or(0, |i| i + 1);
-            let end = b[at..]
-                .iter()
-                .position(|&c| c == b'\n')
-                .map_or(b.len(), |i| at + i + 1);
-            let line = b[start..end].to_vec();
-            b.splice(end..end, line);
-        }
-        4..=7 => {
-            let nums = numbers(&b);
-            if !nums.is_empty() {
-                let (s, n) = nums[rng.below(nums.len())];
-                let with: Vec<u8> = match kind {
-                    4 => b"1e400".to_vec(),
-                    5 => b"NaN".to_vec(),
-                    6 => b"-0".to_vec(),
-                    _ => std::iter::repeat_n(b'9', 400).collect(),
-                };
-                b.splice(s..s + n, with);
-            }
-        }
-        8 => b.truncate(at),
-        9 => {
-            let n = [1, 100, 70_000][rng.below(3)];
-            b.splice(at..at, std::iter::repeat_n(0u8, n));
-        }
-        10 => {
-            let esc: &[u8] = [&b"\x1b[31m"[..], b"\x1b]0;title\x07", b"\x1b[2J\x9b"][rng.below(3)];
-            b.splice(at..at, esc.iter().copied());
-        }
-        _ => {}
-    }
-    b
-}
-
-const KINDS: usize = 11;
 
 /// The first non-finite number of a block, named.
 fn non_finite(block: &Block) -> Option<String> {
