@@ -199,15 +199,23 @@ fn side(
     let mut runs = Vec::new();
     let mut reference = Vec::new();
     match model {
-        Model::Lognormal | Model::LogT3 | Model::Bimodal | Model::Wild | Model::Session => {
+        Model::Lognormal
+        | Model::LogT3
+        | Model::Bimodal
+        | Model::Wild
+        | Model::Session
+        | Model::Wild9 => {
             let t3 = StudentT::<f64>::new(3.0).unwrap_or_else(|_| unreachable!());
             let wild = (model == Model::Wild && rng.random::<f64>() < 0.5)
                 .then(|| rng.random_range(2..=11u32));
-            for index in 1..=11u32 {
+            // Printed runs a side: 10 after the warm-up, 9 for the small-sample model.
+            let printed = if model == Model::Wild9 { 10 } else { 11 };
+            for index in 1..=printed {
                 let shared = match model {
                     Model::LogT3 => (0.03 * z(rng)).exp(),
                     Model::Bimodal if rng.random::<f64>() < 0.25 => 1.15,
                     Model::Wild if wild == Some(index) => 2.0,
+                    Model::Wild9 if rng.random::<f64>() < 0.05 => 3.0,
                     _ => 1.0,
                 };
                 let warm = if model == Model::LogT3 && index == 1 {
@@ -258,28 +266,6 @@ fn side(
                 .collect();
             let s = Series::new("ts.rt", "rt", "", Data::TimeSeries { points });
             runs.push(stored(side_id * 1000 + 1, 1, "tsar", vec![s]));
-        }
-        Model::Wild9 => {
-            for index in 1..=10u32 {
-                let wild = if rng.random::<f64>() < 0.05 { 3.0 } else { 1.0 };
-                let values: Vec<f64> = PCTS
-                    .iter()
-                    .enumerate()
-                    .map(|(k, _)| {
-                        100.0 * 10f64.powi(k as i32) * (0.05 * z(rng)).exp() * wild * shift * factor
-                    })
-                    .collect();
-                if index > 1 {
-                    reference.push(values[1]);
-                }
-                let id = side_id * 1000 + i64::from(index);
-                runs.push(stored(
-                    id,
-                    index,
-                    "jlbh",
-                    vec![ladder("end_to_end", &PCTS, &values)],
-                ));
-            }
         }
         Model::Invocations | Model::Step => {
             let shift = if changed { 1.35 } else { 1.0 };

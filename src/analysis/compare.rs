@@ -962,76 +962,42 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
             crate::numfmt::plural(run_members, "cell"),
         ));
     }
+    // Cells tested alone (a series on its samples; one invocation against several): their
+    // one-sided and two-sided p-values, then Holm within each kind.
     let mut series_members = Vec::new();
-    for (i, c) in cmp.cells.iter_mut().enumerate() {
-        let Some((b, s)) = &c.samples else { continue };
-        let Some(t) = series_test(b, s) else { continue };
-        c.method = TestMethod::SeriesT;
-        c.p_value = Some(t.p_two_sided);
-        c.p_worse = Some(match c.polarity {
-            Polarity::Lower => t.p_greater,
-            Polarity::Higher => t.p_less,
-        });
-        c.p_floor = Some(0.0);
-        if members[i] {
-            series_members.push(i);
-        }
-    }
-    let two = holm(
-        &series_members
-            .iter()
-            .map(|&i| cmp.cells[i].p_value.unwrap_or(1.0))
-            .collect::<Vec<_>>(),
-    );
-    let one = holm(
-        &series_members
-            .iter()
-            .map(|&i| cmp.cells[i].p_worse.unwrap_or(1.0))
-            .collect::<Vec<_>>(),
-    );
-    for (k, &i) in series_members.iter().enumerate() {
-        cmp.cells[i].p_adjusted = Some(two[k]);
-        cmp.cells[i].p_worse_adjusted = Some(one[k]);
-    }
-    if !series_members.is_empty() {
-        description.push(format!(
-            "Holm over {} time series tested on their samples",
-            series_members.len()
-        ));
-    }
-    // One invocation against several: Holm among those cells.
     let mut prediction_members = Vec::new();
     for (i, c) in cmp.cells.iter_mut().enumerate() {
-        let Some(t) = &c.prediction else {
+        let (method, greater, less, two_sided) = if let Some((b, s)) = &c.samples {
+            let Some(t) = series_test(b, s) else { continue };
+            (TestMethod::SeriesT, t.p_greater, t.p_less, t.p_two_sided)
+        } else if let Some(t) = &c.prediction {
+            let (greater, less) = t.p();
+            let two = (2.0 * greater.min(less)).min(1.0);
+            (TestMethod::PredictionT, greater, less, two)
+        } else {
             continue;
         };
-        let (greater, less) = t.p();
-        c.method = TestMethod::PredictionT;
-        c.p_value = Some((2.0 * greater.min(less)).min(1.0));
+        c.method = method;
+        c.p_value = Some(two_sided);
         c.p_worse = Some(match c.polarity {
             Polarity::Lower => greater,
             Polarity::Higher => less,
         });
         c.p_floor = Some(0.0);
         if members[i] {
-            prediction_members.push(i);
+            match method {
+                TestMethod::SeriesT => series_members.push(i),
+                _ => prediction_members.push(i),
+            }
         }
     }
-    let two = holm(
-        &prediction_members
-            .iter()
-            .map(|&i| cmp.cells[i].p_value.unwrap_or(1.0))
-            .collect::<Vec<_>>(),
-    );
-    let one = holm(
-        &prediction_members
-            .iter()
-            .map(|&i| cmp.cells[i].p_worse.unwrap_or(1.0))
-            .collect::<Vec<_>>(),
-    );
-    for (k, &i) in prediction_members.iter().enumerate() {
-        cmp.cells[i].p_adjusted = Some(two[k]);
-        cmp.cells[i].p_worse_adjusted = Some(one[k]);
+    holm_adjust(&mut cmp.cells, &series_members);
+    holm_adjust(&mut cmp.cells, &prediction_members);
+    if !series_members.is_empty() {
+        description.push(format!(
+            "Holm over {} time series tested on their samples",
+            series_members.len()
+        ));
     }
     if !prediction_members.is_empty() {
         description.push(format!(
@@ -1063,6 +1029,23 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
         "no cell tested".to_string()
     } else {
         description.join("; ")
+    }
+}
+
+/// Holm-adjusts the two-sided and one-sided p-values of the cells at `members`.
+fn holm_adjust(cells: &mut [Cell], members: &[usize]) {
+    let adjusted = |p: fn(&Cell) -> Option<f64>| {
+        holm(
+            &members
+                .iter()
+                .map(|&i| p(&cells[i]).unwrap_or(1.0))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let (two, one) = (adjusted(|c| c.p_value), adjusted(|c| c.p_worse));
+    for (k, &i) in members.iter().enumerate() {
+        cells[i].p_adjusted = Some(two[k]);
+        cells[i].p_worse_adjusted = Some(one[k]);
     }
 }
 
