@@ -102,6 +102,27 @@ impl StoredRun {
         Some(pts)
     }
 
+    /// The run's label when someone gave it (`--label`, a lead line before its block, a
+    /// relabel); `None` for the label ingest falls back to, the log file's name (or the
+    /// format's name for generated output), which names a file, not a condition. Cells
+    /// hold the given label only: five `bench-N.log` of one commit are one side.
+    pub fn given_label(&self) -> Option<&str> {
+        let file = self
+            .source
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(&self.source);
+        let fallback = self.label == file || self.label == self.source || self.label == self.format;
+        (!fallback && !self.label.is_empty()).then_some(self.label.as_str())
+    }
+
+    /// The invocation the run belongs to: one process's output. That is its block, and
+    /// within a block of forks (JMH `fork`) its fork, each a JVM of its own.
+    pub fn invocation(&self) -> (i64, u32) {
+        let fork = self.param_f64("fork").map_or(0, |f| f.max(0.0) as u32);
+        (self.block_id, fork)
+    }
+
     /// The key that groups runs for run-to-run variation: same suite, benchmark,
     /// configuration, label and block (a block may hold several benchmarks).
     pub fn group_key(&self) -> GroupKey {

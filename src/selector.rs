@@ -275,6 +275,7 @@ pub struct Contrast {
     pub bench: bool,
     /// `param.KEY` keys.
     pub params: std::collections::BTreeSet<String>,
+    pub label: bool,
 }
 
 impl Contrast {
@@ -295,9 +296,9 @@ impl Contrast {
         };
         let one = |key: &'static str| {
             move |t: &Term| match (key, t) {
-                ("suite", Term::Suite(v)) | ("bench", Term::Bench(v)) => {
-                    Some((key.to_string(), v.clone()))
-                }
+                ("suite", Term::Suite(v))
+                | ("bench", Term::Bench(v))
+                | ("label", Term::Label(v)) => Some((key.to_string(), v.clone())),
                 _ => None,
             }
         };
@@ -308,6 +309,7 @@ impl Contrast {
                 Term::Param(k, v) => Some((k.clone(), v.clone())),
                 _ => None,
             }),
+            label: !differ(&one("label")).is_empty(),
         }
     }
 }

@@ -205,6 +205,141 @@ fn two_jmh_runs_compare_per_benchmark_and_mode() {
     );
 }
 
+/// Two real JMH logs with `@Fork(2)` and a decimal-comma JVM locale: each fork is a JVM
+/// of its own, so a benchmark's side is 2 invocations of 3 iterations, tested on the
+/// invocations; 2 against 2 cannot reach a p below 2/C(4,2) = 1/3.
+#[test]
+fn jmh_forks_are_the_invocations_of_a_benchmark() {
+    let env = Env::new();
+    let a = fixture("real/jmh/hzt-utils-sort-double-list-20220531.md");
+    let b = fixture("real/jmh/hzt-utils-sort-double-list-20220711.md");
+    assert_eq!(ingest(&env, &[&a], "before"), ["jmh"]);
+    assert_eq!(ingest(&env, &[&b], "after"), ["jmh"]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=before",
+        "--candidate",
+        "label=after",
+        "--json",
+    ]);
+    // Five benchmarks on both sides (the later log's sixth has no baseline).
+    assert_eq!(cells.as_array().unwrap().len(), 5, "{cells}");
+    let c = bench_cell(
+        &cells,
+        "benchmark.prefix.DoubleTimSortBenchmark.arraySort",
+        "thrpt",
+        None,
+    );
+    assert_eq!(c["config"]["nrOfIterations"], "100000", "{c}");
+    assert_eq!(c["replicates"], "invocations", "{c}");
+    for (k, want) in [
+        ("n_baseline", 2),
+        ("n_candidate", 2),
+        ("invocations_baseline", 2),
+        ("runs_baseline", 6),
+        ("runs_candidate", 6),
+    ] {
+        assert_eq!(c[k].as_u64(), Some(want), "{k}: {c}");
+    }
+    // JMH's own score (the mean of the 6 iterations) as printed, decimal comma read.
+    close(
+        c["printed_baseline"]["value"].as_f64().unwrap(),
+        151.617,
+        1e-9,
+    );
+    close(
+        c["printed_baseline"]["error"].as_f64().unwrap(),
+        5.688,
+        1e-9,
+    );
+    close(
+        c["printed_candidate"]["value"].as_f64().unwrap(),
+        109.456,
+        1e-9,
+    );
+    for c in cells.as_array().unwrap() {
+        assert!(c["p_value"].as_f64().unwrap() >= 1.0 / 3.0 - 1e-12, "{c}");
+        assert_eq!(c["verdict"], "inconclusive", "{c}");
+        assert!(c["ci_low_pct"].is_null(), "2 a side bound no interval: {c}");
+    }
+    // Fork 2's iterations, read with their decimal comma.
+    let runs = env.json(&[
+        "runs",
+        "--json",
+        "label=before;bench=benchmark.prefix.DoubleTimSortBenchmark.arraySort;param.fork=2",
+    ]);
+    let values: Vec<f64> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["values"]["thrpt"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [152.719, 153.168, 153.023]);
+}
+
+/// A label someone gave is part of the cell: one log with a "Before the change" and an
+/// "After the change" output, ingested for two commits, compares each output with itself
+/// across the commits; naming the labels on both sides makes them the axis instead.
+#[test]
+fn a_given_label_is_part_of_the_cell_unless_both_sides_name_it() {
+    let env = Env::new();
+    let log = fixture("jlbh/two-outputs.txt");
+    for commit in ["aaa", "bbb"] {
+        env.ok(&["ingest", &log, "--tag", &format!("commit={commit}")]);
+    }
+    let by_commit = env.json(&[
+        "compare",
+        "--baseline",
+        "tag.commit=aaa",
+        "--candidate",
+        "tag.commit=bbb",
+        "--metric",
+        "end_to_end",
+        "--json",
+    ]);
+    let cells = by_commit.as_array().unwrap();
+    // 6 percentiles of each of the 2 labelled outputs, never pooled.
+    assert_eq!(cells.len(), 12);
+    for label in ["Before the change", "After the change"] {
+        let of: Vec<&Value> = cells.iter().filter(|c| c["label"] == label).collect();
+        assert_eq!(of.len(), 6, "{label}");
+        for c in of {
+            // Runs 2 and 3 of one output a side (run 1 is the warm-up).
+            assert_eq!(
+                (c["n_baseline"].as_u64(), c["runs_baseline"].as_u64()),
+                (Some(2), Some(2))
+            );
+            assert_eq!(c["invocations_baseline"], 1, "{c}");
+            assert_eq!(c["delta_pct"], 0.0, "the same bytes: {c}");
+        }
+    }
+    // p50 of the "Before" output: runs 2 and 3 printed 4.22 and 4.35.
+    let p50 = cells
+        .iter()
+        .find(|c| c["label"] == "Before the change" && c["percentile"] == 50.0)
+        .unwrap();
+    close(p50["baseline"].as_f64().unwrap(), (4.22 + 4.35) / 2.0, 1e-9);
+    let by_label = env.json(&[
+        "compare",
+        "--baseline",
+        "label=Before the change",
+        "--candidate",
+        "label=After the change",
+        "--metric",
+        "end_to_end",
+        "--json",
+    ]);
+    let cells = by_label.as_array().unwrap();
+    assert_eq!(cells.len(), 6);
+    let p50 = cells.iter().find(|c| c["percentile"] == 50.0).unwrap();
+    assert!(p50["label"].is_null(), "the label is the axis: {p50}");
+    // Each side: the output of both commits, two invocations.
+    assert_eq!(p50["invocations_baseline"], 2, "{p50}");
+    assert_eq!(p50["replicates"], "invocations", "{p50}");
+    assert!(p50["delta_pct"].as_f64().unwrap() < -20.0, "{p50}");
+}
+
 #[test]
 fn two_criterion_folders_compare_sample_by_sample() {
     let env = Env::new();

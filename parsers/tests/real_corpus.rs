@@ -1424,3 +1424,27 @@ fn jmh_cp1252_res_with_unreadable_cells() {
     let b = block(".streamMethod", 1e6, "ss");
     close(printed(b, "ss", None, "score"), 0.035, "ss score");
 }
+
+#[test]
+fn jmh_log_in_a_decimal_comma_locale() {
+    // JMH formats numbers in the JVM's locale: `147,781 ops/s`, `151,617 ± 5,688`, and
+    // `(min, avg, max) = (147,781, 151,617, 153,168)` whose separator is `, `.
+    let l = load("jmh", "hzt-utils-sort-double-list-20220531.md");
+    assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+    assert_eq!(l.blocks.len(), 5);
+    let b = &l.blocks[0];
+    assert_eq!(
+        b.runs[0].bench.as_deref(),
+        Some("benchmark.prefix.DoubleTimSortBenchmark.arraySort")
+    );
+    // @Fork(2) × 3 iterations, each run knowing its fork.
+    assert_eq!(b.runs.len(), 6);
+    let forks: Vec<Option<&Param>> = b.runs.iter().map(|r| r.params.get("fork")).collect();
+    assert_eq!(forks[2], Some(&Param::Num(1.0)));
+    assert_eq!(forks[3], Some(&Param::Num(2.0)));
+    close(val(&b.runs[0], "thrpt"), 147.781, "fork 1 iteration 1");
+    close(val(&b.runs[5], "thrpt"), 153.023, "fork 2 iteration 3");
+    close(printed(b, "thrpt", None, "score"), 151.617, "score");
+    close(printed(b, "thrpt", None, "score_error"), 5.688, "error");
+    close(printed(b, "thrpt", Some(0.0), "min"), 147.781, "min");
+}

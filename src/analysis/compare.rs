@@ -133,7 +133,7 @@ pub enum Replicates {
     Runs,
     /// The samples of one run a side (a time series), counted by their effective size.
     Samples,
-    /// One value per invocation (a block: one process's output), its runs' centre.
+    /// One value per invocation (one process's output: a block, a JMH fork), its runs' centre.
     Invocations,
 }
 
@@ -184,6 +184,9 @@ pub struct Cell {
     pub bench: Option<String>,
     /// The benchmark's configuration less the axis: `(key, value)` pairs in key order.
     pub config: Vec<(String, String)>,
+    /// The label someone gave the runs (absent when none was given, or when it is the
+    /// axis).
+    pub label: Option<String>,
     pub metric: String,
     pub percentile: Option<f64>,
     pub unit: String,
@@ -197,7 +200,7 @@ pub struct Cell {
     /// invocations when a side's runs come from several).
     pub n_baseline: usize,
     pub n_candidate: usize,
-    /// Invocations (blocks: one process's output each) holding the cell, per side.
+    /// Invocations (one process's output each: a block, a JMH fork) holding the cell, per side.
     pub invocations_baseline: usize,
     pub invocations_candidate: usize,
     /// Both sides are one invocation each: the test covers the variation within one
@@ -305,6 +308,9 @@ impl Cell {
         if !config.is_empty() {
             parts.push(config);
         }
+        if let Some(label) = &self.label {
+            parts.push(format!("({label})"));
+        }
         parts.join(" ")
     }
 
@@ -386,7 +392,7 @@ pub fn prepare(
     let blocks = |runs: &[StoredRun]| {
         runs.iter()
             .map(|r| Origin {
-                block: r.block_id,
+                block: r.invocation(),
                 order: (crate::selector::run_time(r), r.id),
             })
             .collect::<Vec<Origin>>()
@@ -482,7 +488,7 @@ fn cell(
         (Some(x), Some(y)) if x != 0.0 => Some(100.0 * (y / x - 1.0)),
         _ => None,
     };
-    // Replicates: a side whose runs come from several invocations (blocks) is represented by
+    // Replicates: a side whose runs come from several invocations (blocks, forks) is represented by
     // its invocations' centres, since runs of one process move together from one process to
     // the next.
     let positive = pb.iter().chain(&pc).all(|&v| v > 0.0);
@@ -595,6 +601,7 @@ fn cell(
             .join("+"),
         bench: key.identity.bench.clone(),
         config: key.identity.config.clone(),
+        label: key.identity.label.clone(),
         metric: key.metric.clone(),
         percentile,
         unit,
@@ -704,10 +711,14 @@ enum Level {
     Prediction,
 }
 
-/// Where a run came from: its invocation (block) and its place in time (time, id).
+/// An invocation's key ([`StoredRun::invocation`]).
+type Invocation = (i64, u32);
+
+/// Where a run came from: its invocation ([`StoredRun::invocation`]: its block, and its
+/// fork within a block of forks) and its place in time (time, id).
 #[derive(Debug, Clone, Copy)]
 struct Origin {
-    block: i64,
+    block: Invocation,
     order: (Option<chrono::DateTime<chrono::Utc>>, i64),
 }
 
@@ -715,7 +726,7 @@ struct Origin {
 /// id): per block, the position of its first run and its runs' values.
 fn invocations(values: &[Option<f64>], blocks: &[Origin]) -> Vec<(usize, Vec<f64>)> {
     type Order = (Option<chrono::DateTime<chrono::Utc>>, i64);
-    let mut out: Vec<(i64, Order, usize, Vec<f64>)> = Vec::new();
+    let mut out: Vec<(Invocation, Order, usize, Vec<f64>)> = Vec::new();
     for (pos, (v, origin)) in values.iter().zip(blocks).enumerate() {
         let Some(v) = v else { continue };
         match out.iter_mut().find(|o| o.0 == origin.block) {

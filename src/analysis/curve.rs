@@ -129,20 +129,58 @@ pub struct CurvePoint {
     pub concurrency: Option<f64>,
 }
 
-/// Which benchmark a curve follows: runs of other suites or benchmarks are never on one
-/// curve (their configuration other than the rate, the x axis, is not split yet).
+/// Which benchmark a curve follows: its cell less the rate, the x axis. Runs of other
+/// suites, benchmarks, labels or configurations are never on one curve. The rate
+/// configuration is the target rate when the run sets one ([`RATE_KEYS`]: every
+/// other setting, such as an interval or a message size, splits the curves); when the rate
+/// is measured (an achieved rate, a `qps` column), the settings are what moved the load
+/// (a thread count), so none of them splits.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CurveKey {
     pub suite: String,
     pub bench: Option<String>,
+    /// `(key, value)` pairs in key order, values as printed.
+    pub config: Vec<(String, String)>,
+    /// The given label ([`StoredRun::given_label`]).
+    pub label: Option<String>,
 }
+
+/// The configuration key that is a curve's x axis when a run sets it.
+const RATE_KEY: &str = "target_throughput";
+/// Configuration keys that restate the rate: JLBH's interval between messages.
+const RATE_KEYS: &[&str] = &[RATE_KEY, "interval_us"];
 
 impl CurveKey {
     pub fn of(run: &StoredRun) -> CurveKey {
+        let config = if run.param_f64(RATE_KEY).is_some() {
+            run.run
+                .config_params()
+                .into_iter()
+                .filter(|(k, _)| !RATE_KEYS.contains(k))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         CurveKey {
             suite: run.suite.clone(),
             bench: run.run.bench.clone(),
+            config,
+            label: run.given_label().map(str::to_string),
         }
+    }
+
+    /// The curve's name after its suite: bench, configuration and label, as one line.
+    pub fn title(&self) -> String {
+        let mut parts: Vec<String> = self.bench.iter().cloned().collect();
+        let config = super::samples::config_text(self.config.iter().map(|(k, v)| (k, v)));
+        if !config.is_empty() {
+            parts.push(config);
+        }
+        if let Some(l) = &self.label {
+            parts.push(format!("({l})"));
+        }
+        parts.join(" ")
     }
 }
 
@@ -189,18 +227,30 @@ impl CurvesBuilder {
     pub fn finish(self) -> Result<Vec<(CurveKey, Curve)>, CurveError> {
         let metric = self.metric.clone();
         let mut skipped_elsewhere = 0;
+        let (mut any_metric, mut no_rate) = (false, None);
         let mut out = Vec::new();
         for (k, b) in self.curves {
-            if b.seen_metric {
-                out.push((k, b.finish()?));
-            } else {
-                skipped_elsewhere += b.skipped;
+            any_metric |= b.seen_metric;
+            let skipped = b.skipped;
+            match b.finish() {
+                Ok(c) => out.push((k, c)),
+                // A benchmark whose runs hold the metric but no rate draws no curve; its
+                // runs are counted as skipped.
+                Err(e @ CurveError::NoThroughput(_)) => {
+                    skipped_elsewhere += skipped;
+                    no_rate = Some(e);
+                }
+                Err(CurveError::NoMetric(_)) => skipped_elsewhere += skipped,
+                Err(e) => return Err(e),
             }
         }
         if out.is_empty() {
-            return Err(CurveError::NoMetric(format!(" named {metric:?}")));
+            return Err(match (any_metric, no_rate) {
+                (true, Some(e)) => e,
+                _ => CurveError::NoMetric(format!(" named {metric:?}")),
+            });
         }
-        // Runs of benchmarks without the metric are counted on the first curve.
+        // Runs of benchmarks without the metric or a rate are counted on the first curve.
         out[0].1.skipped_runs += skipped_elsewhere;
         Ok(out)
     }
@@ -720,5 +770,71 @@ mod tests {
             curve(&runs, Some("nope"), &[99.0], None),
             Err(CurveError::NoMetric(_))
         ));
+    }
+
+    /// A curve is its cell less the rate: the target rate and the interval that restates
+    /// it vary along the curve; another setting (a message size) or a given label is
+    /// another curve; runs whose rate is measured are not split by their settings.
+    #[test]
+    fn curves_split_by_configuration_less_the_rate_and_by_given_label() {
+        let set = |runs: &mut Vec<StoredRun>, key: &str, v: f64| {
+            for r in runs.iter_mut() {
+                r.run.params.insert(key.into(), Param::Num(v));
+                r.run.config.insert(key.into());
+            }
+        };
+        let mut small = sweep();
+        for r in &mut small {
+            let interval = 1e6 / r.param_f64(RATE_KEY).unwrap();
+            r.run
+                .params
+                .insert("interval_us".into(), Param::Num(interval));
+            r.run.config.extend([RATE_KEY.into(), "interval_us".into()]);
+        }
+        set(&mut small, "msg_size", 14.0);
+        let mut large = small.clone();
+        set(&mut large, "msg_size", 1400.0);
+        let mut relabelled = small.clone();
+        for (i, r) in large.iter_mut().chain(&mut relabelled).enumerate() {
+            r.id = 100 + i as i64;
+        }
+        for r in &mut relabelled {
+            r.label = "patched".into();
+        }
+        let mut b = CurvesBuilder::new("end_to_end".into(), &[90.0], None).unwrap();
+        for r in small.iter().chain(&large).chain(&relabelled) {
+            b.add(r).unwrap();
+        }
+        let curves = b.finish().unwrap();
+        let titles: Vec<String> = curves.iter().map(|(k, _)| k.title()).collect();
+        assert_eq!(
+            titles,
+            [
+                "[msg_size=14] (patched)",
+                "[msg_size=14] (runs)",
+                "[msg_size=1400] (runs)"
+            ]
+        );
+        for (_, c) in &curves {
+            // Each holds its 4 rates of 3 runs, and so finds the knee at 10k/s.
+            assert_eq!(c.points.len(), 4);
+            assert!(c.points.iter().all(|p| p.runs == 3));
+            assert_eq!(c.knee, Some(10_000.0));
+        }
+        // A measured rate (no target): settings are what moved the load, one curve.
+        let mut measured = small.clone();
+        for r in measured.iter_mut() {
+            let rate = r.run.params.remove(RATE_KEY).unwrap();
+            r.run.params.insert("achieved_throughput".into(), rate);
+            r.run.config.remove(RATE_KEY);
+        }
+        for (i, r) in measured.iter_mut().enumerate() {
+            r.run
+                .params
+                .insert("threads".into(), Param::Num(if i < 6 { 1.0 } else { 8.0 }));
+            r.run.config.insert("threads".into());
+        }
+        assert_eq!(CurveKey::of(&measured[0]), CurveKey::of(&measured[11]));
+        assert!(CurveKey::of(&measured[0]).config.is_empty());
     }
 }

@@ -159,6 +159,7 @@ pub fn calibrate(
                     suite: c.cell.suite.clone(),
                     bench: c.cell.bench.clone(),
                     config: c.cell.config.clone(),
+                    label: c.cell.label.clone(),
                 };
                 let key = CellKey::new(&identity, &c.cell.metric, c.cell.percentile);
                 let e = counts.entry(key).or_insert((0, c.threshold_pct));

@@ -78,7 +78,8 @@ pub struct History {
     pub bench: Option<String>,
     /// Its configuration.
     pub config: BTreeMap<String, String>,
-    /// Present only when series are split by label.
+    /// The label someone gave the runs (every label when split `--by label`); absent
+    /// when none was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     pub metric: String,
@@ -247,8 +248,18 @@ impl<'o> HistoryBuilder<'o> {
     /// Adds one run that counts.
     pub fn add(&mut self, r: &StoredRun) {
         let opts = self.opts;
-        let label = opts.by_label.then(|| r.label.clone());
-        let identity = Axis::default().identity(r);
+        // A series is one cell: its given label is part of it; `--by label` splits by
+        // every label, the log file names too.
+        let label = if opts.by_label {
+            Some(r.label.clone())
+        } else {
+            r.given_label().map(str::to_string)
+        };
+        let identity = Axis {
+            label: true,
+            ..Axis::default()
+        }
+        .identity(r);
         let group = self.groups.entry((identity, label)).or_default();
         let mut seen: Vec<&str> = Vec::new();
         for s in &r.run.series {
@@ -436,9 +447,10 @@ mod tests {
         StoredRun {
             id,
             suite: "jlbh".into(),
+            // Each run from its own log file, labelled by the file's name: no label given.
             label: format!("l{id}"),
             format: "jlbh".into(),
-            source: "x".into(),
+            source: format!("logs/l{id}"),
             source_id: block,
             block_id: block,
             block_index: 0,

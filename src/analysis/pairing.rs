@@ -289,7 +289,7 @@ pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
             None => format!("{} {} {}", r.ingested_at, r.source_id, r.block_index),
         };
         let e = by_name
-            .entry((r.suite.as_str(), given_label(r)))
+            .entry((r.suite.as_str(), r.given_label().unwrap_or_default()))
             .or_default()
             .entry(branch.as_str())
             .or_default()
@@ -326,18 +326,6 @@ pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
         }
     }
     out
-}
-
-/// The run's label when someone gave it; `""` for the file-name label ingest falls back
-/// to, which names a log file, not a condition: the gate pools those files, and so does a
-/// branch pair (five `bench-N.log` of one commit are one side).
-fn given_label(r: &StoredRun) -> &str {
-    let file = r.source.rsplit(['/', '\\']).next().unwrap_or(&r.source);
-    if r.label == file {
-        ""
-    } else {
-        r.label.as_str()
-    }
 }
 
 /// Readable names for two sides: their labels (else suite), told apart by the first tag

@@ -26,23 +26,26 @@ pub enum Shape {
     Value,
 }
 
-/// Which benchmark a cell's numbers belong to: the run's suite, bench and configuration
-/// (`(key, value)` pairs in key order, values as printed), less the comparison's [`Axis`].
+/// Which benchmark a cell's numbers belong to: the run's suite, bench, configuration
+/// (`(key, value)` pairs in key order, values as printed) and given label
+/// ([`StoredRun::given_label`]), less the comparison's [`Axis`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Identity {
     pub suite: String,
     pub bench: Option<String>,
     pub config: Vec<(String, String)>,
+    pub label: Option<String>,
 }
 
 /// The identity fields a comparison does not match because they are what it compares
-/// (both sides' selectors name them with different values): the suite, the bench, and
-/// configuration keys.
+/// (both sides' selectors name them with different values): the suite, the bench,
+/// configuration keys and the label.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Axis {
     pub suite: bool,
     pub bench: bool,
     pub config_keys: BTreeSet<String>,
+    pub label: bool,
 }
 
 impl Axis {
@@ -52,10 +55,11 @@ impl Axis {
             suite: c.suite,
             bench: c.bench,
             config_keys: c.params.clone(),
+            label: c.label,
         }
     }
 
-    /// This axis, plus each identity field (suite, bench, configuration) that takes one
+    /// This axis, plus each identity field (suite, bench, configuration, label) that takes one
     /// value on each side, different between them: two sides of one benchmark each are
     /// compared with each other whatever their names.
     pub fn widened(&self, baseline: &[StoredRun], candidate: &[StoredRun]) -> Axis {
@@ -78,6 +82,7 @@ impl Axis {
         };
         axis.suite |= single(&|i| i.suite.clone());
         axis.bench |= single(&|i| format!("{:?}", i.bench));
+        axis.label |= single(&|i| format!("{:?}", i.label));
         if single(&|i| format!("{:?}", i.config)) {
             axis.config_keys.extend(
                 b.iter()
@@ -109,6 +114,11 @@ impl Axis {
                 run.run.bench.clone()
             },
             config,
+            label: if self.label {
+                None
+            } else {
+                run.given_label().map(str::to_string)
+            },
         }
     }
 }

@@ -162,21 +162,22 @@ pub fn check_metric_names(wanted: &[String], known: &[String]) -> Result<()> {
 const EARLIER_PAIRS: usize = 4;
 
 /// Earlier invocations of what two sides measured: the runs of their suites and labels
-/// outside both sides. Looked up only when each side is one invocation (one block), where
-/// their spread is the noise floor of the comparison; empty otherwise.
+/// outside both sides. Looked up only when each side is one invocation
+/// ([`StoredRun::invocation`]), where their spread is the noise floor of the comparison;
+/// empty otherwise.
 pub fn earlier_invocations(
     store: &Db,
     baseline: &[StoredRun],
     candidate: &[StoredRun],
 ) -> Result<Vec<StoredRun>> {
-    let one_block = |runs: &[StoredRun]| {
+    let one_invocation = |runs: &[StoredRun]| {
         runs.iter()
-            .map(|r| r.block_id)
+            .map(StoredRun::invocation)
             .collect::<HashSet<_>>()
             .len()
             == 1
     };
-    if !one_block(baseline) || !one_block(candidate) {
+    if !one_invocation(baseline) || !one_invocation(candidate) {
         return Ok(Vec::new());
     }
     let sides: HashSet<i64> = baseline.iter().chain(candidate).map(|r| r.id).collect();

@@ -309,6 +309,8 @@ struct JsonCell<'a> {
     printed_baseline: Option<&'a Headline>,
     printed_candidate: Option<&'a Headline>,
     printed_note: Option<&'a str>,
+    /// The label someone gave the runs (`null` when none, or when it is the axis).
+    label: Option<&'a str>,
 }
 
 /// Top-level JSON array of cells.
@@ -351,6 +353,7 @@ pub fn json(cells: &[Cell]) -> String {
             printed_baseline: c.printed_baseline.as_ref(),
             printed_candidate: c.printed_candidate.as_ref(),
             printed_note: c.printed_note.as_deref(),
+            label: c.label.as_deref(),
         })
         .collect();
     let mut s = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".to_string());
@@ -505,6 +508,7 @@ mod tests {
         // What the tool printed for the cell on each side (null for tsar, which prints
         // no per-cell summary).
         want.extend(["printed_baseline", "printed_candidate", "printed_note"]);
+        want.push("label");
         want.sort();
         assert_eq!(keys, want);
         assert_eq!(first["schema"], 1);

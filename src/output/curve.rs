@@ -6,19 +6,21 @@ use super::{json_num, num, percentile};
 use crate::analysis::curve::{Curve, CurveKey};
 use serde::Serialize;
 
-/// Text of the curves: one as [`curve_text`]; several each under its suite and bench.
+/// Text of the curves: one as [`curve_text`]; several each under its suite, bench,
+/// configuration and label.
 pub fn text(curves: &[(CurveKey, Curve)]) -> String {
     if let [(_, c)] = curves {
         return curve_text(c);
     }
     let mut out = String::new();
     for (k, c) in curves {
-        let bench = k
-            .bench
-            .as_deref()
-            .map(|b| format!(" / {}", esc(b)))
-            .unwrap_or_default();
-        out.push_str(&format!("== {}{bench}\n", esc(&k.suite)));
+        let title = k.title();
+        let title = if title.is_empty() {
+            String::new()
+        } else {
+            format!(" / {}", esc(&title))
+        };
+        out.push_str(&format!("== {}{title}\n", esc(&k.suite)));
         out.push_str(&curve_text(c));
         out.push('\n');
     }
@@ -137,9 +139,9 @@ struct JsonCurve {
 struct JsonOneCurve {
     suite: String,
     bench: Option<String>,
-    /// The configuration other than the rate (not split yet: always empty).
+    /// The configuration other than the rate (see `CurveKey`), values as printed.
     config: serde_json::Map<String, serde_json::Value>,
-    /// The label (curves are not split by label yet: always null).
+    /// The label someone gave the runs (`null` when none was given).
     label: Option<String>,
     points: Vec<JsonPoint>,
     knee: Option<f64>,
@@ -163,7 +165,7 @@ fn json_points(c: &Curve) -> Vec<JsonPoint> {
 
 /// `{"schema":1,"points":[{"throughput","percentile","value","min","max","runs"}],"knee","max_throughput_within_slo","curves":[…]}`
 /// (points also carry `concurrency` when a mean latency is known). `curves` holds one
-/// object per suite and benchmark with the same fields and `suite`, `bench`, `config`,
+/// object per curve (suite, bench, configuration less the rate, label) with the same fields and `suite`, `bench`, `config`,
 /// `label`; with several, the top-level `points` is empty and `knee` null.
 pub fn json(curves: &[(CurveKey, Curve)]) -> String {
     let one = match curves {
@@ -180,8 +182,12 @@ pub fn json(curves: &[(CurveKey, Curve)]) -> String {
             .map(|(k, c)| JsonOneCurve {
                 suite: k.suite.clone(),
                 bench: k.bench.clone(),
-                config: serde_json::Map::new(),
-                label: None,
+                config: k
+                    .config
+                    .iter()
+                    .map(|(key, v)| (key.clone(), serde_json::Value::from(v.as_str())))
+                    .collect(),
+                label: k.label.clone(),
                 points: json_points(c),
                 knee: c.knee,
                 max_throughput_within_slo: c.max_throughput_within_slo,
@@ -288,10 +294,11 @@ mod tests {
                     .all(|p| p["runs"] == 3),
                 "{c}"
             );
-            assert!(c["bench"].is_null() && c["label"].is_null());
+            // The test runs carry the given label `runs`.
+            assert!(c["bench"].is_null() && c["label"] == "runs", "{c}");
         }
         assert_eq!(cs[0]["suite"], runs[0].suite.as_str());
         assert_eq!(cs[1]["suite"], "sockperf");
-        assert!(text(&curves).contains("== sockperf\n"));
+        assert!(text(&curves).contains("== sockperf / (runs)\n"));
     }
 }

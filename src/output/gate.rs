@@ -178,6 +178,8 @@ struct JsonCell<'a> {
     central_delta_pct: Option<f64>,
     #[serde(flatten)]
     replicates_of: super::compare::Replicated,
+    /// The label someone gave the runs (`null` when none, or when it is the axis).
+    label: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -253,6 +255,7 @@ pub fn json(r: &GateReport) -> String {
                 polarity_known: c.cell.polarity_known,
                 central_delta_pct: json_num(c.cell.central_delta_pct),
                 replicates_of: super::compare::Replicated::of(&c.cell),
+                label: c.cell.label.as_deref(),
             })
             .collect(),
     };

@@ -151,18 +151,32 @@ fn param_value(v: &str) -> Param {
     v.parse::<f64>().map_or_else(|_| Param::from(v), Param::Num)
 }
 
-/// A percentile key (`p0.99`, `p1.00`) as a percentile in 0–100.
+/// A percentile key (`p0.99`, `p1.00`, `p0,99` in a comma locale) as a percentile in
+/// 0–100.
 fn percentile_of(name: &str) -> Option<f64> {
-    let p: f64 = name.strip_prefix('p')?.parse().ok()?;
+    let p: f64 = decimal_point(name.strip_prefix('p')?).parse().ok()?;
     (0.0..=1.0).contains(&p).then(|| (p * 1e6).round() / 1e4)
 }
 
-/// A JMH number: `12.453`, `NaN` (absent), `≈ 10⁻⁴` (absent: below the printed precision).
+/// JMH prints numbers with `String.format` in the JVM's locale, so where the decimal mark
+/// is a comma a score reads `151,617` (JMH never groups digits): one comma and no point
+/// is a decimal comma.
+fn decimal_point(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.matches(',').count() == 1 && !s.contains('.') {
+        std::borrow::Cow::Owned(s.replacen(',', ".", 1))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+/// A JMH number: `12.453` (`12,453` in a comma locale), `NaN` (absent), `≈ 10⁻⁴` (absent:
+/// below the printed precision).
 fn jmh_number(s: &str, what: &str, n: u64) -> Result<Option<f64>, ParseError> {
     if s == "NaN" || s == "≈" || s.starts_with('≈') {
         return Ok(None);
     }
-    s.parse::<f64>()
+    decimal_point(s)
+        .parse::<f64>()
         .ok()
         .filter(|v| v.is_finite())
         .map(Some)
