@@ -176,6 +176,53 @@ fn calibrate_reports_alarm_rates_and_detectable_shifts() {
     );
 }
 
+/// The README's CI layout (per commit, three logs of one suite, each its own output): the
+/// gate pools a commit's logs, so calibrate splits the history by commit, one commit
+/// against the others, never a log file against its own runs.
+#[test]
+fn calibrate_splits_a_ci_history_by_commit_as_the_gate_groups_it() {
+    let env = Env::new();
+    for c in 0..6u64 {
+        for f in 0..3u64 {
+            let path = env.write(
+                &format!("c{c}/bench-{f}.log"),
+                jlbh_log(4, 1.0, 1.0, c * 10 + f).as_bytes(),
+            );
+            env.ok(&[
+                "ingest",
+                "--format",
+                "jlbh",
+                "--tag",
+                &format!("commit=c{c}"),
+                "--tag",
+                "branch=main",
+                &path,
+            ]);
+        }
+    }
+    let v = env.json(&["calibrate", "--trials", "30", "--json"]);
+    let cells = v["cells"].as_array().unwrap();
+    // One group: the 18 log files pooled; its 6 percentiles.
+    assert_eq!(cells.len(), 6, "{v}");
+    for c in cells {
+        assert_eq!(c["split_by"], "commits", "{c}");
+        assert_eq!(c["label"], "", "file names are no label: {c}");
+        assert_eq!(c["trials"], 30, "{c}");
+    }
+    assert_eq!(v["trials"], 30);
+    // Quiet history (±2%): the one-against-several test raises few alarms.
+    assert!(v["alarm_rate"].as_f64().unwrap() <= 0.1, "{v}");
+    // Without commit tags the 18 outputs are split as halves of invocations.
+    let env = Env::new();
+    for f in 0..6u64 {
+        ingest(&env, &format!("bench-{f}.log"), &jlbh_log(4, 1.0, 1.0, f));
+    }
+    let v = env.json(&["calibrate", "--trials", "10", "--json"]);
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 6, "{v}");
+    assert!(cells.iter().all(|c| c["split_by"] == "invocations"), "{v}");
+}
+
 #[test]
 fn seed_003_one_run_a_side_is_confident() {
     let Some(dir) = shared("seeds") else { return };

@@ -1,16 +1,21 @@
 //! `calibrate`: the false-alarm rate of a gate policy on the user's own stored runs, and
 //! the smallest shift it detects given their noise. Pure: runs in, numbers out.
 //!
-//! Method: within each group (suite, label, source block), after the warm-up rule, the
-//! runs are split at random into a pseudo-baseline and a pseudo-candidate half (sizes
-//! ⌊n/2⌋ and ⌈n/2⌉), `trials` times with a fixed seed, and the gate judges each split.
-//! Nothing changed between the halves, so every regression is a false alarm. Rates come
-//! with a 95% Wilson score interval (Wilson 1927, *JASA* 22:209–212).
+//! Method: runs are grouped as the gate pools them, by benchmark (suite, bench,
+//! configuration, given label; the log files of one commit are one group), and after the
+//! warm-up rule each group is split `trials` times with a fixed seed into a
+//! pseudo-baseline and a pseudo-candidate that the gate judges. The split follows the
+//! replicates the gate would test ([`SplitBy`]): in a CI history (at least 3 tagged
+//! commits) one commit against the others, as the CI gate judges a commit against main;
+//! else halves of the invocations (at least 4), else halves of the runs (sizes ⌊n/2⌋ and
+//! ⌈n/2⌉). Nothing changed between the sides, so every regression is a false alarm. Rates
+//! come with a 95% Wilson score interval (Wilson 1927, *JASA* 22:209–212).
 //!
 //! Smallest detectable shift (80% power, one-sided at the policy's α, per cell before the
 //! family correction): (t₁₋α + t₀.₈)·s·√(1/n₁ + 1/n₂) on the log scale with n₁ + n₂ − 2
 //! degrees of freedom, s the standard deviation of the cell's log values across the
-//! group's runs (the normal-theory power of the t-test the permutation test approximates;
+//! group's replicates (runs, or invocations' centres when whole invocations are split; with
+//! one invocation on the candidate side this is the t prediction the gate uses) (the normal-theory power of the t-test the permutation test approximates;
 //! Lehmann 1975, §2.4), then at least the threshold and the noise floor the gate also
 //! requires; `None` when the halves cannot reach α at all (C(n, n₁) < 1/α) or the cell is
 //! not gated.
@@ -29,11 +34,35 @@ use rand::seq::SliceRandom;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// What a group is split into, as the gate would group its replicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SplitBy {
+    /// One tagged commit against the others (a CI history).
+    Commits,
+    /// Halves of the invocations (one process's output each).
+    Invocations,
+    /// Halves of the runs.
+    Runs,
+}
+
+/// Commits a group needs to be split as a CI history.
+const MIN_COMMITS: usize = 3;
+/// Invocations a group needs to be split into halves of invocations (2 a side).
+const MIN_INVOCATIONS: usize = 4;
+
 /// One gated cell's calibration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CellRate {
     pub suite: String,
+    /// The given label (`""` when none was given: log file names are pooled).
     pub label: String,
+    /// The benchmark (`null` when the format names none).
+    pub bench: Option<String>,
+    /// Its configuration.
+    pub config: BTreeMap<String, String>,
+    /// What the group was split into.
+    pub split_by: SplitBy,
     pub metric: String,
     pub percentile: Option<f64>,
     pub trials: usize,
@@ -94,17 +123,75 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
     (lo, hi)
 }
 
-/// Groups in order of their first run.
+/// Groups (the gate's cells less metric and percentile) in order of their first run.
 fn groups(runs: &[StoredRun]) -> Vec<Vec<StoredRun>> {
-    let mut out: Vec<(crate::dataset::GroupKey, Vec<StoredRun>)> = Vec::new();
+    let axis = Axis::default();
+    let mut out: Vec<(Identity, Vec<StoredRun>)> = Vec::new();
     for r in runs {
-        let key = r.group_key();
+        let key = axis.identity(r);
         match out.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => v.push(r.clone()),
             None => out.push((key, vec![r.clone()])),
         }
     }
     out.into_iter().map(|(_, v)| v).collect()
+}
+
+/// A group's units (indices into its measured runs) and what they are: per commit when
+/// every run is tagged with one of at least [`MIN_COMMITS`] commits, else per invocation
+/// when there are at least [`MIN_INVOCATIONS`], else per run.
+fn units(measured: &[StoredRun]) -> (SplitBy, Vec<Vec<usize>>) {
+    let by = |key: &dyn Fn(&StoredRun) -> Option<String>| -> Option<Vec<Vec<usize>>> {
+        let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+        for (i, r) in measured.iter().enumerate() {
+            let k = key(r)?;
+            match out.iter_mut().find(|(x, _)| *x == k) {
+                Some((_, v)) => v.push(i),
+                None => out.push((k, vec![i])),
+            }
+        }
+        Some(out.into_iter().map(|(_, v)| v).collect())
+    };
+    if let Some(u) = by(&|r| r.run.tags.get("commit").cloned()).filter(|u| u.len() >= MIN_COMMITS) {
+        return (SplitBy::Commits, u);
+    }
+    if let Some(u) =
+        by(&|r| Some(format!("{:?}", r.invocation()))).filter(|u| u.len() >= MIN_INVOCATIONS)
+    {
+        return (SplitBy::Invocations, u);
+    }
+    (
+        SplitBy::Runs,
+        (0..measured.len()).map(|i| vec![i]).collect(),
+    )
+}
+
+/// Per invocation of `runs`, the mean of each cell's per-run values: the replicates a
+/// split of whole invocations tests.
+fn invocation_centres(runs: &[StoredRun]) -> Vec<BTreeMap<CellKey, f64>> {
+    let mut by_inv: Vec<((i64, u32), Vec<StoredRun>)> = Vec::new();
+    for r in runs {
+        match by_inv.iter_mut().find(|(k, _)| *k == r.invocation()) {
+            Some((_, v)) => v.push(r.clone()),
+            None => by_inv.push((r.invocation(), vec![r.clone()])),
+        }
+    }
+    by_inv
+        .iter()
+        .map(|(_, rs)| {
+            let mut sums: BTreeMap<CellKey, Vec<f64>> = BTreeMap::new();
+            for m in gather_per_run(rs, &[], &Axis::default()) {
+                for (k, s) in m {
+                    if let Some(v) = crate::stats::describe::mean(&s.values) {
+                        sums.entry(k).or_default().push(v);
+                    }
+                }
+            }
+            sums.into_iter()
+                .filter_map(|(k, v)| Some((k, crate::stats::describe::mean(&v)?)))
+                .collect()
+        })
+        .collect()
 }
 
 /// Calibrates `policy` on `runs` (see the module doc).
@@ -126,8 +213,11 @@ pub fn calibrate(
     let mut skipped = Vec::new();
     for group in groups(runs) {
         let measured = super::warmup::measured(&group, include_first);
-        let (suite, label) = (group[0].suite.clone(), group[0].label.clone());
-        if measured.len() < 4 {
+        let first = &group[0];
+        let suite = first.suite.clone();
+        let label = first.given_label().unwrap_or_default().to_string();
+        let (split_by, units) = units(&measured);
+        if units.len() < MIN_INVOCATIONS && split_by == SplitBy::Runs {
             skipped.push(Skipped {
                 suite,
                 label,
@@ -136,13 +226,20 @@ pub fn calibrate(
             });
             continue;
         }
-        let n1 = measured.len() / 2;
         let mut counts: BTreeMap<CellKey, (usize, Option<f64>)> = BTreeMap::new();
-        let mut order: Vec<usize> = (0..measured.len()).collect();
+        let mut order: Vec<usize> = (0..units.len()).collect();
         let mut judged = 0;
+        let n1 = match split_by {
+            SplitBy::Commits => units.len() - 1,
+            _ => units.len() / 2,
+        };
         for _ in 0..trials {
             order.shuffle(&mut rng);
-            let pick = |ix: &[usize]| ix.iter().map(|&i| measured[i].clone()).collect::<Vec<_>>();
+            let pick = |ix: &[usize]| {
+                ix.iter()
+                    .flat_map(|&u| units[u].iter().map(|&i| measured[i].clone()))
+                    .collect::<Vec<_>>()
+            };
             let (base, cand) = (pick(&order[..n1]), pick(&order[n1..]));
             let report = match gate(&base, &cand, policy, &opts) {
                 Ok(r) => r,
@@ -169,20 +266,40 @@ pub fn calibrate(
             }
         }
         total += judged;
-        let per_run = gather_per_run(&measured, &[], &Axis::default());
-        for (key, (k, threshold)) in counts {
-            let values: Vec<f64> = per_run
-                .iter()
-                .filter_map(|m| {
-                    let s = m.get(&key)?;
-                    let v: Vec<f64> = s.values.clone();
-                    crate::stats::describe::mean(&v)
+        // The replicates the split tests, and how many fall on each side.
+        let (per_replicate, sizes): (Vec<BTreeMap<CellKey, f64>>, (usize, usize)) = if split_by
+            == SplitBy::Runs
+        {
+            let per_run = gather_per_run(&measured, &[], &Axis::default())
+                .into_iter()
+                .map(|m| {
+                    m.into_iter()
+                        .filter_map(|(k, s)| Some((k, crate::stats::describe::mean(&s.values)?)))
+                        .collect()
                 })
+                .collect();
+            (per_run, (n1, measured.len() - n1))
+        } else {
+            let centres = invocation_centres(&measured);
+            // Invocations per unit: the candidate side holds one unit (a commit) or
+            // the larger half.
+            let k = centres.len();
+            let per_unit = k as f64 / units.len() as f64;
+            let n2 = ((units.len() - n1) as f64 * per_unit).round().max(1.0) as usize;
+            (centres, (k.saturating_sub(n2), n2))
+        };
+        for (key, (k, threshold)) in counts {
+            let values: Vec<f64> = per_replicate
+                .iter()
+                .filter_map(|m| m.get(&key).copied())
                 .collect();
             let (lo, hi) = wilson(k, judged);
             cells.push(CellRate {
                 suite: suite.clone(),
                 label: label.clone(),
+                bench: key.identity.bench.clone(),
+                config: key.identity.config.iter().cloned().collect(),
+                split_by,
                 metric: key.metric.clone(),
                 percentile: key.percentile(),
                 trials: judged,
@@ -190,8 +307,7 @@ pub fn calibrate(
                 alarm_rate: k as f64 / judged.max(1) as f64,
                 alarm_ci_low: lo,
                 alarm_ci_high: hi,
-                mde_pct: threshold
-                    .and_then(|t| mde_pct(&values, n1, measured.len() - n1, policy, t)),
+                mde_pct: threshold.and_then(|t| mde_pct(&values, sizes.0, sizes.1, policy, t)),
             });
         }
     }
@@ -237,7 +353,10 @@ pub fn mde_pct(
     policy: &Policy,
     threshold: f64,
 ) -> Option<f64> {
-    if n1 < 2 || n2 < 2 || choose(n1 + n2, n1) * policy.alpha < 1.0 {
+    // One replicate against several is a t prediction (no rearrangement floor); two or
+    // more a side need enough rearrangements to reach α.
+    let permuted = n2 >= 2;
+    if n1 < 2 || n2 < 1 || (permuted && choose(n1 + n2, n1) * policy.alpha < 1.0) {
         return None;
     }
     let floor = threshold.max(policy.noise_multiplier * robust_cv_pct(values).unwrap_or(0.0));

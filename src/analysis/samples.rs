@@ -59,7 +59,8 @@ impl Axis {
         }
     }
 
-    /// This axis, plus each identity field (suite, bench, configuration, label) that takes one
+    /// This axis, plus the label when no label is on both sides, plus each identity field
+    /// (suite, bench, configuration) that takes one
     /// value on each side, different between them: two sides of one benchmark each are
     /// compared with each other whatever their names.
     pub fn widened(&self, baseline: &[StoredRun], candidate: &[StoredRun]) -> Axis {
@@ -82,7 +83,11 @@ impl Axis {
         };
         axis.suite |= single(&|i| i.suite.clone());
         axis.bench |= single(&|i| format!("{:?}", i.bench));
-        axis.label |= single(&|i| format!("{:?}", i.label));
+        // Labels that no cell could pair (each side's set disjoint from the other's, as
+        // when a lead line before each log carries its run's date) are what is compared.
+        let labels =
+            |ids: &[Identity]| ids.iter().map(|i| i.label.clone()).collect::<BTreeSet<_>>();
+        axis.label |= labels(&b).is_disjoint(&labels(&c));
         if single(&|i| format!("{:?}", i.config)) {
             axis.config_keys.extend(
                 b.iter()
@@ -308,5 +313,40 @@ fn add_histograms(
         if let Some(cell) = cells.get_mut(&CellKey::new(identity, &s.metric, Some(p.percentile))) {
             cell.histograms.push((scale, intervals.to_vec()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testdata::stored;
+
+    fn labelled(id: i64, label: &str) -> StoredRun {
+        stored(id, "jlbh", label, Vec::new())
+    }
+
+    #[test]
+    fn a_label_is_matched_when_both_sides_hold_it_and_compared_when_none_is_shared() {
+        let axis = Axis::default();
+        let (a, b) = (labelled(1, "before"), labelled(2, "after"));
+        // One label a side, different: the label is the axis.
+        let w = axis.widened(std::slice::from_ref(&a), std::slice::from_ref(&b));
+        assert!(w.label);
+        assert_eq!(w.identity(&a), w.identity(&b));
+        // Lead lines that differ per run, none shared: compared, not matched.
+        let base = [labelled(1, "run at 10:00"), labelled(2, "run at 11:00")];
+        let cand = [labelled(3, "run at 12:00")];
+        assert!(axis.widened(&base, &cand).label);
+        // A label on both sides: matched, so each label is its own cell.
+        let base = [labelled(1, "before"), labelled(2, "after")];
+        let cand = [labelled(3, "before"), labelled(4, "after")];
+        let w = axis.widened(&base, &cand);
+        assert!(!w.label);
+        assert_eq!(w.identity(&base[0]).label.as_deref(), Some("before"));
+        assert_ne!(w.identity(&base[0]), w.identity(&base[1]));
+        // A log file's name is no label.
+        let mut file = labelled(5, "bench-1.log");
+        file.source = "logs/bench-1.log".into();
+        assert_eq!(w.identity(&file).label, None);
     }
 }

@@ -1,8 +1,9 @@
 //! `bench-db calibrate`: how often the gate policy raises a false alarm on the selected
-//! stored runs split at random into two halves, per group and cell, and the smallest
+//! stored runs split at random as the gate would group them (one commit against the
+//! others, halves of the invocations, or halves of the runs), per cell, and the smallest
 //! shift it detects with 80% power. Exits 0; errors (bad policy, no runs) exit 2.
 
-use crate::analysis::false_alarms::{Calibration, calibrate};
+use crate::analysis::false_alarms::{Calibration, SplitBy, calibrate};
 use crate::cli::CalibrateArgs;
 use crate::output::escape::text as esc;
 use crate::output::percentile;
@@ -58,6 +59,9 @@ struct JsonCell<'a> {
     alarms: usize,
     alarm_ci_low: f64,
     alarm_ci_high: f64,
+    bench: Option<&'a str>,
+    config: &'a std::collections::BTreeMap<String, String>,
+    split_by: SplitBy,
 }
 
 #[derive(Serialize)]
@@ -73,7 +77,8 @@ struct JsonDoc<'a> {
 }
 
 /// `{"trials","alarms","alarm_rate","cells":[{"suite","metric","percentile","alarm_rate","mde_pct"}]}`
-/// plus the intervals and counts.
+/// plus the intervals and counts, and per cell its `label`, `bench`, `config` and `split_by`
+/// (`commits`, `invocations` or `runs`).
 fn json(c: &Calibration) -> String {
     let doc = JsonDoc {
         trials: c.trials,
@@ -93,6 +98,9 @@ fn json(c: &Calibration) -> String {
                 alarms: x.alarms,
                 alarm_ci_low: x.alarm_ci_low,
                 alarm_ci_high: x.alarm_ci_high,
+                bench: x.bench.as_deref(),
+                config: &x.config,
+                split_by: x.split_by,
             })
             .collect(),
         schema: 1,
@@ -122,7 +130,9 @@ fn text(c: &Calibration) -> String {
     let mut rows = vec![
         [
             "suite",
+            "bench",
             "label",
+            "split by",
             "metric",
             "pct",
             "alarm rate",
@@ -136,7 +146,23 @@ fn text(c: &Calibration) -> String {
     for x in &c.cells {
         rows.push(vec![
             x.suite.as_str().into(),
+            {
+                let config = crate::analysis::samples::config_text(x.config.iter());
+                let bench = x.bench.as_deref().unwrap_or("-");
+                if config.is_empty() {
+                    bench.to_string()
+                } else {
+                    format!("{bench} {config}")
+                }
+            }
+            .into(),
             x.label.as_str().into(),
+            match x.split_by {
+                SplitBy::Commits => "commits",
+                SplitBy::Invocations => "invocations",
+                SplitBy::Runs => "runs",
+            }
+            .into(),
             x.metric.as_str().into(),
             percentile(x.percentile).into(),
             rate(x.alarm_rate).into(),
@@ -149,7 +175,8 @@ fn text(c: &Calibration) -> String {
     out.push_str(&crate::output::table::render(rows, false));
     let _ = writeln!(
         out,
-        "\nEach split halves a group's runs at random (no change between halves: every alarm is false). \
+        "\nEach split takes one commit against the others (split by commits), or halves a group's invocations or runs, \
+         at random (no change between the sides: every alarm is false). \
          80% power at: the smallest worsening the policy detects given the runs' noise (t approximation, \
          per cell before the family correction, at least the threshold and noise floor)."
     );
