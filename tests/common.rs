@@ -110,3 +110,42 @@ pub fn plain(url: &str) -> String {
     let (host, port) = hostport.rsplit_once(':').unwrap();
     format!("host={host} port={port} user={user} password={pw} dbname={db} sslmode=disable")
 }
+
+/// Rows as schema version 3 stored them, in SQL both stores read: a hyperfine run named
+/// after its command (its block's label, its metric `sleep_0_01`), and a JMH run whose
+/// package was dropped at ingest. Ids 1 and 2.
+pub const VERSION_3_ROWS: &str = "
+    INSERT INTO source (id, path, sha256, bytes, format, parser, ingested_at)
+        VALUES (1, 'bench.json', 'a1', 10, 'hyperfine', 'hyperfine 1', '2026-01-01T00:00:00Z'),
+               (2, 'result.json', 'b2', 10, 'jmh', 'jmh 1', '2026-01-01T00:00:00Z');
+    INSERT INTO block (id, source_id, idx, label, first_line, last_line)
+        VALUES (1, 1, 0, 'sleep 0.01', 1, 9), (2, 2, 0, NULL, 1, 9);
+    INSERT INTO run (id, block_id, suite, label, run_index, first_line, last_line)
+        VALUES (1, 1, 'hyperfine', 'sleep 0.01', 1, 1, 9),
+               (2, 2, 'jmh', 'result.json', 1, 1, 9);
+    INSERT INTO series (id, run_id, metric, display, unit, kind, value)
+        VALUES (1, 1, 'sleep_0_01', 'sleep 0.01', 's', 'value', 0.0105),
+               (2, 2, 'clientpb.existuser.avgt', 'ClientPb.existUser', 'ms/op', 'value', 3.5);";
+
+/// Checks a store upgraded from [`VERSION_3_ROWS`]: `migrate --json` (the JSON it printed)
+/// listed both sources to ingest again (what version 3 dropped: a JMH package, hyperfine's
+/// printed summary and parameters), and `runs --json` shows the hyperfine run with
+/// its bench and the metric `time`, the JMH run as it was.
+pub fn assert_version_3_upgraded(migrate: &serde_json::Value, runs: &serde_json::Value) {
+    assert_eq!(migrate["from"], 3, "{migrate}");
+    assert_eq!(
+        migrate["reingest"],
+        serde_json::json!(["bench.json", "result.json"]),
+        "{migrate}"
+    );
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["bench"], "sleep 0.01");
+    assert_eq!(runs[0]["metrics"], serde_json::json!(["time"]));
+    assert_eq!(runs[0]["values"]["time"], 0.0105);
+    assert!(runs[1]["bench"].is_null());
+    assert_eq!(
+        runs[1]["metrics"],
+        serde_json::json!(["clientpb.existuser.avgt"])
+    );
+}

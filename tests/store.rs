@@ -373,7 +373,7 @@ fn a_version_1_database_is_upgraded_in_place_and_reads_the_same() {
     assert_eq!(got, want);
     assert!(
         env.ok(&["migrate"])
-            .contains("schema version 4, up to date")
+            .contains("schema version 5, up to date")
     );
     // A fresh copy, upgraded by the command.
     std::fs::remove_file(env.db()).unwrap();
@@ -383,7 +383,7 @@ fn a_version_1_database_is_upgraded_in_place_and_reads_the_same() {
     std::fs::copy(fixture("store/v1.db"), env.db()).unwrap();
     assert!(
         env.ok(&["migrate"])
-            .contains("schema version 1 upgraded to 4")
+            .contains("schema version 1 upgraded to 5")
     );
     let c = rusqlite::Connection::open(env.db()).unwrap();
     let point: bool = c
@@ -394,6 +394,32 @@ fn a_version_1_database_is_upgraded_in_place_and_reads_the_same() {
         )
         .unwrap();
     assert!(!point, "the point rows moved into their series");
+}
+
+/// A database at schema version 3 upgrades: runs named after their benchmark get it as
+/// their bench and their metric its quantity; what ingest dropped is listed to re-ingest.
+#[test]
+fn a_version_3_database_gets_bench_and_metric_names_and_lists_what_to_reingest() {
+    let env = Env::new();
+    let c = rusqlite::Connection::open(env.db()).unwrap();
+    for sql in [
+        include_str!("../migrations/0001_init.sql"),
+        include_str!("../migrations/0002_packed_points.sql"),
+        // What version 2's upgrade did after its SQL (point rows packed into blobs).
+        "DROP TABLE point; DROP TABLE printed_stat;",
+        include_str!("../migrations/0003_writer_keys.sql"),
+        crate::common::VERSION_3_ROWS,
+    ] {
+        c.execute_batch(sql).unwrap();
+    }
+    c.pragma_update(None, "application_id", 0x6244_6231)
+        .unwrap();
+    c.pragma_update(None, "user_version", 3).unwrap();
+    drop(c);
+    let migrate = env.json(&["migrate", "--json"]);
+    assert_eq!(migrate["to"], 5, "{migrate}");
+    crate::common::assert_version_3_upgraded(&migrate, &env.json(&["runs", "--json"]));
+    assert_eq!(env.cmd(&["check"]).output().unwrap().status.code(), Some(0));
 }
 
 #[test]

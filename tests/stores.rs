@@ -683,6 +683,35 @@ fn many_first_opens_migrate_once() {
 /// metric, percentile, t, value of one exported point.
 type ExportedPoint = (String, Option<f64>, Option<f64>, Option<f64>);
 
+/// The PostgreSQL twin of the SQLite version-3 upgrade: the same rows, the same answers.
+#[test]
+fn a_version_3_postgres_schema_gets_bench_and_metric_names() {
+    let Some(base) = pg_base() else { return };
+    let s = Store::postgres(&base);
+    let name = &s.schema().name;
+    let mut c = postgres::Client::connect(&plain(&base), postgres::NoTls).unwrap();
+    c.batch_execute(&format!("CREATE SCHEMA {name}; SET search_path TO {name};"))
+        .unwrap();
+    for sql in [
+        include_str!("../migrations/postgres/0001_init.sql"),
+        include_str!("../migrations/postgres/0002_packed_points.sql"),
+        // What version 2's upgrade did after its SQL (point rows packed into blobs).
+        "DROP TABLE point; DROP TABLE printed_stat;",
+        include_str!("../migrations/postgres/0003_writer_keys.sql"),
+        crate::common::VERSION_3_ROWS,
+        "CREATE TABLE bench_db_schema (version bigint NOT NULL);
+         INSERT INTO bench_db_schema VALUES (3);
+         SELECT setval('source_id_seq', 2), setval('block_id_seq', 2), setval('run_id_seq', 2),
+                setval('series_id_seq', 2);",
+    ] {
+        c.batch_execute(sql).unwrap();
+    }
+    let migrate: serde_json::Value = serde_json::from_str(&s.ok(&["migrate", "--json"])).unwrap();
+    assert_eq!(migrate["to"], 5, "{migrate}");
+    let runs: serde_json::Value = serde_json::from_str(&s.ok(&["runs", "--json"])).unwrap();
+    crate::common::assert_version_3_upgraded(&migrate, &runs);
+}
+
 #[test]
 fn a_version_1_postgres_schema_is_upgraded_in_place() {
     let Some(base) = pg_base() else { return };
@@ -753,7 +782,7 @@ fn a_version_1_postgres_schema_is_upgraded_in_place() {
         .query_one("SELECT version FROM bench_db_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 4);
+    assert_eq!(version, 5);
     let gone: bool = c
         .query_one(
             "SELECT to_regclass('point') IS NULL AND to_regclass('printed_stat') IS NULL",

@@ -12,7 +12,8 @@ const IDENTITY_VERSION: i64 = 4;
 
 /// Formats whose benchmark name, configuration, metric names or run time are read at
 /// ingest since schema 4: their sources stored before it lack what only a re-ingest can
-/// read back (a JMH package, a Go `note:` line, a metric without the benchmark's name).
+/// read back (a JMH package, a Go `note:` line, a printed summary). Criterion and hyperfine
+/// runs get their bench and metric names back from their stored names (schemas 4 and 5).
 const REINGEST_FORMATS: &[&str] = &[
     "jmh",
     "go-bench",

@@ -52,6 +52,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/postgres/0004_identity.sql"),
         then: None,
     },
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0005_metric_names.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes on PostgreSQL.

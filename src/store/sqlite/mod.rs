@@ -54,6 +54,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/0004_identity.sql"),
         then: None,
     },
+    Migration {
+        sql: include_str!("../../../migrations/0005_metric_names.sql"),
+        then: None,
+    },
 ];
 
 /// Page size of the databases this binary creates.
