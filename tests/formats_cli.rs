@@ -366,6 +366,33 @@ fn two_criterion_folders_compare_sample_by_sample() {
     let c = bench_cell(&cells, "fib/fib 15", "time", None);
     assert!(c["delta_pct"].as_f64().unwrap() > 0.0, "{c}");
     assert_eq!(c["verdict"], "worse", "{c}");
+    // 100 samples are a distribution: `variation` shows their count, quartiles and range,
+    // not 100 columns (JSON keeps every value).
+    let table = env.ok(&["variation", "label=run3;bench=fib/fib 10"]);
+    let header = table.lines().nth(1).unwrap();
+    assert!(
+        header.split_whitespace().eq([
+            "Percentile",
+            "runs",
+            "min",
+            "p25",
+            "median",
+            "p75",
+            "max",
+            "%",
+            "Variation",
+            "printed",
+            "robust",
+            "CV%"
+        ]),
+        "{table}"
+    );
+    let row: Vec<&str> = table.lines().nth(2).unwrap().split_whitespace().collect();
+    // The fastest and slowest of the 100 samples (times/iters of sample.json).
+    assert_eq!(row[..3], ["value:", "100", "141.83"], "{table}");
+    assert_eq!(row[6], "5705.49", "{table}");
+    let rows = env.json(&["variation", "label=run3;bench=fib/fib 10", "--json"]);
+    assert_eq!(rows[0]["values"].as_array().unwrap().len(), 100);
 }
 
 /// One estimate per cell on real pairs (two Criterion runs, two saved Criterion

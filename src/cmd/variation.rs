@@ -5,6 +5,7 @@ use crate::cli::VariationArgs;
 use crate::dataset::StoredRun;
 use crate::output::escape::text as esc;
 use crate::selector::Selector;
+use crate::stats::describe::quantile;
 use crate::store::url::Target;
 use crate::store::{Db, Detail};
 use anyhow::Result;
@@ -91,7 +92,11 @@ pub fn for_each_block(
     Ok(())
 }
 
-/// JLBH-SUMMARY-like tables, one per group and metric.
+/// Runs a table shows one column each; a group with more is shown as its distribution.
+const MAX_RUN_COLUMNS: usize = 12;
+
+/// JLBH-SUMMARY-like tables, one per group and metric: a column per run, or for more than
+/// [`MAX_RUN_COLUMNS`] runs their count, quartiles and range.
 pub fn render_tables(rows: &[VariationRow]) -> String {
     let mut out = String::new();
     let mut i = 0;
@@ -116,9 +121,18 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
             esc(&first.label),
             esc(&first.display)
         );
+        // Many runs (100 Criterion samples) are a distribution: its quartiles, not a column
+        // per run (`--json` keeps every value).
+        let summarised = first.run_indexes.len() > MAX_RUN_COLUMNS;
         let _ = write!(out, "{:<11}", "Percentile");
-        for idx in &first.run_indexes {
-            let _ = write!(out, "{:>12}", format!("run{idx}"));
+        if summarised {
+            for h in ["runs", "min", "p25", "median", "p75", "max"] {
+                let _ = write!(out, "{h:>12}");
+            }
+        } else {
+            for idx in &first.run_indexes {
+                let _ = write!(out, "{:>12}", format!("run{idx}"));
+            }
         }
         let _ = writeln!(
             out,
@@ -127,8 +141,16 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
         );
         for r in &rows[i..end] {
             let _ = write!(out, "{:<11}", percentile_label(r.percentile));
-            for v in &r.values {
-                let _ = write!(out, "{:>12}", opt(*v));
+            if summarised {
+                let v: Vec<f64> = r.values.iter().flatten().copied().collect();
+                let _ = write!(out, "{:>12}", v.len());
+                for q in [0.0, 0.25, 0.5, 0.75, 1.0] {
+                    let _ = write!(out, "{:>12}", opt(quantile(&v, q)));
+                }
+            } else {
+                for v in &r.values {
+                    let _ = write!(out, "{:>12}", opt(*v));
+                }
             }
             let _ = writeln!(
                 out,
