@@ -69,7 +69,56 @@ pub struct SuitePage {
     pub changes: Vec<ChangeSeries>,
     /// What the tool printed about each drawn group's metrics, beside ours.
     pub printed: Vec<PrintedRow>,
+    /// The replicates of each single-value metric, one row per drawn group.
+    pub replicates: Vec<Replicates>,
 }
+
+/// One single-value metric (in one unit) across the drawn groups of a suite: each
+/// group's replicates as a strip, with our quartiles and the tool's printed summary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replicates {
+    /// The metric's name (not a benchmark's: the rows name those).
+    pub metric: String,
+    pub unit: String,
+    pub prefixes: Prefixes,
+    /// One per group with the metric, oldest first.
+    pub rows: Vec<ReplicateRow>,
+}
+
+/// One group's replicates of a metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplicateRow {
+    /// The benchmark, its configuration and the group's label.
+    pub bench: String,
+    /// Every run's value, in run order, with what it is.
+    pub points: Vec<ReplicatePoint>,
+    /// Quartiles of the values (type 7): lower, median, upper.
+    pub quartiles: (f64, f64, f64),
+    /// The summary its tool printed, in the metric's unit.
+    pub printed: Option<PrintedMark>,
+}
+
+/// One replicate: its value and a line saying which run it is (id, index, commit, time).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplicatePoint {
+    pub value: f64,
+    pub about: String,
+}
+
+/// A tool's printed estimate with its error or interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrintedMark {
+    pub value: f64,
+    /// The interval drawn around it: the printed interval, else value ± error.
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    /// As printed: `JMH score 12.453 ± 1.823 ops/ms`.
+    pub text: String,
+}
+
+/// Groups with more runs than this list their values as a distribution summary, not
+/// one column per run (100 Criterion samples are a distribution; the strip draws them).
+pub const MAX_RUN_COLUMNS: usize = 12;
 
 /// One metric of one group (one invocation): the summary its tool printed (JMH score ±
 /// error, hyperfine mean ± σ, Criterion's mean with its interval) and ours from its runs.
@@ -123,6 +172,9 @@ pub struct ValueRow {
     pub name: String,
     /// One cell per run of the group; `None` where the run has no value.
     pub cells: Vec<Option<ValueCell>>,
+    /// Minimum, lower quartile, median, upper quartile and maximum of the values (type 7),
+    /// with their count: what a group of many runs lists instead of one cell per run.
+    pub summary: Option<(usize, [f64; 5])>,
 }
 
 /// A value with what it takes to print it as the tool did.
@@ -242,6 +294,124 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
             .iter()
             .flat_map(|g| printed_rows(g))
             .collect(),
+        replicates: replicates(&groups[skipped..]),
+    }
+}
+
+/// The replicate strips of the groups' single-value metrics: one per metric and unit,
+/// one row per group holding it.
+fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
+    let mut out: Vec<Replicates> = Vec::new();
+    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for group in groups {
+        let Some(first) = group.first() else { continue };
+        let holder = group
+            .iter()
+            .find(|r| !r.printed.is_empty())
+            .copied()
+            .unwrap_or(first);
+        let mut bench = bench_name(holder);
+        let label = group_title(first);
+        if !bench.contains(&label) {
+            bench = format!("{bench} · {label}");
+        }
+        for (metric, kind) in metrics_of(group) {
+            if kind != "value" {
+                continue;
+            }
+            let mut unit = String::new();
+            let mut points = Vec::new();
+            for r in group {
+                let Some(s) = r.series(&metric) else { continue };
+                let Data::Value { value: Some(v) } = s.data else {
+                    continue;
+                };
+                if !v.is_finite() {
+                    continue;
+                }
+                unit = s.unit.clone();
+                points.push(ReplicatePoint {
+                    value: v,
+                    about: about_run(r),
+                });
+            }
+            if points.is_empty() {
+                continue;
+            }
+            let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+            let q = |p: f64| crate::stats::describe::quantile(&values, p).unwrap_or(f64::NAN);
+            let printed = super::printed::headline(holder, &metric, None)
+                .filter(|h| h.unit == unit && h.value.is_finite())
+                .map(|h| {
+                    let (low, high) = match (h.low, h.high, h.error) {
+                        (Some(l), Some(hi), _) => (Some(l), Some(hi)),
+                        (_, _, Some(e)) => (Some(h.value - e), Some(h.value + e)),
+                        _ => (None, None),
+                    };
+                    PrintedMark {
+                        value: h.value,
+                        low,
+                        high,
+                        text: format!(
+                            "{} {} {}",
+                            h.tool,
+                            h.name,
+                            h.text(|v| crate::numfmt::sig(v, 5))
+                        ),
+                    }
+                });
+            let row = ReplicateRow {
+                bench: bench.clone(),
+                quartiles: (q(0.25), q(0.5), q(0.75)),
+                points,
+                printed,
+            };
+            let key = (metric.clone(), unit.clone());
+            let at = *index.entry(key).or_insert_with(|| {
+                out.push(Replicates {
+                    metric: metric.clone(),
+                    unit: unit.clone(),
+                    prefixes: prefixes_of(&first.format),
+                    rows: Vec::new(),
+                });
+                out.len() - 1
+            });
+            out[at].rows.push(row);
+        }
+    }
+    out
+}
+
+/// What a replicate is, for its hover text: `run 3 (id 812) · commit abc1234 · 2026-12-02T10:54:57Z`.
+fn about_run(r: &StoredRun) -> String {
+    let mut s = format!("run {} (id {})", r.run.index, r.id);
+    if let Some(c) = r.run.tags.get("commit") {
+        s.push_str(&format!(" · commit {}", &c[..c.len().min(12)]));
+    }
+    match r.run.tags.get("time") {
+        Some(t) => s.push_str(&format!(" · {t}")),
+        None => s.push_str(&format!(" · ingested {}", r.ingested_at)),
+    }
+    s
+}
+
+/// A run's benchmark and configuration as its tool names them, else its group's title.
+fn bench_name(run: &StoredRun) -> String {
+    let pairs: Vec<(String, String)> = run
+        .run
+        .config_params()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let config = super::samples::config_text(pairs.iter().map(|(k, v)| (k, v)));
+    let mut parts: Vec<String> = run.run.bench.iter().cloned().collect();
+    if !config.is_empty() {
+        parts.push(config);
+    }
+    if parts.is_empty() {
+        group_title(run)
+    } else {
+        parts.join(" ")
     }
 }
 
@@ -256,24 +426,7 @@ fn printed_rows(group: &[&StoredRun]) -> Vec<PrintedRow> {
     else {
         return Vec::new();
     };
-    let bench = {
-        let pairs: Vec<(String, String)> = first
-            .run
-            .config_params()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let config = super::samples::config_text(pairs.iter().map(|(k, v)| (k, v)));
-        let mut parts: Vec<String> = first.run.bench.iter().cloned().collect();
-        if !config.is_empty() {
-            parts.push(config);
-        }
-        if parts.is_empty() {
-            group_title(first)
-        } else {
-            parts.join(" ")
-        }
-    };
+    let bench = bench_name(first);
     metrics_of(group)
         .into_iter()
         .filter(|(_, kind)| *kind == "value")
@@ -381,22 +534,30 @@ fn group_of(group: &[&StoredRun], opts: &Options, timeseries_charted: bool) -> G
 
 fn value_row(group: &[&StoredRun], metric: &str) -> ValueRow {
     let s = group.iter().find_map(|r| r.series(metric));
+    let cells: Vec<Option<ValueCell>> = group
+        .iter()
+        .map(|r| match r.series(metric) {
+            Some(s) => match s.data {
+                Data::Value { value: Some(v) } => Some(ValueCell {
+                    value: v,
+                    unit: s.unit.clone(),
+                    prefixes: prefixes_of(&r.format),
+                }),
+                _ => None,
+            },
+            None => None,
+        })
+        .collect();
+    let values: Vec<f64> = cells.iter().flatten().map(|c| c.value).collect();
+    let q = |p: f64| crate::stats::describe::quantile(&values, p);
+    let summary = match (q(0.0), q(0.25), q(0.5), q(0.75), q(1.0)) {
+        (Some(a), Some(b), Some(c), Some(d), Some(e)) => Some((values.len(), [a, b, c, d, e])),
+        _ => None,
+    };
     ValueRow {
         name: s.map_or(metric, |s| s.display.as_str()).to_string(),
-        cells: group
-            .iter()
-            .map(|r| match r.series(metric) {
-                Some(s) => match s.data {
-                    Data::Value { value: Some(v) } => Some(ValueCell {
-                        value: v,
-                        unit: s.unit.clone(),
-                        prefixes: prefixes_of(&r.format),
-                    }),
-                    _ => None,
-                },
-                None => None,
-            })
-            .collect(),
+        cells,
+        summary,
     }
 }
 
