@@ -332,7 +332,7 @@ fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
                 unit = s.unit.clone();
                 points.push(ReplicatePoint {
                     value: v,
-                    about: about_run(r),
+                    about: super::charts::about_run(r),
                 });
             }
             if points.is_empty() {
@@ -380,19 +380,6 @@ fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
         }
     }
     out
-}
-
-/// What a replicate is, for its hover text: `run 3 (id 812) · commit abc1234 · 2026-12-02T10:54:57Z`.
-fn about_run(r: &StoredRun) -> String {
-    let mut s = format!("run {} (id {})", r.run.index, r.id);
-    if let Some(c) = r.run.tags.get("commit") {
-        s.push_str(&format!(" · commit {}", &c[..c.len().min(12)]));
-    }
-    match r.run.tags.get("time") {
-        Some(t) => s.push_str(&format!(" · {t}")),
-        None => s.push_str(&format!(" · ingested {}", r.ingested_at)),
-    }
-    s
 }
 
 /// A run's benchmark and configuration as its tool names them, else its group's title.
