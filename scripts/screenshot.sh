@@ -45,9 +45,10 @@ run() {
     profile=$(mktemp -d)
     rm -f "$out"
     local width=${SCREENSHOT_WIDTH:-1280} height=${SCREENSHOT_HEIGHT:-2000}
-    if [ "$mode" = shot ] && [ "$width" -lt 500 ]; then
+    if [ "$mode" = shot ] && { [ "$width" -lt 500 ] || [[ $page == *#* ]]; }; then
         # Headless Chromium lays a page out at least 500 px wide however narrow its
-        # window: a narrower page is shown in a frame of exactly that width.
+        # window, and shoots the top of a page opened at a #section: such a page is
+        # shown in a frame of exactly the window's size, scrolled inside it.
         cat >"$profile/frame.html" <<EOF
 <!DOCTYPE html><html><body style="margin:0"><iframe src="file://$page" style="border:0;display:block;width:${width}px;height:${height}px"></iframe></body></html>
 EOF
@@ -74,11 +75,14 @@ EOF
     fi
 }
 
-# The first page in REPORT_DIR whose HTML holds the marker, by name.
-first_with() {
+# pick DIR MARKER PREFERRED...: the first of the preferred suite pages, then of every
+# suite page by name, whose HTML holds MARKER.
+pick() {
     local dir=$1 marker=$2 f
-    for f in "$dir"/suite-*.html; do
-        if grep -q -- "$marker" "$f"; then
+    shift 2
+    for f in "${@/#/$dir/suite-}" "$dir"/suite-*.html; do
+        case $f in *.html) ;; *) f=$f.html ;; esac
+        if [ -f "$f" ] && grep -q -- "$marker" "$f"; then
             echo "$f"
             return 0
         fi
@@ -94,10 +98,14 @@ case "${1:-}" in
     mkdir -p "$outdir"
     declare -A pages=()
     pages[index]="$dir/index.html"
-    pages[latency]=$(first_with "$dir" 'latency vs throughput' || first_with "$dir" 'Latency (' || true)
-    pages[microbench]=$(first_with "$dir" 'every replicate per benchmark' || true)
-    pages[compare]=$(first_with "$dir" '<h2>Before and after</h2>' || true)
-    pages[history]=$(first_with "$dir" '<h2>History</h2>' || first_with "$dir" 'Commit, in time order' || true)
+    # Each kind's page and the section it opens at.
+    pages[latency]=$(pick "$dir" 'id="runs"' jlbh wrk hdr-percentiles || true)
+    pages[microbench]=$(pick "$dir" 'id="replicates"' criterion jmh hyperfine go-bench || true)
+    pages[microbench]=${pages[microbench]:+${pages[microbench]}#replicates}
+    pages[compare]=$(pick "$dir" 'id="compare"' tsar || true)
+    pages[compare]=${pages[compare]:+${pages[compare]}#compare}
+    pages[history]=$(pick "$dir" 'id="history"' jlbh criterion || true)
+    pages[history]=${pages[history]:+${pages[history]}#history}
     status=0
     for kind in index latency microbench compare history; do
         page=${pages[$kind]}

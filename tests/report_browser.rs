@@ -314,8 +314,8 @@ fn every_format_report_fits_desktop_and_phone() {
     for marker in [
         "every replicate per benchmark",
         "latency vs throughput",
-        "<h2>Before and after</h2>",
-        "<h2>History</h2>",
+        "<h2 id=\"compare\">Before and after</h2>",
+        "<h2 id=\"history\">History</h2>",
     ] {
         assert!(
             pages.iter().any(|p| text(p).contains(marker)),

@@ -62,7 +62,8 @@ pub struct SuitePage {
     pub variation: VariationTable,
     /// Pages of [`GROUPS_PER_PAGE`] groups; empty when the suite page lists them all.
     pub group_pages: Vec<GroupPage>,
-    pub curves: Vec<CurveInput>,
+    /// One per curve the curve analysis returns (per source, benchmark and metric).
+    pub curves: Vec<CurveChart>,
     /// Histories over ingests.
     pub histories: Vec<HistoryInput>,
     /// Histories over commits, with their change points.
@@ -71,6 +72,15 @@ pub struct SuitePage {
     pub printed: Vec<PrintedRow>,
     /// The replicates of each single-value metric, one row per drawn group.
     pub replicates: Vec<Replicates>,
+}
+
+/// A throughput/latency curve with what its caption says of the knee.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurveChart {
+    pub input: CurveInput,
+    /// Where the knee is, or why there is none (`no knee: 2 throughputs measured, a knee
+    /// needs at least 4`).
+    pub knee_note: String,
 }
 
 /// One single-value metric (in one unit) across the drawn groups of a suite: each
@@ -341,6 +351,8 @@ fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
             let values: Vec<f64> = points.iter().map(|p| p.value).collect();
             let q = |p: f64| crate::stats::describe::quantile(&values, p).unwrap_or(f64::NAN);
             let printed = super::printed::headline(holder, &metric, None)
+                // A value with neither ± nor interval (k6's counters) is the run itself.
+                .filter(|h| h.error.is_some() || h.low.is_some() || h.high.is_some())
                 .filter(|h| h.unit == unit && h.value.is_finite())
                 .map(|h| {
                     let (low, high) = match (h.low, h.high, h.error) {
@@ -379,8 +391,17 @@ fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
             out[at].rows.push(row);
         }
     }
+    // A strip of single runs without a printed summary shows nothing a table does not.
+    out.retain(|c| {
+        c.rows
+            .iter()
+            .any(|r| r.points.len() >= MIN_REPLICATES || r.printed.is_some())
+    });
     out
 }
+
+/// A replicate strip is drawn when a benchmark has this many runs (or a printed summary).
+pub const MIN_REPLICATES: usize = 3;
 
 /// A run's benchmark and configuration as its tool names them, else its group's title.
 fn bench_name(run: &StoredRun) -> String {
@@ -570,10 +591,11 @@ fn group_pages(groups: &[Vec<&StoredRun>]) -> Vec<GroupPage> {
         .collect()
 }
 
-/// Throughput/latency curves of the ladder metrics, one per source whose runs span two
-/// or more throughputs: different sources are different experiments, never pooled into
-/// one line. An SLO whose unit does not fit a metric is left off that chart.
-fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveInput> {
+/// Throughput/latency curves of the ladder metrics, one per source and benchmark whose
+/// runs span two or more throughputs: different sources are different experiments,
+/// never pooled into one line, and each curve the analysis returns is one chart. An SLO
+/// whose unit does not fit a metric is left off that chart.
+fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveChart> {
     let mut by_source: BTreeMap<(&str, i64), Vec<&StoredRun>> = BTreeMap::new();
     // Runs that missed their schedule did not run at their rate: not on a curve.
     for r in runs.iter().filter(|r| !analysis_curve::missed_schedule(r)) {
@@ -615,31 +637,69 @@ fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveI
                 }
             }
         }
-        let owned = &owned;
         for m in metrics {
-            let Ok(c) =
-                analysis_curve::curve(owned, Some(m), &CURVE_PERCENTILES, slo_text.as_deref())
-                    .or_else(|_| analysis_curve::curve(owned, Some(m), &CURVE_PERCENTILES, None))
-            else {
+            let build = |slo: Option<&str>| {
+                let mut b = analysis_curve::CurvesBuilder::new(m.clone(), &CURVE_PERCENTILES, slo)?;
+                for r in &owned {
+                    b.add(r)?;
+                }
+                b.finish()
+            };
+            let Ok(found) = build(slo_text.as_deref()).or_else(|_| build(None)) else {
                 continue;
             };
             let display = owned
                 .iter()
                 .find_map(|r| r.series(m))
                 .map_or(m.as_str(), |s| s.display.as_str());
-            let name = format!("{display} · {}", short_source(source));
-            if let Some(mut input) = curve_input::from_curve(&c, &name, "/s") {
+            for (key, c) in &found {
+                let name = match &key.bench {
+                    Some(b) => format!("{b} · {display} · {}", short_source(source)),
+                    None => format!("{display} · {}", short_source(source)),
+                };
+                let Some(mut input) = curve_input::from_curve(c, &name, "/s") else {
+                    continue;
+                };
                 input.throughput_caption = if achieved {
                     "Achieved throughput"
                 } else {
                     "Target throughput"
                 }
                 .to_string();
-                out.push(input);
+                out.push(CurveChart {
+                    knee_note: knee_note(c),
+                    input,
+                });
             }
         }
     }
     out
+}
+
+/// Where a curve's knee is, or why it has none.
+fn knee_note(c: &analysis_curve::Curve) -> String {
+    let mut rates: Vec<f64> = c.points.iter().map(|p| p.throughput).collect();
+    rates.sort_by(f64::total_cmp);
+    rates.dedup();
+    let drawn = format!(
+        "One point per throughput: the median of its runs, their range shaded. {} measured.",
+        crate::numfmt::plural(rates.len(), "throughput")
+    );
+    match c.knee {
+        Some(k) => format!(
+            "{drawn} Knee at {}/s on p{}: beyond it latency grows faster than throughput.",
+            crate::numfmt::sig(k, 4),
+            c.knee_percentile
+                .map_or("?".to_string(), |p| crate::numfmt::percentile_name(p)
+                    .trim_end_matches('%')
+                    .to_string())
+        ),
+        None if rates.len() < analysis_curve::KNEE_MIN_RATES => format!(
+            "{drawn} No knee: a knee needs at least {} throughputs.",
+            analysis_curve::KNEE_MIN_RATES
+        ),
+        None => format!("{drawn} No knee: latency never grows faster than throughput here."),
+    }
 }
 
 /// The last two components of a source path: enough to tell files apart in a title.
@@ -677,6 +737,40 @@ mod tests {
                 .iter()
                 .any(|c| matches!(c, GroupChart::TimeSeries(_)))
         }));
+    }
+
+    #[test]
+    fn replicates_are_drawn_per_group_with_what_each_run_is() {
+        let runs = demo::runs();
+        let site = build(&runs, &[], &Options::default());
+        let jgroups = &site.suites[0];
+        assert!(!jgroups.replicates.is_empty());
+        for chart in &jgroups.replicates {
+            for row in &chart.rows {
+                let (q1, med, q3) = row.quartiles;
+                assert!(q1 <= med && med <= q3, "{row:?}");
+                let values: Vec<f64> = row.points.iter().map(|p| p.value).collect();
+                assert_eq!(
+                    crate::stats::describe::median(&values),
+                    Some(med),
+                    "{row:?}"
+                );
+                assert!(row.points.iter().all(|p| p.about.starts_with("run ")));
+            }
+        }
+        // Every run of a group with the metric is a point of its row.
+        let group = &jgroups.drawn[0];
+        let first = &jgroups.replicates[0];
+        let row = first
+            .rows
+            .iter()
+            .find(|r| r.bench.contains(&group.title))
+            .unwrap_or(&first.rows[0]);
+        assert!(row.points.len() <= group.runs.len());
+        assert!(row.points.iter().any(|p| p.about.contains("(id ")));
+        // Single values of many runs are also summarised for the table.
+        let summary = group.values.iter().find_map(|v| v.summary);
+        assert!(summary.is_some_and(|(n, q)| n >= 1 && q[0] <= q[2] && q[2] <= q[4]));
     }
 
     #[test]

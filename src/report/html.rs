@@ -16,6 +16,12 @@ use std::collections::BTreeMap;
 const TEMPLATE: &str = include_str!("../../reports/page.html");
 const CSS: &str = include_str!("../../reports/style.css");
 
+/// Under a chart whose value axis does not start at zero.
+const SPAN_CAPTION: &str =
+    "The value axis spans at least ±10% of the median, so a small wobble looks small.";
+/// Under a history.
+const HISTORY_CAPTION: &str = "Runs in ingest order; the band is the median ± 2 robust σ of the history. The value axis spans at least ±10% of the median, so a small wobble looks small. Hover a point for its run.";
+
 /// Cells listed in each of the index's better/worse lists.
 pub const SUMMARY_ROWS: usize = 12;
 
@@ -88,6 +94,17 @@ fn scroll_tables(html: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// A chart with a caption under it.
+fn figure_with(svg: Result<String>, caption: &str) -> String {
+    match svg {
+        Ok(svg) => format!(
+            "<figure>{svg}<figcaption>{}</figcaption></figure>\n",
+            escape(caption)
+        ),
+        Err(_) => figure(svg),
+    }
 }
 
 fn figure(svg: Result<String>) -> String {
@@ -289,14 +306,14 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
     ));
 
     if !cmps.is_empty() {
-        h.push_str("<h2>Before and after</h2>\n");
+        h.push_str("<h2 id=\"compare\">Before and after</h2>\n");
         for c in cmps {
             h.push_str(&comparison_section(c));
         }
     }
 
     if !s.replicates.is_empty() {
-        h.push_str("<h2>Replicates</h2>\n<p class=\"muted\">Each benchmark's runs as dots, our median and quartiles as a box, and the tool's own estimate with its interval as a diamond; hover a mark to see which run it is.</p>\n");
+        h.push_str("<h2 id=\"replicates\">Replicates</h2>\n<p class=\"muted\">Each benchmark's runs as dots, our median and quartiles as a box, and the tool's own estimate with its interval as a diamond; hover a mark to see which run it is.</p>\n");
         for r in &s.replicates {
             h.push_str(&figure(Ok(replicates::render(r))));
         }
@@ -306,7 +323,7 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
         h.push_str(&printed_table(&s.printed));
     }
 
-    h.push_str("<h2>Runs</h2>\n");
+    h.push_str("<h2 id=\"runs\">Runs</h2>\n");
     let paged = !s.group_pages.is_empty();
     let skipped = s.skipped();
     if skipped > 0 {
@@ -323,7 +340,7 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
         h.push_str(&group_section(group));
     }
 
-    h.push_str("<h2>Run-to-run variation</h2>\n");
+    h.push_str("<h2 id=\"variation\">Run-to-run variation</h2>\n");
     let mut pages = Vec::new();
     if paged {
         // The drawn groups here; every group's table on its group page.
@@ -339,14 +356,16 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
     }
 
     if !s.curves.is_empty() {
-        h.push_str("<h2>Throughput and latency</h2>\n");
-        h.extend(s.curves.iter().map(|c| figure(curve::render(c))));
+        h.push_str("<h2 id=\"curves\">Throughput and latency</h2>\n");
+        for c in &s.curves {
+            h.push_str(&figure_with(curve::render(&c.input), &c.knee_note));
+        }
     }
 
     if !s.histories.is_empty() {
-        h.push_str("<h2>History</h2>\n");
+        h.push_str("<h2 id=\"history\">History</h2>\n");
         for input in &s.histories {
-            h.push_str(&figure(history::render(input)));
+            h.push_str(&figure_with(history::render(input), HISTORY_CAPTION));
         }
     }
     h.push_str(&scroll_tables(&changes::section(&s.changes)));
@@ -513,10 +532,10 @@ fn group_section(g: &Group) -> String {
         h.push_str("<p class=\"muted\">Its time series are drawn above, before and after.</p>\n");
     }
     for chart in &g.charts {
-        h.push_str(&figure(match chart {
-            GroupChart::Spectrum(input) => spectrum::render(input),
-            GroupChart::TimeSeries(input) => timeseries::render(input),
-        }));
+        h.push_str(&match chart {
+            GroupChart::Spectrum(input) => figure(spectrum::render(input)),
+            GroupChart::TimeSeries(input) => figure_with(timeseries::render(input), SPAN_CAPTION),
+        });
     }
     if !g.values.is_empty() && many {
         h.push_str(&values_summary(&g.values));
@@ -702,7 +721,7 @@ fn comparison_section(c: &Comparison) -> String {
     }
     h.push_str("</table></div>\n");
     for ts in &c.timeseries {
-        h.push_str(&figure(timeseries::render(ts)));
+        h.push_str(&figure_with(timeseries::render(ts), SPAN_CAPTION));
     }
     h
 }
