@@ -731,6 +731,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn tables_scroll_inside_the_page() {
+        let html = "<h2>a</h2><table><tr><td>1</td></tr></table><div class=\"scroll\"><table class=\"x\"></table></div><p>b</p>";
+        assert_eq!(
+            scroll_tables(html),
+            "<h2>a</h2><div class=\"scroll\"><table><tr><td>1</td></tr></table></div><div class=\"scroll\"><table class=\"x\"></table></div><p>b</p>"
+        );
+        // Every table of a drawn site is in a scroll wrapper.
+        let runs = crate::analysis::demo::runs();
+        let comparisons = crate::analysis::demo::comparisons(&runs);
+        let model = model::build(&runs, &comparisons, &model::Options::default());
+        for (name, text) in site(&model).unwrap().files {
+            let tables = text.matches("<table").count();
+            let wrapped = text.matches("<div class=\"scroll\"><table").count();
+            assert_eq!(tables, wrapped, "{name}");
+        }
+    }
+
+    #[test]
+    fn many_runs_are_listed_as_a_distribution() {
+        let cell = |v: f64| {
+            Some(model::ValueCell {
+                value: v,
+                unit: "ns".into(),
+                prefixes: fmt::Prefixes::Decimal,
+            })
+        };
+        let row = model::ValueRow {
+            name: "time".into(),
+            cells: (1..=100).map(|i| cell(i as f64)).collect(),
+            summary: Some((100, [1.0, 25.75, 50.5, 75.25, 100.0])),
+        };
+        let h = values_summary(&[row]);
+        assert!(
+            h.contains("<tr><th>time</th><td>100</td><td>1 ns</td><td>25.75 ns</td><td>50.5 ns</td><td>75.25 ns</td><td>100 ns</td></tr>"),
+            "{h}"
+        );
+        assert_eq!(h.matches("<td").count(), 6);
+    }
+
+    #[test]
     fn inconclusive_is_marked_apart() {
         assert!(verdict_cell("inconclusive").contains("add runs"));
         assert_eq!(verdict_cell("same"), "<td>same</td>");
