@@ -312,6 +312,8 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
 /// one row per group holding it.
 fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
     let mut out: Vec<Replicates> = Vec::new();
+    // Each row's source, to tell apart rows that share a name.
+    let mut sources: Vec<Vec<String>> = Vec::new();
     let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
     for group in groups {
         let Some(first) = group.first() else { continue };
@@ -386,9 +388,25 @@ fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
                     prefixes: prefixes_of(&first.format),
                     rows: Vec::new(),
                 });
+                sources.push(Vec::new());
                 out.len() - 1
             });
             out[at].rows.push(row);
+            sources[at].push(first.source.clone());
+        }
+    }
+    for (chart, sources) in out.iter_mut().zip(&sources) {
+        let names: Vec<String> = chart.rows.iter().map(|r| r.bench.clone()).collect();
+        for (k, row) in chart.rows.iter_mut().enumerate() {
+            let twins: Vec<&str> = names
+                .iter()
+                .zip(sources)
+                .filter(|(n, _)| **n == names[k])
+                .map(|(_, s)| s.as_str())
+                .collect();
+            if twins.len() > 1 {
+                row.bench = format!("{} · {}", row.bench, distinct_part(&sources[k], &twins));
+            }
         }
     }
     // A strip of single runs without a printed summary shows nothing a table does not.
@@ -398,6 +416,31 @@ fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
             .any(|r| r.points.len() >= MIN_REPLICATES || r.printed.is_some())
     });
     out
+}
+
+/// The path components of `source` that its `twins` (itself among them) do not all
+/// share at their start and end: `run2` of `…/run2/criterion/fib/new` beside
+/// `…/run3/criterion/fib/new`; the whole path when nothing is left.
+fn distinct_part(source: &str, twins: &[&str]) -> String {
+    let split = |s: &str| s.split(['/', '\\']).map(str::to_string).collect::<Vec<_>>();
+    let own = split(source);
+    let all: Vec<Vec<String>> = twins.iter().map(|t| split(t)).collect();
+    let shortest = all.iter().map(Vec::len).min().unwrap_or(0);
+    let head = (0..shortest)
+        .take_while(|&i| all.iter().all(|p| p[i] == own[i]))
+        .count();
+    let tail = (0..shortest - head)
+        .take_while(|&i| {
+            all.iter()
+                .all(|p| p[p.len() - 1 - i] == own[own.len() - 1 - i])
+        })
+        .count();
+    let middle = own[head..own.len() - tail].join("/");
+    if middle.is_empty() {
+        source.to_string()
+    } else {
+        middle
+    }
 }
 
 /// A replicate strip is drawn when a benchmark has this many runs (or a printed summary).
@@ -771,6 +814,19 @@ mod tests {
         // Single values of many runs are also summarised for the table.
         let summary = group.values.iter().find_map(|v| v.summary);
         assert!(summary.is_some_and(|(n, q)| n >= 1 && q[0] <= q[2] && q[2] <= q[4]));
+    }
+
+    #[test]
+    fn twin_rows_are_told_apart_by_their_sources() {
+        let twins = [
+            "fixtures/real/criterion/run2/criterion/fib/fib 10/new",
+            "fixtures/real/criterion/run3/criterion/fib/fib 10/new",
+            "fixtures/real/criterion/baselines/criterion/fib/fib 10/new",
+        ];
+        assert_eq!(distinct_part(twins[0], &twins), "run2");
+        assert_eq!(distinct_part(twins[2], &twins), "baselines");
+        assert_eq!(distinct_part("a/b", &["a/b", "a/b"]), "a/b");
+        assert_eq!(distinct_part("x/a/b", &["x/a/b", "a/b"]), "x");
     }
 
     #[test]
