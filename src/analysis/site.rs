@@ -62,14 +62,73 @@ pub struct SuitePage {
     pub variation: VariationTable,
     /// Pages of [`GROUPS_PER_PAGE`] groups; empty when the suite page lists them all.
     pub group_pages: Vec<GroupPage>,
-    pub curves: Vec<CurveInput>,
+    /// One per curve the curve analysis returns (per source, benchmark and metric).
+    pub curves: Vec<CurveChart>,
     /// Histories over ingests.
     pub histories: Vec<HistoryInput>,
     /// Histories over commits, with their change points.
     pub changes: Vec<ChangeSeries>,
     /// What the tool printed about each drawn group's metrics, beside ours.
     pub printed: Vec<PrintedRow>,
+    /// The replicates of each single-value metric, one row per drawn group.
+    pub replicates: Vec<Replicates>,
 }
+
+/// A throughput/latency curve with what its caption says of the knee.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurveChart {
+    pub input: CurveInput,
+    /// Where the knee is, or why there is none (`no knee: 2 throughputs measured, a knee
+    /// needs at least 4`).
+    pub knee_note: String,
+}
+
+/// One single-value metric (in one unit) across the drawn groups of a suite: each
+/// group's replicates as a strip, with our quartiles and the tool's printed summary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replicates {
+    /// The metric's name (not a benchmark's: the rows name those).
+    pub metric: String,
+    pub unit: String,
+    pub prefixes: Prefixes,
+    /// One per group with the metric, oldest first.
+    pub rows: Vec<ReplicateRow>,
+}
+
+/// One group's replicates of a metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplicateRow {
+    /// The benchmark, its configuration and the group's label.
+    pub bench: String,
+    /// Every run's value, in run order, with what it is.
+    pub points: Vec<ReplicatePoint>,
+    /// Quartiles of the values (type 7): lower, median, upper.
+    pub quartiles: (f64, f64, f64),
+    /// The summary its tool printed, in the metric's unit.
+    pub printed: Option<PrintedMark>,
+}
+
+/// One replicate: its value and a line saying which run it is (id, index, commit, time).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplicatePoint {
+    pub value: f64,
+    pub about: String,
+}
+
+/// A tool's printed estimate with its error or interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrintedMark {
+    pub value: f64,
+    /// The interval drawn around it: the printed interval, else value ± error.
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    /// As printed: `JMH score 12.453 ± 1.823 ops/ms`.
+    pub text: String,
+}
+
+/// Groups with more runs than this list their values as a distribution summary, not
+/// one column per run (100 Criterion samples are a distribution; the strip draws them).
+pub const MAX_RUN_COLUMNS: usize = 12;
 
 /// One metric of one group (one invocation): the summary its tool printed (JMH score ±
 /// error, hyperfine mean ± σ, Criterion's mean with its interval) and ours from its runs.
@@ -123,6 +182,9 @@ pub struct ValueRow {
     pub name: String,
     /// One cell per run of the group; `None` where the run has no value.
     pub cells: Vec<Option<ValueCell>>,
+    /// Minimum, lower quartile, median, upper quartile and maximum of the values (type 7),
+    /// with their count: what a group of many runs lists instead of one cell per run.
+    pub summary: Option<(usize, [f64; 5])>,
 }
 
 /// A value with what it takes to print it as the tool did.
@@ -242,6 +304,165 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
             .iter()
             .flat_map(|g| printed_rows(g))
             .collect(),
+        replicates: replicates(&groups[skipped..]),
+    }
+}
+
+/// The replicate strips of the groups' single-value metrics: one per metric and unit,
+/// one row per group holding it.
+fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
+    let mut out: Vec<Replicates> = Vec::new();
+    // Each row's source, to tell apart rows that share a name.
+    let mut sources: Vec<Vec<String>> = Vec::new();
+    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for group in groups {
+        let Some(first) = group.first() else { continue };
+        let holder = group
+            .iter()
+            .find(|r| !r.printed.is_empty())
+            .copied()
+            .unwrap_or(first);
+        let mut bench = bench_name(holder);
+        let label = group_title(first);
+        if !bench.contains(&label) {
+            bench = format!("{bench} · {label}");
+        }
+        for (metric, kind) in metrics_of(group) {
+            if kind != "value" {
+                continue;
+            }
+            let mut unit = String::new();
+            let mut points = Vec::new();
+            for r in group {
+                let Some(s) = r.series(&metric) else { continue };
+                let Data::Value { value: Some(v) } = s.data else {
+                    continue;
+                };
+                if !v.is_finite() {
+                    continue;
+                }
+                unit = s.unit.clone();
+                points.push(ReplicatePoint {
+                    value: v,
+                    about: super::charts::about_run(r),
+                });
+            }
+            if points.is_empty() {
+                continue;
+            }
+            let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+            let q = |p: f64| crate::stats::describe::quantile(&values, p).unwrap_or(f64::NAN);
+            let printed = super::printed::headline(holder, &metric, None)
+                // A value with neither ± nor interval (k6's counters) is the run itself.
+                .filter(|h| h.error.is_some() || h.low.is_some() || h.high.is_some())
+                .filter(|h| h.unit == unit && h.value.is_finite())
+                .map(|h| {
+                    let (low, high) = match (h.low, h.high, h.error) {
+                        (Some(l), Some(hi), _) => (Some(l), Some(hi)),
+                        (_, _, Some(e)) => (Some(h.value - e), Some(h.value + e)),
+                        _ => (None, None),
+                    };
+                    PrintedMark {
+                        value: h.value,
+                        low,
+                        high,
+                        text: format!(
+                            "{} {} {}",
+                            h.tool,
+                            h.name,
+                            h.text(|v| crate::numfmt::sig(v, 5))
+                        ),
+                    }
+                });
+            let row = ReplicateRow {
+                bench: bench.clone(),
+                quartiles: (q(0.25), q(0.5), q(0.75)),
+                points,
+                printed,
+            };
+            let key = (metric.clone(), unit.clone());
+            let at = *index.entry(key).or_insert_with(|| {
+                out.push(Replicates {
+                    metric: metric.clone(),
+                    unit: unit.clone(),
+                    prefixes: prefixes_of(&first.format),
+                    rows: Vec::new(),
+                });
+                sources.push(Vec::new());
+                out.len() - 1
+            });
+            out[at].rows.push(row);
+            sources[at].push(first.source.clone());
+        }
+    }
+    for (chart, sources) in out.iter_mut().zip(&sources) {
+        let names: Vec<String> = chart.rows.iter().map(|r| r.bench.clone()).collect();
+        for (k, row) in chart.rows.iter_mut().enumerate() {
+            let twins: Vec<&str> = names
+                .iter()
+                .zip(sources)
+                .filter(|(n, _)| **n == names[k])
+                .map(|(_, s)| s.as_str())
+                .collect();
+            if twins.len() > 1 {
+                row.bench = format!("{} · {}", row.bench, distinct_part(&sources[k], &twins));
+            }
+        }
+    }
+    // A strip of single runs without a printed summary shows nothing a table does not.
+    out.retain(|c| {
+        c.rows
+            .iter()
+            .any(|r| r.points.len() >= MIN_REPLICATES || r.printed.is_some())
+    });
+    out
+}
+
+/// The path components of `source` that its `twins` (itself among them) do not all
+/// share at their start and end: `run2` of `…/run2/criterion/fib/new` beside
+/// `…/run3/criterion/fib/new`; the whole path when nothing is left.
+fn distinct_part(source: &str, twins: &[&str]) -> String {
+    let split = |s: &str| s.split(['/', '\\']).map(str::to_string).collect::<Vec<_>>();
+    let own = split(source);
+    let all: Vec<Vec<String>> = twins.iter().map(|t| split(t)).collect();
+    let shortest = all.iter().map(Vec::len).min().unwrap_or(0);
+    let head = (0..shortest)
+        .take_while(|&i| all.iter().all(|p| p[i] == own[i]))
+        .count();
+    let tail = (0..shortest - head)
+        .take_while(|&i| {
+            all.iter()
+                .all(|p| p[p.len() - 1 - i] == own[own.len() - 1 - i])
+        })
+        .count();
+    let middle = own[head..own.len() - tail].join("/");
+    if middle.is_empty() {
+        source.to_string()
+    } else {
+        middle
+    }
+}
+
+/// A replicate strip is drawn when a benchmark has this many runs (or a printed summary).
+pub const MIN_REPLICATES: usize = 3;
+
+/// A run's benchmark and configuration as its tool names them, else its group's title.
+fn bench_name(run: &StoredRun) -> String {
+    let pairs: Vec<(String, String)> = run
+        .run
+        .config_params()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let config = super::samples::config_text(pairs.iter().map(|(k, v)| (k, v)));
+    let mut parts: Vec<String> = run.run.bench.iter().cloned().collect();
+    if !config.is_empty() {
+        parts.push(config);
+    }
+    if parts.is_empty() {
+        group_title(run)
+    } else {
+        parts.join(" ")
     }
 }
 
@@ -256,24 +477,7 @@ fn printed_rows(group: &[&StoredRun]) -> Vec<PrintedRow> {
     else {
         return Vec::new();
     };
-    let bench = {
-        let pairs: Vec<(String, String)> = first
-            .run
-            .config_params()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let config = super::samples::config_text(pairs.iter().map(|(k, v)| (k, v)));
-        let mut parts: Vec<String> = first.run.bench.iter().cloned().collect();
-        if !config.is_empty() {
-            parts.push(config);
-        }
-        if parts.is_empty() {
-            group_title(first)
-        } else {
-            parts.join(" ")
-        }
-    };
+    let bench = bench_name(first);
     metrics_of(group)
         .into_iter()
         .filter(|(_, kind)| *kind == "value")
@@ -381,22 +585,30 @@ fn group_of(group: &[&StoredRun], opts: &Options, timeseries_charted: bool) -> G
 
 fn value_row(group: &[&StoredRun], metric: &str) -> ValueRow {
     let s = group.iter().find_map(|r| r.series(metric));
+    let cells: Vec<Option<ValueCell>> = group
+        .iter()
+        .map(|r| match r.series(metric) {
+            Some(s) => match s.data {
+                Data::Value { value: Some(v) } => Some(ValueCell {
+                    value: v,
+                    unit: s.unit.clone(),
+                    prefixes: prefixes_of(&r.format),
+                }),
+                _ => None,
+            },
+            None => None,
+        })
+        .collect();
+    let values: Vec<f64> = cells.iter().flatten().map(|c| c.value).collect();
+    let q = |p: f64| crate::stats::describe::quantile(&values, p);
+    let summary = match (q(0.0), q(0.25), q(0.5), q(0.75), q(1.0)) {
+        (Some(a), Some(b), Some(c), Some(d), Some(e)) => Some((values.len(), [a, b, c, d, e])),
+        _ => None,
+    };
     ValueRow {
         name: s.map_or(metric, |s| s.display.as_str()).to_string(),
-        cells: group
-            .iter()
-            .map(|r| match r.series(metric) {
-                Some(s) => match s.data {
-                    Data::Value { value: Some(v) } => Some(ValueCell {
-                        value: v,
-                        unit: s.unit.clone(),
-                        prefixes: prefixes_of(&r.format),
-                    }),
-                    _ => None,
-                },
-                None => None,
-            })
-            .collect(),
+        cells,
+        summary,
     }
 }
 
@@ -422,10 +634,11 @@ fn group_pages(groups: &[Vec<&StoredRun>]) -> Vec<GroupPage> {
         .collect()
 }
 
-/// Throughput/latency curves of the ladder metrics, one per source whose runs span two
-/// or more throughputs: different sources are different experiments, never pooled into
-/// one line. An SLO whose unit does not fit a metric is left off that chart.
-fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveInput> {
+/// Throughput/latency curves of the ladder metrics, one per source and benchmark whose
+/// runs span two or more throughputs: different sources are different experiments,
+/// never pooled into one line, and each curve the analysis returns is one chart. An SLO
+/// whose unit does not fit a metric is left off that chart.
+fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveChart> {
     let mut by_source: BTreeMap<(&str, i64), Vec<&StoredRun>> = BTreeMap::new();
     // Runs that missed their schedule did not run at their rate: not on a curve.
     for r in runs.iter().filter(|r| !analysis_curve::missed_schedule(r)) {
@@ -467,31 +680,69 @@ fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveI
                 }
             }
         }
-        let owned = &owned;
         for m in metrics {
-            let Ok(c) =
-                analysis_curve::curve(owned, Some(m), &CURVE_PERCENTILES, slo_text.as_deref())
-                    .or_else(|_| analysis_curve::curve(owned, Some(m), &CURVE_PERCENTILES, None))
-            else {
+            let build = |slo: Option<&str>| {
+                let mut b = analysis_curve::CurvesBuilder::new(m.clone(), &CURVE_PERCENTILES, slo)?;
+                for r in &owned {
+                    b.add(r)?;
+                }
+                b.finish()
+            };
+            let Ok(found) = build(slo_text.as_deref()).or_else(|_| build(None)) else {
                 continue;
             };
             let display = owned
                 .iter()
                 .find_map(|r| r.series(m))
                 .map_or(m.as_str(), |s| s.display.as_str());
-            let name = format!("{display} · {}", short_source(source));
-            if let Some(mut input) = curve_input::from_curve(&c, &name, "/s") {
+            for (key, c) in &found {
+                let name = match &key.bench {
+                    Some(b) => format!("{b} · {display} · {}", short_source(source)),
+                    None => format!("{display} · {}", short_source(source)),
+                };
+                let Some(mut input) = curve_input::from_curve(c, &name, "/s") else {
+                    continue;
+                };
                 input.throughput_caption = if achieved {
                     "Achieved throughput"
                 } else {
                     "Target throughput"
                 }
                 .to_string();
-                out.push(input);
+                out.push(CurveChart {
+                    knee_note: knee_note(c),
+                    input,
+                });
             }
         }
     }
     out
+}
+
+/// Where a curve's knee is, or why it has none.
+fn knee_note(c: &analysis_curve::Curve) -> String {
+    let mut rates: Vec<f64> = c.points.iter().map(|p| p.throughput).collect();
+    rates.sort_by(f64::total_cmp);
+    rates.dedup();
+    let drawn = format!(
+        "One point per throughput: the median of its runs, their range shaded. {} measured.",
+        crate::numfmt::plural(rates.len(), "throughput")
+    );
+    match c.knee {
+        Some(k) => format!(
+            "{drawn} Knee at {}/s on p{}: beyond it latency grows faster than throughput.",
+            crate::numfmt::sig(k, 4),
+            c.knee_percentile
+                .map_or("?".to_string(), |p| crate::numfmt::percentile_name(p)
+                    .trim_end_matches('%')
+                    .to_string())
+        ),
+        None if rates.len() < analysis_curve::KNEE_MIN_RATES => format!(
+            "{drawn} No knee: a knee needs at least {} throughputs.",
+            analysis_curve::KNEE_MIN_RATES
+        ),
+        None => format!("{drawn} No knee: latency never grows faster than throughput here."),
+    }
 }
 
 /// The last two components of a source path: enough to tell files apart in a title.
@@ -529,6 +780,53 @@ mod tests {
                 .iter()
                 .any(|c| matches!(c, GroupChart::TimeSeries(_)))
         }));
+    }
+
+    #[test]
+    fn replicates_are_drawn_per_group_with_what_each_run_is() {
+        let runs = demo::runs();
+        let site = build(&runs, &[], &Options::default());
+        let jgroups = &site.suites[0];
+        assert!(!jgroups.replicates.is_empty());
+        for chart in &jgroups.replicates {
+            for row in &chart.rows {
+                let (q1, med, q3) = row.quartiles;
+                assert!(q1 <= med && med <= q3, "{row:?}");
+                let values: Vec<f64> = row.points.iter().map(|p| p.value).collect();
+                assert_eq!(
+                    crate::stats::describe::median(&values),
+                    Some(med),
+                    "{row:?}"
+                );
+                assert!(row.points.iter().all(|p| p.about.starts_with("run ")));
+            }
+        }
+        // Every run of a group with the metric is a point of its row.
+        let group = &jgroups.drawn[0];
+        let first = &jgroups.replicates[0];
+        let row = first
+            .rows
+            .iter()
+            .find(|r| r.bench.contains(&group.title))
+            .unwrap_or(&first.rows[0]);
+        assert!(row.points.len() <= group.runs.len());
+        assert!(row.points.iter().any(|p| p.about.contains("(id ")));
+        // Single values of many runs are also summarised for the table.
+        let summary = group.values.iter().find_map(|v| v.summary);
+        assert!(summary.is_some_and(|(n, q)| n >= 1 && q[0] <= q[2] && q[2] <= q[4]));
+    }
+
+    #[test]
+    fn twin_rows_are_told_apart_by_their_sources() {
+        let twins = [
+            "fixtures/real/criterion/run2/criterion/fib/fib 10/new",
+            "fixtures/real/criterion/run3/criterion/fib/fib 10/new",
+            "fixtures/real/criterion/baselines/criterion/fib/fib 10/new",
+        ];
+        assert_eq!(distinct_part(twins[0], &twins), "run2");
+        assert_eq!(distinct_part(twins[2], &twins), "baselines");
+        assert_eq!(distinct_part("a/b", &["a/b", "a/b"]), "a/b");
+        assert_eq!(distinct_part("x/a/b", &["x/a/b", "a/b"]), "x");
     }
 
     #[test]

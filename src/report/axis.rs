@@ -167,9 +167,24 @@ pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
 /// The most ticks [`nice_ticks`] returns.
 pub const MAX_TICKS: usize = 64;
 
-/// A value axis over the given data: linear from zero (or the data minimum when
-/// `from_zero` is false), or log10 when `allow_log` and the data span over two decades,
-/// which keeps both the median and a far tail readable.
+/// The least half-span of a linear value axis that does not start at zero, in percent
+/// of the median of its data: every such axis holds the median ± this much, so how tall
+/// a change looks says how large it is without reading the ticks.
+pub const MIN_SPAN_PCT: f64 = 10.0;
+
+/// The axis rule every page states under its charts.
+pub const AXIS_RULE: &str = "Value axes start at zero, or are logarithmic, or span at least ±10% of the median of what they draw; changes are drawn in percent of the baseline.";
+
+/// The median of finite values, `None` when there is none.
+fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    super::series::quantile_sorted(&v, 0.5)
+}
+
+/// A value axis over the given data: linear from zero (or spanning at least the median
+/// ± [`MIN_SPAN_PCT`] when `from_zero` is false), or log10 when `allow_log` and the data
+/// span over two decades, which keeps both the median and a far tail readable.
 pub fn value_axis(
     caption: &str,
     unit: &str,
@@ -197,40 +212,68 @@ pub fn value_axis_in(
     from_zero: bool,
     allow_log: bool,
 ) -> Axis {
-    let (min, max) = finite_range(values);
+    let finite: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+    let (min, max) = finite_range(finite.iter().copied());
     let caption = caption.to_string();
     if allow_log && min > 0.0 && max / min > 100.0 {
-        let (lo, hi) = (min.log10() - 0.05, max.log10() + 0.05);
-        let (first, last) = (lo.floor() as i32, hi.ceil() as i32);
-        // 1, 2 and 5 in every decade, or powers of ten alone (every k-th decade) when
-        // those would be more than MAX_TICKS.
-        let decades = (last - first + 1) as usize;
-        let (marks, every): (&[f64], usize) = if 3 * decades <= MAX_TICKS {
-            (&[1.0, 2.0, 5.0], 1)
-        } else {
-            (&[1.0], decades.div_ceil(MAX_TICKS))
-        };
-        let mut ticks = Vec::new();
-        for dec in (first..=last).step_by(every) {
-            for m in marks {
-                let v = m * 10f64.powi(dec);
-                let x = v.log10();
-                if x >= lo && x <= hi && v.is_finite() && v > 0.0 {
-                    ticks.push((x, v));
-                }
+        return log_axis(&caption, unit, prefixes, min, max);
+    }
+    linear_axis(caption, unit, prefixes, &finite, min, max, from_zero)
+}
+
+/// A log10 axis over `[min, max]` (both positive), ticks on 1-2-5 in every decade.
+pub fn log_axis(caption: &str, unit: &str, prefixes: fmt::Prefixes, min: f64, max: f64) -> Axis {
+    let caption = caption.to_string();
+    let (lo, hi) = (min.log10() - 0.05, max.log10() + 0.05);
+    let (first, last) = (lo.floor() as i32, hi.ceil() as i32);
+    // 1, 2 and 5 in every decade, or powers of ten alone (every k-th decade) when
+    // those would be more than MAX_TICKS.
+    let decades = (last - first + 1) as usize;
+    let (marks, every): (&[f64], usize) = if 3 * decades <= MAX_TICKS {
+        (&[1.0, 2.0, 5.0], 1)
+    } else {
+        (&[1.0], decades.div_ceil(MAX_TICKS))
+    };
+    let mut ticks = Vec::new();
+    for dec in (first..=last).step_by(every) {
+        for m in marks {
+            let v = m * 10f64.powi(dec);
+            let x = v.log10();
+            if x >= lo && x <= hi && v.is_finite() && v > 0.0 {
+                ticks.push((x, v));
             }
         }
-        return Axis {
-            caption,
-            lo,
-            hi,
-            ticks: unique_labels(ticks, unit, prefixes),
-            scale: Scale::Log10,
-            reading: Reading::Value(unit.to_string(), prefixes),
-        };
     }
+    Axis {
+        caption,
+        lo,
+        hi,
+        ticks: unique_labels(ticks, unit, prefixes),
+        scale: Scale::Log10,
+        reading: Reading::Value(unit.to_string(), prefixes),
+    }
+}
+
+fn linear_axis(
+    caption: String,
+    unit: &str,
+    prefixes: fmt::Prefixes,
+    finite: &[f64],
+    min: f64,
+    max: f64,
+    from_zero: bool,
+) -> Axis {
     let mut lo = if from_zero { min.min(0.0) } else { min };
     let mut hi = max;
+    if !from_zero {
+        // The stated reference of an axis not from zero: it spans the median ± MIN_SPAN_PCT
+        // at least, so a 0.1% wobble stays a ripple and a 10% step reads as large.
+        if let Some(m) = median(finite) {
+            let half = m.abs() * MIN_SPAN_PCT / 100.0;
+            lo = lo.min((m - half).max(f64::MIN));
+            hi = hi.max((m + half).min(f64::MAX));
+        }
+    }
     if hi <= lo {
         // At least the smallest normal number, so a subnormal value still spans a range.
         let pad = if hi == 0.0 {
@@ -521,6 +564,19 @@ mod tests {
         let ax = value_axis("Latency", "us", [10.0, 500.0], true, true);
         assert_eq!(ax.scale, Scale::Linear);
         assert_eq!(ax.lo, 0.0);
+    }
+
+    #[test]
+    fn small_wobbles_do_not_fill_the_axis() {
+        // A Criterion history spanning 352.10–352.35 ns (+0.07%): it fills under 1% of
+        // the axis, where a tight fit made it a cliff.
+        let ax = value_axis("time", "ns", [352.10, 352.35, 352.2], false, false);
+        let share = (352.35 - 352.10) / (ax.hi - ax.lo);
+        assert!(share < 0.01, "{share} of {}..{}", ax.lo, ax.hi);
+        assert!(ax.lo <= 352.2 * 0.9 && ax.hi >= 352.2 * 1.1, "{ax:?}");
+        // A change of 2× still fills most of it.
+        let ax = value_axis("time", "ns", [100.0, 200.0], false, false);
+        assert!(100.0 / (ax.hi - ax.lo) > 0.8, "{ax:?}");
     }
 
     #[test]

@@ -15,6 +15,9 @@ use plotters::prelude::*;
 /// Markers are drawn on at most this many points of a line; longer lines get every
 /// n-th point marked so the SVG stays small.
 const MAX_MARKERS: usize = 40;
+/// Points of a line with a hover text, at most: every point of all but the longest
+/// lines (decimated ones), so that an SVG stays under a megabyte.
+const MAX_HOVER: usize = 300;
 
 /// One polyline.
 #[derive(Debug, Clone, PartialEq)]
@@ -293,16 +296,28 @@ impl Ranged for Ticked {
     }
 }
 
-/// Draws the chart; the SVG as a String.
+/// Draws the chart; the SVG as a String. Every drawn point of a line with markers (every
+/// n-th past [`MAX_HOVER`]) has a hover `<title>`: the line, the value with its unit and
+/// the x position.
 pub fn render(c: &LineChart) -> Result<String> {
+    render_with(c, &|_| None)
+}
+
+/// [`render`], with `about(x)` adding what the point at `x` is (a run, a commit) to its
+/// hover text.
+pub fn render_with(c: &LineChart, about: &dyn Fn(f64) -> Option<String>) -> Result<String> {
     let mut svg = String::new();
-    let hover = draw(c, &mut svg)?;
+    let hover = draw(c, about, &mut svg)?;
     add_hover(&mut svg, &hover);
     Ok(svg)
 }
 
 /// Draws the chart; returns the hover targets of its points.
-fn draw(c: &LineChart, svg: &mut String) -> Result<Vec<String>> {
+fn draw(
+    c: &LineChart,
+    about: &dyn Fn(f64) -> Option<String>,
+    svg: &mut String,
+) -> Result<Vec<String>> {
     let err = |e: String| anyhow!("drawing chart {:?}: {e}", c.title);
     let mut legend: Vec<LegendEntry> = Vec::new();
     for b in c.bands.iter().filter(|b| !b.name.is_empty()) {
@@ -398,15 +413,19 @@ fn draw(c: &LineChart, svg: &mut String) -> Result<Vec<String>> {
     }
     let mut hover = Vec::new();
     for line in c.lines.iter().filter(|l| l.marker != Marker::None) {
-        let every = line.points.len().div_ceil(MAX_MARKERS).max(1);
+        let every = line.points.len().div_ceil(MAX_HOVER).max(1);
         for p in line.points.iter().step_by(every) {
-            let text = format!(
+            let mut text = format!(
                 "{}{}{} at {}",
                 line.name,
                 if line.name.is_empty() { "" } else { ": " },
                 c.y.read(p.1),
                 c.x.read(p.0)
             );
+            if let Some(a) = about(p.0) {
+                text.push_str(" · ");
+                text.push_str(&a);
+            }
             hover.push(hover_target(chart.backend_coord(p), &text));
         }
     }
@@ -458,6 +477,7 @@ mod tests {
             quantity: "h".into(),
             unit: "ms".into(),
             lines: vec![],
+            runs: vec![],
         };
         assert!(history::render(&h).is_ok());
         let c = curve::CurveInput {

@@ -11,9 +11,14 @@ use super::series::{MAX_POINTS, decimate};
 pub use crate::analysis::charts::history::{HistoryInput, HistoryLine};
 use anyhow::Result;
 
-/// Draws the chart.
+/// Draws the chart; each point's hover text says which run it is.
 pub fn render(input: &HistoryInput) -> Result<String> {
-    chart::render(&layout(input))
+    chart::render_with(&layout(input), &|x| {
+        let k = x.round();
+        (k >= 1.0 && (k - x).abs() < 1e-9)
+            .then(|| input.runs.get(k as usize - 1).cloned())
+            .flatten()
+    })
 }
 
 /// The chart in axis space.
@@ -96,9 +101,17 @@ mod tests {
                 values,
                 band: Some((1.0, 5.0)),
             }],
+            runs: (0..10_000).map(|i| format!("run {i}")).collect(),
         };
         let c = layout(&input);
         assert!(c.lines[0].points.len() <= MAX_POINTS);
-        assert!(render(&input).unwrap().len() < 1_000_000);
+        let svg = render(&input).unwrap();
+        assert!(svg.len() < 1_000_000);
+        // Each drawn point says which run it is.
+        assert!(
+            svg.contains(" at 9499 · run 9498</title>"),
+            "{}",
+            &svg[svg.len() - 2000..]
+        );
     }
 }

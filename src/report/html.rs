@@ -4,8 +4,9 @@
 //! ([`crate::analysis::site`]) and computes nothing. Returns file names and contents;
 //! the command writes them.
 
+use super::axis::AXIS_RULE;
 use super::fmt::{self, escape, signed_pct};
-use super::{changes, curve, history, shift, spectrum, timeseries, variation};
+use super::{changes, curve, history, replicates, shift, spectrum, timeseries, variation};
 pub use crate::analysis::pairing::{Comparison, Delta};
 use crate::analysis::site::{self as model, Group, GroupChart, GroupPage, RunRow, SuitePage};
 use anyhow::Result;
@@ -14,6 +15,12 @@ use std::collections::BTreeMap;
 
 const TEMPLATE: &str = include_str!("../../reports/page.html");
 const CSS: &str = include_str!("../../reports/style.css");
+
+/// Under a chart whose value axis does not start at zero.
+const SPAN_CAPTION: &str =
+    "The value axis spans at least ±10% of the median, so a small wobble looks small.";
+/// Under a history.
+const HISTORY_CAPTION: &str = "Runs in ingest order; the band is the median ± 2 robust σ of the history. The value axis spans at least ±10% of the median, so a small wobble looks small. Hover a point for its run.";
 
 /// Cells listed in each of the index's better/worse lists.
 pub const SUMMARY_ROWS: usize = 12;
@@ -58,6 +65,46 @@ fn fill(template: &str, slots: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Puts every table of `html` not yet in a scroll wrapper into one, so a table wider
+/// than a phone scrolls inside the page instead of being clipped.
+fn scroll_tables(html: &str) -> String {
+    const WRAP: &str = "<div class=\"scroll\">";
+    let mut out = String::with_capacity(html.len() + 64);
+    let mut rest = html;
+    while let Some(at) = rest.find("<table") {
+        let wrapped = rest[..at].ends_with(WRAP);
+        out.push_str(&rest[..at]);
+        let Some(end) = rest[at..]
+            .find("</table>")
+            .map(|e| at + e + "</table>".len())
+        else {
+            rest = &rest[at..];
+            break;
+        };
+        if wrapped {
+            out.push_str(&rest[at..end]);
+        } else {
+            out.push_str(WRAP);
+            out.push_str(&rest[at..end]);
+            out.push_str("</div>");
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A chart with a caption under it.
+fn figure_with(svg: Result<String>, caption: &str) -> String {
+    match svg {
+        Ok(svg) => format!(
+            "<figure>{svg}<figcaption>{}</figcaption></figure>\n",
+            escape(caption)
+        ),
+        Err(_) => figure(svg),
+    }
 }
 
 fn figure(svg: Result<String>) -> String {
@@ -184,7 +231,7 @@ fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
         if list.is_empty() {
             h.push_str("<p class=\"muted\">Nothing.</p>\n");
         } else {
-            h.push_str("<table><tr><th>suite</th><th class=\"text\">comparison</th><th class=\"text\">cell</th><th>baseline</th><th>candidate</th><th>change</th><th>verdict</th></tr>\n");
+            h.push_str("<div class=\"scroll\"><table><tr><th>suite</th><th class=\"text\">comparison</th><th class=\"text\">cell</th><th>baseline</th><th>candidate</th><th>change</th><th>verdict</th></tr>\n");
             for (c, d) in list.iter().take(SUMMARY_ROWS) {
                 h.push_str(&format!(
                     "<tr><th><a href=\"{}\">{}</a></th><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>\n",
@@ -201,7 +248,7 @@ fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
             if list.len() > SUMMARY_ROWS {
                 h.push_str(&format!("<tr><td colspan=\"7\" class=\"muted\">… and {} more on the suite pages</td></tr>\n", list.len() - SUMMARY_ROWS));
             }
-            h.push_str("</table>\n");
+            h.push_str("</table></div>\n");
         }
         h.push_str("</div>\n");
     }
@@ -230,8 +277,8 @@ fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
             )
         })
         .collect();
-    h.push_str(&changes::recent(&by_suite));
-    h.push_str("<h2>Suites</h2>\n<table><tr><th>suite</th><th>runs</th><th>sources</th><th>formats</th></tr>\n");
+    h.push_str(&scroll_tables(&changes::recent(&by_suite)));
+    h.push_str("<h2>Suites</h2>\n<div class=\"scroll\"><table><tr><th>suite</th><th>runs</th><th>sources</th><th>formats</th></tr>\n");
     for s in suites {
         h.push_str(&format!(
             "<tr><th><a href=\"{}\">{}</a></th><td>{}</td><td>{}</td><td>{}</td></tr>\n",
@@ -242,7 +289,7 @@ fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
             escape(&s.formats.join(", "))
         ));
     }
-    h.push_str("</table>\n");
+    h.push_str("</table></div>\n");
     page("Benchmark report", &h)
 }
 
@@ -252,14 +299,23 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
     let suite = s.suite.as_str();
     let mut h = format!("<h1>Suite {}</h1>\n", escape(suite));
     h.push_str(&format!(
-        "<p class=\"muted\">{} runs in {} groups.</p>\n",
-        s.runs, s.groups
+        "<p class=\"muted\">{} runs in {} groups. {}</p>\n",
+        s.runs,
+        s.groups,
+        escape(AXIS_RULE)
     ));
 
     if !cmps.is_empty() {
-        h.push_str("<h2>Before and after</h2>\n");
+        h.push_str("<h2 id=\"compare\">Before and after</h2>\n");
         for c in cmps {
             h.push_str(&comparison_section(c));
+        }
+    }
+
+    if !s.replicates.is_empty() {
+        h.push_str("<h2 id=\"replicates\">Replicates</h2>\n<p class=\"muted\">Each benchmark's runs as dots, our median and quartiles as a box, and the tool's own estimate with its interval as a diamond; hover a mark to see which run it is.</p>\n");
+        for r in &s.replicates {
+            h.push_str(&figure(Ok(replicates::render(r))));
         }
     }
 
@@ -267,7 +323,7 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
         h.push_str(&printed_table(&s.printed));
     }
 
-    h.push_str("<h2>Runs</h2>\n");
+    h.push_str("<h2 id=\"runs\">Runs</h2>\n");
     let paged = !s.group_pages.is_empty();
     let skipped = s.skipped();
     if skipped > 0 {
@@ -284,7 +340,7 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
         h.push_str(&group_section(group));
     }
 
-    h.push_str("<h2>Run-to-run variation</h2>\n");
+    h.push_str("<h2 id=\"variation\">Run-to-run variation</h2>\n");
     let mut pages = Vec::new();
     if paged {
         // The drawn groups here; every group's table on its group page.
@@ -300,17 +356,19 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
     }
 
     if !s.curves.is_empty() {
-        h.push_str("<h2>Throughput and latency</h2>\n");
-        h.extend(s.curves.iter().map(|c| figure(curve::render(c))));
+        h.push_str("<h2 id=\"curves\">Throughput and latency</h2>\n");
+        for c in &s.curves {
+            h.push_str(&figure_with(curve::render(&c.input), &c.knee_note));
+        }
     }
 
     if !s.histories.is_empty() {
-        h.push_str("<h2>History</h2>\n");
+        h.push_str("<h2 id=\"history\">History</h2>\n");
         for input in &s.histories {
-            h.push_str(&figure(history::render(input)));
+            h.push_str(&figure_with(history::render(input), HISTORY_CAPTION));
         }
     }
-    h.push_str(&changes::section(&s.changes));
+    h.push_str(&scroll_tables(&changes::section(&s.changes)));
     let mut files = vec![(name.to_string(), page(&format!("Suite {suite}"), &h))];
     files.extend(pages);
     files
@@ -352,7 +410,7 @@ fn pages_section(s: &SuitePage, pages: &[(String, String)]) -> String {
         pages.len(),
         s.group_pages.first().map_or(0, |p| p.groups.len())
     );
-    h.push_str("<table class=\"pages\"><tr><th>page</th><th>groups</th><th class=\"text\">first</th><th class=\"text\">last</th></tr>\n");
+    h.push_str("<div class=\"scroll\"><table class=\"pages\"><tr><th>page</th><th>groups</th><th class=\"text\">first</th><th class=\"text\">last</th></tr>\n");
     for (k, ((file, _), p)) in pages.iter().zip(&s.group_pages).enumerate() {
         let title = |g: Option<&model::PagedGroup>| g.map_or(String::new(), |g| escape(&g.title));
         h.push_str(&format!(
@@ -365,7 +423,7 @@ fn pages_section(s: &SuitePage, pages: &[(String, String)]) -> String {
             title(p.groups.last()),
         ));
     }
-    h.push_str("</table>\n");
+    h.push_str("</table></div>\n");
     h
 }
 
@@ -459,17 +517,29 @@ fn group_section(g: &Group) -> String {
         g.runs.len(),
         if g.runs.len() == 1 { "" } else { "s" }
     );
-    h.push_str(&run_table(&g.runs));
+    let many = g.runs.len() > model::MAX_RUN_COLUMNS;
+    if many {
+        // Many replicates are a distribution (drawn above): their table is folded.
+        h.push_str(&format!(
+            "<details><summary>The {} runs, one row each</summary>\n{}</details>\n",
+            g.runs.len(),
+            run_table(&g.runs)
+        ));
+    } else {
+        h.push_str(&run_table(&g.runs));
+    }
     if g.timeseries_drawn_above {
         h.push_str("<p class=\"muted\">Its time series are drawn above, before and after.</p>\n");
     }
     for chart in &g.charts {
-        h.push_str(&figure(match chart {
-            GroupChart::Spectrum(input) => spectrum::render(input),
-            GroupChart::TimeSeries(input) => timeseries::render(input),
-        }));
+        h.push_str(&match chart {
+            GroupChart::Spectrum(input) => figure(spectrum::render(input)),
+            GroupChart::TimeSeries(input) => figure_with(timeseries::render(input), SPAN_CAPTION),
+        });
     }
-    if !g.values.is_empty() {
+    if !g.values.is_empty() && many {
+        h.push_str(&values_summary(&g.values));
+    } else if !g.values.is_empty() {
         // One row per metric, one column per run: names can be long, runs are few.
         h.push_str("<div class=\"scroll\"><table><tr><th>metric</th>");
         for r in &g.runs {
@@ -496,6 +566,31 @@ fn group_section(g: &Group) -> String {
         }
         h.push_str("</table></div>\n");
     }
+    h
+}
+
+/// The single values of a group of many runs as their distribution: count, minimum,
+/// quartiles and maximum per metric, one row each.
+fn values_summary(rows: &[model::ValueRow]) -> String {
+    let mut h = String::from(
+        "<div class=\"scroll\"><table class=\"values\"><tr><th>metric</th><th>runs</th><th>min</th><th>lower quartile</th><th>median</th><th>upper quartile</th><th>max</th></tr>\n",
+    );
+    for row in rows {
+        let (Some(first), Some((n, q))) = (row.cells.iter().flatten().next(), row.summary) else {
+            continue;
+        };
+        let show = |v: f64| escape(&fmt::human_in(v, &first.unit, 4, first.prefixes));
+        h.push_str(&format!(
+            "<tr><th>{}</th><td>{n}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            escape(&row.name),
+            show(q[0]),
+            show(q[1]),
+            show(q[2]),
+            show(q[3]),
+            show(q[4]),
+        ));
+    }
+    h.push_str("</table></div>\n");
     h
 }
 
@@ -626,7 +721,7 @@ fn comparison_section(c: &Comparison) -> String {
     }
     h.push_str("</table></div>\n");
     for ts in &c.timeseries {
-        h.push_str(&figure(timeseries::render(ts)));
+        h.push_str(&figure_with(timeseries::render(ts), SPAN_CAPTION));
     }
     h
 }
@@ -634,6 +729,46 @@ fn comparison_section(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_scroll_inside_the_page() {
+        let html = "<h2>a</h2><table><tr><td>1</td></tr></table><div class=\"scroll\"><table class=\"x\"></table></div><p>b</p>";
+        assert_eq!(
+            scroll_tables(html),
+            "<h2>a</h2><div class=\"scroll\"><table><tr><td>1</td></tr></table></div><div class=\"scroll\"><table class=\"x\"></table></div><p>b</p>"
+        );
+        // Every table of a drawn site is in a scroll wrapper.
+        let runs = crate::analysis::demo::runs();
+        let comparisons = crate::analysis::demo::comparisons(&runs);
+        let model = model::build(&runs, &comparisons, &model::Options::default());
+        for (name, text) in site(&model).unwrap().files {
+            let tables = text.matches("<table").count();
+            let wrapped = text.matches("<div class=\"scroll\"><table").count();
+            assert_eq!(tables, wrapped, "{name}");
+        }
+    }
+
+    #[test]
+    fn many_runs_are_listed_as_a_distribution() {
+        let cell = |v: f64| {
+            Some(model::ValueCell {
+                value: v,
+                unit: "ns".into(),
+                prefixes: fmt::Prefixes::Decimal,
+            })
+        };
+        let row = model::ValueRow {
+            name: "time".into(),
+            cells: (1..=100).map(|i| cell(i as f64)).collect(),
+            summary: Some((100, [1.0, 25.75, 50.5, 75.25, 100.0])),
+        };
+        let h = values_summary(&[row]);
+        assert!(
+            h.contains("<tr><th>time</th><td>100</td><td>1 ns</td><td>25.75 ns</td><td>50.5 ns</td><td>75.25 ns</td><td>100 ns</td></tr>"),
+            "{h}"
+        );
+        assert_eq!(h.matches("<td").count(), 6);
+    }
 
     #[test]
     fn inconclusive_is_marked_apart() {

@@ -10,6 +10,7 @@ pub mod curve;
 pub mod fmt;
 pub mod history;
 pub mod html;
+pub mod replicates;
 pub mod series;
 pub mod shift;
 pub mod spectrum;

@@ -28,6 +28,8 @@ pub struct HistoryInput {
     pub quantity: String,
     pub unit: String,
     pub lines: Vec<HistoryLine>,
+    /// What each run in order is (see [`super::about_run`]), for its points' hover text.
+    pub runs: Vec<String>,
 }
 
 /// The noise band of a value's history: median ± 2 · 1.4826 · MAD (Hampel 1974; the
@@ -168,6 +170,7 @@ fn history_of(
         quantity: display.to_string(),
         unit: unit.to_string(),
         lines,
+        runs: with.iter().map(|r| super::about_run(r)).collect(),
     })
 }
 
