@@ -131,7 +131,7 @@ pub struct CurvePoint {
 
 /// Which benchmark a curve follows: its cell less the rate, the x axis. Runs of other
 /// suites, benchmarks, labels or configurations are never on one curve. The rate
-/// configuration is the target rate when the run sets one ([`RATE_KEYS`]: every
+/// configuration is the target rate when the user set one (a configuration key, [`RATE_KEYS`]: every
 /// other setting, such as an interval or a message size, splits the curves); when the rate
 /// is measured (an achieved rate, a `qps` column), the settings are what moved the load
 /// (a thread count), so none of them splits.
@@ -152,7 +152,7 @@ const RATE_KEYS: &[&str] = &[RATE_KEY, "interval_us"];
 
 impl CurveKey {
     pub fn of(run: &StoredRun) -> CurveKey {
-        let config = if run.param_f64(RATE_KEY).is_some() {
+        let config = if run.run.config.contains(RATE_KEY) {
             run.run
                 .config_params()
                 .into_iter()

@@ -696,9 +696,11 @@ fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveC
                 .find_map(|r| r.series(m))
                 .map_or(m.as_str(), |s| s.display.as_str());
             for (key, c) in &found {
-                let name = match &key.bench {
-                    Some(b) => format!("{b} · {display} · {}", short_source(source)),
-                    None => format!("{display} · {}", short_source(source)),
+                let title = key.title();
+                let name = if title.is_empty() {
+                    format!("{display} · {}", short_source(source))
+                } else {
+                    format!("{title} · {display} · {}", short_source(source))
                 };
                 let Some(mut input) = curve_input::from_curve(c, &name, "/s") else {
                     continue;
