@@ -224,7 +224,8 @@ impl CurvesBuilder {
 
     /// The curves of the benchmarks that have the metric, in suite and bench order; an
     /// error when none has it.
-    pub fn finish(self) -> Result<Vec<(CurveKey, Curve)>, CurveError> {
+    pub fn finish(mut self) -> Result<Vec<(CurveKey, Curve)>, CurveError> {
+        self.join_labels_naming_rates();
         let metric = self.metric.clone();
         let mut skipped_elsewhere = 0;
         let (mut any_metric, mut no_rate) = (false, None);
@@ -253,6 +254,47 @@ impl CurvesBuilder {
         // Runs of benchmarks without the metric or a rate are counted on the first curve.
         out[0].1.skipped_runs += skipped_elsewhere;
         Ok(out)
+    }
+}
+
+impl CurvesBuilder {
+    /// Given labels that each hold one rate, a different one (`-Dthroughput=150000` before
+    /// each output of a sweep), name the rate rather than a condition: the curves of one
+    /// benchmark that differ only by such labels are one curve, without a label.
+    fn join_labels_naming_rates(&mut self) {
+        let mut by_cell: BTreeMap<CurveKey, Vec<CurveKey>> = BTreeMap::new();
+        for k in self.curves.keys().filter(|k| k.label.is_some()) {
+            let cell = CurveKey {
+                label: None,
+                ..k.clone()
+            };
+            by_cell.entry(cell).or_default().push(k.clone());
+        }
+        for (cell, keys) in by_cell {
+            let mut rates: Vec<u64> = Vec::new();
+            let one_rate_each = keys.iter().all(|k| {
+                let b = &self.curves[k];
+                let mine: Vec<u64> = b.by_rate.keys().copied().collect();
+                let ok = mine.len() == 1 && !rates.contains(&mine[0]);
+                rates.extend(mine);
+                ok
+            });
+            if keys.len() < 2 || !one_rate_each || self.curves.contains_key(&cell) {
+                continue;
+            }
+            let mut joined: Option<CurveBuilder> = None;
+            for k in keys {
+                if let Some(b) = self.curves.remove(&k) {
+                    match joined.as_mut() {
+                        Some(j) => j.absorb(b),
+                        None => joined = Some(b),
+                    }
+                }
+            }
+            if let Some(j) = joined {
+                self.curves.insert(cell, j);
+            }
+        }
     }
 }
 
@@ -342,6 +384,25 @@ impl CurveBuilder {
             skipped: 0,
             seen_metric: false,
         })
+    }
+
+    /// Takes in `other`'s values (converted to this curve's unit) and counts.
+    fn absorb(&mut self, other: CurveBuilder) {
+        self.skipped += other.skipped;
+        self.seen_metric |= other.seen_metric;
+        let from = other.unit.unwrap_or_default();
+        let to = self.unit.get_or_insert_with(|| from.clone()).clone();
+        for (bits, (rate, values, means)) in other.by_rate {
+            let entry = self
+                .by_rate
+                .entry(bits)
+                .or_insert_with(|| (rate, BTreeMap::new(), Vec::new()));
+            for (p, vs) in values {
+                let slot = entry.1.entry(p).or_default();
+                slot.extend(vs.into_iter().filter_map(|v| convert(v, &from, &to)));
+            }
+            entry.2.extend(means);
+        }
     }
 
     /// Adds one run's values.
@@ -836,5 +897,24 @@ mod tests {
         }
         assert_eq!(CurveKey::of(&measured[0]), CurveKey::of(&measured[11]));
         assert!(CurveKey::of(&measured[0]).config.is_empty());
+    }
+
+    /// A sweep whose outputs each carry a lead line naming their rate is one curve: such
+    /// labels name the rate, not a condition.
+    #[test]
+    fn labels_that_each_name_one_rate_are_one_curve() {
+        let mut runs = sweep();
+        for r in &mut runs {
+            r.label = format!("-Dthroughput={}", r.param_f64(RATE_KEY).unwrap());
+        }
+        let mut b = CurvesBuilder::new("end_to_end".into(), &[90.0], None).unwrap();
+        for r in &runs {
+            b.add(r).unwrap();
+        }
+        let curves = b.finish().unwrap();
+        assert_eq!(curves.len(), 1);
+        assert_eq!(curves[0].0.label, None);
+        assert_eq!(curves[0].1.points.len(), 4);
+        assert_eq!(curves[0].1.knee, Some(10_000.0));
     }
 }
