@@ -18,6 +18,8 @@
 //! - `report` of the whole database: targets < 3 s and < 256 MB;
 //! - `history 'tag.branch=main'`, `runs --json`, `export` (no fixed target).
 //!
+//! `--bin PATH` measures another `bench-db` binary (an older build, for paired runs);
+//! `--build-only` builds the databases and measures nothing.
 //! `--keep DIR` keeps each size's database in `DIR/<runs>/ci.db` and builds it only when
 //! absent. With `BENCH_DB_BENCH_PG=URL` (a PostgreSQL database the bench may fill) each
 //! database is copied there with `bench-db copy` and the same commands print their
@@ -72,28 +74,52 @@ fn branch(c: usize) -> String {
     }
 }
 
-/// One JLBH output of five runs, two probes and six percentiles, around `level` µs.
+/// One JLBH output of five runs, two probes and six percentiles, around `level` µs, with
+/// its summary tables.
 fn jlbh_output(rng: &mut Rng, level: f64) -> String {
+    const LABELS: [&str; 6] = ["50.0", "90.0", "99.0", "99.9", "99.99", "worst"];
+    const SHAPE: [f64; 6] = [1.0, 1.6, 3.0, 6.0, 11.0, 20.0];
+    let dashes = "-".repeat(100);
+    let header = |title: &str| {
+        let s = format!("-------------------------------- {title} us ");
+        format!("{s}{}", "-".repeat(100usize.saturating_sub(s.len())))
+    };
+    // [probe][run][percentile]
+    let mut table = [[[0.0f64; 6]; 5]; 2];
     let mut s = String::from("Warm up complete (500000 iterations took 0.731 s)\n");
-    for run in 1..=5 {
-        s.push_str(&format!(
-            "-------------------------------- BENCHMARK RESULTS (RUN {run}) us --------------------------------------------------\n"
-        ));
-        s.push_str("Run time: 3.0 s, distribution: NORMAL\nCorrecting for co-ordinated:true\n");
+    for run in 0..5 {
+        s.push_str(&header(&format!("BENCHMARK RESULTS (RUN {})", run + 1)));
+        s.push_str("\nRun time: 3.0 s, distribution: NORMAL\nCorrecting for co-ordinated:true\n");
         s.push_str("Target throughput:100000/s = 1 message every 10us\n");
-        for probe in ["End to End", "client2server"] {
+        for (probe, name) in ["End to End", "client2server"].iter().enumerate() {
             let noise = 1.0 + 0.03 * (rng.unit() - 0.5);
-            let v: Vec<String> = [1.0, 1.6, 3.0, 6.0, 11.0, 20.0]
-                .iter()
-                .map(|m| format!("{:.2}", level * m * noise * (1.0 + 0.02 * rng.unit())))
-                .collect();
-            let label = format!("{probe} (300,000)");
+            for (k, m) in SHAPE.iter().enumerate() {
+                let v = level * m * noise * (1.0 + 0.02 * rng.unit());
+                table[probe][run][k] = (v * 100.0).round() / 100.0;
+            }
+            let v = table[probe][run].map(|x| format!("{x:.2}"));
+            let label = format!("{name} (300,000)");
             s.push_str(&format!(
                 "{label:<48}50/90 99/99.9 99.99 - worst was {} / {}  {} / {}  {} - {}\n",
                 v[0], v[1], v[2], v[3], v[4], v[5]
             ));
         }
-        s.push_str(&format!("{}\n", "-".repeat(100)));
+        s.push_str(&dashes);
+        s.push('\n');
+    }
+    for (probe, name) in ["end to end", "client2server"].iter().enumerate() {
+        s.push_str(&header(&format!("SUMMARY ({name})")));
+        s.push_str("\nPercentile   run1         run2         run3         run4         run5      % Variation\n");
+        for (k, label) in LABELS.iter().enumerate() {
+            let mut line = format!("{:<9}", format!("{label}:"));
+            for run in &table[probe] {
+                line.push_str(&format!("{:12.2} ", run[k]));
+            }
+            line.push_str(&format!("{:12.2}\n", 1.0 + k as f64 * 0.5));
+            s.push_str(&line);
+        }
+        s.push_str(&dashes);
+        s.push('\n');
     }
     s
 }
@@ -229,8 +255,13 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Median seconds and MB of `reps` runs of `case` against `db`.
-fn run_case(db: &str, case: &Case, dir: &Path, reps: usize) -> anyhow::Result<(f64, f64)> {
-    let bin = env!("CARGO_BIN_EXE_bench-db");
+fn run_case(
+    bin: &str,
+    db: &str,
+    case: &Case,
+    dir: &Path,
+    reps: usize,
+) -> anyhow::Result<(f64, f64)> {
     let (mut secs, mut mbs) = (Vec::new(), Vec::new());
     for _ in 0..reps {
         let mut cmd = Command::new(bin);
@@ -252,10 +283,13 @@ fn main() -> anyhow::Result<()> {
             .cloned()
     };
     let keep = value_of("--keep").map(PathBuf::from);
-    let reps: usize = value_of("--reps").map(|r| r.parse()).transpose()?.unwrap_or(3);
+    let reps: usize = value_of("--reps")
+        .map(|r| r.parse())
+        .transpose()?
+        .unwrap_or(3);
     let mut sizes: Vec<usize> = Vec::new();
     for (i, a) in args.iter().enumerate() {
-        let flag_value = i > 0 && matches!(args[i - 1].as_str(), "--keep" | "--reps");
+        let flag_value = i > 0 && matches!(args[i - 1].as_str(), "--keep" | "--reps" | "--bin");
         if !a.starts_with('-') && !flag_value {
             sizes.push(a.parse()?);
         }
@@ -266,7 +300,8 @@ fn main() -> anyhow::Result<()> {
     let pg = std::env::var("BENCH_DB_BENCH_PG").ok();
     let temp = tempfile::tempdir()?;
     let root = keep.unwrap_or_else(|| temp.path().to_path_buf());
-    let bin = env!("CARGO_BIN_EXE_bench-db");
+    let bin = value_of("--bin").unwrap_or_else(|| env!("CARGO_BIN_EXE_bench-db").to_string());
+    let build_only = args.iter().any(|a| a == "--build-only");
     // (command, size) → (s, MB), for the growth factors.
     let mut seen: BTreeMap<&'static str, Vec<(usize, f64, f64)>> = BTreeMap::new();
     for &size in &sizes {
@@ -284,13 +319,19 @@ fn main() -> anyhow::Result<()> {
                 std::fs::metadata(&db)?.len() as f64 / 1e6
             );
         }
-        println!("== {} runs stored (medians of {reps})", commits * RUNS_PER_COMMIT);
+        if build_only {
+            continue;
+        }
+        println!(
+            "== {} runs stored (medians of {reps})",
+            commits * RUNS_PER_COMMIT
+        );
         let report_dir = dir.join("report");
         let db_arg = db.display().to_string();
         let mut sqlite_secs = BTreeMap::new();
         for case in cases(commits, &report_dir) {
             let _ = std::fs::remove_dir_all(&report_dir);
-            let (s, mb) = run_case(&db_arg, &case, &dir, reps)?;
+            let (s, mb) = run_case(&bin, &db_arg, &case, &dir, reps)?;
             sqlite_secs.insert(case.name, s);
             seen.entry(case.name).or_default().push((size, s, mb));
             let mut line = format!("{:<12} {:>8.3} s {:>7.0} MB", case.name, s, mb);
@@ -309,14 +350,14 @@ fn main() -> anyhow::Result<()> {
             println!("{line}");
         }
         if let Some(url) = &pg {
-            let status = Command::new(bin)
+            let status = Command::new(&bin)
                 .args(["copy", "--from", &db_arg, "--to", url])
                 .stdout(std::process::Stdio::null())
                 .status()?;
             anyhow::ensure!(status.success(), "bench-db copy to PostgreSQL failed");
             for case in cases(commits, &report_dir) {
                 let _ = std::fs::remove_dir_all(&report_dir);
-                let (s, mb) = run_case(url, &case, &dir, reps)?;
+                let (s, mb) = run_case(&bin, url, &case, &dir, reps)?;
                 println!(
                     "{:<12} {:>8.3} s {:>7.0} MB   PostgreSQL / SQLite ×{:.2} (target ≤ 1.5)",
                     case.name,

@@ -8,8 +8,10 @@
 # --keep DIR` (DIR/N/ci.db); COMMIT: the candidate commit (the last pull-request commit:
 # `bench-db runs 'tag.branch=pr-…'`); OUT: a new folder for the outputs.
 set -euo pipefail
-bin=$1 db=$2 commit=$3 out=$4
+bin=$(realpath "$1") db=$(realpath "$2") commit=$3 out=$4
 mkdir -p "$out"
+cd "$out"
+out=.
 run() { local name=$1; shift; "$bin" --db "$db" "$@" > "$out/$name" 2> "$out/$name.err" || echo "exit $?" >> "$out/$name.exit"; }
 base='tag.branch=main;latest=10'
 run gate.json gate --baseline "$base" --candidate "tag.commit=$commit" --json
@@ -17,8 +19,9 @@ run gate.txt gate --baseline "$base" --candidate "tag.commit=$commit"
 run gate.md gate --baseline "$base" --candidate "tag.commit=$commit" --format markdown
 run compare.json compare --baseline "$base" --candidate "tag.commit=$commit" --json
 run compare.txt compare --baseline 'suite=order-entry;tag.branch=main;latest=20' --candidate 'suite=order-entry;tag.branch=main;latest=10'
+run compare2.json compare --baseline 'suite=order-entry;tag.branch=main;latest=20' --candidate 'suite=order-entry;tag.branch=main;latest=10' --json
 run history.json history 'tag.branch=main' --json
 run history.txt history 'tag.branch=main;suite=risk'
 run runs.json runs --json
 run export.csv export
-run report.txt report --out "$out/report"
+run report.txt report --out report
