@@ -7,7 +7,8 @@
 //! tagged with `commit`, `branch` and a commit time; every 10th commit is on its own
 //! pull-request branch, the others on `main`, whose level steps every 400 commits in one
 //! suite (so `history` has change points to find). Then it runs the release `bench-db`
-//! and prints, per command, the median wall time and peak RSS (from `wait4`) of `--reps`
+//! and prints, per command, the median wall time, CPU time (user + system: steadier on a
+//! shared machine) and peak RSS (from `wait4`) of `--reps`
 //! runs (default 3), the target, the ratio to it, and the growth factor from the
 //! smallest size to the largest:
 //!
@@ -29,7 +30,7 @@ mod common;
 
 use bench_db::store::url::Target;
 use bench_db::store::{BlockDefaults, Db, Digest, SourceMeta};
-use common::{dir_bytes, measure_exit};
+use common::{Cost, dir_bytes, measure_cpu};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -84,10 +85,10 @@ fn jlbh_output(rng: &mut Rng, level: f64) -> String {
         let s = format!("-------------------------------- {title} us ");
         format!("{s}{}", "-".repeat(100usize.saturating_sub(s.len())))
     };
-    // [probe][run][percentile]
-    let mut table = [[[0.0f64; 6]; 5]; 2];
+    // [run][probe][percentile]
+    let mut table = [[[0.0f64; 6]; 2]; 5];
     let mut s = String::from("Warm up complete (500000 iterations took 0.731 s)\n");
-    for run in 0..5 {
+    for (run, row) in table.iter_mut().enumerate() {
         s.push_str(&header(&format!("BENCHMARK RESULTS (RUN {})", run + 1)));
         s.push_str("\nRun time: 3.0 s, distribution: NORMAL\nCorrecting for co-ordinated:true\n");
         s.push_str("Target throughput:100000/s = 1 message every 10us\n");
@@ -95,9 +96,9 @@ fn jlbh_output(rng: &mut Rng, level: f64) -> String {
             let noise = 1.0 + 0.03 * (rng.unit() - 0.5);
             for (k, m) in SHAPE.iter().enumerate() {
                 let v = level * m * noise * (1.0 + 0.02 * rng.unit());
-                table[probe][run][k] = (v * 100.0).round() / 100.0;
+                row[probe][k] = (v * 100.0).round() / 100.0;
             }
-            let v = table[probe][run].map(|x| format!("{x:.2}"));
+            let v = row[probe].map(|x| format!("{x:.2}"));
             let label = format!("{name} (300,000)");
             s.push_str(&format!(
                 "{label:<48}50/90 99/99.9 99.99 - worst was {} / {}  {} / {}  {} - {}\n",
@@ -112,8 +113,8 @@ fn jlbh_output(rng: &mut Rng, level: f64) -> String {
         s.push_str("\nPercentile   run1         run2         run3         run4         run5      % Variation\n");
         for (k, label) in LABELS.iter().enumerate() {
             let mut line = format!("{:<9}", format!("{label}:"));
-            for run in &table[probe] {
-                line.push_str(&format!("{:12.2} ", run[k]));
+            for run in &table {
+                line.push_str(&format!("{:12.2} ", run[probe][k]));
             }
             line.push_str(&format!("{:12.2}\n", 1.0 + k as f64 * 0.5));
             s.push_str(&line);
@@ -254,24 +255,23 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Median seconds and MB of `reps` runs of `case` against `db`.
-fn run_case(
-    bin: &str,
-    db: &str,
-    case: &Case,
-    dir: &Path,
-    reps: usize,
-) -> anyhow::Result<(f64, f64)> {
-    let (mut secs, mut mbs) = (Vec::new(), Vec::new());
+/// Median wall seconds, CPU seconds and MB of `reps` runs of `case` against `db`.
+fn run_case(bin: &str, db: &str, case: &Case, dir: &Path, reps: usize) -> anyhow::Result<Cost> {
+    let (mut secs, mut cpu, mut mbs) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..reps {
         let mut cmd = Command::new(bin);
         cmd.arg("--db").arg(db).args(&case.args);
         let out = dir.join(format!("{}.txt", case.name.replace(' ', "")));
-        let (s, mb) = measure_exit(&mut cmd, &out, case.codes)?;
-        secs.push(s);
-        mbs.push(mb);
+        let c = measure_cpu(&mut cmd, &out, case.codes)?;
+        secs.push(c.secs);
+        cpu.push(c.cpu);
+        mbs.push(c.mb);
     }
-    Ok((median(secs), median(mbs)))
+    Ok(Cost {
+        secs: median(secs),
+        cpu: median(cpu),
+        mb: median(mbs),
+    })
 }
 
 fn main() -> anyhow::Result<()> {
@@ -302,8 +302,9 @@ fn main() -> anyhow::Result<()> {
     let root = keep.unwrap_or_else(|| temp.path().to_path_buf());
     let bin = value_of("--bin").unwrap_or_else(|| env!("CARGO_BIN_EXE_bench-db").to_string());
     let build_only = args.iter().any(|a| a == "--build-only");
-    // (command, size) → (s, MB), for the growth factors.
-    let mut seen: BTreeMap<&'static str, Vec<(usize, f64, f64)>> = BTreeMap::new();
+    // Per command, (size, s, CPU s, MB), for the growth factors.
+    type Seen = Vec<(usize, f64, f64, f64)>;
+    let mut seen: BTreeMap<&'static str, Seen> = BTreeMap::new();
     for &size in &sizes {
         let commits = size.div_ceil(RUNS_PER_COMMIT);
         let dir = root.join(size.to_string());
@@ -331,10 +332,13 @@ fn main() -> anyhow::Result<()> {
         let mut sqlite_secs = BTreeMap::new();
         for case in cases(commits, &report_dir) {
             let _ = std::fs::remove_dir_all(&report_dir);
-            let (s, mb) = run_case(&bin, &db_arg, &case, &dir, reps)?;
+            let Cost { secs: s, cpu, mb } = run_case(&bin, &db_arg, &case, &dir, reps)?;
             sqlite_secs.insert(case.name, s);
-            seen.entry(case.name).or_default().push((size, s, mb));
-            let mut line = format!("{:<12} {:>8.3} s {:>7.0} MB", case.name, s, mb);
+            seen.entry(case.name).or_default().push((size, s, cpu, mb));
+            let mut line = format!(
+                "{:<12} {:>8.3} s ({:>6.3} s CPU) {:>7.0} MB",
+                case.name, s, cpu, mb
+            );
             if let Some(t) = case.target.0 {
                 line.push_str(&format!("   target < {t} s: ×{:.2}", s / t));
             }
@@ -357,11 +361,12 @@ fn main() -> anyhow::Result<()> {
             anyhow::ensure!(status.success(), "bench-db copy to PostgreSQL failed");
             for case in cases(commits, &report_dir) {
                 let _ = std::fs::remove_dir_all(&report_dir);
-                let (s, mb) = run_case(&bin, url, &case, &dir, reps)?;
+                let Cost { secs: s, cpu, mb } = run_case(&bin, url, &case, &dir, reps)?;
                 println!(
-                    "{:<12} {:>8.3} s {:>7.0} MB   PostgreSQL / SQLite ×{:.2} (target ≤ 1.5)",
+                    "{:<12} {:>8.3} s ({:>6.3} s CPU) {:>7.0} MB   PostgreSQL / SQLite ×{:.2} (target ≤ 1.5)",
                     case.name,
                     s,
+                    cpu,
                     mb,
                     s / sqlite_secs[case.name]
                 );
@@ -373,11 +378,12 @@ fn main() -> anyhow::Result<()> {
         for (name, v) in &seen {
             let (a, b) = (v.first().unwrap(), v.last().unwrap());
             println!(
-                "{name:<12} {} → {} runs: time ×{:.2}, memory ×{:.2}",
+                "{name:<12} {} → {} runs: time ×{:.2} (CPU ×{:.2}), memory ×{:.2}",
                 a.0,
                 b.0,
                 b.1 / a.1,
-                b.2 / a.2
+                b.2 / a.2,
+                b.3 / a.3
             );
         }
     }

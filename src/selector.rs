@@ -365,7 +365,7 @@ fn latest(runs: Vec<StoredRun>, n: usize) -> Vec<StoredRun> {
         *e = (e.0.max(run_time(r)), e.1.max(r.id));
     }
     let mut order: Vec<(Key, Recency)> = recency.into_iter().collect();
-    order.sort_by(|a, b| b.1.cmp(&a.1));
+    order.sort_by_key(|e| std::cmp::Reverse(e.1));
     order.truncate(n);
     let keep: std::collections::HashSet<Key> = order.into_iter().map(|(k, _)| k).collect();
     let kept: Vec<bool> = runs.iter().map(|r| keep.contains(&key(r))).collect();

@@ -14,6 +14,22 @@ pub fn measure(cmd: &mut Command, out: &Path) -> anyhow::Result<(f64, f64)> {
 
 /// [`measure`] for a command that may exit with any of `codes` (a gate's verdicts).
 pub fn measure_exit(cmd: &mut Command, out: &Path, codes: &[i32]) -> anyhow::Result<(f64, f64)> {
+    measure_cpu(cmd, out, codes).map(|m| (m.secs, m.mb))
+}
+
+/// What one command cost.
+#[derive(Debug, Clone, Copy)]
+pub struct Cost {
+    /// Wall seconds.
+    pub secs: f64,
+    /// User + system CPU seconds: steadier than wall time on a shared machine.
+    pub cpu: f64,
+    /// Peak RSS, MB.
+    pub mb: f64,
+}
+
+/// [`measure_exit`] with the child's CPU time.
+pub fn measure_cpu(cmd: &mut Command, out: &Path, codes: &[i32]) -> anyhow::Result<Cost> {
     let started = Instant::now();
     let child = cmd
         .stdout(std::fs::File::create(out)?)
@@ -31,7 +47,12 @@ pub fn measure_exit(cmd: &mut Command, out: &Path, codes: &[i32]) -> anyhow::Res
         libc::WIFEXITED(status) && codes.contains(&libc::WEXITSTATUS(status)),
         "{cmd:?} failed ({status})"
     );
-    Ok((secs, usage.ru_maxrss as f64 / 1024.0))
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Ok(Cost {
+        secs,
+        cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
+        mb: usage.ru_maxrss as f64 / 1024.0,
+    })
 }
 
 /// The bytes of every file under `dir`.
