@@ -22,7 +22,7 @@
 //! `--bin PATH` measures another `bench-db` binary (an older build, for paired runs);
 //! `--build-only` builds the databases and measures nothing.
 //! `--keep DIR` keeps each size's database in `DIR/<runs>/ci.db` and builds it only when
-//! absent. With `BENCH_DB_BENCH_PG=URL` (a PostgreSQL database the bench may fill) each
+//! absent. With `BENCH_DB_BENCH_PG=URL` (an empty PostgreSQL database the bench may fill) each
 //! database is copied there with `bench-db copy` and the same commands print their
 //! PostgreSQL / SQLite ratio (target ≤ 1.5).
 
