@@ -17,50 +17,15 @@
 //! keeps the log and the database in `DIR` (made if needed) instead of a temporary
 //! folder, and ingests only when `DIR` holds no database yet.
 
+mod common;
+
 use bench_db_parsers::jlbh;
+use common::{dir_bytes, measure, measure_exit};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::process::Command;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// Wall seconds and peak RSS (MB) of a command whose stdout goes to `out`; it must exit 0.
-fn measure(cmd: &mut Command, out: &Path) -> anyhow::Result<(f64, f64)> {
-    measure_exit(cmd, out, &[0])
-}
-
-/// [`measure`] for a command that may exit with any of `codes` (a gate's verdicts).
-fn measure_exit(cmd: &mut Command, out: &Path, codes: &[i32]) -> anyhow::Result<(f64, f64)> {
-    let started = Instant::now();
-    let child = cmd
-        .stdout(std::fs::File::create(out)?)
-        .stderr(Stdio::inherit())
-        .spawn()?;
-    let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: waiting for the child we spawned, with valid out-pointers.
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    anyhow::ensure!(r == pid, "wait4 failed");
-    let secs = started.elapsed().as_secs_f64();
-    anyhow::ensure!(
-        libc::WIFEXITED(status) && codes.contains(&libc::WEXITSTATUS(status)),
-        "{cmd:?} failed ({status})"
-    );
-    Ok((secs, usage.ru_maxrss as f64 / 1024.0))
-}
-
-fn dir_bytes(dir: &Path) -> u64 {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter_map(|e| e.metadata().ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum()
-}
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -348,21 +348,33 @@ pub fn run_time(r: &StoredRun) -> Option<DateTime<Utc>> {
 /// The runs of the `n` most recent commits (a run without a commit is its own), by the
 /// latest run time of each commit, then the highest run id; run order is kept.
 fn latest(runs: Vec<StoredRun>, n: usize) -> Vec<StoredRun> {
-    let key = |r: &StoredRun| match r.run.tags.get("commit") {
-        Some(c) => format!("commit:{c}"),
-        None => format!("run:{}", r.id),
-    };
+    // Borrowed keys: a history's heads are many, its commits few.
+    #[derive(PartialEq, Eq, Hash)]
+    enum Key<'a> {
+        Commit(&'a str),
+        Run(i64),
+    }
+    fn key(r: &StoredRun) -> Key<'_> {
+        match r.run.tags.get("commit") {
+            Some(c) => Key::Commit(c),
+            None => Key::Run(r.id),
+        }
+    }
     type Recency = (Option<DateTime<Utc>>, i64);
-    let mut recency: HashMap<String, Recency> = HashMap::new();
+    let mut recency: HashMap<Key, Recency> = HashMap::new();
     for r in &runs {
         let e = recency.entry(key(r)).or_insert((None, i64::MIN));
         *e = (e.0.max(run_time(r)), e.1.max(r.id));
     }
-    let mut order: Vec<(&String, &Recency)> = recency.iter().collect();
-    order.sort_by(|a, b| b.1.cmp(a.1));
-    let keep: std::collections::HashSet<&String> = order.iter().take(n).map(|(k, _)| *k).collect();
+    let mut order: Vec<(Key, Recency)> = recency.into_iter().collect();
+    order.sort_by_key(|e| std::cmp::Reverse(e.1));
+    order.truncate(n);
+    let keep: std::collections::HashSet<Key> = order.into_iter().map(|(k, _)| k).collect();
+    let kept: Vec<bool> = runs.iter().map(|r| keep.contains(&key(r))).collect();
+    drop(keep);
     runs.into_iter()
-        .filter(|r| keep.contains(&key(r)))
+        .zip(kept)
+        .filter_map(|(r, k)| k.then_some(r))
         .collect()
 }
 

@@ -271,14 +271,27 @@ fn ordered<'u, 'a>(units: &'u Units<'a>) -> Vec<&'u [&'a StoredRun]> {
 /// (`tag.branch=main;latest=10`).
 pub const BASELINE_COMMITS: usize = 10;
 
+/// Branches compared against [`MAIN_BRANCH`] per suite and label, at most: the most
+/// recent ones (by their latest commit's ingest time); the others are named on the page,
+/// not compared (each comparison costs a gate and a section of the report).
+pub const MAX_BRANCH_PAIRS: usize = 20;
+
+/// The comparisons [`branch_pairs`] made, and the branches it left out.
+#[derive(Debug, Clone, Default)]
+pub struct BranchPairs {
+    pub comparisons: Vec<Comparison>,
+    /// `suite: branch` of every branch beyond [`MAX_BRANCH_PAIRS`], in name order.
+    pub left_out: Vec<String>,
+}
+
 /// Comparisons the data itself asks for: runs of one suite and label stored on two
 /// branches (tag `branch`), paired and judged as the README's CI gate does. The baseline is
 /// `main`'s latest [`BASELINE_COMMITS`] commits (tag `commit`; untagged, each ingested
 /// group counts as one), cut after their last change point; each other branch's latest
-/// commit is a candidate; the cells are the gate's, under its default policy. Nothing else
-/// is paired: a sweep of rates, two transports or two thread counts in one file are
-/// different things, not before and after.
-pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
+/// commit is a candidate, for the [`MAX_BRANCH_PAIRS`] most recent branches; the cells are
+/// the gate's, under its default policy. Nothing else is paired: a sweep of rates, two
+/// transports or two thread counts in one file are different things, not before and after.
+pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
     let mut by_name: BTreeMap<(&str, &str), BTreeMap<&str, Units>> = BTreeMap::new();
     for r in runs {
         let Some(branch) = r.run.tags.get("branch") else {
@@ -298,8 +311,8 @@ pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
         e.0 = e.0.max(r.ingested_at.as_str());
         e.1.push(r);
     }
-    let mut out = Vec::new();
-    for branches in by_name.values() {
+    let mut out = BranchPairs::default();
+    for ((suite, _), branches) in &by_name {
         let Some(main) = branches.get(MAIN_BRANCH) else {
             continue;
         };
@@ -311,18 +324,33 @@ pub fn branch_pairs(runs: &[StoredRun]) -> Vec<Comparison> {
             .collect();
         let base_runs = super::history::last_segment_runs(&recent, &Default::default());
         let base: Vec<&StoredRun> = base_runs.iter().collect();
-        for (branch, units) in branches {
-            if *branch == MAIN_BRANCH {
-                continue;
+        // Each other branch's latest commit, when it shares a metric with the baseline.
+        let mut candidates: Vec<(&str, &str, &[&StoredRun])> = branches
+            .iter()
+            .filter(|(branch, _)| **branch != MAIN_BRANCH)
+            .filter_map(|(branch, units)| {
+                let newest = units.values().map(|u| u.0).max()?;
+                let cand = ordered(units).pop()?;
+                share_metrics(&base, cand).then_some((*branch, newest, cand))
+            })
+            .collect();
+        if candidates.len() > MAX_BRANCH_PAIRS {
+            let mut recency: Vec<(&str, &str)> = candidates.iter().map(|c| (c.1, c.0)).collect();
+            recency.sort_unstable_by(|a, b| b.cmp(a));
+            let kept: std::collections::BTreeSet<&str> =
+                recency[..MAX_BRANCH_PAIRS].iter().map(|r| r.1).collect();
+            for c in &candidates {
+                if !kept.contains(c.0) {
+                    out.left_out.push(format!("{suite}: {}", c.0));
+                }
             }
-            let Some(cand) = ordered(units).pop() else {
-                continue;
-            };
-            if share_metrics(&base, cand) {
-                let (bn, cn) = side_names(&base, cand);
-                let deltas = gate_cells(&base, cand);
-                out.push(comparison(&bn, &base, &cn, cand, deltas));
-            }
+            candidates.retain(|c| kept.contains(c.0));
+        }
+        for (_, _, cand) in candidates {
+            let (bn, cn) = side_names(&base, cand);
+            let deltas = gate_cells(&base, cand);
+            out.comparisons
+                .push(comparison(&bn, &base, &cn, cand, deltas));
         }
     }
     out
@@ -424,12 +452,35 @@ mod tests {
         runs.extend(tagged("fast-path", "udp", "2026-01-03", 3));
         // Untagged runs, a sweep of two rates: never paired.
         runs.extend(demo::runs().into_iter().filter(|r| r.suite == "jlbh"));
-        let pairs = branch_pairs(&runs);
+        let pairs = branch_pairs(&runs).comparisons;
         assert_eq!(pairs.len(), 1);
         assert_eq!(pairs[0].baseline, "rtt on main");
         assert_eq!(pairs[0].candidate, "rtt on fast-path");
         assert_eq!(pairs[0].title(), "rtt on main → rtt on fast-path");
         assert!(!pairs[0].deltas.is_empty());
+    }
+
+    #[test]
+    fn only_the_most_recent_branches_are_compared() {
+        let mut runs = tagged("main", "rtt", "2026-01-01", 0);
+        let n = MAX_BRANCH_PAIRS + 3;
+        for i in 0..n {
+            // pr-00 is the oldest branch, pr-22 the newest.
+            let at = format!("2026-02-{:02}", i + 1);
+            runs.extend(tagged(&format!("pr-{i:02}"), "rtt", &at, i as u32 + 1));
+        }
+        let pairs = branch_pairs(&runs);
+        assert_eq!(pairs.comparisons.len(), MAX_BRANCH_PAIRS);
+        assert_eq!(
+            pairs.left_out,
+            ["jlbh: pr-00", "jlbh: pr-01", "jlbh: pr-02"]
+        );
+        // The compared ones keep their name order.
+        assert_eq!(pairs.comparisons[0].candidate, "rtt on pr-03");
+        assert_eq!(
+            pairs.comparisons[MAX_BRANCH_PAIRS - 1].candidate,
+            "rtt on pr-22"
+        );
     }
 
     #[test]

@@ -40,6 +40,9 @@ pub struct Site {
     pub runs: usize,
     /// Every before/after comparison, in the order asked for.
     pub comparisons: Vec<Comparison>,
+    /// Branches not compared (beyond [`super::pairing::MAX_BRANCH_PAIRS`]), `suite:
+    /// branch`; the report command sets them.
+    pub left_out: Vec<String>,
     /// One page per suite, by suite name.
     pub suites: Vec<SuitePage>,
 }
@@ -236,6 +239,7 @@ pub fn build(runs: &[StoredRun], comparisons: &[Comparison], opts: &Options) -> 
     Site {
         runs: runs.len(),
         comparisons: comparisons.to_vec(),
+        left_out: Vec::new(),
         suites: suites
             .iter()
             .map(|(suite, runs)| {

@@ -21,6 +21,7 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
         Some(text) => slo::parse(text).context("--slo")?,
         None => Vec::new(),
     };
+    let mut left_out = Vec::new();
     let comparisons = match &args.sides.sides() {
         Some(Sides {
             baseline: b,
@@ -40,12 +41,17 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             runs.sort_by_key(|r| r.id);
             vec![comparison]
         }
-        None => pairing::branch_pairs(&runs),
+        None => {
+            let pairs = pairing::branch_pairs(&runs);
+            left_out = pairs.left_out;
+            pairs.comparisons
+        }
     };
     if runs.is_empty() {
         eprintln!("bench-db report: no runs selected; writing an empty report");
     }
-    let model = site::build(&runs, &comparisons, &site::Options { slo });
+    let mut model = site::build(&runs, &comparisons, &site::Options { slo });
+    model.left_out = left_out;
     let site = html::site(&model)?;
     write_site(&args.out, &site.files)?;
     if args.output.json() {

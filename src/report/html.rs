@@ -185,6 +185,14 @@ fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
             "before/after comparisons"
         )
     ));
+    if !model.left_out.is_empty() {
+        h.push_str(&format!(
+            "<p class=\"note\">Branches are compared with main for the {} most recent per suite; {} not compared: {}.</p>\n",
+            crate::analysis::pairing::MAX_BRANCH_PAIRS,
+            count(model.left_out.len(), "other branch", "other branches"),
+            escape(&model.left_out.join(", "))
+        ));
+    }
     let mut better: Vec<(&Comparison, &Delta)> = Vec::new();
     let mut worse: Vec<(&Comparison, &Delta)> = Vec::new();
     for c in comparisons {

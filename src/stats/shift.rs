@@ -453,6 +453,188 @@ pub fn family_test(cells: &[FamilyCell], n_baseline: usize, plan: &Plan) -> Opti
     })
 }
 
+/// One interval's rearrangements, stored once for every δ tried: per rearrangement, the
+/// pooled indices of its smaller side (the candidate's when the sides are equal), so a
+/// statistic costs that side's size plus a few prefix-sum lookups for the other side.
+struct Splits {
+    /// Pooled indices (baseline first, then candidate) of each rearrangement's smaller side.
+    small: Vec<Vec<u32>>,
+    /// The rearrangements as masks (true: baseline), for sides too large to sort.
+    masks: Vec<Vec<bool>>,
+    /// Whether the smaller side is the baseline.
+    small_is_base: bool,
+    n: usize,
+}
+
+impl Splits {
+    fn new(masks: Vec<Vec<bool>>, n_base: usize) -> Splits {
+        let n = masks.first().map_or(0, Vec::len);
+        let small_is_base = n_base < n - n_base;
+        let small = masks
+            .iter()
+            .map(|m| {
+                (0..n)
+                    .filter(|&i| m[i] == small_is_base)
+                    .map(|i| i as u32)
+                    .collect()
+            })
+            .collect();
+        Splits {
+            small,
+            masks,
+            small_is_base,
+            n,
+        }
+    }
+}
+
+/// One δ's pooled values (every value present), sorted, with prefix sums of the values and
+/// their squares taken about the pooled median so the sums of squares do not cancel.
+struct Shifted {
+    /// Centred values, ascending.
+    sorted: Vec<f64>,
+    /// `rank[i]`: the position of pooled value `i` in `sorted`.
+    rank: Vec<u32>,
+    /// `run_at[p]`: the pooled index of the value at position `p`.
+    run_at: Vec<u32>,
+    prefix: Vec<f64>,
+    prefix_sq: Vec<f64>,
+    scale: f64,
+    gamma: f64,
+}
+
+/// Trimmed mean and d of one side given its centred values in ascending order as
+/// positions into `sorted` (Wilcox 2012, eq. 5.8, as [`side`]).
+fn side_at(sorted: &[f64], pos: &[u32], gamma: f64) -> Option<(f64, f64)> {
+    let n = pos.len();
+    if n < 2 {
+        return None;
+    }
+    let g = side_trim_count(n, gamma);
+    let h = n - 2 * g;
+    if h < 2 {
+        return None;
+    }
+    let v = |i: usize| sorted[pos[i] as usize];
+    let tm = (g..n - g).map(v).sum::<f64>() / h as f64;
+    let (lo, hi) = (v(g), v(n - 1 - g));
+    let wm = (g as f64 * (lo + hi) + (g..n - g).map(v).sum::<f64>()) / n as f64;
+    let sw2 = (g as f64 * ((lo - wm).powi(2) + (hi - wm).powi(2))
+        + (g..n - g).map(|i| (v(i) - wm).powi(2)).sum::<f64>())
+        / (n - 1) as f64;
+    let hf = h as f64;
+    Some((tm, (n as f64 - 1.0) * sw2 / (hf * (hf - 1.0))))
+}
+
+impl Shifted {
+    /// The baseline `b` and the candidate `c` shifted by −δ, pooled.
+    fn new(b: &[f64], c: &[f64], delta: f64) -> Shifted {
+        let values: Vec<f64> = b
+            .iter()
+            .copied()
+            .chain(c.iter().map(|v| v - delta))
+            .collect();
+        let mut order: Vec<(f64, usize)> = values.iter().copied().zip(0..).collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let scale = order.iter().map(|v| v.0.abs()).fold(0.0, f64::max).max(1.0);
+        let pooled: Vec<f64> = order.iter().map(|v| v.0).collect();
+        let gamma = choose_trim(&pooled, (b.len(), c.len()));
+        let centre = pooled[pooled.len() / 2];
+        let sorted: Vec<f64> = pooled.iter().map(|v| v - centre).collect();
+        let mut rank = vec![0u32; values.len()];
+        for (r, &(_, i)) in order.iter().enumerate() {
+            rank[i] = r as u32;
+        }
+        let run_at = order.iter().map(|&(_, i)| i as u32).collect();
+        let (mut prefix, mut prefix_sq) = (vec![0.0], vec![0.0]);
+        let (mut s, mut q) = (0.0, 0.0);
+        for v in &sorted {
+            s += v;
+            q += v * v;
+            prefix.push(s);
+            prefix_sq.push(q);
+        }
+        Shifted {
+            sorted,
+            rank,
+            run_at,
+            prefix,
+            prefix_sq,
+            scale,
+            gamma,
+        }
+    }
+
+    /// Trimmed mean and d of the side complementary to `pos` (ascending positions).
+    fn complement(&self, pos: &[u32]) -> Option<(f64, f64)> {
+        let n = self.sorted.len() - pos.len();
+        if n < 2 {
+            return None;
+        }
+        let g = side_trim_count(n, self.gamma);
+        let h = n - 2 * g;
+        if h < 2 {
+            return None;
+        }
+        // The position of the complement's `j`th smallest value.
+        let at = |j: usize| {
+            let mut idx = j;
+            for &p in pos {
+                if p as usize <= idx {
+                    idx += 1;
+                } else {
+                    break;
+                }
+            }
+            idx
+        };
+        let (a, z) = (at(g), at(n - 1 - g));
+        let (lo, hi) = (self.sorted[a], self.sorted[z]);
+        let (mut sum, mut sq) = (
+            self.prefix[z + 1] - self.prefix[a],
+            self.prefix_sq[z + 1] - self.prefix_sq[a],
+        );
+        for &p in pos {
+            let p = p as usize;
+            if (a..=z).contains(&p) {
+                sum -= self.sorted[p];
+                sq -= self.sorted[p] * self.sorted[p];
+            }
+        }
+        let tm = sum / h as f64;
+        let gf = g as f64;
+        let wm = (gf * (lo + hi) + sum) / n as f64;
+        let sw2 = ((gf * (lo * lo + hi * hi) + sq - n as f64 * wm * wm) / (n - 1) as f64).max(0.0);
+        let hf = h as f64;
+        Some((tm, (n as f64 - 1.0) * sw2 / (hf * (hf - 1.0))))
+    }
+
+    /// The statistic (candidate − baseline) of rearrangement `k`; `pos` is scratch.
+    fn stat(&self, splits: &Splits, k: usize, pos: &mut Vec<u32>) -> Option<f64> {
+        pos.clear();
+        let small = &splits.small[k];
+        if small.len() * 4 < splits.n {
+            pos.extend(small.iter().map(|&i| self.rank[i as usize]));
+            pos.sort_unstable();
+        } else {
+            // A large side: its positions in order by one pass over the sorted values.
+            let mask = &splits.masks[k];
+            pos.extend(
+                (0..splits.n as u32)
+                    .filter(|&p| mask[self.run_at[p as usize] as usize] == splits.small_is_base),
+            );
+        }
+        let one = side_at(&self.sorted, pos, self.gamma)?;
+        let other = self.complement(pos)?;
+        let ((mc, dc), (mb, db)) = if splits.small_is_base {
+            (other, one)
+        } else {
+            (one, other)
+        };
+        Some(studentize(mc - mb, dc + db, self.scale))
+    }
+}
+
 /// Confidence interval for the shift of one cell (candidate − baseline, on the scale of
 /// the values), by inverting the same permutation test (Lehmann 1975, *Nonparametrics*,
 /// §2.6): the shifts δ for which subtracting δ from the candidate leaves a two-sided
@@ -484,6 +666,7 @@ pub fn shift_ci(
         ..*plan
     };
     let (method, count) = rearrangements(n, b.len(), &small, |m| masks.push(m.to_vec()));
+    let splits = Splits::new(masks, b.len());
     let denom = count as f64
         + if method == Method::ExactPermutation {
             0.0
@@ -508,19 +691,15 @@ pub fn shift_ci(
     // Whether the test accepts "shift = δ" (two-sided p above α). Counting stops as soon
     // as the answer is known: most δ tried are far inside or far outside.
     let need = alpha * denom;
+    // Each rearrangement's statistic costs its smaller side's size plus prefix-sum
+    // lookups for the other ([`Shifted`]), not a pass over every value.
     let accepts = |delta: f64| -> bool {
-        let vals: Vec<Option<f64>> = b
-            .iter()
-            .copied()
-            .chain(c.iter().map(|v| v - delta))
-            .map(Some)
-            .collect();
-        let prep = Prepared::new(&vals, b.len());
-        let (mut bx, mut cx) = (Vec::new(), Vec::new());
-        let obs = prep.stat(&masks[0], &mut bx, &mut cx).unwrap_or(0.0);
+        let shifted = Shifted::new(&b, &c, delta);
+        let mut pos = Vec::with_capacity(n);
+        let obs = shifted.stat(&splits, 0, &mut pos).unwrap_or(0.0);
         let mut k = 0u64;
-        for m in &masks[1..] {
-            if let Some(s) = prep.stat(m, &mut bx, &mut cx)
+        for m in 1..splits.small.len() {
+            if let Some(s) = shifted.stat(&splits, m, &mut pos)
                 && s.abs() >= obs.abs() - 1e-9 * obs.abs().min(1e300)
             {
                 k += 1;
@@ -712,6 +891,42 @@ mod tests {
         assert!(lo > 0.1 && hi < 0.3, "{lo} {hi}");
         // Three a side: 20 rearrangements cannot give a 95% interval.
         assert!(shift_ci(&b[..3], &c[..3], 0.95, &Plan::default()).is_none());
+    }
+
+    #[test]
+    fn shifted_statistic_is_the_direct_one() {
+        let mut r = rng(7);
+        // A small candidate side (positions sorted) and two large sides (one pass), with
+        // enough values a side that the trimming is in play.
+        for (nb, nc) in [(50, 5), (20, 20), (9, 12)] {
+            let b: Vec<f64> = (0..nb).map(|_| 9.0 + 0.02 * r.random::<f64>()).collect();
+            let mut c: Vec<f64> = (0..nc).map(|_| 9.01 + 0.02 * r.random::<f64>()).collect();
+            c[0] += 0.2;
+            let mut masks = Vec::new();
+            rearrangements(nb + nc, nb, &Plan::default(), |m| masks.push(m.to_vec()));
+            masks.truncate(300);
+            let splits = Splits::new(masks.clone(), nb);
+            for delta in [-0.05, 0.0, 0.013, 0.1] {
+                let vals: Vec<Option<f64>> = b
+                    .iter()
+                    .copied()
+                    .chain(c.iter().map(|v| v - delta))
+                    .map(Some)
+                    .collect();
+                let prep = Prepared::new(&vals, nb);
+                let shifted = Shifted::new(&b, &c, delta);
+                assert_eq!(prep.gamma, shifted.gamma);
+                let (mut bx, mut cx, mut pos) = (Vec::new(), Vec::new(), Vec::new());
+                for (k, m) in masks.iter().enumerate() {
+                    let want = prep.stat(m, &mut bx, &mut cx).unwrap();
+                    let got = shifted.stat(&splits, k, &mut pos).unwrap();
+                    assert!(
+                        (want - got).abs() <= 1e-9 * want.abs().max(1.0),
+                        "{nb}/{nc} δ {delta} #{k}: {want} vs {got}"
+                    );
+                }
+            }
+        }
     }
 
     proptest! {

@@ -16,7 +16,7 @@ use super::rows::{Damage, Detail, Removed, post_head};
 use super::sqlite::SqliteStore;
 use super::url::Target;
 use crate::dataset::StoredRun;
-use crate::selector::Selector;
+use crate::selector::{Selector, Term};
 use anyhow::Result;
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -153,9 +153,17 @@ impl Db {
     fn kept_ids(&self, sel: &Selector) -> Result<HashSet<i64>> {
         let cwd = std::env::current_dir().ok();
         let mut heads = Vec::new();
+        // The terms judge the run's row only: its series are not read here (a damaged
+        // series is reported when the kept runs are read), nor its parameters unless a
+        // `param.` term asks.
+        let detail = if sel.terms.iter().any(|t| matches!(t, Term::Param(..))) {
+            Detail::Heads
+        } else {
+            Detail::Bare
+        };
         self.store.stream(
             &Filter::of(sel),
-            Detail::Heads,
+            detail,
             &mut |r| {
                 if sel.matches_head(&r, cwd.as_deref()) {
                     heads.push(post_head(r));

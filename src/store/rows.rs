@@ -27,12 +27,21 @@ pub enum Detail {
     /// [`Detail::Heads`] with the block's printed numbers on every run: what `runs --json`
     /// prints.
     HeadsPrinted,
+    /// The run's row alone, without its series, parameters, configuration keys or printed
+    /// numbers: what the path and history terms judge (the runs they keep are read
+    /// afterwards).
+    Bare,
 }
 
 impl Detail {
     /// Whether the series' points and histograms are loaded.
     pub fn points(self) -> bool {
         matches!(self, Detail::Points | Detail::Series)
+    }
+
+    /// Whether the runs' series are read at all.
+    pub fn series(self) -> bool {
+        self != Detail::Bare
     }
 
     /// Whether each run carries its block's printed numbers.
@@ -171,6 +180,16 @@ impl std::fmt::Display for Damage {
 }
 
 impl RunCols {
+    /// These columns as [`Detail`] reads them: with [`Detail::Bare`], the parameters and
+    /// the configuration keys are left out (not decoded: most of a bare run's cost).
+    pub fn at(mut self, detail: Detail) -> RunCols {
+        if detail == Detail::Bare {
+            self.params = "{}".to_string();
+            self.config = "[]".to_string();
+        }
+        self
+    }
+
     /// The run, without series yet, with its block's printed numbers; an error says
     /// which column does not decode (the run is then [`Damage`]).
     pub fn decode(self, printed: Vec<PrintedStat>) -> Result<StoredRun> {

@@ -151,8 +151,8 @@ fn load_chunk(
     let series_rows = c
         .query(
             "SELECT id, run_id, metric, display, unit, kind, sample_count, stats, value, points
-             FROM series WHERE run_id = ANY($1) ORDER BY run_id, id",
-            &[&ids],
+             FROM series WHERE run_id = ANY($1) AND $2 ORDER BY run_id, id",
+            &[&ids, &detail.series()],
         )
         .map_err(&err)?;
     let mut hists: HashMap<i64, Vec<HistInterval>> = HashMap::new();
@@ -235,6 +235,7 @@ fn load_chunk(
                 bench: r.get(15),
                 config: r.get(16),
             }
+            .at(detail)
             .decode(printed)
         });
         match run {

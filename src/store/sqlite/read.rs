@@ -47,8 +47,11 @@ pub(super) fn where_clause(filter: &Filter) -> (String, Vec<Value>) {
 
 const RUN_COLUMNS: &str =
     "r.id, r.suite, r.label, s.format, s.path, s.id, b.id, b.idx, s.ingested_at,
-     r.run_index, r.first_line, r.last_line, r.params, r.tags,
-     se.id, se.metric, se.display, se.unit, se.kind, se.sample_count, se.stats, se.value";
+     r.run_index, r.first_line, r.last_line, r.params, r.tags";
+const SERIES_COLUMNS: &str =
+    "se.id, se.metric, se.display, se.unit, se.kind, se.sample_count, se.stats, se.value";
+/// [`SERIES_COLUMNS`] of a run read without its series.
+const NO_SERIES: &str = "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
 
 impl SqliteStore {
     pub(super) fn select_ids(&self, filter: &Filter) -> Result<Vec<i64>> {
@@ -81,11 +84,21 @@ impl SqliteStore {
         } else {
             "'[]'"
         };
+        // Without series, one row a run and no join (its columns read as NULL).
+        let (columns, series_join, order) = if detail.series() {
+            (
+                format!("{RUN_COLUMNS}, {SERIES_COLUMNS}, se.points"),
+                "LEFT JOIN series se ON se.run_id = r.id",
+                "r.id, se.id",
+            )
+        } else {
+            (format!("{RUN_COLUMNS}, {NO_SERIES}, NULL"), "", "r.id")
+        };
         let sql = format!(
-            "SELECT {RUN_COLUMNS}, se.points, {printed_sql}, r.bench, r.config
+            "SELECT {columns}, {printed_sql}, r.bench, r.config
              FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
-             LEFT JOIN series se ON se.run_id = r.id
-             {where_sql} ORDER BY r.id, se.id"
+             {series_join}
+             {where_sql} ORDER BY {order}"
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
@@ -112,7 +125,7 @@ impl SqliteStore {
                     Some(Err(e)) => Err(anyhow::anyhow!("{e}")),
                     Some(Ok(p)) => run_cols(r)
                         .map_err(anyhow::Error::from)
-                        .and_then(|c| c.decode(p.clone())),
+                        .and_then(|c| c.at(detail).decode(p.clone())),
                     None => unreachable!("set above"),
                 };
                 current = match run {
