@@ -56,9 +56,21 @@ fn a_killed_ingest_leaves_each_source_whole_or_absent() {
         // SIGKILL: no destructor, no rollback in the process.
         let _ = child.kill();
         let _ = child.wait();
-        // Killed before the schema was written: no database yet, which the next ingest
+        // Killed before the schema was committed (no file, an empty one, or a header
+        // whose first transaction never landed): no database yet, which the next ingest
         // creates.
-        if std::fs::metadata(env.db()).map_or(true, |m| m.len() == 0) {
+        let schema = rusqlite::Connection::open_with_flags(
+            env.db(),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .and_then(|c| {
+            c.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'run'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+        });
+        if !matches!(schema, Ok(1)) {
             continue;
         }
         let per = runs_per_source(&env);
