@@ -31,6 +31,8 @@ mod common;
 use bench_db::store::url::Target;
 use bench_db::store::{BlockDefaults, Db, Digest, SourceMeta};
 use common::{Cost, dir_bytes, measure_cpu};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,24 +48,17 @@ const PR_EVERY: usize = 10;
 /// `main`'s level steps every this many commits.
 const STEP_EVERY: usize = 400;
 
-/// xorshift: reproducible values without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+/// The history's seeded generator (reproducible, so every size builds the same history).
+type Rng = Xoshiro256PlusPlus;
 
 fn commit_sha(c: usize) -> String {
-    let mut r = Rng(0x9e37_79b9_7f4a_7c15 ^ (c as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
-    let hex = format!("{:016x}{:016x}{:016x}", r.next(), r.next(), r.next());
+    let mut r = Rng::seed_from_u64(c as u64);
+    let hex = format!(
+        "{:016x}{:016x}{:016x}",
+        r.random::<u64>(),
+        r.random::<u64>(),
+        r.random::<u64>()
+    );
     hex[..40].to_string()
 }
 
@@ -93,9 +88,9 @@ fn jlbh_output(rng: &mut Rng, level: f64) -> String {
         s.push_str("\nRun time: 3.0 s, distribution: NORMAL\nCorrecting for co-ordinated:true\n");
         s.push_str("Target throughput:100000/s = 1 message every 10us\n");
         for (probe, name) in ["End to End", "client2server"].iter().enumerate() {
-            let noise = 1.0 + 0.03 * (rng.unit() - 0.5);
+            let noise = 1.0 + 0.03 * (rng.random::<f64>() - 0.5);
             for (k, m) in SHAPE.iter().enumerate() {
-                let v = level * m * noise * (1.0 + 0.02 * rng.unit());
+                let v = level * m * noise * (1.0 + 0.02 * rng.random::<f64>());
                 row[probe][k] = (v * 100.0).round() / 100.0;
             }
             let v = row[probe].map(|x| format!("{x:.2}"));
@@ -129,7 +124,7 @@ fn jlbh_output(rng: &mut Rng, level: f64) -> String {
 fn build(db: &Path, commits: usize) -> anyhow::Result<()> {
     let mut store = Db::open(&Target::Sqlite(db.to_path_buf()))?;
     let format = bench_db_parsers::format_by_name("jlbh").expect("the jlbh format");
-    let mut rng = Rng(0x5eed_cafe);
+    let mut rng = Rng::seed_from_u64(0x5eed_cafe);
     let start = chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")?;
     for c in 0..commits {
         let sha = commit_sha(c);
