@@ -62,7 +62,7 @@ pub enum Term {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selector {
     pub terms: Vec<Term>,
-    /// History terms, applied by [`Selector::post_filter`].
+    /// History terms, applied by [`Selector::post_filter`] to the runs' [`HistoryKey`]s.
     pub post: Vec<PostTerm>,
 }
 
@@ -134,14 +134,14 @@ impl Selector {
         Ok(Selector { terms, post })
     }
 
-    /// Applies the history terms to the runs the plain terms selected (kept in their
-    /// order): ranges and times first, then `latest`.
-    pub fn post_filter(&self, mut runs: Vec<StoredRun>) -> Vec<StoredRun> {
+    /// Applies the history terms to the runs the plain terms selected, each judged by its
+    /// [`HistoryKey`] (kept in their order): ranges and times first, then `latest`.
+    pub fn post_filter(&self, mut runs: Vec<HistoryKey>) -> Vec<HistoryKey> {
         for p in &self.post {
             match p {
                 PostTerm::RunRange(a, b) => runs.retain(|r| (*a..=*b).contains(&r.id)),
-                PostTerm::TimeFrom(t) => runs.retain(|r| run_time(r).is_some_and(|x| x >= *t)),
-                PostTerm::TimeBefore(t) => runs.retain(|r| run_time(r).is_some_and(|x| x < *t)),
+                PostTerm::TimeFrom(t) => runs.retain(|r| r.time.is_some_and(|x| x >= *t)),
+                PostTerm::TimeBefore(t) => runs.retain(|r| r.time.is_some_and(|x| x < *t)),
                 PostTerm::Latest(_) => {}
             }
         }
@@ -345,17 +345,36 @@ pub fn run_time(r: &StoredRun) -> Option<DateTime<Utc>> {
         .or_else(|| parse(&r.ingested_at))
 }
 
+/// What the history terms judge a run by: its id, its commit and its time
+/// ([`run_time`]). A selection's heads are many; these keys keep them small.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryKey {
+    pub id: i64,
+    pub commit: Option<Box<str>>,
+    pub time: Option<DateTime<Utc>>,
+}
+
+impl HistoryKey {
+    pub fn of(r: &StoredRun) -> HistoryKey {
+        HistoryKey {
+            id: r.id,
+            commit: r.run.tags.get("commit").map(|c| c.as_str().into()),
+            time: run_time(r),
+        }
+    }
+}
+
 /// The runs of the `n` most recent commits (a run without a commit is its own), by the
 /// latest run time of each commit, then the highest run id; run order is kept.
-fn latest(runs: Vec<StoredRun>, n: usize) -> Vec<StoredRun> {
+fn latest(runs: Vec<HistoryKey>, n: usize) -> Vec<HistoryKey> {
     // Borrowed keys: a history's heads are many, its commits few.
     #[derive(PartialEq, Eq, Hash)]
     enum Key<'a> {
         Commit(&'a str),
         Run(i64),
     }
-    fn key(r: &StoredRun) -> Key<'_> {
-        match r.run.tags.get("commit") {
+    fn key(r: &HistoryKey) -> Key<'_> {
+        match &r.commit {
             Some(c) => Key::Commit(c),
             None => Key::Run(r.id),
         }
@@ -364,7 +383,7 @@ fn latest(runs: Vec<StoredRun>, n: usize) -> Vec<StoredRun> {
     let mut recency: HashMap<Key, Recency> = HashMap::new();
     for r in &runs {
         let e = recency.entry(key(r)).or_insert((None, i64::MIN));
-        *e = (e.0.max(run_time(r)), e.1.max(r.id));
+        *e = (e.0.max(r.time), e.1.max(r.id));
     }
     let mut order: Vec<(Key, Recency)> = recency.into_iter().collect();
     order.sort_by_key(|e| std::cmp::Reverse(e.1));
@@ -564,7 +583,7 @@ mod tests {
     fn ids(sel: &str, runs: &[StoredRun]) -> Vec<i64> {
         Selector::parse(sel)
             .unwrap()
-            .post_filter(runs.to_vec())
+            .post_filter(runs.iter().map(HistoryKey::of).collect())
             .iter()
             .map(|r| r.id)
             .collect()

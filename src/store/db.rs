@@ -12,11 +12,11 @@ use super::backend::Store;
 use super::filter::Filter;
 use super::open_error;
 use super::postgres::PgStore;
-use super::rows::{Damage, Detail, Removed, post_head};
+use super::rows::{Damage, Detail, Removed};
 use super::sqlite::SqliteStore;
 use super::url::Target;
 use crate::dataset::StoredRun;
-use crate::selector::{Selector, Term};
+use crate::selector::{HistoryKey, Selector, Term};
 use anyhow::Result;
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -166,7 +166,7 @@ impl Db {
             detail,
             &mut |r| {
                 if sel.matches_head(&r, cwd.as_deref()) {
-                    heads.push(post_head(r));
+                    heads.push(HistoryKey::of(&r));
                 }
                 Ok(())
             },

@@ -414,14 +414,6 @@ pub fn printed_to_json(stats: &[PrintedStat]) -> serde_json::Result<String> {
     serde_json::to_string(&rows)
 }
 
-/// What the history terms judge a run by (id, tags, ingest time), without its series
-/// and parameters, so a whole selection's heads stay small.
-pub fn post_head(mut r: StoredRun) -> StoredRun {
-    r.run.series = Vec::new();
-    r.run.params = Default::default();
-    r
-}
-
 /// True when no block has a run of another block between its first and last run
 /// (the same SQL on both backends). Ids a removal left unused between them do not count:
 /// a stream in id order still gives the block's runs together. Each block's id range is
