@@ -1,4 +1,5 @@
--- bench-db schema, version 5: metric names that never hold a benchmark's name.
+-- bench-db schema, version 5: metric names that never hold a benchmark's name. Standard
+-- SQL: SQLite and PostgreSQL both run this file.
 
 -- Criterion and hyperfine series stored before version 4 were named after their
 -- benchmark (`fibonacci_fib_10`, `sleep_0_01`, `fibonacci_fib_10.thrpt`), with the

@@ -52,6 +52,15 @@ fn ingest(env: &Env, name: &str, text: &str) {
     env.ok(&["ingest", "--format", "jlbh", &path]);
 }
 
+/// [`ingest`] as CI does: tagged with its branch and commit.
+fn ingest_commit(env: &Env, name: &str, text: &str, branch: &str, commit: &str) {
+    let path = env.write(name, text.as_bytes());
+    let (branch, commit) = (format!("branch={branch}"), format!("commit={commit}"));
+    env.ok(&[
+        "ingest", "--format", "jlbh", &path, "--no-git", "--tag", &branch, "--tag", &commit,
+    ]);
+}
+
 #[test]
 fn gate_catches_a_tail_only_stall_with_five_runs_a_side() {
     let env = Env::new();
@@ -184,20 +193,13 @@ fn calibrate_splits_a_ci_history_by_commit_as_the_gate_groups_it() {
     let env = Env::new();
     for c in 0..6u64 {
         for f in 0..3u64 {
-            let path = env.write(
+            ingest_commit(
+                &env,
                 &format!("c{c}/bench-{f}.log"),
-                jlbh_log(4, 1.0, 1.0, c * 10 + f).as_bytes(),
+                &jlbh_log(4, 1.0, 1.0, c * 10 + f),
+                "main",
+                &format!("c{c}"),
             );
-            env.ok(&[
-                "ingest",
-                "--format",
-                "jlbh",
-                "--tag",
-                &format!("commit=c{c}"),
-                "--tag",
-                "branch=main",
-                &path,
-            ]);
         }
     }
     let v = env.json(&["calibrate", "--trials", "30", "--json"]);
@@ -266,38 +268,22 @@ fn a_history_of_invocations_is_tested_on_its_invocations() {
     let env = Env::new();
     let offsets = [1.00, 1.06, 0.95, 1.03, 0.93, 1.07, 0.98, 1.02];
     for (i, f) in offsets.iter().enumerate() {
-        let path = env.write(
+        ingest_commit(
+            &env,
             &format!("main{i}.jlbh"),
-            jlbh_log(8, *f, 1.0, i as u64).as_bytes(),
+            &jlbh_log(8, *f, 1.0, i as u64),
+            "main",
+            &format!("m{i}"),
         );
-        env.ok(&[
-            "ingest",
-            "--format",
-            "jlbh",
-            &path,
-            "--no-git",
-            "--tag",
-            "branch=main",
-            "--tag",
-            &format!("commit=m{i}"),
-        ]);
     }
     for (name, scale) in [("same", 1.08), ("slower", 1.35)] {
-        let path = env.write(
+        ingest_commit(
+            &env,
             &format!("{name}.jlbh"),
-            jlbh_log(8, scale, 1.0, 99).as_bytes(),
+            &jlbh_log(8, scale, 1.0, 99),
+            "pr",
+            name,
         );
-        env.ok(&[
-            "ingest",
-            "--format",
-            "jlbh",
-            &path,
-            "--no-git",
-            "--tag",
-            "branch=pr",
-            "--tag",
-            &format!("commit={name}"),
-        ]);
     }
     let gate = |cand: &str| {
         code_out(

@@ -683,15 +683,22 @@ fn many_first_opens_migrate_once() {
 /// metric, percentile, t, value of one exported point.
 type ExportedPoint = (String, Option<f64>, Option<f64>, Option<f64>);
 
+/// A store on a new, empty schema, and a connection whose `search_path` is that schema
+/// (to write an older schema's tables into it by hand).
+fn empty_schema(base: &str) -> (Store, postgres::Client) {
+    let s = Store::postgres(base);
+    let name = &s.schema().name;
+    let mut c = postgres::Client::connect(&plain(base), postgres::NoTls).unwrap();
+    c.batch_execute(&format!("CREATE SCHEMA {name}; SET search_path TO {name};"))
+        .unwrap();
+    (s, c)
+}
+
 /// The PostgreSQL twin of the SQLite version-3 upgrade: the same rows, the same answers.
 #[test]
 fn a_version_3_postgres_schema_gets_bench_and_metric_names() {
     let Some(base) = pg_base() else { return };
-    let s = Store::postgres(&base);
-    let name = &s.schema().name;
-    let mut c = postgres::Client::connect(&plain(&base), postgres::NoTls).unwrap();
-    c.batch_execute(&format!("CREATE SCHEMA {name}; SET search_path TO {name};"))
-        .unwrap();
+    let (s, mut c) = empty_schema(&base);
     for sql in [
         include_str!("../migrations/postgres/0001_init.sql"),
         include_str!("../migrations/postgres/0002_packed_points.sql"),
@@ -715,11 +722,8 @@ fn a_version_3_postgres_schema_gets_bench_and_metric_names() {
 #[test]
 fn a_version_1_postgres_schema_is_upgraded_in_place() {
     let Some(base) = pg_base() else { return };
-    let s = Store::postgres(&base);
+    let (s, mut c) = empty_schema(&base);
     let name = &s.schema().name;
-    let mut c = postgres::Client::connect(&plain(&base), postgres::NoTls).unwrap();
-    c.batch_execute(&format!("CREATE SCHEMA {name}; SET search_path TO {name};"))
-        .unwrap();
     // A version-1 schema as the first PostgreSQL store wrote it.
     c.batch_execute(include_str!("../migrations/postgres/0001_init.sql"))
         .unwrap();

@@ -300,18 +300,14 @@ impl Cell {
         }
     }
 
-    /// The benchmark and its configuration as one line (`name [key=value …]`); empty when
-    /// the cell has neither.
+    /// The benchmark, its configuration and its given label as one line; empty when the
+    /// cell has none of them.
     pub fn bench_text(&self) -> String {
-        let config = super::samples::config_text(self.config.iter().map(|(k, v)| (k, v)));
-        let mut parts: Vec<String> = self.bench.iter().cloned().collect();
-        if !config.is_empty() {
-            parts.push(config);
-        }
-        if let Some(label) = &self.label {
-            parts.push(format!("({label})"));
-        }
-        parts.join(" ")
+        super::samples::identity_text(
+            self.bench.as_deref(),
+            self.config.iter().map(|(k, v)| (k, v)),
+            self.label.as_deref(),
+        )
     }
 
     /// The replicate count checked against a minimum: runs, or the smaller effective
@@ -743,7 +739,7 @@ fn invocations(values: &[Option<f64>], blocks: &[Origin]) -> Vec<(usize, Vec<f64
 
 /// An invocation's centre: the 20%-trimmed geometric mean of its runs (arithmetic when a
 /// value is not positive), so one wild run of seven does not move it.
-fn centre(values: &[f64], positive: bool) -> f64 {
+pub(crate) fn centre(values: &[f64], positive: bool) -> f64 {
     if positive {
         let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
         trimmed_mean(&logs, 0.2).map_or(f64::NAN, f64::exp)

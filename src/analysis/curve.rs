@@ -172,15 +172,11 @@ impl CurveKey {
 
     /// The curve's name after its suite: bench, configuration and label, as one line.
     pub fn title(&self) -> String {
-        let mut parts: Vec<String> = self.bench.iter().cloned().collect();
-        let config = super::samples::config_text(self.config.iter().map(|(k, v)| (k, v)));
-        if !config.is_empty() {
-            parts.push(config);
-        }
-        if let Some(l) = &self.label {
-            parts.push(format!("({l})"));
-        }
-        parts.join(" ")
+        super::samples::identity_text(
+            self.bench.as_deref(),
+            self.config.iter().map(|(k, v)| (k, v)),
+            self.label.as_deref(),
+        )
     }
 }
 

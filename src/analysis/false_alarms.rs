@@ -20,11 +20,11 @@
 //! requires; `None` when the halves cannot reach α at all (C(n, n₁) < 1/α) or the cell is
 //! not gated.
 
-use super::compare::CompareOptions;
+use super::compare::{CompareOptions, centre};
 use super::gate::{GateError, Outcome, Policy, Status, Target, gate};
 use super::samples::{Axis, CellKey, Identity, gather_per_run};
 use crate::dataset::StoredRun;
-use crate::stats::describe::variance;
+use crate::stats::describe::{mean, variance};
 use crate::stats::dist::student_t_quantile;
 use crate::stats::shift::choose;
 use crate::stats::variation::robust_cv_pct;
@@ -32,7 +32,7 @@ use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What a group is split into, as the gate would group its replicates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -123,41 +123,42 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
     (lo, hi)
 }
 
+/// Items grouped by `key`, groups in order of their first item (one look-up per item,
+/// however many groups).
+fn grouped<T, K: std::hash::Hash + Eq>(
+    items: impl IntoIterator<Item = T>,
+    key: impl Fn(&T) -> K,
+) -> Vec<Vec<T>> {
+    let mut index: HashMap<K, usize> = HashMap::new();
+    let mut out: Vec<Vec<T>> = Vec::new();
+    for item in items {
+        let i = *index.entry(key(&item)).or_insert_with(|| {
+            out.push(Vec::new());
+            out.len() - 1
+        });
+        out[i].push(item);
+    }
+    out
+}
+
 /// Groups (the gate's cells less metric and percentile) in order of their first run.
 fn groups(runs: &[StoredRun]) -> Vec<Vec<StoredRun>> {
     let axis = Axis::default();
-    let mut out: Vec<(Identity, Vec<StoredRun>)> = Vec::new();
-    for r in runs {
-        let key = axis.identity(r);
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(r.clone()),
-            None => out.push((key, vec![r.clone()])),
-        }
-    }
-    out.into_iter().map(|(_, v)| v).collect()
+    grouped(runs.iter().cloned(), |r| axis.identity(r))
 }
 
 /// A group's units (indices into its measured runs) and what they are: per commit when
 /// every run is tagged with one of at least [`MIN_COMMITS`] commits, else per invocation
 /// when there are at least [`MIN_INVOCATIONS`], else per run.
 fn units(measured: &[StoredRun]) -> (SplitBy, Vec<Vec<usize>>) {
-    let by = |key: &dyn Fn(&StoredRun) -> Option<String>| -> Option<Vec<Vec<usize>>> {
-        let mut out: Vec<(String, Vec<usize>)> = Vec::new();
-        for (i, r) in measured.iter().enumerate() {
-            let k = key(r)?;
-            match out.iter_mut().find(|(x, _)| *x == k) {
-                Some((_, v)) => v.push(i),
-                None => out.push((k, vec![i])),
-            }
+    if measured.iter().all(|r| r.run.tags.contains_key("commit")) {
+        let u = grouped(0..measured.len(), |&i| measured[i].run.tags.get("commit"));
+        if u.len() >= MIN_COMMITS {
+            return (SplitBy::Commits, u);
         }
-        Some(out.into_iter().map(|(_, v)| v).collect())
-    };
-    if let Some(u) = by(&|r| r.run.tags.get("commit").cloned()).filter(|u| u.len() >= MIN_COMMITS) {
-        return (SplitBy::Commits, u);
     }
-    if let Some(u) =
-        by(&|r| Some(format!("{:?}", r.invocation()))).filter(|u| u.len() >= MIN_INVOCATIONS)
-    {
+    let u = grouped(0..measured.len(), |&i| measured[i].invocation());
+    if u.len() >= MIN_INVOCATIONS {
         return (SplitBy::Invocations, u);
     }
     (
@@ -166,29 +167,28 @@ fn units(measured: &[StoredRun]) -> (SplitBy, Vec<Vec<usize>>) {
     )
 }
 
-/// Per invocation of `runs`, the mean of each cell's per-run values: the replicates a
-/// split of whole invocations tests.
+/// Per invocation of `runs`, each cell's centre ([`centre`]: the replicate a test of
+/// whole invocations uses) over the means of its runs' values.
 fn invocation_centres(runs: &[StoredRun]) -> Vec<BTreeMap<CellKey, f64>> {
-    let mut by_inv: Vec<((i64, u32), Vec<StoredRun>)> = Vec::new();
-    for r in runs {
-        match by_inv.iter_mut().find(|(k, _)| *k == r.invocation()) {
-            Some((_, v)) => v.push(r.clone()),
-            None => by_inv.push((r.invocation(), vec![r.clone()])),
-        }
-    }
-    by_inv
-        .iter()
-        .map(|(_, rs)| {
-            let mut sums: BTreeMap<CellKey, Vec<f64>> = BTreeMap::new();
-            for m in gather_per_run(rs, &[], &Axis::default()) {
-                for (k, s) in m {
-                    if let Some(v) = crate::stats::describe::mean(&s.values) {
-                        sums.entry(k).or_default().push(v);
+    let per_run = gather_per_run(runs, &[], &Axis::default());
+    grouped(0..runs.len(), |&i| runs[i].invocation())
+        .into_iter()
+        .map(|inv| {
+            let mut values: BTreeMap<CellKey, Vec<f64>> = BTreeMap::new();
+            for i in inv {
+                for (k, s) in &per_run[i] {
+                    if let Some(v) = mean(&s.values) {
+                        values.entry(k.clone()).or_default().push(v);
                     }
                 }
             }
-            sums.into_iter()
-                .filter_map(|(k, v)| Some((k, crate::stats::describe::mean(&v)?)))
+            values
+                .into_iter()
+                .map(|(k, v)| {
+                    let positive = v.iter().all(|x| *x > 0.0);
+                    (k, centre(&v, positive))
+                })
+                .filter(|(_, c)| c.is_finite())
                 .collect()
         })
         .collect()

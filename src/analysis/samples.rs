@@ -138,6 +138,24 @@ pub fn config_text<'a>(pairs: impl IntoIterator<Item = (&'a String, &'a String)>
     }
 }
 
+/// A benchmark's identity as one line, `bench [key=value …] (label)`, leaving out what is
+/// absent; empty when all is.
+pub fn identity_text<'a>(
+    bench: Option<&str>,
+    config: impl IntoIterator<Item = (&'a String, &'a String)>,
+    label: Option<&str>,
+) -> String {
+    let config = config_text(config);
+    let mut parts: Vec<String> = bench.map(str::to_string).into_iter().collect();
+    if !config.is_empty() {
+        parts.push(config);
+    }
+    if let Some(label) = label {
+        parts.push(format!("({label})"));
+    }
+    parts.join(" ")
+}
+
 /// A cell's key: the benchmark's [`Identity`], the metric and, for ladders, the
 /// percentile in millionths (an exact, ordered key).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

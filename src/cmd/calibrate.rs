@@ -4,6 +4,7 @@
 //! shift it detects with 80% power. Exits 0; errors (bad policy, no runs) exit 2.
 
 use crate::analysis::false_alarms::{Calibration, SplitBy, calibrate};
+use crate::analysis::samples::identity_text;
 use crate::cli::CalibrateArgs;
 use crate::output::escape::text as esc;
 use crate::output::percentile;
@@ -146,14 +147,9 @@ fn text(c: &Calibration) -> String {
     for x in &c.cells {
         rows.push(vec![
             x.suite.as_str().into(),
-            {
-                let config = crate::analysis::samples::config_text(x.config.iter());
-                let bench = x.bench.as_deref().unwrap_or("-");
-                if config.is_empty() {
-                    bench.to_string()
-                } else {
-                    format!("{bench} {config}")
-                }
+            match identity_text(x.bench.as_deref(), &x.config, None) {
+                t if t.is_empty() => "-".to_string(),
+                t => t,
             }
             .into(),
             x.label.as_str().into(),
