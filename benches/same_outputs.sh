@@ -23,5 +23,12 @@ run compare2.json compare --baseline 'suite=order-entry;tag.branch=main;latest=2
 run history.json history 'tag.branch=main' --json
 run history.txt history 'tag.branch=main;suite=risk'
 run runs.json runs --json
+# The history terms alone and together (answered from the indexes when they can be).
+run latest.txt runs 'latest=7'
+run latest-suite.txt runs 'suite=risk;tag.branch=main;latest=3'
+run latest-range.txt runs 'run=1000..5000;latest=4'
+run latest-time.txt runs 'time>=2026-01-02T00:00:00Z;time<2026-01-05T00:00:00Z;latest=5'
+run time.txt runs 'time>=2026-01-02T00:00:00Z;time<2026-01-03T00:00:00Z'
+run branch.txt runs "tag.commit=$commit"
 run export.csv export
 run report.txt report --out report

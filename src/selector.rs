@@ -14,7 +14,7 @@
 use crate::dataset::StoredRun;
 use bench_db_parsers::Param;
 use chrono::{DateTime, Utc};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use thiserror::Error;
 
@@ -333,16 +333,26 @@ pub fn param_equals(p: &Param, want: &str) -> bool {
 
 /// A run's time: its `time` tag, else its ingest time.
 pub fn run_time(r: &StoredRun) -> Option<DateTime<Utc>> {
+    time_of(&r.run.tags, &r.ingested_at)
+}
+
+/// The time of a run with these tags, from a source ingested at `ingested_at`: its `time`
+/// tag, else its ingest time (RFC 3339 both).
+pub fn time_of(tags: &BTreeMap<String, String>, ingested_at: &str) -> Option<DateTime<Utc>> {
     let parse = |s: &str| {
         DateTime::parse_from_rfc3339(s)
             .ok()
             .map(|d| d.with_timezone(&Utc))
     };
-    r.run
-        .tags
-        .get("time")
+    tags.get("time")
         .and_then(|t| parse(t))
-        .or_else(|| parse(&r.ingested_at))
+        .or_else(|| parse(ingested_at))
+}
+
+/// [`time_of`] as the store indexes it: nanoseconds since 1970 UTC; `None` when there is
+/// none or it lies outside what 64 bits of nanoseconds hold (1677–2262).
+pub fn time_ns(tags: &BTreeMap<String, String>, ingested_at: &str) -> Option<i64> {
+    time_of(tags, ingested_at).and_then(|t| t.timestamp_nanos_opt())
 }
 
 /// What the history terms judge a run by: its id, its commit and its time
@@ -366,7 +376,7 @@ impl HistoryKey {
 
 /// The runs of the `n` most recent commits (a run without a commit is its own), by the
 /// latest run time of each commit, then the highest run id; run order is kept.
-fn latest(runs: Vec<HistoryKey>, n: usize) -> Vec<HistoryKey> {
+pub fn latest(runs: Vec<HistoryKey>, n: usize) -> Vec<HistoryKey> {
     // Borrowed keys: a history's heads are many, its commits few.
     #[derive(PartialEq, Eq, Hash)]
     enum Key<'a> {

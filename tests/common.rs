@@ -113,25 +113,43 @@ pub fn plain(url: &str) -> String {
 
 /// Rows as schema version 3 stored them, in SQL both stores read: a hyperfine run named
 /// after its command (its block's label, its metric `sleep_0_01`), and a JMH run whose
-/// package was dropped at ingest. Ids 1 and 2.
+/// package was dropped at ingest, the newer by its time tag (the other's time is its
+/// ingest time). Ids 1 and 2.
 pub const VERSION_3_ROWS: &str = "
     INSERT INTO source (id, path, sha256, bytes, format, parser, ingested_at)
         VALUES (1, 'bench.json', 'a1', 10, 'hyperfine', 'hyperfine 1', '2026-01-01T00:00:00Z'),
                (2, 'result.json', 'b2', 10, 'jmh', 'jmh 1', '2026-01-01T00:00:00Z');
     INSERT INTO block (id, source_id, idx, label, first_line, last_line)
         VALUES (1, 1, 0, 'sleep 0.01', 1, 9), (2, 2, 0, NULL, 1, 9);
-    INSERT INTO run (id, block_id, suite, label, run_index, first_line, last_line)
-        VALUES (1, 1, 'hyperfine', 'sleep 0.01', 1, 1, 9),
-               (2, 2, 'jmh', 'result.json', 1, 1, 9);
+    INSERT INTO run (id, block_id, suite, label, run_index, first_line, last_line, tags)
+        VALUES (1, 1, 'hyperfine', 'sleep 0.01', 1, 1, 9,
+                '{\"commit\":\"c1\",\"time\":\"2026-02-01T00:00:00+01:00\"}'),
+               (2, 2, 'jmh', 'result.json', 1, 1, 9, '{\"commit\":\"c2\"}');
     INSERT INTO series (id, run_id, metric, display, unit, kind, value)
         VALUES (1, 1, 'sleep_0_01', 'sleep 0.01', 's', 'value', 0.0105),
                (2, 2, 'clientpb.existuser.avgt', 'ClientPb.existUser', 'ms/op', 'value', 3.5);";
 
 /// Checks a store upgraded from [`VERSION_3_ROWS`]: `migrate --json` (the JSON it printed)
 /// listed both sources to ingest again (what version 3 dropped: a JMH package, hyperfine's
-/// printed summary and parameters), and `runs --json` shows the hyperfine run with
-/// its bench and the metric `time`, the JMH run as it was.
-pub fn assert_version_3_upgraded(migrate: &serde_json::Value, runs: &serde_json::Value) {
+/// printed summary and parameters), and `runs --json` (`runs` of a selector) shows the
+/// hyperfine run with its bench and the metric `time`, the JMH run as it was; their tags
+/// and times are indexed (`tag.`, `latest=`, `time<` find them).
+pub fn assert_version_3_upgraded(
+    migrate: &serde_json::Value,
+    runs: impl Fn(&str) -> serde_json::Value,
+) {
+    let ids = |sel: &str| {
+        runs(sel)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids("tag.commit=c2"), [2]);
+    assert_eq!(ids("latest=1"), [1]);
+    assert_eq!(ids("time<2026-01-31T23:00:00Z"), [2]);
+    let runs = runs("");
     assert_eq!(migrate["from"], 3, "{migrate}");
     assert_eq!(
         migrate["reingest"],

@@ -3,7 +3,7 @@
 //! relabelling, copy) is written once on top of it, in [`super::Db`].
 
 use super::filter::Filter;
-use super::rows::{BlockMeta, BlockRows, Damage, Detail, Removed, SourceRecord, Written};
+use super::rows::{BlockMeta, BlockRows, Damage, Detail, Recent, Removed, SourceRecord, Written};
 use crate::dataset::StoredRun;
 use anyhow::Result;
 use bench_db_parsers::ParseError;
@@ -88,6 +88,15 @@ pub trait Store {
         f: &mut dyn FnMut(StoredRun) -> Result<()>,
         damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize>;
+
+    /// Whether every stored run has its time in the index (`run.at_ns`): then the history
+    /// terms can be answered from the indexes ([`Store::recent`]).
+    fn all_timed(&self) -> Result<bool>;
+
+    /// Calls `f` with the runs the filter matches, newest first (time, then id,
+    /// descending), each as its id, commit and time, until `f` returns false. Reads the
+    /// indexes only: a run is not decoded here.
+    fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()>;
 
     /// Whether every block's runs have consecutive ids.
     fn blocks_contiguous(&self) -> Result<bool>;

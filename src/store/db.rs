@@ -9,20 +9,22 @@
 //! check` is the command whose exit code reports damage.
 
 use super::backend::Store;
-use super::filter::Filter;
+use super::filter::{Bound, Filter};
 use super::open_error;
 use super::postgres::PgStore;
-use super::rows::{Damage, Detail, Removed};
+use super::rows::{Damage, Detail, Recent, Removed};
 use super::sqlite::SqliteStore;
 use super::url::Target;
 use crate::dataset::StoredRun;
-use crate::selector::{HistoryKey, Selector, Term};
+use crate::selector::{self, HistoryKey, PostTerm, Selector, Term};
 use anyhow::Result;
 use std::cell::RefCell;
 use std::collections::HashSet;
 
 /// Run ids bound per query when runs are read back by id.
 const IDS_PER_QUERY: usize = 10_000;
+/// Commits (or runs) bound per query when `latest=N` reads the runs of the commits it found.
+const KEYS_PER_QUERY: usize = 1_000;
 
 /// An open store of either kind.
 pub struct Db {
@@ -151,6 +153,9 @@ impl Db {
 
     /// The ids of the runs that the plain terms select and the path and history terms keep.
     fn kept_ids(&self, sel: &Selector) -> Result<HashSet<i64>> {
+        if let Some((filter, latest)) = self.indexed(sel)? {
+            return self.kept_by_index(filter, latest);
+        }
         let cwd = std::env::current_dir().ok();
         let mut heads = Vec::new();
         // The terms judge the run's row only: its series are not read here (a damaged
@@ -173,6 +178,117 @@ impl Db {
             &mut |d| self.warn_damaged(d),
         )?;
         Ok(sel.post_filter(heads).iter().map(|r| r.id).collect())
+    }
+
+    /// The selection as the indexes answer it, when they can: its SQL part with the id and
+    /// time ranges as [`Bound`]s, and its `latest=N`. They cannot when a term is judged on
+    /// the runs' heads, `latest` is given twice, a time lies beyond the index's range, or
+    /// a stored run has no indexed time (one stored before the index whose tags did not
+    /// decode): then the heads are read and judged as before.
+    fn indexed(&self, sel: &Selector) -> Result<Option<(Filter, Option<usize>)>> {
+        if sel.terms.iter().any(Term::judged_on_heads) {
+            return Ok(None);
+        }
+        let mut filter = Filter::of(sel);
+        let mut latest = None;
+        for p in &sel.post {
+            let bound = match p {
+                PostTerm::RunRange(a, b) => Bound::Ids(*a, *b),
+                PostTerm::TimeFrom(t) => match t.timestamp_nanos_opt() {
+                    Some(ns) => Bound::AtFrom(ns),
+                    None => return Ok(None),
+                },
+                PostTerm::TimeBefore(t) => match t.timestamp_nanos_opt() {
+                    Some(ns) => Bound::AtBefore(ns),
+                    None => return Ok(None),
+                },
+                PostTerm::Latest(n) => {
+                    if latest.replace(*n).is_some() {
+                        return Ok(None);
+                    }
+                    continue;
+                }
+            };
+            filter = filter.and(bound);
+        }
+        if !self.store.all_timed()? {
+            return Ok(None);
+        }
+        Ok(Some((filter, latest)))
+    }
+
+    /// The runs of the `latest` most recent commits among those `filter` matches, found
+    /// from the newest run backwards: the walk stops once it has seen `latest` commits and
+    /// reaches a run older than the last of them, so it reads about as many runs as it
+    /// keeps. The commits it saw are the only ones that can rank first (any other's newest
+    /// run is older than all of theirs); their runs are then read whole, and ranked as
+    /// [`selector::latest`] ranks them (ties in time go to the highest id of a commit).
+    fn kept_by_index(&self, filter: Filter, latest: Option<usize>) -> Result<HashSet<i64>> {
+        let Some(n) = latest else {
+            return Ok(self.store.select_ids(&filter)?.into_iter().collect());
+        };
+        let mut seen: HashSet<RunKey> = HashSet::new();
+        let mut nth_at = i64::MIN;
+        let mut walked = Vec::new();
+        let mut stopped = false;
+        self.store.recent(&filter, &mut |r| {
+            if seen.len() >= n && r.at_ns < nth_at {
+                stopped = true;
+                return false;
+            }
+            if seen.insert(RunKey::of(&r)) && seen.len() == n {
+                nth_at = r.at_ns;
+            }
+            walked.push(r);
+            true
+        })?;
+        let runs = if stopped {
+            let mut runs = Vec::new();
+            let commits: Vec<String> = seen
+                .iter()
+                .filter_map(|k| match k {
+                    RunKey::Commit(c) => Some(c.clone()),
+                    RunKey::Run(_) => None,
+                })
+                .collect();
+            let ids: Vec<i64> = seen
+                .iter()
+                .filter_map(|k| match k {
+                    RunKey::Run(id) => Some(*id),
+                    RunKey::Commit(_) => None,
+                })
+                .collect();
+            let mut read = |commits: &[String], ids: &[i64]| {
+                let f = filter
+                    .clone()
+                    .and(Bound::CommitsOrRuns(commits.to_vec(), ids.to_vec()));
+                self.store.recent(&f, &mut |r| {
+                    runs.push(r);
+                    true
+                })
+            };
+            for chunk in commits.chunks(KEYS_PER_QUERY) {
+                read(chunk, &[])?;
+            }
+            for chunk in ids.chunks(KEYS_PER_QUERY) {
+                read(&[], chunk)?;
+            }
+            runs
+        } else {
+            walked
+        };
+        let keys = runs
+            .into_iter()
+            .map(|r| HistoryKey {
+                id: r.id,
+                commit: r.commit.map(String::into_boxed_str),
+                time: Some(chrono::DateTime::from_timestamp_nanos(r.at_ns)),
+            })
+            .collect();
+        Ok(selector::latest(keys, n)
+            .into_iter()
+            .map(|k| k.id)
+            .collect())
     }
 
     /// Whether every block's runs have consecutive ids, so a stream in id order gives
@@ -233,6 +349,22 @@ impl Db {
                 .push(file(format!("reading the runs failed: {e:#}"))),
         }
         out
+    }
+}
+
+/// What `latest=N` counts: a commit, or a run without one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum RunKey {
+    Commit(String),
+    Run(i64),
+}
+
+impl RunKey {
+    fn of(r: &Recent) -> RunKey {
+        match &r.commit {
+            Some(c) => RunKey::Commit(c.clone()),
+            None => RunKey::Run(r.id),
+        }
     }
 }
 
@@ -307,5 +439,82 @@ mod tests {
         // A source whose runs are all kept stays: the same output is unchanged.
         store(&mut db, "b", 2);
         assert_eq!(db.select_ids(&Selector::all()).unwrap(), [4, 5, 6]);
+    }
+
+    /// One run per source, with these tags.
+    fn store_tagged(db: &mut Db, text: &str, tags: &BTreeMap<String, String>) {
+        let blocks = [Block {
+            runs: vec![Run {
+                index: 1,
+                ..Run::default()
+            }],
+            ..Block::default()
+        }];
+        db.insert_generated(&Generated {
+            origin: text,
+            format: "loopback",
+            text,
+            blocks: &blocks,
+            suite: "s",
+            label_override: None,
+            tags,
+        })
+        .unwrap();
+    }
+
+    /// The history terms judged on every run's head: what `kept_ids` did before the
+    /// indexes, and still does when they cannot answer.
+    fn judged_on_heads(db: &Db, sel: &Selector) -> Vec<i64> {
+        let heads = db
+            .select(&Selector {
+                terms: sel.terms.clone(),
+                post: Vec::new(),
+            })
+            .unwrap()
+            .iter()
+            .map(HistoryKey::of)
+            .collect();
+        sel.post_filter(heads).iter().map(|k| k.id).collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Histories with commits sharing times, runs without a commit or a time tag,
+        /// and ids out of time order: the indexes keep exactly the runs the heads keep.
+        #[test]
+        fn the_indexes_keep_what_the_heads_keep(
+            runs in proptest::collection::vec((0..5usize, 0..4usize, 0..2usize), 1..30),
+            n in 1..6usize,
+            from in 0..4usize,
+        ) {
+            let mut db = Db::open_in_memory().unwrap();
+            for (i, (commit, time, branch)) in runs.iter().enumerate() {
+                let mut tags = BTreeMap::new();
+                if *commit > 0 {
+                    tags.insert("commit".to_string(), format!("c{commit}"));
+                }
+                if *time > 0 {
+                    // Times repeat, and later runs may be older.
+                    tags.insert("time".to_string(), format!("2026-01-0{time}T00:00:00+01:00"));
+                }
+                tags.insert("branch".to_string(), ["main", "pr"][*branch].to_string());
+                store_tagged(&mut db, &format!("run {i}"), &tags);
+            }
+            for text in [
+                format!("latest={n}"),
+                format!("tag.branch=main;latest={n}"),
+                format!("time>=2026-01-0{}T00:00:00Z;latest={n}", from + 1),
+                format!("run=2..{};latest={n}", runs.len().max(2) - 1),
+                format!("time<2026-01-0{}T00:00:00Z", from + 1),
+            ] {
+                let sel = Selector::parse(&text).unwrap();
+                proptest::prop_assert!(db.indexed(&sel).unwrap().is_some());
+                proptest::prop_assert_eq!(
+                    db.select_ids(&sel).unwrap(),
+                    judged_on_heads(&db, &sel),
+                    "{}", text
+                );
+            }
+        }
     }
 }

@@ -13,26 +13,37 @@ pub enum Arg {
     Text(String),
     Int(i64),
     Ints(Vec<i64>),
+    Texts(Vec<String>),
 }
 
 /// How one backend spells the conditions of a [`Filter`].
 pub trait Dialect {
     /// The placeholder of the `n`th bound value (1-based).
     fn placeholder(&self, n: usize, arg: &Arg) -> String;
-    /// The value bound for a tag's key (the key itself, or a path to it).
-    fn tag_key(&self, key: &str) -> String {
-        key.to_string()
-    }
-    /// The condition that the run's tag named by placeholder `key` equals `value`.
-    fn tag_equals(&self, key: &str, value: &str) -> String;
     /// The condition that the run's id is among the ids bound to the placeholder(s).
     fn id_among(&self, ids: &[i64], args: &mut Vec<Arg>) -> String;
+    /// The condition that `column` is among the texts bound to the placeholder(s).
+    fn text_among(&self, column: &str, values: &[String], args: &mut Vec<Arg>) -> String;
 }
 
-/// The terms a store answers itself: label, suite, tags and run ids.
+/// A condition on the columns the store keeps for the history terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bound {
+    /// Run ids from A to B inclusive (`run=A..B`).
+    Ids(i64, i64),
+    /// The run's time (`run.at_ns`) at or after this many nanoseconds (`time>=`).
+    AtFrom(i64),
+    /// The run's time before this many nanoseconds (`time<`).
+    AtBefore(i64),
+    /// The runs of these commits, and these runs.
+    CommitsOrRuns(Vec<String>, Vec<i64>),
+}
+
+/// The terms a store answers itself: label, suite, tags and run ids, and [`Bound`]s.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filter {
     terms: Vec<Term>,
+    bounds: Vec<Bound>,
 }
 
 impl Filter {
@@ -45,6 +56,7 @@ impl Filter {
                 .filter(|t| !t.judged_on_heads())
                 .cloned()
                 .collect(),
+            bounds: Vec::new(),
         }
     }
 
@@ -52,12 +64,31 @@ impl Filter {
     pub fn ids(ids: Vec<i64>) -> Filter {
         Filter {
             terms: vec![Term::Runs(ids)],
+            bounds: Vec::new(),
         }
     }
 
-    /// `WHERE …` (empty for no condition) over `run r`, `block b`, `source s`, and its
-    /// bound values in placeholder order.
+    /// This filter and `bound`.
+    pub fn and(mut self, bound: Bound) -> Filter {
+        self.bounds.push(bound);
+        self
+    }
+
+    /// `WHERE …` (empty for no condition) over `run r` (no other table is named, so a
+    /// query may join `block b` and `source s` or not), and its bound values in
+    /// placeholder order.
     pub fn where_clause(&self, d: &dyn Dialect) -> (String, Vec<Arg>) {
+        self.clause(d, false)
+    }
+
+    /// [`Filter::where_clause`] for a walk along an index of `run` ([`super::Store::recent`]):
+    /// the tag terms test each run walked (`EXISTS`, a probe by the run's id) rather than
+    /// list the tag's runs first, so the walk can stop early without reading them all.
+    pub fn walk_clause(&self, d: &dyn Dialect) -> (String, Vec<Arg>) {
+        self.clause(d, true)
+    }
+
+    fn clause(&self, d: &dyn Dialect, probe: bool) -> (String, Vec<Arg>) {
         let mut conds = Vec::new();
         let mut args: Vec<Arg> = Vec::new();
         let bind = |args: &mut Vec<Arg>, a: Arg| {
@@ -76,9 +107,18 @@ impl Filter {
                     conds.push(format!("r.suite = {p}"));
                 }
                 Term::Tag(k, v) => {
-                    let pk = bind(&mut args, Arg::Text(d.tag_key(k)));
+                    let pk = bind(&mut args, Arg::Text(k.clone()));
                     let pv = bind(&mut args, Arg::Text(v.clone()));
-                    conds.push(d.tag_equals(&pk, &pv));
+                    conds.push(if probe {
+                        format!(
+                            "EXISTS (SELECT 1 FROM run_tag t \
+                             WHERE t.run_id = r.id AND t.key = {pk} AND t.value = {pv})"
+                        )
+                    } else {
+                        format!(
+                            "r.id IN (SELECT t.run_id FROM run_tag t WHERE t.key = {pk} AND t.value = {pv})"
+                        )
+                    });
                 }
                 Term::Bench(v) => {
                     let p = bind(&mut args, Arg::Text(v.clone()));
@@ -87,6 +127,34 @@ impl Filter {
                 Term::Runs(ids) => conds.push(d.id_among(ids, &mut args)),
                 Term::Source(_) | Term::Param(..) => {
                     unreachable!("Filter::of leaves the terms judged on heads out")
+                }
+            }
+        }
+        for bound in &self.bounds {
+            match bound {
+                Bound::Ids(a, b) => {
+                    let pa = bind(&mut args, Arg::Int(*a));
+                    let pb = bind(&mut args, Arg::Int(*b));
+                    conds.push(format!("r.id BETWEEN {pa} AND {pb}"));
+                }
+                Bound::AtFrom(t) => {
+                    let p = bind(&mut args, Arg::Int(*t));
+                    conds.push(format!("r.at_ns >= {p}"));
+                }
+                Bound::AtBefore(t) => {
+                    let p = bind(&mut args, Arg::Int(*t));
+                    conds.push(format!("r.at_ns < {p}"));
+                }
+                Bound::CommitsOrRuns(commits, ids) => {
+                    let key = bind(&mut args, Arg::Text("commit".to_string()));
+                    let among = d.text_among("t.value", commits, &mut args);
+                    let mut any = vec![format!(
+                        "r.id IN (SELECT t.run_id FROM run_tag t WHERE t.key = {key} AND {among})"
+                    )];
+                    if !ids.is_empty() {
+                        any.push(d.id_among(ids, &mut args));
+                    }
+                    conds.push(format!("({})", any.join(" OR ")));
                 }
             }
         }
@@ -107,12 +175,13 @@ mod tests {
         fn placeholder(&self, n: usize, _: &Arg) -> String {
             format!("${n}")
         }
-        fn tag_equals(&self, key: &str, value: &str) -> String {
-            format!("tag({key}) = {value}")
-        }
         fn id_among(&self, ids: &[i64], args: &mut Vec<Arg>) -> String {
             args.push(Arg::Ints(ids.to_vec()));
             format!("r.id = ANY(${})", args.len())
+        }
+        fn text_among(&self, column: &str, values: &[String], args: &mut Vec<Arg>) -> String {
+            args.push(Arg::Texts(values.to_vec()));
+            format!("{column} = ANY(${})", args.len())
         }
     }
 
@@ -122,7 +191,9 @@ mod tests {
         let (sql, args) = Filter::of(&sel).where_clause(&Numbered);
         assert_eq!(
             sql,
-            "WHERE r.suite = $1 AND tag($2) = $3 AND r.id = ANY($4) AND r.label = $5"
+            "WHERE r.suite = $1 \
+             AND r.id IN (SELECT t.run_id FROM run_tag t WHERE t.key = $2 AND t.value = $3) \
+             AND r.id = ANY($4) AND r.label = $5"
         );
         assert_eq!(
             args,
@@ -138,5 +209,23 @@ mod tests {
             Filter::of(&Selector::all()).where_clause(&Numbered),
             (String::new(), vec![])
         );
+    }
+
+    #[test]
+    fn bounds_follow_the_terms() {
+        let sel = Selector::parse("suite=a").unwrap();
+        let f = Filter::of(&sel)
+            .and(Bound::Ids(2, 9))
+            .and(Bound::AtBefore(1_000))
+            .and(Bound::CommitsOrRuns(vec!["c1".into()], vec![7]));
+        let (sql, args) = f.where_clause(&Numbered);
+        assert_eq!(
+            sql,
+            "WHERE r.suite = $1 AND r.id BETWEEN $2 AND $3 AND r.at_ns < $4 \
+             AND (r.id IN (SELECT t.run_id FROM run_tag t WHERE t.key = $5 AND t.value = ANY($6)) \
+             OR r.id = ANY($7))"
+        );
+        assert_eq!(args.len(), 7);
+        assert_eq!(args[5], Arg::Texts(vec!["c1".into()]));
     }
 }

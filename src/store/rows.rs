@@ -64,6 +64,40 @@ pub struct SourceRecord {
     pub ingested_at: String,
 }
 
+/// A run as the history terms find it through the store's indexes: newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recent {
+    pub id: i64,
+    /// Its `commit` tag.
+    pub commit: Option<String>,
+    /// Its time in nanoseconds since 1970 UTC (`run.at_ns`).
+    pub at_ns: i64,
+}
+
+/// What the indexes hold of a stored run: its tags (`run_tag`) and its time (`run.at_ns`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunIndex {
+    pub tags: Vec<(String, String)>,
+    pub at_ns: Option<i64>,
+}
+
+impl RunIndex {
+    /// The index rows of a run stored before the indexes, from its `tags` column and its
+    /// source's ingest time. A run whose tags do not decode (damaged) gets neither: its
+    /// missing time keeps every history term on the path that reads and reports it.
+    pub fn of_stored(tags: Option<&str>, ingested_at: Option<&str>) -> RunIndex {
+        let Some(tags) = tags.and_then(|t| {
+            serde_json::from_str::<std::collections::BTreeMap<String, String>>(t).ok()
+        }) else {
+            return RunIndex::default();
+        };
+        RunIndex {
+            at_ns: crate::selector::time_ns(&tags, ingested_at.unwrap_or("")),
+            tags: tags.into_iter().collect(),
+        }
+    }
+}
+
 /// A stored block's own columns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockMeta {

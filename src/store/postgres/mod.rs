@@ -17,7 +17,7 @@ mod write;
 use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
-use super::rows::{BlockMeta, Damage, Detail, Removed, SourceRecord, Written};
+use super::rows::{BlockMeta, Damage, Detail, Recent, Removed, RunIndex, SourceRecord, Written};
 use super::url::{Host, PgUrl, SslMode};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
@@ -56,6 +56,10 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         sql: include_str!("../../../migrations/0005_metric_names.sql"),
         then: None,
+    },
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0006_run_index.sql"),
+        then: Some(index_stored_runs),
     },
 ];
 
@@ -283,6 +287,12 @@ impl Store for PgStore {
     ) -> Result<usize> {
         PgStore::stream(self, filter, detail, f, damaged)
     }
+    fn all_timed(&self) -> Result<bool> {
+        PgStore::all_timed(self)
+    }
+    fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()> {
+        PgStore::recent(self, filter, f)
+    }
     fn blocks_contiguous(&self) -> Result<bool> {
         PgStore::blocks_contiguous(self)
     }
@@ -300,6 +310,47 @@ impl Store for PgStore {
     fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
         PgStore::source_blocks(self, source_id)
     }
+}
+
+/// Migration 6's data step on PostgreSQL: the tag rows (one `COPY`) and the time of every
+/// run already stored ([`RunIndex::of_stored`]; one `COPY` into a temporary table, one
+/// `UPDATE`).
+fn index_stored_runs(tx: &mut postgres::Transaction) -> Result<(), postgres::Error> {
+    use postgres::binary_copy::BinaryCopyInWriter;
+    use postgres::types::Type;
+    let rows = tx.query(
+        "SELECT r.id, r.tags, s.ingested_at
+         FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id",
+        &[],
+    )?;
+    let indexed: Vec<(i64, RunIndex)> = rows
+        .iter()
+        .map(|r| {
+            let tags: Option<String> = r.try_get(1).ok();
+            let at: Option<String> = r.try_get(2).ok();
+            (
+                r.get(0),
+                RunIndex::of_stored(tags.as_deref(), at.as_deref()),
+            )
+        })
+        .collect();
+    drop(rows);
+    let sink = tx.copy_in("COPY run_tag (run_id, key, value) FROM STDIN (FORMAT binary)")?;
+    let mut w = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::TEXT, Type::TEXT]);
+    for (id, index) in &indexed {
+        for (k, v) in &index.tags {
+            w.write(&[id, k, v])?;
+        }
+    }
+    w.finish()?;
+    tx.batch_execute("CREATE TEMPORARY TABLE run_at (id bigint, at_ns bigint) ON COMMIT DROP")?;
+    let sink = tx.copy_in("COPY run_at (id, at_ns) FROM STDIN (FORMAT binary)")?;
+    let mut w = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::INT8]);
+    for (id, index) in &indexed {
+        w.write(&[id, &index.at_ns])?;
+    }
+    w.finish()?;
+    tx.batch_execute("UPDATE run SET at_ns = a.at_ns FROM run_at a WHERE a.id = run.id")
 }
 
 /// Migration 2's data step on PostgreSQL (see [`v1`]): moves the rows of the version-1

@@ -6,7 +6,8 @@ use super::PgStore;
 use crate::dataset::StoredRun;
 use crate::store::filter::{Arg, Dialect, Filter};
 use crate::store::rows::{
-    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, RunCols, SeriesCols, SourceRecord, printed_from_json,
+    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, Recent, RunCols, SeriesCols, SourceRecord,
+    printed_from_json,
 };
 use anyhow::Result;
 use bench_db_parsers::{HistInterval, Series};
@@ -16,10 +17,13 @@ use std::collections::HashMap;
 
 /// Runs loaded per round of queries.
 const CHUNK: usize = 1_000;
+/// Rows of [`PgStore::recent`]'s first query: a `latest=10` over a CI history needs
+/// about 165.
+const RECENT_ROWS: i64 = 1_024;
 
 type Args = Vec<Box<dyn ToSql + Sync>>;
 
-/// How PostgreSQL spells a selection: numbered, typed placeholders, tags read as `jsonb`.
+/// How PostgreSQL spells a selection: numbered, typed placeholders, lists bound as arrays.
 struct Postgres;
 
 impl Dialect for Postgres {
@@ -28,16 +32,20 @@ impl Dialect for Postgres {
             Arg::Text(_) => format!("${n}::text"),
             Arg::Int(_) => format!("${n}::bigint"),
             Arg::Ints(_) => format!("${n}::bigint[]"),
+            Arg::Texts(_) => format!("${n}::text[]"),
         }
-    }
-    fn tag_equals(&self, key: &str, value: &str) -> String {
-        format!("(r.tags::jsonb ->> {key}) = {value}")
     }
     fn id_among(&self, ids: &[i64], args: &mut Vec<Arg>) -> String {
         let a = Arg::Ints(ids.to_vec());
         let p = self.placeholder(args.len() + 1, &a);
         args.push(a);
         format!("r.id = ANY({p})")
+    }
+    fn text_among(&self, column: &str, values: &[String], args: &mut Vec<Arg>) -> String {
+        let a = Arg::Texts(values.to_vec());
+        let p = self.placeholder(args.len() + 1, &a);
+        args.push(a);
+        format!("{column} = ANY({p})")
     }
 }
 
@@ -73,6 +81,60 @@ impl PgStore {
         }
         tx.commit().map_err(|e| self.err(e))?;
         Ok(count)
+    }
+
+    pub(super) fn all_timed(&self) -> Result<bool> {
+        let mut c = self.client.borrow_mut();
+        let row = c
+            .query_one(
+                "SELECT NOT EXISTS (SELECT 1 FROM run WHERE at_ns IS NULL)",
+                &[],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(row.get(0))
+    }
+
+    /// Walks `run_recency` backwards: the first [`RECENT_ROWS`] rows, then, while `f` asks
+    /// for more, eight times as many (a `LIMIT` lets the planner walk the index and stop),
+    /// each run's commit read by its key.
+    pub(super) fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()> {
+        let (where_sql, args) = filter.walk_clause(&Postgres);
+        let args = bind(args);
+        let limit = args.len() + 1;
+        let sql = format!(
+            "SELECT r.id, r.at_ns,
+                    (SELECT t.value FROM run_tag t WHERE t.run_id = r.id AND t.key = 'commit')
+             FROM run r {where_sql} ORDER BY r.at_ns DESC, r.id DESC LIMIT ${limit}::bigint"
+        );
+        let mut c = self.client.borrow_mut();
+        let mut tx = c
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .map_err(|e| self.err(e))?;
+        let (mut fed, mut rows_asked) = (0usize, RECENT_ROWS);
+        loop {
+            let mut refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
+            refs.push(&rows_asked);
+            let rows = tx.query(&sql, &refs).map_err(|e| self.err(e))?;
+            let all = (rows.len() as i64) < rows_asked;
+            for r in rows.iter().skip(fed) {
+                fed += 1;
+                let go_on = f(Recent {
+                    id: r.get(0),
+                    at_ns: r.get(1),
+                    commit: r.get(2),
+                });
+                if !go_on {
+                    return tx.commit().map_err(|e| self.err(e));
+                }
+            }
+            if all {
+                return tx.commit().map_err(|e| self.err(e));
+            }
+            rows_asked *= 8;
+        }
     }
 
     pub(super) fn blocks_contiguous(&self) -> Result<bool> {
@@ -252,15 +314,19 @@ fn load_chunk(
 /// The filter's `WHERE` clause, numbered `$1…`, and its values as the client binds them.
 fn where_clause(filter: &Filter) -> (String, Args) {
     let (sql, args) = filter.where_clause(&Postgres);
-    let values = args
-        .into_iter()
+    (sql, bind(args))
+}
+
+/// Bound values as the client binds them.
+fn bind(args: Vec<Arg>) -> Args {
+    args.into_iter()
         .map(|a| -> Box<dyn ToSql + Sync> {
             match a {
                 Arg::Text(t) => Box::new(t),
                 Arg::Int(i) => Box::new(i),
                 Arg::Ints(v) => Box::new(v),
+                Arg::Texts(v) => Box::new(v),
             }
         })
-        .collect();
-    (sql, values)
+        .collect()
 }

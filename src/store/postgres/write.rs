@@ -10,6 +10,7 @@
 //! takes the same path, its digest known from the start.
 
 use super::{PgStore, pg_text};
+use crate::selector::time_ns;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
 use crate::store::rows::{
@@ -73,7 +74,10 @@ impl PgStore {
             let block = block?;
             let w = match &mut writer {
                 Some(w) => w,
-                None => writer.insert(Writer::new(insert_source(&mut tx, record)?)),
+                None => writer.insert(Writer::new(
+                    insert_source(&mut tx, record)?,
+                    &record.ingested_at,
+                )),
             };
             w.push(&mut tx, block)?;
             n_blocks += 1;
@@ -157,6 +161,11 @@ impl PgStore {
             &[&ids],
         )
         .map_err(|e| self.err(e))?;
+        tx.execute(
+            "DELETE FROM run_tag WHERE run_id = ANY($1::bigint[])",
+            &[&ids],
+        )
+        .map_err(|e| self.err(e))?;
         let mut runs: Vec<i64> = tx
             .query(
                 "DELETE FROM run WHERE id = ANY($1::bigint[]) RETURNING id",
@@ -232,6 +241,8 @@ fn insert_source(tx: &mut Transaction, s: &SourceRecord) -> Result<i64, postgres
 /// Gathers the blocks of one source and sends them in batches.
 struct Writer {
     source_id: i64,
+    /// The source's ingest time: a run's time when it has no `time` tag.
+    ingested_at: String,
     pending: Vec<BlockRows>,
     pending_runs: usize,
     pending_points: usize,
@@ -240,9 +251,10 @@ struct Writer {
 }
 
 impl Writer {
-    fn new(source_id: i64) -> Writer {
+    fn new(source_id: i64, ingested_at: &str) -> Writer {
         Writer {
             source_id,
+            ingested_at: ingested_at.to_string(),
             pending: Vec::new(),
             pending_runs: 0,
             pending_points: 0,
@@ -320,7 +332,7 @@ impl Writer {
 
         let mut run_w = copy(
             tx,
-            "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config)",
+            "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config, at_ns)",
             &[
                 Type::INT8,
                 Type::INT8,
@@ -333,6 +345,7 @@ impl Writer {
                 Type::TEXT,
                 Type::TEXT,
                 Type::TEXT,
+                Type::INT8,
             ],
         )?;
         let mut next_run = run_ids.iter();
@@ -342,6 +355,7 @@ impl Writer {
                 let params = json(&r.run.params);
                 let tags = json(&r.run.tags);
                 let config = json(&r.run.config);
+                let at_ns = time_ns(&r.run.tags, &self.ingested_at);
                 run_w.write(&[
                     id,
                     block_id,
@@ -354,10 +368,23 @@ impl Writer {
                     &tags,
                     &r.run.bench,
                     &config,
+                    &at_ns,
                 ])?;
             }
         }
         run_w.finish()?;
+
+        let mut tag_w = copy(
+            tx,
+            "run_tag (run_id, key, value)",
+            &[Type::INT8, Type::TEXT, Type::TEXT],
+        )?;
+        for (r, id) in blocks.iter().flat_map(|b| &b.runs).zip(&run_ids) {
+            for (key, value) in &r.run.tags {
+                tag_w.write(&[id, key, value])?;
+            }
+        }
+        tag_w.finish()?;
 
         // As SQLite's schema 2: a ladder (also a histogram's merged one) or a time series is
         // packed into `points`, a single number goes in `value`.

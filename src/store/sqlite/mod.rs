@@ -17,7 +17,7 @@ use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
 use super::open_error;
-use super::rows::{BlockMeta, Damage, Detail, Removed, SourceRecord, Written};
+use super::rows::{BlockMeta, Damage, Detail, Recent, Removed, RunIndex, SourceRecord, Written};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
 use anyhow::{Context, Result, anyhow, bail};
@@ -57,6 +57,10 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         sql: include_str!("../../../migrations/0005_metric_names.sql"),
         then: None,
+    },
+    Migration {
+        sql: include_str!("../../../migrations/0006_run_index.sql"),
+        then: Some(index_stored_runs),
     },
 ];
 
@@ -197,6 +201,12 @@ impl Store for SqliteStore {
     ) -> Result<usize> {
         SqliteStore::stream(self, filter, detail, f, damaged).map_err(|e| self.corrupt(e))
     }
+    fn all_timed(&self) -> Result<bool> {
+        SqliteStore::all_timed(self).map_err(|e| self.corrupt(e))
+    }
+    fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()> {
+        SqliteStore::recent(self, filter, f).map_err(|e| self.corrupt(e))
+    }
     fn blocks_contiguous(&self) -> Result<bool> {
         SqliteStore::blocks_contiguous(self).map_err(|e| self.corrupt(e))
     }
@@ -282,6 +292,33 @@ fn pack_v1_rows(tx: &Transaction) -> rusqlite::Result<()> {
         })?;
     }
     tx.execute_batch("DROP TABLE point; DROP TABLE printed_stat")
+}
+
+/// Migration 6's data step: the tag rows and the time of every run already stored
+/// ([`RunIndex::of_stored`]).
+fn index_stored_runs(tx: &Transaction) -> rusqlite::Result<()> {
+    let mut read = tx.prepare(
+        "SELECT r.id, r.tags, s.ingested_at
+         FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id",
+    )?;
+    let mut tag = tx.prepare("INSERT INTO run_tag (run_id, key, value) VALUES (?1, ?2, ?3)")?;
+    let mut at = tx.prepare("UPDATE run SET at_ns = ?2 WHERE id = ?1")?;
+    let mut rows = read.query([])?;
+    // A column that is not text (a damaged row) reads as missing.
+    let text = |r: &rusqlite::Row, i| {
+        r.get_ref(i)
+            .ok()
+            .and_then(|v| v.as_str().ok().map(str::to_owned))
+    };
+    while let Some(r) = rows.next()? {
+        let id: i64 = r.get(0)?;
+        let index = RunIndex::of_stored(text(r, 1).as_deref(), text(r, 2).as_deref());
+        for (k, v) in &index.tags {
+            tag.execute(rusqlite::params![id, k, v])?;
+        }
+        at.execute(rusqlite::params![id, index.at_ns])?;
+    }
+    Ok(())
 }
 
 /// An error naming `bench-db ingest` when there is no database at `path`.

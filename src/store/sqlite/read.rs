@@ -5,44 +5,45 @@ use super::SqliteStore;
 use crate::dataset::StoredRun;
 use crate::store::filter::{Arg, Dialect, Filter};
 use crate::store::rows::{
-    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, RunCols, SeriesCols, SourceRecord, printed_from_json,
+    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, Recent, RunCols, SeriesCols, SourceRecord,
+    printed_from_json,
 };
 use anyhow::Result;
 use bench_db_parsers::{HistInterval, PrintedStat, Series};
 use rusqlite::types::Value;
 
-/// How SQLite spells a selection: `?` placeholders, tags read with `json_extract`.
+/// How SQLite spells a selection: `?` placeholders, lists bound one value each.
 pub(super) struct Sqlite;
 
 impl Dialect for Sqlite {
     fn placeholder(&self, _: usize, _: &Arg) -> String {
         "?".to_string()
     }
-    fn tag_key(&self, key: &str) -> String {
-        // A JSON path with the key quoted, so keys with dots or spaces work.
-        format!("$.\"{}\"", key.replace('"', "\\\""))
-    }
-    fn tag_equals(&self, key: &str, value: &str) -> String {
-        format!("json_extract(r.tags, {key}) = {value}")
-    }
     fn id_among(&self, ids: &[i64], args: &mut Vec<Arg>) -> String {
         args.extend(ids.iter().map(|&i| Arg::Int(i)));
         format!("r.id IN ({})", vec!["?"; ids.len()].join(", "))
+    }
+    fn text_among(&self, column: &str, values: &[String], args: &mut Vec<Arg>) -> String {
+        args.extend(values.iter().map(|v| Arg::Text(v.clone())));
+        format!("{column} IN ({})", vec!["?"; values.len()].join(", "))
     }
 }
 
 /// The filter's `WHERE` clause and its values as SQLite binds them.
 pub(super) fn where_clause(filter: &Filter) -> (String, Vec<Value>) {
     let (sql, args) = filter.where_clause(&Sqlite);
-    let values = args
-        .into_iter()
+    (sql, values(args))
+}
+
+/// Bound values as SQLite binds them.
+fn values(args: Vec<Arg>) -> Vec<Value> {
+    args.into_iter()
         .map(|a| match a {
             Arg::Text(t) => Value::Text(t),
             Arg::Int(i) => Value::Integer(i),
-            Arg::Ints(_) => unreachable!("SQLite binds ids one by one"),
+            Arg::Ints(_) | Arg::Texts(_) => unreachable!("SQLite binds lists one value each"),
         })
-        .collect();
-    (sql, values)
+        .collect()
 }
 
 const RUN_COLUMNS: &str =
@@ -65,6 +66,39 @@ impl SqliteStore {
             .query_map(rusqlite::params_from_iter(args), |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         Ok(ids)
+    }
+
+    pub(super) fn all_timed(&self) -> Result<bool> {
+        Ok(self.conn.query_row(
+            "SELECT NOT EXISTS (SELECT 1 FROM run WHERE at_ns IS NULL)",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Walks `run_recency` backwards, one row at a time, each run's commit read from
+    /// `run_tag_run`.
+    pub(super) fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()> {
+        let (where_sql, args) = filter.walk_clause(&Sqlite);
+        let args = values(args);
+        let sql = format!(
+            "SELECT r.id, r.at_ns,
+                    (SELECT t.value FROM run_tag t WHERE t.run_id = r.id AND t.key = 'commit')
+             FROM run r {where_sql} ORDER BY r.at_ns DESC, r.id DESC"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
+        while let Some(r) = rows.next()? {
+            let go_on = f(Recent {
+                id: r.get(0)?,
+                at_ns: r.get(1)?,
+                commit: r.get(2)?,
+            });
+            if !go_on {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Streams the runs the filter matches, in id order, one at a time, from one query

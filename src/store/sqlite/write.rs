@@ -2,6 +2,7 @@
 //! they arrive, so memory stays flat on large logs; relabelling; removal.
 
 use super::SqliteStore;
+use crate::selector::time_ns;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
 use crate::store::rows::{
@@ -70,7 +71,7 @@ impl SqliteStore {
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut out = Written::default();
         {
-            let mut w = Writer::new(&tx)?;
+            let mut w = Writer::new(&tx, &record.ingested_at)?;
             let mut source_id = None;
             for block in blocks {
                 let block = block?;
@@ -138,6 +139,7 @@ impl SqliteStore {
                 "DELETE FROM histogram WHERE series_id IN (SELECT id FROM series WHERE run_id = ?1)",
             )?;
             let mut series = tx.prepare("DELETE FROM series WHERE run_id = ?1")?;
+            let mut tags = tx.prepare("DELETE FROM run_tag WHERE run_id = ?1")?;
             let mut run = tx.prepare("DELETE FROM run WHERE id = ?1")?;
             let mut sources = BTreeSet::new();
             let mut ids = ids.to_vec();
@@ -152,6 +154,7 @@ impl SqliteStore {
                 };
                 hists.execute([id])?;
                 series.execute([id])?;
+                tags.execute([id])?;
                 run.execute([id])?;
                 sources.insert(sid);
                 out.runs.push(id);
@@ -194,23 +197,28 @@ fn insert_source(tx: &Transaction, record: &SourceRecord) -> rusqlite::Result<i6
 /// The prepared statements of one write.
 struct Writer<'t> {
     tx: &'t Transaction<'t>,
+    /// The source's ingest time: a run's time when it has no `time` tag.
+    ingested_at: &'t str,
     block: Statement<'t>,
     run: Statement<'t>,
+    tag: Statement<'t>,
     series: Statement<'t>,
     hist: Statement<'t>,
 }
 
 impl<'t> Writer<'t> {
-    fn new(tx: &'t Transaction<'t>) -> rusqlite::Result<Self> {
+    fn new(tx: &'t Transaction<'t>, ingested_at: &'t str) -> rusqlite::Result<Self> {
         Ok(Writer {
             tx,
+            ingested_at,
             block: tx.prepare(
                 "INSERT INTO block (source_id, idx, label, first_line, last_line, printed) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
             run: tx.prepare(
-                "INSERT INTO run (block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO run (block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config, at_ns)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?,
+            tag: tx.prepare("INSERT INTO run_tag (run_id, key, value) VALUES (?1, ?2, ?3)")?,
             series: tx.prepare(
                 "INSERT INTO series (run_id, metric, display, unit, kind, sample_count, stats, value, points)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -249,8 +257,12 @@ impl<'t> Writer<'t> {
                 serde_json::to_string(&r.run.tags)?,
                 r.run.bench,
                 serde_json::to_string(&r.run.config)?,
+                time_ns(&r.run.tags, self.ingested_at),
             ])?;
             let run_id = self.tx.last_insert_rowid();
+            for (key, value) in &r.run.tags {
+                self.tag.execute(params![run_id, key, value])?;
+            }
             for series in &r.run.series {
                 self.series(run_id, series, out)?;
             }
