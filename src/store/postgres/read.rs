@@ -16,7 +16,7 @@ use postgres::types::ToSql;
 use std::collections::HashMap;
 
 /// Runs loaded per round of queries.
-const CHUNK: usize = 1_000;
+const CHUNK: usize = 4_000;
 /// Rows of [`PgStore::recent`]'s first query: a `latest=10` over a CI history needs
 /// about 165.
 const RECENT_ROWS: i64 = 1_024;
@@ -182,7 +182,7 @@ impl PgStore {
 fn select_ids(c: &mut impl GenericClient, filter: &Filter) -> Result<Vec<i64>, postgres::Error> {
     let (where_sql, args) = where_clause(filter);
     let sql = format!(
-        "SELECT r.id FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
+        "SELECT r.id FROM run r
          {where_sql} ORDER BY r.id"
     );
     let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
@@ -203,11 +203,11 @@ fn load_chunk(
     let heads = c
         .query(
             "SELECT r.id, r.suite, r.label, s.format, s.path, s.id, b.id, b.idx, s.ingested_at,
-                    r.run_index, r.first_line, r.last_line, r.params, r.tags, b.printed,
-                    r.bench, r.config
+                    r.run_index, r.first_line, r.last_line, r.params, r.tags,
+                    CASE WHEN $2 THEN b.printed ELSE '[]' END, r.bench, r.config
              FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
              WHERE r.id = ANY($1) ORDER BY r.id",
-            &[&ids],
+            &[&ids, &detail.printed()],
         )
         .map_err(&err)?;
     let series_rows = c

@@ -58,7 +58,7 @@ impl SqliteStore {
     pub(super) fn select_ids(&self, filter: &Filter) -> Result<Vec<i64>> {
         let (where_sql, args) = where_clause(filter);
         let sql = format!(
-            "SELECT r.id FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
+            "SELECT r.id FROM run r
              {where_sql} ORDER BY r.id"
         );
         let mut stmt = self.conn.prepare(&sql)?;
