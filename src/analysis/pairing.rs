@@ -297,16 +297,12 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
         let Some(branch) = r.run.tags.get("branch") else {
             continue;
         };
-        let unit = match r.run.tags.get("commit") {
-            Some(c) => format!("commit {c}"),
-            None => format!("{} {} {}", r.ingested_at, r.source_id, r.block_index),
-        };
         let e = by_name
             .entry((r.suite.as_str(), r.given_label().unwrap_or_default()))
             .or_default()
             .entry(branch.as_str())
             .or_default()
-            .entry(unit)
+            .entry(unit_of(r))
             .or_insert((r.ingested_at.as_str(), Vec::new()));
         e.0 = e.0.max(r.ingested_at.as_str());
         e.1.push(r);
@@ -354,6 +350,99 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
         }
     }
     out
+}
+
+/// The unit a run counts in on its branch: its commit, else its ingested group.
+fn unit_of(r: &StoredRun) -> String {
+    match r.run.tags.get("commit") {
+        Some(c) => format!("commit {c}"),
+        None => format!("{} {} {}", r.ingested_at, r.source_id, r.block_index),
+    }
+}
+
+/// (suite, given label, branch, unit): where a run stands among the branches.
+type Place = (String, String, String, String);
+
+fn place_of(r: &StoredRun) -> Option<Place> {
+    let branch = r.run.tags.get("branch")?;
+    Some((
+        r.suite.clone(),
+        r.given_label().unwrap_or_default().to_string(),
+        branch.clone(),
+        unit_of(r),
+    ))
+}
+
+/// Which runs [`branch_pairs`] reads, told from the runs' heads (suite, label, source,
+/// tags, ingest time) before any series is read: per suite and label, `main`'s latest
+/// [`BASELINE_COMMITS`] units and every other branch's latest unit. [`branch_pairs`] of
+/// the runs it wants makes the comparisons that [`branch_pairs`] of every run makes, so
+/// a report keeps those runs only, however long the history.
+#[derive(Debug, Default)]
+pub struct PairPlan {
+    /// (suite, label) → branch → unit → its newest ingest time.
+    units: BTreeMap<(String, String), BTreeMap<String, BTreeMap<String, String>>>,
+}
+
+impl PairPlan {
+    /// Counts one run's head.
+    pub fn add(&mut self, r: &StoredRun) {
+        let Some((suite, label, branch, unit)) = place_of(r) else {
+            return;
+        };
+        let newest = self
+            .units
+            .entry((suite, label))
+            .or_default()
+            .entry(branch)
+            .or_default()
+            .entry(unit)
+            .or_insert_with(|| r.ingested_at.clone());
+        if r.ingested_at > *newest {
+            newest.clone_from(&r.ingested_at);
+        }
+    }
+
+    /// The units wanted, as [`branch_pairs`] orders them (newest ingest, then name).
+    pub fn wanted(&self) -> WantedRuns {
+        let mut places = std::collections::HashSet::new();
+        for ((suite, label), branches) in &self.units {
+            if !branches.contains_key(MAIN_BRANCH) {
+                continue;
+            }
+            for (branch, units) in branches {
+                let mut v: Vec<(&String, &String)> = units.iter().map(|(k, t)| (t, k)).collect();
+                v.sort();
+                let keep = if branch == MAIN_BRANCH {
+                    BASELINE_COMMITS
+                } else {
+                    1
+                };
+                for (_, unit) in &v[v.len().saturating_sub(keep)..] {
+                    places.insert((
+                        suite.clone(),
+                        label.clone(),
+                        branch.clone(),
+                        (*unit).clone(),
+                    ));
+                }
+            }
+        }
+        WantedRuns { places }
+    }
+}
+
+/// The runs a [`PairPlan`] wants.
+#[derive(Debug, Default)]
+pub struct WantedRuns {
+    places: std::collections::HashSet<Place>,
+}
+
+impl WantedRuns {
+    /// Whether [`branch_pairs`] reads this run.
+    pub fn contains(&self, r: &StoredRun) -> bool {
+        !self.places.is_empty() && place_of(r).is_some_and(|p| self.places.contains(&p))
+    }
 }
 
 /// Readable names for two sides: their labels (else suite), told apart by the first tag
@@ -481,6 +570,46 @@ mod tests {
             pairs.comparisons[MAX_BRANCH_PAIRS - 1].candidate,
             "rtt on pr-22"
         );
+    }
+
+    #[test]
+    fn the_planned_runs_pair_as_every_run_does() {
+        let mut runs = Vec::new();
+        for i in 0..(BASELINE_COMMITS + 4) {
+            let mut main = tagged("main", "rtt", &format!("2026-01-{:02}", i + 1), i as u32);
+            for r in &mut main {
+                r.run.tags.insert("commit".into(), format!("m{i:02}"));
+            }
+            runs.extend(main);
+        }
+        for i in 0..3 {
+            // Two commits per branch: only the newest is the candidate.
+            for (k, day) in [(0, 20), (1, 21)] {
+                let mut b = tagged(&format!("pr-{i}"), "rtt", &format!("2026-01-{day}"), 40 + i);
+                for r in &mut b {
+                    r.run.tags.insert("commit".into(), format!("p{i}{k}"));
+                }
+                runs.extend(b);
+            }
+        }
+        let mut plan = PairPlan::default();
+        for r in &runs {
+            plan.add(r);
+        }
+        let wanted = plan.wanted();
+        let kept: Vec<StoredRun> = runs
+            .iter()
+            .filter(|r| wanted.contains(r))
+            .cloned()
+            .collect();
+        // Main's latest commits and each branch's newest one.
+        let per_commit = runs.len() / (BASELINE_COMMITS + 4 + 6);
+        assert_eq!(kept.len(), (BASELINE_COMMITS + 3) * per_commit);
+        assert!(kept.iter().all(|r| r.run.tags["commit"] != "m00"));
+        let (all, few) = (branch_pairs(&runs), branch_pairs(&kept));
+        assert_eq!(all.comparisons.len(), 3);
+        assert_eq!(all.comparisons, few.comparisons);
+        assert_eq!(all.left_out, few.left_out);
     }
 
     #[test]

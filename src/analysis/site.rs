@@ -4,6 +4,7 @@
 //! a suite page draws and which go to group pages is decided here too. `report::html`
 //! only draws this model; it computes nothing. Pure: runs in, structs out.
 
+use super::charts::changes::Changes;
 use super::charts::changes::{self, ChangeSeries};
 use super::charts::curve::{self as curve_input, CurveInput};
 use super::charts::history::{self, HistoryInput};
@@ -11,12 +12,14 @@ use super::charts::spectrum::{self, SpectrumInput};
 use super::charts::timeseries::{self, TimeSeriesInput};
 use super::charts::variation::{self, VariationTable, group_title};
 use super::curve as analysis_curve;
-use super::pairing::Comparison;
+use super::history::{Change, HistoryOptions};
+use super::pairing::{Comparison, PairPlan, WantedRuns};
 use super::slo::{self, SloTerm};
 use crate::dataset::StoredRun;
 use crate::numfmt::{Prefixes, prefixes_of};
 use bench_db_parsers::{Data, Param};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 /// Groups drawn per suite page; older groups are listed, not drawn, so a page stays
 /// quick to render and small however many runs a suite holds.
@@ -236,6 +239,7 @@ pub fn build(runs: &[StoredRun], comparisons: &[Comparison], opts: &Options) -> 
     for r in runs {
         suites.entry(r.suite.as_str()).or_default().push(r);
     }
+    let history = HistoryOptions::default();
     Site {
         runs: runs.len(),
         comparisons: comparisons.to_vec(),
@@ -245,10 +249,310 @@ pub fn build(runs: &[StoredRun], comparisons: &[Comparison], opts: &Options) -> 
             .map(|(suite, runs)| {
                 let cmps: Vec<&Comparison> =
                     comparisons.iter().filter(|c| c.suite == *suite).collect();
-                suite_page(suite, runs, &cmps, opts)
+                let mut plan = SuitePlan::default();
+                for r in runs {
+                    plan.add(r);
+                }
+                let mut b = SuiteBuilder::new(suite, plan, opts, &history);
+                for r in runs {
+                    b.add((*r).clone());
+                }
+                b.finish(&cmps)
             })
             .collect(),
     }
+}
+
+/// What the index says of a suite: its counts and its change points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteSummary {
+    pub suite: String,
+    pub runs: usize,
+    pub sources: usize,
+    pub formats: Vec<String>,
+    /// Every change point of its histories over commits, in their order.
+    pub changes: Vec<RecentChange>,
+}
+
+/// A change point with the name and unit of its series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecentChange {
+    /// The series' heading ([`crate::analysis::history::History::name`]).
+    pub series: String,
+    pub unit: String,
+    pub change: Change,
+}
+
+impl SuitePage {
+    /// What the index needs of this page, once the page is written.
+    pub fn summary(&self) -> SuiteSummary {
+        SuiteSummary {
+            suite: self.suite.clone(),
+            runs: self.runs,
+            sources: self.sources,
+            formats: self.formats.clone(),
+            changes: self
+                .changes
+                .iter()
+                .flat_map(|cs| {
+                    let name = cs.series.name();
+                    cs.series.change_points.iter().map(move |c| RecentChange {
+                        series: name.clone(),
+                        unit: cs.series.unit.clone(),
+                        change: c.clone(),
+                    })
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A group of runs: ingest time, source, block.
+type GroupKey = (String, i64, u32);
+
+fn group_key(r: &StoredRun) -> GroupKey {
+    (r.ingested_at.clone(), r.source_id, r.block_index)
+}
+
+/// What a suite page must know of its runs before they come, told from their heads
+/// (no series): how many runs each group and each source holds (so each is handled
+/// when whole, then let go), which blocks have runs after run 1 (the history's warm-up
+/// rule) and which runs the branch comparisons read.
+#[derive(Debug, Default)]
+pub struct SuitePlan {
+    groups: BTreeMap<GroupKey, usize>,
+    sources: HashMap<i64, usize>,
+    later_runs: HashSet<i64>,
+    pairs: PairPlan,
+}
+
+impl SuitePlan {
+    /// Counts one run's head (a run read with or without its series).
+    pub fn add(&mut self, r: &StoredRun) {
+        *self.groups.entry(group_key(r)).or_default() += 1;
+        *self.sources.entry(r.source_id).or_default() += 1;
+        changes::note_later_run(&mut self.later_runs, r);
+        self.pairs.add(r);
+    }
+}
+
+/// Builds one suite's page from its runs as they stream in (in the order a selection
+/// gives them, by id), given its [`SuitePlan`]. A suite of many groups keeps every
+/// run only until its group and its source are whole: the group's table and the
+/// histories keep what they show, the most recent groups are kept to be drawn, and a
+/// source's runs are kept only when they draw a curve. A suite of at most
+/// [`GROUPS_PER_PAGE`] groups keeps its runs: its tables cover all of them.
+pub struct SuiteBuilder<'o> {
+    suite: String,
+    opts: &'o Options,
+    plan: SuitePlan,
+    wanted: WantedRuns,
+    /// Whether the suite lists its groups on group pages.
+    paged: bool,
+    /// Groups drawn on the page (the most recent [`MAX_GROUPS_DRAWN`]).
+    drawn_keys: HashSet<GroupKey>,
+    runs: usize,
+    sources: BTreeSet<i64>,
+    formats: BTreeSet<String>,
+    /// Every metric of the runs in first-seen order, with its data kind.
+    metrics: Vec<(String, &'static str)>,
+    /// Every run, when not paged.
+    all: Vec<Rc<StoredRun>>,
+    /// Groups not yet whole, and the drawn groups once whole.
+    open: HashMap<GroupKey, Vec<Rc<StoredRun>>>,
+    drawn: BTreeMap<GroupKey, Vec<Rc<StoredRun>>>,
+    paged_groups: BTreeMap<GroupKey, PagedGroup>,
+    /// Sources not yet whole (runs seen, the runs a curve would draw), and the runs of
+    /// whole sources that draw curves.
+    open_sources: HashMap<i64, (usize, Vec<(usize, Rc<StoredRun>)>)>,
+    /// Each with its place in the stream: curves take runs in the order they came.
+    curve_runs: Vec<(usize, Rc<StoredRun>)>,
+    changes: Changes<'o>,
+    histories: history::Histories,
+    pair_runs: Vec<StoredRun>,
+}
+
+impl<'o> SuiteBuilder<'o> {
+    /// `history` are the default history options (see [`changes::series_of`]).
+    pub fn new(
+        suite: &str,
+        mut plan: SuitePlan,
+        opts: &'o Options,
+        history: &'o HistoryOptions,
+    ) -> Self {
+        let paged = plan.groups.len() > GROUPS_PER_PAGE;
+        let skipped = plan.groups.len().saturating_sub(MAX_GROUPS_DRAWN);
+        let drawn_keys = plan.groups.keys().skip(skipped).cloned().collect();
+        let later_runs = std::mem::take(&mut plan.later_runs);
+        SuiteBuilder {
+            suite: suite.to_string(),
+            opts,
+            wanted: plan.pairs.wanted(),
+            plan,
+            paged,
+            drawn_keys,
+            runs: 0,
+            sources: BTreeSet::new(),
+            formats: BTreeSet::new(),
+            metrics: Vec::new(),
+            all: Vec::new(),
+            open: HashMap::new(),
+            drawn: BTreeMap::new(),
+            paged_groups: BTreeMap::new(),
+            open_sources: HashMap::new(),
+            curve_runs: Vec::new(),
+            changes: Changes::new(history, later_runs),
+            histories: history::Histories::default(),
+            pair_runs: Vec::new(),
+        }
+    }
+
+    /// Takes in the suite's next run.
+    pub fn add(&mut self, r: StoredRun) {
+        let seq = self.runs;
+        self.runs += 1;
+        self.sources.insert(r.source_id);
+        if !self.formats.contains(&r.format) {
+            self.formats.insert(r.format.clone());
+        }
+        for s in &r.run.series {
+            if !self.metrics.iter().any(|m| m.0 == s.metric) {
+                self.metrics.push((s.metric.clone(), s.kind()));
+            }
+        }
+        if self.wanted.contains(&r) {
+            self.pair_runs.push(r.clone());
+        }
+        if !self.paged {
+            self.all.push(Rc::new(r));
+            return;
+        }
+        self.changes.add(&r);
+        self.histories.add(&r);
+        let r = Rc::new(r);
+        // The source: its runs are kept until it is whole, then only for a curve.
+        let source = r.source_id;
+        let entry = self.open_sources.entry(source).or_default();
+        entry.0 += 1;
+        if !analysis_curve::missed_schedule(&r) {
+            entry.1.push((seq, Rc::clone(&r)));
+        }
+        if entry.0 >= self.plan.sources.get(&source).copied().unwrap_or(0) {
+            if let Some((_, members)) = self.open_sources.remove(&source) {
+                self.close_source(members);
+            }
+        }
+        // The group: handled once whole.
+        let key = group_key(&r);
+        let group = self.open.entry(key.clone()).or_default();
+        group.push(r);
+        if group.len() >= self.plan.groups.get(&key).copied().unwrap_or(0) {
+            if let Some(group) = self.open.remove(&key) {
+                self.close_group(key, group);
+            }
+        }
+    }
+
+    fn close_source(&mut self, members: Vec<(usize, Rc<StoredRun>)>) {
+        let refs: Vec<&StoredRun> = members.iter().map(|r| &*r.1).collect();
+        if draws_curve(&refs) {
+            self.curve_runs.extend(members);
+        }
+    }
+
+    fn close_group(&mut self, key: GroupKey, mut group: Vec<Rc<StoredRun>>) {
+        group.sort_by_key(|r| r.run.index);
+        let refs: Vec<&StoredRun> = group.iter().map(|r| &**r).collect();
+        self.paged_groups.insert(key.clone(), paged_group(&refs));
+        if self.drawn_keys.contains(&key) {
+            self.drawn.insert(key, group);
+        }
+    }
+
+    /// The runs [`super::pairing::branch_pairs`] reads: its comparisons of these are
+    /// those of every run of the suite.
+    pub fn take_pair_runs(&mut self) -> Vec<StoredRun> {
+        std::mem::take(&mut self.pair_runs)
+    }
+
+    /// The page, with the comparisons shown on it.
+    pub fn finish(mut self, cmps: &[&Comparison]) -> SuitePage {
+        if !self.paged {
+            let runs: Vec<&StoredRun> = self.all.iter().map(|r| &**r).collect();
+            return suite_page(&self.suite, &runs, cmps, self.opts);
+        }
+        // Groups and sources left open (runs removed since they were planned).
+        let mut open: Vec<(GroupKey, Vec<Rc<StoredRun>>)> = self.open.drain().collect();
+        open.sort_by(|a, b| a.0.cmp(&b.0));
+        for (key, group) in open {
+            self.close_group(key, group);
+        }
+        let sources: Vec<Vec<(usize, Rc<StoredRun>)>> =
+            self.open_sources.drain().map(|(_, (_, m))| m).collect();
+        for members in sources {
+            self.close_source(members);
+        }
+        let groups: Vec<Vec<&StoredRun>> = self
+            .drawn
+            .values()
+            .map(|g| g.iter().map(|r| &**r).collect())
+            .collect();
+        let drawn = drawn_groups(&groups, cmps, self.opts);
+        let flat: Vec<&StoredRun> = groups.iter().flatten().copied().collect();
+        let paged: Vec<PagedGroup> = std::mem::take(&mut self.paged_groups)
+            .into_values()
+            .collect();
+        let n_groups = paged.len();
+        let group_pages = paged
+            .chunks(GROUPS_PER_PAGE)
+            .enumerate()
+            .map(|(k, chunk)| GroupPage {
+                first: k * GROUPS_PER_PAGE + 1,
+                last: k * GROUPS_PER_PAGE + chunk.len(),
+                groups: chunk.to_vec(),
+            })
+            .collect();
+        self.curve_runs.sort_by_key(|r| r.0);
+        let curve_runs: Vec<&StoredRun> = self.curve_runs.iter().map(|r| &*r.1).collect();
+        SuitePage {
+            suite: self.suite.clone(),
+            runs: self.runs,
+            sources: self.sources.len(),
+            formats: self.formats.iter().cloned().collect(),
+            groups: n_groups,
+            drawn,
+            variation: variation::from_runs(&flat),
+            group_pages,
+            curves: curves(&curve_runs, &ladder_metrics(&self.metrics), self.opts),
+            histories: self.histories.finish(),
+            changes: self.changes.finish(),
+            printed: groups.iter().flat_map(|g| printed_rows(g)).collect(),
+            replicates: replicates(&groups),
+        }
+    }
+}
+
+fn ladder_metrics(metrics: &[(String, &'static str)]) -> Vec<String> {
+    metrics
+        .iter()
+        .filter(|m| m.1 == "ladder" || m.1 == "histogram")
+        .map(|m| m.0.clone())
+        .collect()
+}
+
+/// The drawn groups, each with its time series unless both sides of a comparison drew
+/// them already.
+fn drawn_groups(groups: &[Vec<&StoredRun>], cmps: &[&Comparison], opts: &Options) -> Vec<Group> {
+    groups
+        .iter()
+        .map(|group| {
+            // Time series already drawn before and after are not drawn again per group.
+            let charted = group
+                .iter()
+                .all(|r| cmps.iter().any(|c| c.charted_runs.contains(&r.id)));
+            group_of(group, opts, charted)
+        })
+        .collect()
 }
 
 fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Options) -> SuitePage {
@@ -265,27 +569,14 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
     }
     let paged = groups.len() > GROUPS_PER_PAGE;
     let skipped = groups.len().saturating_sub(MAX_GROUPS_DRAWN);
-    let drawn: Vec<Group> = groups[skipped..]
-        .iter()
-        .map(|group| {
-            // Time series already drawn before and after are not drawn again per group.
-            let charted = group
-                .iter()
-                .all(|r| cmps.iter().any(|c| c.charted_runs.contains(&r.id)));
-            group_of(group, opts, charted)
-        })
-        .collect();
+    let drawn = drawn_groups(&groups[skipped..], cmps, opts);
     let (variation, group_pages) = if paged {
         let drawn: Vec<&StoredRun> = groups[skipped..].iter().flatten().copied().collect();
         (variation::from_runs(&drawn), group_pages(&groups))
     } else {
         (variation::from_runs(runs), Vec::new())
     };
-    let ladder_metrics: Vec<String> = metrics_of(runs)
-        .into_iter()
-        .filter(|m| m.1 == "ladder" || m.1 == "histogram")
-        .map(|m| m.0)
-        .collect();
+    let ladder_metrics = ladder_metrics(&metrics_of(runs));
     let mut sources: Vec<i64> = runs.iter().map(|r| r.source_id).collect();
     sources.sort_unstable();
     sources.dedup();
@@ -624,18 +915,41 @@ fn group_pages(groups: &[Vec<&StoredRun>]) -> Vec<GroupPage> {
         .map(|(k, chunk)| GroupPage {
             first: k * GROUPS_PER_PAGE + 1,
             last: k * GROUPS_PER_PAGE + chunk.len(),
-            groups: chunk
-                .iter()
-                .map(|group| PagedGroup {
-                    title: group_title(group[0]),
-                    format: group[0].format.clone(),
-                    block_id: group[0].block_id,
-                    runs: run_rows(group),
-                    variation: variation::from_runs(group),
-                })
-                .collect(),
+            groups: chunk.iter().map(|group| paged_group(group)).collect(),
         })
         .collect()
+}
+
+/// A group as its group page lists it: its runs and variation table.
+fn paged_group(group: &[&StoredRun]) -> PagedGroup {
+    PagedGroup {
+        title: group_title(group[0]),
+        format: group[0].format.clone(),
+        block_id: group[0].block_id,
+        runs: run_rows(group),
+        variation: variation::from_runs(group),
+    }
+}
+
+/// Whether a source's runs (those that kept their schedule) span two or more
+/// throughputs: only then do they draw a curve.
+fn draws_curve(members: &[&StoredRun]) -> bool {
+    // A run is drawn at the rate it achieved where it measured one (a runner that
+    // fell behind its schedule did not run at its target).
+    let achieved = members
+        .iter()
+        .all(|r| r.param_f64("achieved_throughput").is_some());
+    let rate_of = |r: &StoredRun| {
+        if achieved {
+            r.param_f64("achieved_throughput")
+        } else {
+            analysis_curve::throughput(r)
+        }
+    };
+    let mut rates: Vec<f64> = members.iter().filter_map(|r| rate_of(r)).collect();
+    rates.sort_by(f64::total_cmp);
+    rates.dedup();
+    rates.len() >= 2
 }
 
 /// Throughput/latency curves of the ladder metrics, one per source and benchmark whose
@@ -655,25 +969,13 @@ fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveC
     let slo_text = (!slo_text.is_empty()).then(|| slo_text.join(","));
     let mut out = Vec::new();
     for ((source, _), members) in &by_source {
-        // A run is drawn at the rate it achieved where it measured one (a runner that
-        // fell behind its schedule did not run at its target).
+        // A source at one rate draws no curve: known before its runs are copied.
+        if !draws_curve(members) {
+            continue;
+        }
         let achieved = members
             .iter()
             .all(|r| r.param_f64("achieved_throughput").is_some());
-        // A source at one rate draws no curve: known before its runs are copied.
-        let rate_of = |r: &StoredRun| {
-            if achieved {
-                r.param_f64("achieved_throughput")
-            } else {
-                analysis_curve::throughput(r)
-            }
-        };
-        let mut rates: Vec<f64> = members.iter().filter_map(|r| rate_of(r)).collect();
-        rates.sort_by(f64::total_cmp);
-        rates.dedup();
-        if rates.len() < 2 {
-            continue;
-        }
         let mut owned: Vec<StoredRun> = members.iter().map(|r| (*r).clone()).collect();
         if achieved {
             for r in owned.iter_mut() {

@@ -120,16 +120,26 @@ fn figure(svg: Result<String>) -> String {
 /// Draws every page of the model.
 pub fn site(model: &model::Site) -> Result<Site> {
     let names = page_names(model.suites.iter().map(|s| s.suite.as_str()));
-    let mut files = vec![("index.html".to_string(), index(model, &names))];
+    let summaries: Vec<model::SuiteSummary> = model.suites.iter().map(|s| s.summary()).collect();
+    let index = index(
+        model.runs,
+        &model.comparisons,
+        &model.left_out,
+        &summaries,
+        &names,
+    );
+    let mut files = vec![("index.html".to_string(), index)];
     for s in &model.suites {
-        let cmps: Vec<&Comparison> = model
-            .comparisons
-            .iter()
-            .filter(|c| c.suite == s.suite)
-            .collect();
-        files.extend(suite_page(s, &names[s.suite.as_str()], &cmps));
+        files.extend(suite_files(s, &names[s.suite.as_str()], &model.comparisons));
     }
     Ok(Site { files })
+}
+
+/// A suite's page, named `name` (see [`page_names`]), and its group pages, drawn with
+/// the comparisons of its suite among `comparisons`.
+pub fn suite_files(s: &SuitePage, name: &str, comparisons: &[Comparison]) -> Vec<(String, String)> {
+    let cmps: Vec<&Comparison> = comparisons.iter().filter(|c| c.suite == s.suite).collect();
+    suite_page(s, name, &cmps)
 }
 
 /// The longest file name the report writes, in bytes (file systems allow 255; a
@@ -143,7 +153,7 @@ const MAX_SLUG: usize = 64;
 /// [`MAX_SLUG`] bytes, or one an earlier suite (in name order) already has, ends in the
 /// first 8 hex digits of the SHA-256 of the suite's whole name instead, so the name
 /// stays the same from one report to the next.
-fn page_names<'a>(suites: impl IntoIterator<Item = &'a str>) -> BTreeMap<&'a str, String> {
+pub fn page_names<'a>(suites: impl IntoIterator<Item = &'a str>) -> BTreeMap<&'a str, String> {
     use sha2::Digest;
     let mut names = BTreeMap::new();
     let mut used = std::collections::HashSet::new();
@@ -169,10 +179,16 @@ fn page_names<'a>(suites: impl IntoIterator<Item = &'a str>) -> BTreeMap<&'a str
     names
 }
 
-fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
-    let (suites, comparisons) = (&model.suites, &model.comparisons);
+/// The index page of a report of `total` runs: its comparisons, the branches left out,
+/// one row per suite and the recent change points, linking to the pages `names` gives.
+pub fn index(
+    total: usize,
+    comparisons: &[Comparison],
+    left_out: &[String],
+    suites: &[model::SuiteSummary],
+    names: &BTreeMap<&str, String>,
+) -> String {
     let mut h = String::from("<h1>Benchmark report</h1>\n");
-    let total = model.runs;
     let count =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     h.push_str(&format!(
@@ -185,12 +201,12 @@ fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
             "before/after comparisons"
         )
     ));
-    if !model.left_out.is_empty() {
+    if !left_out.is_empty() {
         h.push_str(&format!(
             "<p class=\"note\">Branches are compared with main for the {} most recent per suite; {} not compared: {}.</p>\n",
             crate::analysis::pairing::MAX_BRANCH_PAIRS,
-            count(model.left_out.len(), "other branch", "other branches"),
-            escape(&model.left_out.join(", "))
+            count(left_out.len(), "other branch", "other branches"),
+            escape(&left_out.join(", "))
         ));
     }
     let mut better: Vec<(&Comparison, &Delta)> = Vec::new();
@@ -275,7 +291,7 @@ fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
     if untested {
         h.push_str("<p class=\"note\">Cells marked insufficient have too few replicates for a significance test: they are listed by the direction of their change alone.</p>\n");
     }
-    let by_suite: Vec<(&str, &str, &[changes::ChangeSeries])> = suites
+    let by_suite: Vec<(&str, &str, &[model::RecentChange])> = suites
         .iter()
         .map(|s| {
             (
