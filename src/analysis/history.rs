@@ -283,11 +283,19 @@ impl<'o> HistoryBuilder<'o> {
                     .map(Some)
                     .collect(),
             };
-            let e = group.entry(s.metric.clone()).or_insert_with(|| Followed {
-                unit: s.unit.clone(),
-                percentiles: Vec::new(),
-                cells: Vec::new(),
-            });
+            if !group.contains_key(&s.metric) {
+                group.insert(
+                    s.metric.clone(),
+                    Followed {
+                        unit: s.unit.clone(),
+                        percentiles: Vec::new(),
+                        cells: Vec::new(),
+                    },
+                );
+            }
+            let Some(e) = group.get_mut(&s.metric) else {
+                continue;
+            };
             for p in ps {
                 if !e.percentiles.contains(&p) {
                     e.percentiles.push(p);

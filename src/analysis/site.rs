@@ -66,7 +66,11 @@ pub struct SuitePage {
     /// The page's variation tables: every group's, or the drawn groups' when the
     /// suite has group pages.
     pub variation: VariationTable,
-    /// Pages of [`GROUPS_PER_PAGE`] groups; empty when the suite page lists them all.
+    /// Every page of [`GROUPS_PER_PAGE`] groups as the suite page lists it; empty when
+    /// the suite page lists them all.
+    pub pages: Vec<PageEntry>,
+    /// Those pages with their groups, but for the pages already taken while the runs
+    /// streamed (see [`SuiteBuilder::take_group_pages`]).
     pub group_pages: Vec<GroupPage>,
     /// One per curve the curve analysis returns (per source, benchmark and metric).
     pub curves: Vec<CurveChart>,
@@ -223,6 +227,32 @@ pub struct GroupPage {
     pub groups: Vec<PagedGroup>,
 }
 
+/// A group page as the suite page lists it: which groups it holds, the first and the
+/// last by title.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageEntry {
+    pub first: usize,
+    pub last: usize,
+    pub first_title: String,
+    pub last_title: String,
+    /// Groups on it.
+    pub groups: usize,
+}
+
+impl GroupPage {
+    /// How the suite page lists it.
+    pub fn entry(&self) -> PageEntry {
+        let title = |g: Option<&PagedGroup>| g.map_or(String::new(), |g| g.title.clone());
+        PageEntry {
+            first: self.first,
+            last: self.last,
+            first_title: title(self.groups.first()),
+            last_title: title(self.groups.last()),
+            groups: self.groups.len(),
+        }
+    }
+}
+
 /// A group on a group page: its runs and variation table, nothing drawn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PagedGroup {
@@ -361,7 +391,14 @@ pub struct SuiteBuilder<'o> {
     /// Groups not yet whole, and the drawn groups once whole.
     open: HashMap<GroupKey, Vec<Rc<StoredRun>>>,
     drawn: BTreeMap<GroupKey, Vec<Rc<StoredRun>>>,
-    paged_groups: BTreeMap<GroupKey, PagedGroup>,
+    /// Each planned group's place among the suite's groups.
+    order: HashMap<GroupKey, usize>,
+    /// Whole groups not yet on a page, by place.
+    done: BTreeMap<usize, PagedGroup>,
+    /// Groups put on pages so far, the pages not yet taken, and every page's entry.
+    paged_so_far: usize,
+    ready: Vec<GroupPage>,
+    pages: Vec<PageEntry>,
     /// Sources not yet whole (runs seen, the runs a curve would draw), and the runs of
     /// whole sources that draw curves.
     open_sources: HashMap<i64, (usize, Vec<(usize, Rc<StoredRun>)>)>,
@@ -383,6 +420,16 @@ impl<'o> SuiteBuilder<'o> {
         let paged = plan.groups.len() > GROUPS_PER_PAGE;
         let skipped = plan.groups.len().saturating_sub(MAX_GROUPS_DRAWN);
         let drawn_keys = plan.groups.keys().skip(skipped).cloned().collect();
+        let order = if paged {
+            plan.groups
+                .keys()
+                .cloned()
+                .enumerate()
+                .map(|(i, k)| (k, i))
+                .collect()
+        } else {
+            HashMap::new()
+        };
         let later_runs = std::mem::take(&mut plan.later_runs);
         SuiteBuilder {
             suite: suite.to_string(),
@@ -398,7 +445,11 @@ impl<'o> SuiteBuilder<'o> {
             all: Vec::new(),
             open: HashMap::new(),
             drawn: BTreeMap::new(),
-            paged_groups: BTreeMap::new(),
+            order,
+            done: BTreeMap::new(),
+            paged_so_far: 0,
+            ready: Vec::new(),
+            pages: Vec::new(),
             open_sources: HashMap::new(),
             curve_runs: Vec::new(),
             changes: Changes::new(history, later_runs),
@@ -463,10 +514,57 @@ impl<'o> SuiteBuilder<'o> {
     fn close_group(&mut self, key: GroupKey, mut group: Vec<Rc<StoredRun>>) {
         group.sort_by_key(|r| r.run.index);
         let refs: Vec<&StoredRun> = group.iter().map(|r| &**r).collect();
-        self.paged_groups.insert(key.clone(), paged_group(&refs));
+        // A group the plan did not know (runs added since) goes after the others.
+        let at = self
+            .order
+            .get(&key)
+            .copied()
+            .unwrap_or(self.order.len() + self.done.len() + self.paged_so_far);
+        self.done.insert(at, paged_group(&refs));
         if self.drawn_keys.contains(&key) {
             self.drawn.insert(key, group);
         }
+        self.cut_pages(false);
+    }
+
+    /// Puts whole groups on pages, in order: the next page once all its groups are whole,
+    /// or (`all`) every group left.
+    fn cut_pages(&mut self, all: bool) {
+        loop {
+            let start = self.paged_so_far;
+            let end = (start + GROUPS_PER_PAGE).min(self.order.len());
+            let whole = end > start && self.done.range(start..end).count() == end - start;
+            if !whole && !(all && !self.done.is_empty()) {
+                return;
+            }
+            let mut groups = Vec::with_capacity(GROUPS_PER_PAGE);
+            while groups.len() < GROUPS_PER_PAGE {
+                let Some((_, g)) = self.done.pop_first() else {
+                    break;
+                };
+                groups.push(g);
+            }
+            let page = GroupPage {
+                first: start + 1,
+                last: start + groups.len(),
+                groups,
+            };
+            self.paged_so_far += page.groups.len();
+            self.pages.push(page.entry());
+            self.ready.push(page);
+        }
+    }
+
+    /// The groups planned, and the group pages they fill.
+    pub fn planned_pages(&self) -> (usize, usize) {
+        let n = self.order.len();
+        (n, n.div_ceil(GROUPS_PER_PAGE))
+    }
+
+    /// The group pages whose groups are all whole, in order, not taken before: a caller
+    /// draws them as the runs stream instead of holding every group to the end.
+    pub fn take_group_pages(&mut self) -> Vec<GroupPage> {
+        std::mem::take(&mut self.ready)
     }
 
     /// The runs [`super::pairing::branch_pairs`] reads: its comparisons of these are
@@ -492,6 +590,7 @@ impl<'o> SuiteBuilder<'o> {
         for members in sources {
             self.close_source(members);
         }
+        self.cut_pages(true);
         let groups: Vec<Vec<&StoredRun>> = self
             .drawn
             .values()
@@ -499,19 +598,6 @@ impl<'o> SuiteBuilder<'o> {
             .collect();
         let drawn = drawn_groups(&groups, cmps, self.opts);
         let flat: Vec<&StoredRun> = groups.iter().flatten().copied().collect();
-        let paged: Vec<PagedGroup> = std::mem::take(&mut self.paged_groups)
-            .into_values()
-            .collect();
-        let n_groups = paged.len();
-        let group_pages = paged
-            .chunks(GROUPS_PER_PAGE)
-            .enumerate()
-            .map(|(k, chunk)| GroupPage {
-                first: k * GROUPS_PER_PAGE + 1,
-                last: k * GROUPS_PER_PAGE + chunk.len(),
-                groups: chunk.to_vec(),
-            })
-            .collect();
         self.curve_runs.sort_by_key(|r| r.0);
         let curve_runs: Vec<&StoredRun> = self.curve_runs.iter().map(|r| &*r.1).collect();
         SuitePage {
@@ -519,10 +605,11 @@ impl<'o> SuiteBuilder<'o> {
             runs: self.runs,
             sources: self.sources.len(),
             formats: self.formats.iter().cloned().collect(),
-            groups: n_groups,
+            groups: self.paged_so_far,
             drawn,
             variation: variation::from_runs(&flat),
-            group_pages,
+            pages: std::mem::take(&mut self.pages),
+            group_pages: std::mem::take(&mut self.ready),
             curves: curves(&curve_runs, &ladder_metrics(&self.metrics), self.opts),
             histories: self.histories.finish(),
             changes: self.changes.finish(),
@@ -591,6 +678,7 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
         groups: groups.len(),
         drawn,
         variation,
+        pages: group_pages.iter().map(GroupPage::entry).collect(),
         group_pages,
         curves: curves(runs, &ladder_metrics, opts),
         histories: history::from_runs(runs),

@@ -58,8 +58,17 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
         // One suite at a time: its runs are read, its pages written, and all of it let go
         // but what the index says of it.
         let mut b = site::SuiteBuilder::new(&suite, planned.plan, &opts, &history);
+        let name = names[suite.as_str()].as_str();
+        let (groups, n_pages) = b.planned_pages();
+        // Group pages are written as soon as their groups are whole.
+        let mut early = Vec::new();
         stream(&store, &planned.ids, planned.sides, |r| {
             b.add(r);
+            for p in b.take_group_pages() {
+                let page = html::group_page(&suite, name, groups, n_pages, &p);
+                write_site(&args.out, std::slice::from_ref(&page))?;
+                early.push(args.out.join(&page.0));
+            }
             Ok(())
         })?;
         let mine = match &side_comparison {
@@ -74,9 +83,13 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             }
         };
         let page = b.finish(&mine.iter().collect::<Vec<_>>());
-        let pages = html::suite_files(&page, &names[suite.as_str()], &mine);
+        let pages = html::suite_files(&page, name, &mine);
         write_site(&args.out, &pages)?;
-        files.extend(pages.iter().map(|p| args.out.join(&p.0)));
+        // The suite page, then its group pages in order.
+        let mut pages = pages.iter().map(|p| args.out.join(&p.0));
+        files.extend(pages.next());
+        files.append(&mut early);
+        files.extend(pages);
         summaries.push(page.summary());
         comparisons.extend(mine);
     }
@@ -146,11 +159,15 @@ fn plan(
 ) -> Result<BTreeMap<String, Planned>> {
     let mut suites: BTreeMap<String, Planned> = BTreeMap::new();
     let mut last_block = None;
+    // The selected ids are needed only to tell the sides' other runs.
     let mut selected = HashSet::new();
+    let sides = !side_runs.is_empty();
     store.for_each_run(sel, Detail::Bare, |r| {
         let keeps_printed = last_block != Some(r.block_id);
         last_block = Some(r.block_id);
-        selected.insert(r.id);
+        if sides {
+            selected.insert(r.id);
+        }
         let s = match suites.get_mut(&r.suite) {
             Some(s) => s,
             None => suites.entry(r.suite.clone()).or_default(),

@@ -348,7 +348,7 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
     }
 
     h.push_str("<h2 id=\"runs\">Runs</h2>\n");
-    let paged = !s.group_pages.is_empty();
+    let paged = !s.pages.is_empty();
     let skipped = s.skipped();
     if skipped > 0 {
         let listed = if paged {
@@ -373,8 +373,12 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
             s.drawn.len()
         ));
         h.push_str(&variation::render(&s.variation));
-        pages = group_pages(s, name);
-        h.push_str(&pages_section(s, &pages));
+        pages = s
+            .group_pages
+            .iter()
+            .map(|p| group_page(suite, name, s.groups, s.pages.len(), p))
+            .collect();
+        h.push_str(&pages_section(s, name));
     } else {
         h.push_str(&variation::render(&s.variation));
     }
@@ -427,109 +431,107 @@ fn group_page_name(suite_page: &str, k: usize) -> String {
 }
 
 /// The suite page's table of its group pages.
-fn pages_section(s: &SuitePage, pages: &[(String, String)]) -> String {
+fn pages_section(s: &SuitePage, suite_page: &str) -> String {
     let mut h = format!(
         "<h2>All groups</h2>\n<p class=\"muted\">{} groups on {} pages of {}, oldest first, each with its run and variation tables.</p>\n",
         s.groups,
-        pages.len(),
-        s.group_pages.first().map_or(0, |p| p.groups.len())
+        s.pages.len(),
+        s.pages.first().map_or(0, |p| p.groups)
     );
     h.push_str("<div class=\"scroll\"><table class=\"pages\"><tr><th>page</th><th>groups</th><th class=\"text\">first</th><th class=\"text\">last</th></tr>\n");
-    for (k, ((file, _), p)) in pages.iter().zip(&s.group_pages).enumerate() {
-        let title = |g: Option<&model::PagedGroup>| g.map_or(String::new(), |g| escape(&g.title));
+    for (k, p) in s.pages.iter().enumerate() {
         h.push_str(&format!(
             "<tr><th><a href=\"{}\">{}</a></th><td>{}–{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td></tr>\n",
-            escape(file),
+            escape(&group_page_name(suite_page, k + 1)),
             k + 1,
             p.first,
             p.last,
-            title(p.groups.first()),
-            title(p.groups.last()),
+            escape(&p.first_title),
+            escape(&p.last_title),
         ));
     }
     h.push_str("</table></div>\n");
     h
 }
 
-/// The group pages of a suite with more groups than a page: each lists its groups in a
-/// table (one row per group, linking to the group's tables below it) and holds each
-/// group's run table and variation table. Nothing is drawn: charts stay on the suite
-/// page for its most recent groups.
-fn group_pages(s: &SuitePage, suite_page: &str) -> Vec<(String, String)> {
-    let suite = s.suite.as_str();
-    let n_pages = s.group_pages.len();
-    let mut out = Vec::with_capacity(n_pages);
-    for (
-        k,
-        GroupPage {
-            first,
-            last,
-            groups,
-        },
-    ) in s.group_pages.iter().enumerate()
-    {
-        let mut h = format!(
-            "<h1>Suite {}: groups {first}–{last} of {}</h1>\n",
-            escape(suite),
-            s.groups
+/// A group page of a suite with more groups than a page (`groups` in all, on `n_pages`
+/// pages): it lists its groups in a table (one row per group, linking to the group's
+/// tables below it) and holds each group's run table and variation table. Nothing is
+/// drawn: charts stay on the suite page for its most recent groups. Returns its file
+/// name and text.
+pub fn group_page(
+    suite: &str,
+    suite_page: &str,
+    groups: usize,
+    n_pages: usize,
+    gp: &GroupPage,
+) -> (String, String) {
+    let GroupPage {
+        first,
+        last,
+        groups: members,
+    } = gp;
+    let k = (*first.max(&1) - 1) / model::GROUPS_PER_PAGE;
+    let mut h = format!(
+        "<h1>Suite {}: groups {first}–{last} of {}</h1>\n",
+        escape(suite),
+        groups
+    );
+    // Navigation: the suite page, then every group page.
+    h.push_str(&format!(
+        "<p class=\"nav\"><a href=\"{}\">Suite {}</a> · pages:",
+        escape(suite_page),
+        escape(suite)
+    ));
+    for j in 1..=n_pages {
+        if j == k + 1 {
+            h.push_str(&format!(" <strong>{j}</strong>"));
+        } else {
+            h.push_str(&format!(
+                " <a href=\"{}\">{j}</a>",
+                escape(&group_page_name(suite_page, j))
+            ));
+        }
+    }
+    h.push_str("</p>\n");
+    h.push_str("<div class=\"scroll\"><table class=\"groups\"><tr><th>#</th><th class=\"text\">group</th><th class=\"text\">format</th><th>runs</th><th class=\"text\">commit</th><th class=\"text\">source</th></tr>\n");
+    for (i, g) in members.iter().enumerate() {
+        let Some(r) = g.runs.first() else { continue };
+        let lines = (
+            g.runs.iter().map(|r| r.first_line).min().unwrap_or(0),
+            g.runs.iter().map(|r| r.last_line).max().unwrap_or(0),
         );
-        // Navigation: the suite page, then every group page.
         h.push_str(&format!(
-            "<p class=\"nav\"><a href=\"{}\">Suite {}</a> · pages:",
-            escape(suite_page),
-            escape(suite)
-        ));
-        for j in 1..=n_pages {
-            if j == k + 1 {
-                h.push_str(&format!(" <strong>{j}</strong>"));
-            } else {
-                h.push_str(&format!(
-                    " <a href=\"{}\">{j}</a>",
-                    escape(&group_page_name(suite_page, j))
-                ));
-            }
-        }
-        h.push_str("</p>\n");
-        h.push_str("<div class=\"scroll\"><table class=\"groups\"><tr><th>#</th><th class=\"text\">group</th><th class=\"text\">format</th><th>runs</th><th class=\"text\">commit</th><th class=\"text\">source</th></tr>\n");
-        for (i, g) in groups.iter().enumerate() {
-            let Some(r) = g.runs.first() else { continue };
-            let lines = (
-                g.runs.iter().map(|r| r.first_line).min().unwrap_or(0),
-                g.runs.iter().map(|r| r.last_line).max().unwrap_or(0),
-            );
-            h.push_str(&format!(
-                "<tr><td>{}</td><td class=\"text\"><a href=\"#g{}\">{}</a></td><td class=\"text\">{}</td><td>{}</td><td class=\"text\"><code>{}</code></td><td class=\"text\">{}:{}–{}</td></tr>\n",
-                first + i,
-                g.block_id,
-                escape(&g.title),
-                escape(&g.format),
-                g.runs.len(),
-                escape(r.tags.get("commit").map_or("–", String::as_str)),
-                escape(&r.source),
-                lines.0,
-                lines.1,
-            ));
-        }
-        h.push_str("</table></div>\n");
-        h.push_str(&variation::legend());
-        for g in groups {
-            h.push_str(&format!(
-                "<h3 id=\"g{}\">{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
-                g.block_id,
-                escape(&g.title),
-                escape(&g.format),
-                g.runs.len(),
-                if g.runs.len() == 1 { "" } else { "s" }
-            ));
-            h.push_str(&compact_run_table(&g.runs));
-            h.push_str(&variation::render_tables(&g.variation));
-        }
-        out.push((
-            group_page_name(suite_page, k + 1),
-            page(&format!("Suite {suite}: groups {first}–{last}"), &h),
+            "<tr><td>{}</td><td class=\"text\"><a href=\"#g{}\">{}</a></td><td class=\"text\">{}</td><td>{}</td><td class=\"text\"><code>{}</code></td><td class=\"text\">{}:{}–{}</td></tr>\n",
+            first + i,
+            g.block_id,
+            escape(&g.title),
+            escape(&g.format),
+            g.runs.len(),
+            escape(r.tags.get("commit").map_or("–", String::as_str)),
+            escape(&r.source),
+            lines.0,
+            lines.1,
         ));
     }
-    out
+    h.push_str("</table></div>\n");
+    h.push_str(&variation::legend());
+    for g in members {
+        h.push_str(&format!(
+            "<h3 id=\"g{}\">{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
+            g.block_id,
+            escape(&g.title),
+            escape(&g.format),
+            g.runs.len(),
+            if g.runs.len() == 1 { "" } else { "s" }
+        ));
+        h.push_str(&compact_run_table(&g.runs));
+        h.push_str(&variation::render_tables(&g.variation));
+    }
+    (
+        group_page_name(suite_page, k + 1),
+        page(&format!("Suite {suite}: groups {first}–{last}"), &h),
+    )
 }
 
 fn group_section(g: &Group) -> String {
