@@ -1226,6 +1226,62 @@ mod tests {
     }
 
     #[test]
+    fn a_streamed_suite_is_the_page_of_all_its_runs() {
+        let runs: Vec<StoredRun> = demo::many(6_000)
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut r)| {
+                // 120 groups of 50 runs; one commit per source, every fifth on a branch.
+                r.block_index = (i / 50) as u32;
+                r.block_id = (i / 50) as i64;
+                let c = i / 100;
+                let tags = &mut r.run.tags;
+                tags.insert("commit".into(), format!("c{c:03}"));
+                let branch = if c % 5 == 4 { "fix" } else { "main" };
+                tags.insert("branch".into(), branch.into());
+                tags.insert(
+                    "time".into(),
+                    format!("2026-11-01T{:02}:{:02}:00Z", c / 60, c % 60),
+                );
+                r
+            })
+            .collect();
+        let all: Vec<&StoredRun> = runs.iter().collect();
+        let opts = Options::default();
+        let whole = suite_page("load", &all, &[], &opts);
+        assert!(!whole.changes.is_empty() && !whole.histories.is_empty());
+        assert!(!whole.curves.is_empty() && whole.pages.len() == 3);
+
+        let mut plan = SuitePlan::default();
+        for r in &runs {
+            plan.add(r);
+        }
+        let history = HistoryOptions::default();
+        let mut b = SuiteBuilder::new("load", plan, &opts, &history);
+        assert_eq!(b.planned_pages(), (120, 3));
+        let mut early = Vec::new();
+        for r in &runs {
+            b.add(r.clone());
+            early.extend(b.take_group_pages());
+        }
+        // Pages are cut as their groups become whole, before the last run.
+        assert_eq!(early.len(), 3);
+        // The branch comparisons read main's latest commits and the branch's latest only.
+        let pair_runs = b.take_pair_runs();
+        assert_eq!(pair_runs.len(), 11 * 100);
+        let (few, every) = (
+            super::super::pairing::branch_pairs(&pair_runs),
+            super::super::pairing::branch_pairs(&runs),
+        );
+        assert_eq!(few.comparisons.len(), 1);
+        assert_eq!(few.comparisons, every.comparisons);
+        let mut streamed = b.finish(&[]);
+        assert!(streamed.group_pages.is_empty());
+        streamed.group_pages = early;
+        assert_eq!(streamed, whole);
+    }
+
+    #[test]
     fn many_groups_go_to_group_pages() {
         let runs: Vec<StoredRun> = demo::many(6_000)
             .into_iter()
