@@ -12,7 +12,7 @@ use super::gate::{Policy, Status};
 use super::polarity::{Polarity, polarity};
 use crate::dataset::StoredRun;
 use crate::numfmt::{self as fmt, Prefixes, prefixes_of};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// One compared cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -380,68 +380,111 @@ fn place_of(r: &StoredRun) -> Option<Place> {
 /// a report keeps those runs only, however long the history.
 #[derive(Debug, Default)]
 pub struct PairPlan {
-    /// (suite, label) → branch → unit → its newest ingest time.
-    units: BTreeMap<(String, String), BTreeMap<String, BTreeMap<String, String>>>,
+    /// Every (suite, label, branch) seen, and per each its units with their newest
+    /// ingest time.
+    branches: Vec<(String, String, String)>,
+    index: HashMap<(String, String, String), usize>,
+    units: Vec<HashMap<String, String>>,
+    /// The branch of the previous run: runs come in runs of one branch.
+    last: Option<usize>,
 }
 
 impl PairPlan {
     /// Counts one run's head.
     pub fn add(&mut self, r: &StoredRun) {
-        let Some((suite, label, branch, unit)) = place_of(r) else {
+        let Some(branch) = r.run.tags.get("branch") else {
             return;
         };
-        let newest = self
-            .units
-            .entry((suite, label))
-            .or_default()
-            .entry(branch)
-            .or_default()
-            .entry(unit)
-            .or_insert_with(|| r.ingested_at.clone());
-        if r.ingested_at > *newest {
-            newest.clone_from(&r.ingested_at);
+        let label = r.given_label().unwrap_or_default();
+        let at = match self.last {
+            Some(i)
+                if self.branches[i].0 == r.suite
+                    && self.branches[i].1 == label
+                    && self.branches[i].2 == *branch =>
+            {
+                i
+            }
+            _ => {
+                let key = (r.suite.clone(), label.to_string(), branch.clone());
+                match self.index.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        self.index.insert(key.clone(), self.branches.len());
+                        self.branches.push(key);
+                        self.units.push(HashMap::new());
+                        self.branches.len() - 1
+                    }
+                }
+            }
+        };
+        self.last = Some(at);
+        let unit = unit_of(r);
+        match self.units[at].get_mut(&unit) {
+            Some(newest) if r.ingested_at > *newest => newest.clone_from(&r.ingested_at),
+            Some(_) => {}
+            None => {
+                self.units[at].insert(unit, r.ingested_at.clone());
+            }
         }
     }
 
     /// The units wanted, as [`branch_pairs`] orders them (newest ingest, then name).
     pub fn wanted(&self) -> WantedRuns {
-        let mut places = std::collections::HashSet::new();
-        for ((suite, label), branches) in &self.units {
-            if !branches.contains_key(MAIN_BRANCH) {
+        let with_main: HashSet<(&str, &str)> = self
+            .branches
+            .iter()
+            .filter(|b| b.2 == MAIN_BRANCH)
+            .map(|b| (b.0.as_str(), b.1.as_str()))
+            .collect();
+        let mut out = WantedRuns::default();
+        for ((suite, label, branch), units) in self.branches.iter().zip(&self.units) {
+            if !with_main.contains(&(suite.as_str(), label.as_str())) {
                 continue;
             }
-            for (branch, units) in branches {
-                let mut v: Vec<(&String, &String)> = units.iter().map(|(k, t)| (t, k)).collect();
-                v.sort();
-                let keep = if branch == MAIN_BRANCH {
-                    BASELINE_COMMITS
-                } else {
-                    1
-                };
-                for (_, unit) in &v[v.len().saturating_sub(keep)..] {
-                    places.insert((
-                        suite.clone(),
-                        label.clone(),
-                        branch.clone(),
-                        (*unit).clone(),
-                    ));
+            let mut v: Vec<(&String, &String)> = units.iter().map(|(k, t)| (t, k)).collect();
+            v.sort();
+            let keep = if branch == MAIN_BRANCH {
+                BASELINE_COMMITS
+            } else {
+                1
+            };
+            for (_, unit) in &v[v.len().saturating_sub(keep)..] {
+                match unit.strip_prefix("commit ") {
+                    Some(c) => {
+                        out.commits.insert(c.to_string());
+                    }
+                    None => out.untagged = true,
                 }
+                out.places.insert((
+                    suite.clone(),
+                    label.clone(),
+                    branch.clone(),
+                    (*unit).clone(),
+                ));
             }
         }
-        WantedRuns { places }
+        out
     }
 }
 
 /// The runs a [`PairPlan`] wants.
 #[derive(Debug, Default)]
 pub struct WantedRuns {
-    places: std::collections::HashSet<Place>,
+    places: HashSet<Place>,
+    /// The commits among them, and whether any unit is an untagged group: most runs
+    /// are told apart by these alone.
+    commits: HashSet<String>,
+    untagged: bool,
 }
 
 impl WantedRuns {
     /// Whether [`branch_pairs`] reads this run.
     pub fn contains(&self, r: &StoredRun) -> bool {
-        !self.places.is_empty() && place_of(r).is_some_and(|p| self.places.contains(&p))
+        let maybe = match r.run.tags.get("commit") {
+            Some(c) => self.commits.contains(c.as_str()),
+            None => self.untagged,
+        };
+        maybe && place_of(r).is_some_and(|p| self.places.contains(&p))
     }
 }
 

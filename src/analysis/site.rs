@@ -351,6 +351,9 @@ fn group_key(r: &StoredRun) -> GroupKey {
 #[derive(Debug, Default)]
 pub struct SuitePlan {
     groups: BTreeMap<GroupKey, usize>,
+    /// The group of the previous runs and their count, not yet in `groups`: runs come
+    /// group by group.
+    last_group: Option<(GroupKey, usize)>,
     sources: HashMap<i64, usize>,
     later_runs: HashSet<i64>,
     pairs: PairPlan,
@@ -359,10 +362,25 @@ pub struct SuitePlan {
 impl SuitePlan {
     /// Counts one run's head (a run read with or without its series).
     pub fn add(&mut self, r: &StoredRun) {
-        *self.groups.entry(group_key(r)).or_default() += 1;
+        match &mut self.last_group {
+            Some((k, n)) if k.0 == r.ingested_at && k.1 == r.source_id && k.2 == r.block_index => {
+                *n += 1;
+            }
+            _ => {
+                self.flush();
+                self.last_group = Some((group_key(r), 1));
+            }
+        }
         *self.sources.entry(r.source_id).or_default() += 1;
         changes::note_later_run(&mut self.later_runs, r);
         self.pairs.add(r);
+    }
+
+    /// Counts the last group's runs in `groups`.
+    fn flush(&mut self) {
+        if let Some((k, n)) = self.last_group.take() {
+            *self.groups.entry(k).or_default() += n;
+        }
     }
 }
 
@@ -417,6 +435,7 @@ impl<'o> SuiteBuilder<'o> {
         opts: &'o Options,
         history: &'o HistoryOptions,
     ) -> Self {
+        plan.flush();
         let paged = plan.groups.len() > GROUPS_PER_PAGE;
         let skipped = plan.groups.len().saturating_sub(MAX_GROUPS_DRAWN);
         let drawn_keys = plan.groups.keys().skip(skipped).cloned().collect();

@@ -67,9 +67,14 @@ pub struct Histories {
     /// Every metric name seen, each once.
     names: Vec<String>,
     name_index: HashMap<String, u32>,
+    /// Each def's metric name, as an index into `names`.
+    def_name: Vec<u32>,
     /// Every experiment (label, target rate) seen, each once.
     experiments: Vec<Experiment>,
     experiment_index: HashMap<Experiment, u32>,
+    /// The previous run's series and experiment.
+    last_series: Vec<u32>,
+    last_experiment: Option<u32>,
 }
 
 /// One label at one target rate: the same experiment.
@@ -117,15 +122,10 @@ impl Histories {
     pub fn add(&mut self, r: &StoredRun) {
         let mut series = Vec::with_capacity(r.run.series.len());
         let mut values: Vec<(u32, [Option<f64>; PERCENTILES.len() + 1])> = Vec::new();
-        for s in &r.run.series {
-            let def = (
-                s.metric.clone(),
-                s.display.clone(),
-                s.unit.clone(),
-                s.ladder().is_some(),
-            );
-            series.push(intern(def, &mut self.defs, &mut self.def_index));
-            let name = intern(s.metric.clone(), &mut self.names, &mut self.name_index);
+        for (i, s) in r.run.series.iter().enumerate() {
+            let d = self.def_of(i, s);
+            series.push(d);
+            let name = self.def_name[d as usize];
             if values.iter().any(|v| v.0 == name) {
                 continue;
             }
@@ -136,24 +136,61 @@ impl Histories {
             at[PERCENTILES.len()] = r.value_at(&s.metric, None);
             values.push((name, at));
         }
-        let experiment = (
-            r.label.clone(),
-            r.param_f64("target_throughput").map(|t| t.to_bits()),
-        );
+        let rate = r.param_f64("target_throughput").map(|t| t.to_bits());
+        // Runs come in runs of one experiment: the last one is looked at first.
+        let experiment = match self.last_experiment {
+            Some(e)
+                if self.experiments[e as usize].0 == r.label
+                    && self.experiments[e as usize].1 == rate =>
+            {
+                e
+            }
+            _ => intern(
+                (r.label.clone(), rate),
+                &mut self.experiments,
+                &mut self.experiment_index,
+            ),
+        };
+        self.last_experiment = Some(experiment);
+        self.last_series.clone_from(&series);
         self.rows.push(Row {
             ingested_at: r.ingested_at.clone(),
             source_id: r.source_id,
             block_index: r.block_index,
             index: r.run.index,
-            experiment: intern(
-                experiment,
-                &mut self.experiments,
-                &mut self.experiment_index,
-            ),
+            experiment,
             about: super::about_run(r),
             series,
             values,
         });
+    }
+
+    /// The index of series `i` of a run in `defs`: the previous run's series at the same
+    /// place when it is the same (runs of a suite mostly are), else looked up.
+    fn def_of(&mut self, i: usize, s: &bench_db_parsers::Series) -> u32 {
+        let is_ladder = s.ladder().is_some();
+        if let Some(&d) = self.last_series.get(i) {
+            let (metric, display, unit, ladder) = &self.defs[d as usize];
+            if *metric == s.metric
+                && *display == s.display
+                && *unit == s.unit
+                && *ladder == is_ladder
+            {
+                return d;
+            }
+        }
+        let def = (
+            s.metric.clone(),
+            s.display.clone(),
+            s.unit.clone(),
+            is_ladder,
+        );
+        let d = intern(def, &mut self.defs, &mut self.def_index);
+        if d as usize == self.def_name.len() {
+            let name = intern(s.metric.clone(), &mut self.names, &mut self.name_index);
+            self.def_name.push(name);
+        }
+        d
     }
 
     /// Every history, as [`from_runs`] returns them.
