@@ -337,6 +337,9 @@ impl SuitePage {
     }
 }
 
+/// A run with its place in the stream.
+type Placed = (usize, Rc<StoredRun>);
+
 /// A group of runs: ingest time, source, block.
 type GroupKey = (String, i64, u32);
 
@@ -419,9 +422,9 @@ pub struct SuiteBuilder<'o> {
     pages: Vec<PageEntry>,
     /// Sources not yet whole (runs seen, the runs a curve would draw), and the runs of
     /// whole sources that draw curves.
-    open_sources: HashMap<i64, (usize, Vec<(usize, Rc<StoredRun>)>)>,
+    open_sources: HashMap<i64, (usize, Vec<Placed>)>,
     /// Each with its place in the stream: curves take runs in the order they came.
-    curve_runs: Vec<(usize, Rc<StoredRun>)>,
+    curve_runs: Vec<Placed>,
     changes: Changes<'o>,
     histories: history::Histories,
     pair_runs: Vec<StoredRun>,
@@ -507,23 +510,23 @@ impl<'o> SuiteBuilder<'o> {
         if !analysis_curve::missed_schedule(&r) {
             entry.1.push((seq, Rc::clone(&r)));
         }
-        if entry.0 >= self.plan.sources.get(&source).copied().unwrap_or(0) {
-            if let Some((_, members)) = self.open_sources.remove(&source) {
-                self.close_source(members);
-            }
+        if entry.0 >= self.plan.sources.get(&source).copied().unwrap_or(0)
+            && let Some((_, members)) = self.open_sources.remove(&source)
+        {
+            self.close_source(members);
         }
         // The group: handled once whole.
         let key = group_key(&r);
         let group = self.open.entry(key.clone()).or_default();
         group.push(r);
-        if group.len() >= self.plan.groups.get(&key).copied().unwrap_or(0) {
-            if let Some(group) = self.open.remove(&key) {
-                self.close_group(key, group);
-            }
+        if group.len() >= self.plan.groups.get(&key).copied().unwrap_or(0)
+            && let Some(group) = self.open.remove(&key)
+        {
+            self.close_group(key, group);
         }
     }
 
-    fn close_source(&mut self, members: Vec<(usize, Rc<StoredRun>)>) {
+    fn close_source(&mut self, members: Vec<Placed>) {
         let refs: Vec<&StoredRun> = members.iter().map(|r| &*r.1).collect();
         if draws_curve(&refs) {
             self.curve_runs.extend(members);
@@ -553,7 +556,7 @@ impl<'o> SuiteBuilder<'o> {
             let start = self.paged_so_far;
             let end = (start + GROUPS_PER_PAGE).min(self.order.len());
             let whole = end > start && self.done.range(start..end).count() == end - start;
-            if !whole && !(all && !self.done.is_empty()) {
+            if !whole && (!all || self.done.is_empty()) {
                 return;
             }
             let mut groups = Vec::with_capacity(GROUPS_PER_PAGE);
@@ -604,8 +607,7 @@ impl<'o> SuiteBuilder<'o> {
         for (key, group) in open {
             self.close_group(key, group);
         }
-        let sources: Vec<Vec<(usize, Rc<StoredRun>)>> =
-            self.open_sources.drain().map(|(_, (_, m))| m).collect();
+        let sources: Vec<Vec<Placed>> = self.open_sources.drain().map(|(_, (_, m))| m).collect();
         for members in sources {
             self.close_source(members);
         }
