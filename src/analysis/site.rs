@@ -3,6 +3,10 @@
 //! change points, before/after comparisons), built from the selected runs. Which groups
 //! a suite page draws and which go to group pages is decided here too. `report::html`
 //! only draws this model; it computes nothing. Pure: runs in, structs out.
+//!
+//! A suite's page is built from its runs as they stream ([`SuiteBuilder`], planned from
+//! the runs' heads by [`SuitePlan`]), keeping of each run only what the page shows of it
+//! once its group and source are whole; [`build`] does the same for runs in memory.
 
 use super::charts::changes::Changes;
 use super::charts::changes::{self, ChangeSeries};

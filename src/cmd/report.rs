@@ -2,6 +2,11 @@
 //! on two branches), builds the site model (`analysis::site`), draws its pages with
 //! `report::html` and writes them under `--out`, `index.html` last. The only IO of the
 //! report.
+//!
+//! Memory stays flat in the history's length: the selection's heads are read first
+//! (no series) to plan each suite; then one suite at a time its runs are read with their
+//! series, its group pages written as their groups are whole, its page written and let
+//! go, and the index drawn at the end from each suite's small summary.
 
 use super::select::select_some;
 use crate::analysis::history::HistoryOptions;
