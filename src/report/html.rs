@@ -150,7 +150,7 @@ pub const MAX_PAGE_NAME: usize = 100;
 const MAX_SLUG: usize = 64;
 
 /// Each suite's page name, `suite-SLUG.html`: bounded and unique. A slug cut to
-/// [`MAX_SLUG`] bytes, or one an earlier suite (in name order) already has, ends in the
+/// `MAX_SLUG` (64) bytes, or one an earlier suite (in name order) already has, ends in the
 /// first 8 hex digits of the SHA-256 of the suite's whole name instead, so the name
 /// stays the same from one report to the next.
 pub fn page_names<'a>(suites: impl IntoIterator<Item = &'a str>) -> BTreeMap<&'a str, String> {
