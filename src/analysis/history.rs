@@ -283,11 +283,19 @@ impl<'o> HistoryBuilder<'o> {
                     .map(Some)
                     .collect(),
             };
-            let e = group.entry(s.metric.clone()).or_insert_with(|| Followed {
-                unit: s.unit.clone(),
-                percentiles: Vec::new(),
-                cells: Vec::new(),
-            });
+            if !group.contains_key(&s.metric) {
+                group.insert(
+                    s.metric.clone(),
+                    Followed {
+                        unit: s.unit.clone(),
+                        percentiles: Vec::new(),
+                        cells: Vec::new(),
+                    },
+                );
+            }
+            let Some(e) = group.get_mut(&s.metric) else {
+                continue;
+            };
             for p in ps {
                 if !e.percentiles.contains(&p) {
                     e.percentiles.push(p);
@@ -299,14 +307,16 @@ impl<'o> HistoryBuilder<'o> {
             }
         }
         // The run's values: a value at a percentile comes from the run's first series
-        // of the metric, whose percentiles were all recorded above.
+        // of the metric, whose percentiles were all recorded above. The run's commit key
+        // and time are worked out once, not once per cell.
+        let at = RunAt::of(r);
         for metric in seen {
             let Some(e) = group.get_mut(metric) else {
                 continue;
             };
             for (p, cell) in e.percentiles.iter().zip(&mut e.cells) {
                 if let Some(v) = r.value_at(metric, *p) {
-                    cell.push(r, v);
+                    cell.push(r, &at, v);
                 }
             }
         }
@@ -347,26 +357,46 @@ impl<'o> HistoryBuilder<'o> {
     }
 }
 
-impl Commits {
-    fn push(&mut self, r: &StoredRun, v: f64) {
-        let commit = r.run.tags.get("commit").cloned();
-        let key = commit
-            .as_ref()
+/// Where a run's values go in a series: its commit's key (`commit:C`, or `run:ID`
+/// without a commit) and its time.
+struct RunAt {
+    key: String,
+    time: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl RunAt {
+    fn of(r: &StoredRun) -> RunAt {
+        let key = r
+            .run
+            .tags
+            .get("commit")
             .map_or_else(|| format!("run:{}", r.id), |c| format!("commit:{c}"));
-        let t = run_time(r);
-        let accs = &mut self.accs;
-        let i = *self.by_key.entry(key).or_insert_with(|| {
-            accs.push(Acc {
-                commit: commit.clone(),
-                branch: r.run.tags.get("branch").cloned(),
-                time: t,
-                first_id: r.id,
-                values: Vec::new(),
-                ids: Vec::new(),
-            });
-            accs.len() - 1
-        });
-        let a = &mut accs[i];
+        RunAt {
+            key,
+            time: run_time(r),
+        }
+    }
+}
+
+impl Commits {
+    fn push(&mut self, r: &StoredRun, at: &RunAt, v: f64) {
+        let t = at.time;
+        let i = match self.by_key.get(at.key.as_str()) {
+            Some(&i) => i,
+            None => {
+                self.accs.push(Acc {
+                    commit: r.run.tags.get("commit").cloned(),
+                    branch: r.run.tags.get("branch").cloned(),
+                    time: t,
+                    first_id: r.id,
+                    values: Vec::new(),
+                    ids: Vec::new(),
+                });
+                self.by_key.insert(at.key.clone(), self.accs.len() - 1);
+                self.accs.len() - 1
+            }
+        };
+        let a = &mut self.accs[i];
         a.time = match (a.time, t) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),

@@ -12,7 +12,7 @@ use super::gate::{Policy, Status};
 use super::polarity::{Polarity, polarity};
 use crate::dataset::StoredRun;
 use crate::numfmt::{self as fmt, Prefixes, prefixes_of};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// One compared cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -297,16 +297,12 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
         let Some(branch) = r.run.tags.get("branch") else {
             continue;
         };
-        let unit = match r.run.tags.get("commit") {
-            Some(c) => format!("commit {c}"),
-            None => format!("{} {} {}", r.ingested_at, r.source_id, r.block_index),
-        };
         let e = by_name
             .entry((r.suite.as_str(), r.given_label().unwrap_or_default()))
             .or_default()
             .entry(branch.as_str())
             .or_default()
-            .entry(unit)
+            .entry(unit_of(r))
             .or_insert((r.ingested_at.as_str(), Vec::new()));
         e.0 = e.0.max(r.ingested_at.as_str());
         e.1.push(r);
@@ -354,6 +350,142 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
         }
     }
     out
+}
+
+/// The unit a run counts in on its branch: its commit, else its ingested group.
+fn unit_of(r: &StoredRun) -> String {
+    match r.run.tags.get("commit") {
+        Some(c) => format!("commit {c}"),
+        None => format!("{} {} {}", r.ingested_at, r.source_id, r.block_index),
+    }
+}
+
+/// (suite, given label, branch, unit): where a run stands among the branches.
+type Place = (String, String, String, String);
+
+fn place_of(r: &StoredRun) -> Option<Place> {
+    let branch = r.run.tags.get("branch")?;
+    Some((
+        r.suite.clone(),
+        r.given_label().unwrap_or_default().to_string(),
+        branch.clone(),
+        unit_of(r),
+    ))
+}
+
+/// Which runs [`branch_pairs`] reads, told from the runs' heads (suite, label, source,
+/// tags, ingest time) before any series is read: per suite and label, `main`'s latest
+/// [`BASELINE_COMMITS`] units and every other branch's latest unit. [`branch_pairs`] of
+/// the runs it wants makes the comparisons that [`branch_pairs`] of every run makes, so
+/// a report keeps those runs only, however long the history.
+#[derive(Debug, Default)]
+pub struct PairPlan {
+    /// Every (suite, label, branch) seen, and per each its units with their newest
+    /// ingest time.
+    branches: Vec<(String, String, String)>,
+    index: HashMap<(String, String, String), usize>,
+    units: Vec<HashMap<String, String>>,
+    /// The branch of the previous run: runs come in runs of one branch.
+    last: Option<usize>,
+}
+
+impl PairPlan {
+    /// Counts one run's head.
+    pub fn add(&mut self, r: &StoredRun) {
+        let Some(branch) = r.run.tags.get("branch") else {
+            return;
+        };
+        let label = r.given_label().unwrap_or_default();
+        let at = match self.last {
+            Some(i)
+                if self.branches[i].0 == r.suite
+                    && self.branches[i].1 == label
+                    && self.branches[i].2 == *branch =>
+            {
+                i
+            }
+            _ => {
+                let key = (r.suite.clone(), label.to_string(), branch.clone());
+                match self.index.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        self.index.insert(key.clone(), self.branches.len());
+                        self.branches.push(key);
+                        self.units.push(HashMap::new());
+                        self.branches.len() - 1
+                    }
+                }
+            }
+        };
+        self.last = Some(at);
+        let unit = unit_of(r);
+        match self.units[at].get_mut(&unit) {
+            Some(newest) if r.ingested_at > *newest => newest.clone_from(&r.ingested_at),
+            Some(_) => {}
+            None => {
+                self.units[at].insert(unit, r.ingested_at.clone());
+            }
+        }
+    }
+
+    /// The units wanted, as [`branch_pairs`] orders them (newest ingest, then name).
+    pub fn wanted(&self) -> WantedRuns {
+        let with_main: HashSet<(&str, &str)> = self
+            .branches
+            .iter()
+            .filter(|b| b.2 == MAIN_BRANCH)
+            .map(|b| (b.0.as_str(), b.1.as_str()))
+            .collect();
+        let mut out = WantedRuns::default();
+        for ((suite, label, branch), units) in self.branches.iter().zip(&self.units) {
+            if !with_main.contains(&(suite.as_str(), label.as_str())) {
+                continue;
+            }
+            let mut v: Vec<(&String, &String)> = units.iter().map(|(k, t)| (t, k)).collect();
+            v.sort();
+            let keep = if branch == MAIN_BRANCH {
+                BASELINE_COMMITS
+            } else {
+                1
+            };
+            for (_, unit) in &v[v.len().saturating_sub(keep)..] {
+                match unit.strip_prefix("commit ") {
+                    Some(c) => {
+                        out.commits.insert(c.to_string());
+                    }
+                    None => out.untagged = true,
+                }
+                out.places.insert((
+                    suite.clone(),
+                    label.clone(),
+                    branch.clone(),
+                    (*unit).clone(),
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// The runs a [`PairPlan`] wants.
+#[derive(Debug, Default)]
+pub struct WantedRuns {
+    places: HashSet<Place>,
+    /// The commits among them, and whether any unit is an untagged group: most runs
+    /// are told apart by these alone.
+    commits: HashSet<String>,
+    untagged: bool,
+}
+
+impl WantedRuns {
+    /// Whether [`branch_pairs`] reads this run.
+    pub fn contains(&self, r: &StoredRun) -> bool {
+        let maybe = match r.run.tags.get("commit") {
+            Some(c) => self.commits.contains(c.as_str()),
+            None => self.untagged,
+        };
+        maybe && place_of(r).is_some_and(|p| self.places.contains(&p))
+    }
 }
 
 /// Readable names for two sides: their labels (else suite), told apart by the first tag
@@ -481,6 +613,46 @@ mod tests {
             pairs.comparisons[MAX_BRANCH_PAIRS - 1].candidate,
             "rtt on pr-22"
         );
+    }
+
+    #[test]
+    fn the_planned_runs_pair_as_every_run_does() {
+        let mut runs = Vec::new();
+        for i in 0..(BASELINE_COMMITS + 4) {
+            let mut main = tagged("main", "rtt", &format!("2026-01-{:02}", i + 1), i as u32);
+            for r in &mut main {
+                r.run.tags.insert("commit".into(), format!("m{i:02}"));
+            }
+            runs.extend(main);
+        }
+        for i in 0..3 {
+            // Two commits per branch: only the newest is the candidate.
+            for (k, day) in [(0, 20), (1, 21)] {
+                let mut b = tagged(&format!("pr-{i}"), "rtt", &format!("2026-01-{day}"), 40 + i);
+                for r in &mut b {
+                    r.run.tags.insert("commit".into(), format!("p{i}{k}"));
+                }
+                runs.extend(b);
+            }
+        }
+        let mut plan = PairPlan::default();
+        for r in &runs {
+            plan.add(r);
+        }
+        let wanted = plan.wanted();
+        let kept: Vec<StoredRun> = runs
+            .iter()
+            .filter(|r| wanted.contains(r))
+            .cloned()
+            .collect();
+        // Main's latest commits and each branch's newest one.
+        let per_commit = runs.len() / (BASELINE_COMMITS + 4 + 6);
+        assert_eq!(kept.len(), (BASELINE_COMMITS + 3) * per_commit);
+        assert!(kept.iter().all(|r| r.run.tags["commit"] != "m00"));
+        let (all, few) = (branch_pairs(&runs), branch_pairs(&kept));
+        assert_eq!(all.comparisons.len(), 3);
+        assert_eq!(all.comparisons, few.comparisons);
+        assert_eq!(all.left_out, few.left_out);
     }
 
     #[test]

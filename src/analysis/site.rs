@@ -3,7 +3,12 @@
 //! change points, before/after comparisons), built from the selected runs. Which groups
 //! a suite page draws and which go to group pages is decided here too. `report::html`
 //! only draws this model; it computes nothing. Pure: runs in, structs out.
+//!
+//! A suite's page is built from its runs as they stream ([`SuiteBuilder`], planned from
+//! the runs' heads by [`SuitePlan`]), keeping of each run only what the page shows of it
+//! once its group and source are whole; [`build`] does the same for runs in memory.
 
+use super::charts::changes::Changes;
 use super::charts::changes::{self, ChangeSeries};
 use super::charts::curve::{self as curve_input, CurveInput};
 use super::charts::history::{self, HistoryInput};
@@ -11,12 +16,14 @@ use super::charts::spectrum::{self, SpectrumInput};
 use super::charts::timeseries::{self, TimeSeriesInput};
 use super::charts::variation::{self, VariationTable, group_title};
 use super::curve as analysis_curve;
-use super::pairing::Comparison;
+use super::history::{Change, HistoryOptions};
+use super::pairing::{Comparison, PairPlan, WantedRuns};
 use super::slo::{self, SloTerm};
 use crate::dataset::StoredRun;
 use crate::numfmt::{Prefixes, prefixes_of};
 use bench_db_parsers::{Data, Param};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 /// Groups drawn per suite page; older groups are listed, not drawn, so a page stays
 /// quick to render and small however many runs a suite holds.
@@ -63,7 +70,11 @@ pub struct SuitePage {
     /// The page's variation tables: every group's, or the drawn groups' when the
     /// suite has group pages.
     pub variation: VariationTable,
-    /// Pages of [`GROUPS_PER_PAGE`] groups; empty when the suite page lists them all.
+    /// Every page of [`GROUPS_PER_PAGE`] groups as the suite page lists it; empty when
+    /// the suite page lists them all.
+    pub pages: Vec<PageEntry>,
+    /// Those pages with their groups, but for the pages already taken while the runs
+    /// streamed (see [`SuiteBuilder::take_group_pages`]).
     pub group_pages: Vec<GroupPage>,
     /// One per curve the curve analysis returns (per source, benchmark and metric).
     pub curves: Vec<CurveChart>,
@@ -220,6 +231,32 @@ pub struct GroupPage {
     pub groups: Vec<PagedGroup>,
 }
 
+/// A group page as the suite page lists it: which groups it holds, the first and the
+/// last by title.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageEntry {
+    pub first: usize,
+    pub last: usize,
+    pub first_title: String,
+    pub last_title: String,
+    /// Groups on it.
+    pub groups: usize,
+}
+
+impl GroupPage {
+    /// How the suite page lists it.
+    pub fn entry(&self) -> PageEntry {
+        let title = |g: Option<&PagedGroup>| g.map_or(String::new(), |g| g.title.clone());
+        PageEntry {
+            first: self.first,
+            last: self.last,
+            first_title: title(self.groups.first()),
+            last_title: title(self.groups.last()),
+            groups: self.groups.len(),
+        }
+    }
+}
+
 /// A group on a group page: its runs and variation table, nothing drawn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PagedGroup {
@@ -236,6 +273,7 @@ pub fn build(runs: &[StoredRun], comparisons: &[Comparison], opts: &Options) -> 
     for r in runs {
         suites.entry(r.suite.as_str()).or_default().push(r);
     }
+    let history = HistoryOptions::default();
     Site {
         runs: runs.len(),
         comparisons: comparisons.to_vec(),
@@ -245,10 +283,388 @@ pub fn build(runs: &[StoredRun], comparisons: &[Comparison], opts: &Options) -> 
             .map(|(suite, runs)| {
                 let cmps: Vec<&Comparison> =
                     comparisons.iter().filter(|c| c.suite == *suite).collect();
-                suite_page(suite, runs, &cmps, opts)
+                let mut plan = SuitePlan::default();
+                for r in runs {
+                    plan.add(r);
+                }
+                let mut b = SuiteBuilder::new(suite, plan, opts, &history);
+                for r in runs {
+                    b.add((*r).clone());
+                }
+                b.finish(&cmps)
             })
             .collect(),
     }
+}
+
+/// What the index says of a suite: its counts and its change points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteSummary {
+    pub suite: String,
+    pub runs: usize,
+    pub sources: usize,
+    pub formats: Vec<String>,
+    /// Every change point of its histories over commits, in their order.
+    pub changes: Vec<RecentChange>,
+}
+
+/// A change point with the name and unit of its series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecentChange {
+    /// The series' heading ([`crate::analysis::history::History::name`]).
+    pub series: String,
+    pub unit: String,
+    pub change: Change,
+}
+
+impl SuitePage {
+    /// What the index needs of this page, once the page is written.
+    pub fn summary(&self) -> SuiteSummary {
+        SuiteSummary {
+            suite: self.suite.clone(),
+            runs: self.runs,
+            sources: self.sources,
+            formats: self.formats.clone(),
+            changes: self
+                .changes
+                .iter()
+                .flat_map(|cs| {
+                    let name = cs.series.name();
+                    cs.series.change_points.iter().map(move |c| RecentChange {
+                        series: name.clone(),
+                        unit: cs.series.unit.clone(),
+                        change: c.clone(),
+                    })
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A run with its place in the stream.
+type Placed = (usize, Rc<StoredRun>);
+
+/// A group of runs: ingest time, source, block.
+type GroupKey = (String, i64, u32);
+
+fn group_key(r: &StoredRun) -> GroupKey {
+    (r.ingested_at.clone(), r.source_id, r.block_index)
+}
+
+/// What a suite page must know of its runs before they come, told from their heads
+/// (no series): how many runs each group and each source holds (so each is handled
+/// when whole, then let go), which blocks have runs after run 1 (the history's warm-up
+/// rule) and which runs the branch comparisons read.
+#[derive(Debug, Default)]
+pub struct SuitePlan {
+    groups: BTreeMap<GroupKey, usize>,
+    /// The group of the previous runs and their count, not yet in `groups`: runs come
+    /// group by group.
+    last_group: Option<(GroupKey, usize)>,
+    sources: HashMap<i64, usize>,
+    later_runs: HashSet<i64>,
+    pairs: PairPlan,
+}
+
+impl SuitePlan {
+    /// Counts one run's head (a run read with or without its series).
+    pub fn add(&mut self, r: &StoredRun) {
+        match &mut self.last_group {
+            Some((k, n)) if k.0 == r.ingested_at && k.1 == r.source_id && k.2 == r.block_index => {
+                *n += 1;
+            }
+            _ => {
+                self.flush();
+                self.last_group = Some((group_key(r), 1));
+            }
+        }
+        *self.sources.entry(r.source_id).or_default() += 1;
+        changes::note_later_run(&mut self.later_runs, r);
+        self.pairs.add(r);
+    }
+
+    /// Counts the last group's runs in `groups`.
+    fn flush(&mut self) {
+        if let Some((k, n)) = self.last_group.take() {
+            *self.groups.entry(k).or_default() += n;
+        }
+    }
+}
+
+/// Builds one suite's page from its runs as they stream in (in the order a selection
+/// gives them, by id), given its [`SuitePlan`]. A suite of many groups keeps every
+/// run only until its group and its source are whole: the group's table and the
+/// histories keep what they show, the most recent groups are kept to be drawn, and a
+/// source's runs are kept only when they draw a curve. A suite of at most
+/// [`GROUPS_PER_PAGE`] groups keeps its runs: its tables cover all of them.
+pub struct SuiteBuilder<'o> {
+    suite: String,
+    opts: &'o Options,
+    plan: SuitePlan,
+    wanted: WantedRuns,
+    /// Whether the suite lists its groups on group pages.
+    paged: bool,
+    /// Groups drawn on the page (the most recent [`MAX_GROUPS_DRAWN`]).
+    drawn_keys: HashSet<GroupKey>,
+    runs: usize,
+    sources: BTreeSet<i64>,
+    formats: BTreeSet<String>,
+    /// Every metric of the runs in first-seen order, with its data kind.
+    metrics: Vec<(String, &'static str)>,
+    /// Every run, when not paged.
+    all: Vec<Rc<StoredRun>>,
+    /// Groups not yet whole, and the drawn groups once whole.
+    open: HashMap<GroupKey, Vec<Rc<StoredRun>>>,
+    drawn: BTreeMap<GroupKey, Vec<Rc<StoredRun>>>,
+    /// Each planned group's place among the suite's groups.
+    order: HashMap<GroupKey, usize>,
+    /// Whole groups not yet on a page, by place.
+    done: BTreeMap<usize, PagedGroup>,
+    /// Groups put on pages so far, the pages not yet taken, and every page's entry.
+    paged_so_far: usize,
+    ready: Vec<GroupPage>,
+    pages: Vec<PageEntry>,
+    /// Sources not yet whole (runs seen, the runs a curve would draw), and the runs of
+    /// whole sources that draw curves.
+    open_sources: HashMap<i64, (usize, Vec<Placed>)>,
+    /// Each with its place in the stream: curves take runs in the order they came.
+    curve_runs: Vec<Placed>,
+    changes: Changes<'o>,
+    histories: history::Histories,
+    pair_runs: Vec<StoredRun>,
+}
+
+impl<'o> SuiteBuilder<'o> {
+    /// `history` are the default history options (see [`changes::series_of`]).
+    pub fn new(
+        suite: &str,
+        mut plan: SuitePlan,
+        opts: &'o Options,
+        history: &'o HistoryOptions,
+    ) -> Self {
+        plan.flush();
+        let paged = plan.groups.len() > GROUPS_PER_PAGE;
+        let skipped = plan.groups.len().saturating_sub(MAX_GROUPS_DRAWN);
+        let drawn_keys = plan.groups.keys().skip(skipped).cloned().collect();
+        let order = if paged {
+            plan.groups
+                .keys()
+                .cloned()
+                .enumerate()
+                .map(|(i, k)| (k, i))
+                .collect()
+        } else {
+            HashMap::new()
+        };
+        let later_runs = std::mem::take(&mut plan.later_runs);
+        SuiteBuilder {
+            suite: suite.to_string(),
+            opts,
+            wanted: plan.pairs.wanted(),
+            plan,
+            paged,
+            drawn_keys,
+            runs: 0,
+            sources: BTreeSet::new(),
+            formats: BTreeSet::new(),
+            metrics: Vec::new(),
+            all: Vec::new(),
+            open: HashMap::new(),
+            drawn: BTreeMap::new(),
+            order,
+            done: BTreeMap::new(),
+            paged_so_far: 0,
+            ready: Vec::new(),
+            pages: Vec::new(),
+            open_sources: HashMap::new(),
+            curve_runs: Vec::new(),
+            changes: Changes::new(history, later_runs),
+            histories: history::Histories::default(),
+            pair_runs: Vec::new(),
+        }
+    }
+
+    /// Takes in the suite's next run.
+    pub fn add(&mut self, r: StoredRun) {
+        let seq = self.runs;
+        self.runs += 1;
+        self.sources.insert(r.source_id);
+        if !self.formats.contains(&r.format) {
+            self.formats.insert(r.format.clone());
+        }
+        for s in &r.run.series {
+            if !self.metrics.iter().any(|m| m.0 == s.metric) {
+                self.metrics.push((s.metric.clone(), s.kind()));
+            }
+        }
+        if self.wanted.contains(&r) {
+            self.pair_runs.push(r.clone());
+        }
+        if !self.paged {
+            self.all.push(Rc::new(r));
+            return;
+        }
+        self.changes.add(&r);
+        self.histories.add(&r);
+        let r = Rc::new(r);
+        // The source: its runs are kept until it is whole, then only for a curve.
+        let source = r.source_id;
+        let entry = self.open_sources.entry(source).or_default();
+        entry.0 += 1;
+        if !analysis_curve::missed_schedule(&r) {
+            entry.1.push((seq, Rc::clone(&r)));
+        }
+        if entry.0 >= self.plan.sources.get(&source).copied().unwrap_or(0)
+            && let Some((_, members)) = self.open_sources.remove(&source)
+        {
+            self.close_source(members);
+        }
+        // The group: handled once whole.
+        let key = group_key(&r);
+        let group = self.open.entry(key.clone()).or_default();
+        group.push(r);
+        if group.len() >= self.plan.groups.get(&key).copied().unwrap_or(0)
+            && let Some(group) = self.open.remove(&key)
+        {
+            self.close_group(key, group);
+        }
+    }
+
+    fn close_source(&mut self, members: Vec<Placed>) {
+        let refs: Vec<&StoredRun> = members.iter().map(|r| &*r.1).collect();
+        if draws_curve(&refs) {
+            self.curve_runs.extend(members);
+        }
+    }
+
+    fn close_group(&mut self, key: GroupKey, mut group: Vec<Rc<StoredRun>>) {
+        group.sort_by_key(|r| r.run.index);
+        let refs: Vec<&StoredRun> = group.iter().map(|r| &**r).collect();
+        // A group the plan did not know (runs added since) goes after the others.
+        let at = self
+            .order
+            .get(&key)
+            .copied()
+            .unwrap_or(self.order.len() + self.done.len() + self.paged_so_far);
+        self.done.insert(at, paged_group(&refs));
+        if self.drawn_keys.contains(&key) {
+            self.drawn.insert(key, group);
+        }
+        self.cut_pages(false);
+    }
+
+    /// Puts whole groups on pages, in order: the next page once all its groups are whole,
+    /// or (`all`) every group left.
+    fn cut_pages(&mut self, all: bool) {
+        loop {
+            let start = self.paged_so_far;
+            let end = (start + GROUPS_PER_PAGE).min(self.order.len());
+            let whole = end > start && self.done.range(start..end).count() == end - start;
+            if !whole && (!all || self.done.is_empty()) {
+                return;
+            }
+            let mut groups = Vec::with_capacity(GROUPS_PER_PAGE);
+            while groups.len() < GROUPS_PER_PAGE {
+                let Some((_, g)) = self.done.pop_first() else {
+                    break;
+                };
+                groups.push(g);
+            }
+            let page = GroupPage {
+                first: start + 1,
+                last: start + groups.len(),
+                groups,
+            };
+            self.paged_so_far += page.groups.len();
+            self.pages.push(page.entry());
+            self.ready.push(page);
+        }
+    }
+
+    /// The groups planned, and the group pages they fill.
+    pub fn planned_pages(&self) -> (usize, usize) {
+        let n = self.order.len();
+        (n, n.div_ceil(GROUPS_PER_PAGE))
+    }
+
+    /// The group pages whose groups are all whole, in order, not taken before: a caller
+    /// draws them as the runs stream instead of holding every group to the end.
+    pub fn take_group_pages(&mut self) -> Vec<GroupPage> {
+        std::mem::take(&mut self.ready)
+    }
+
+    /// The runs [`super::pairing::branch_pairs`] reads: its comparisons of these are
+    /// those of every run of the suite.
+    pub fn take_pair_runs(&mut self) -> Vec<StoredRun> {
+        std::mem::take(&mut self.pair_runs)
+    }
+
+    /// The page, with the comparisons shown on it.
+    pub fn finish(mut self, cmps: &[&Comparison]) -> SuitePage {
+        if !self.paged {
+            let runs: Vec<&StoredRun> = self.all.iter().map(|r| &**r).collect();
+            return suite_page(&self.suite, &runs, cmps, self.opts);
+        }
+        // Groups and sources left open (runs removed since they were planned).
+        let mut open: Vec<(GroupKey, Vec<Rc<StoredRun>>)> = self.open.drain().collect();
+        open.sort_by(|a, b| a.0.cmp(&b.0));
+        for (key, group) in open {
+            self.close_group(key, group);
+        }
+        let sources: Vec<Vec<Placed>> = self.open_sources.drain().map(|(_, (_, m))| m).collect();
+        for members in sources {
+            self.close_source(members);
+        }
+        self.cut_pages(true);
+        let groups: Vec<Vec<&StoredRun>> = self
+            .drawn
+            .values()
+            .map(|g| g.iter().map(|r| &**r).collect())
+            .collect();
+        let drawn = drawn_groups(&groups, cmps, self.opts);
+        let flat: Vec<&StoredRun> = groups.iter().flatten().copied().collect();
+        self.curve_runs.sort_by_key(|r| r.0);
+        let curve_runs: Vec<&StoredRun> = self.curve_runs.iter().map(|r| &*r.1).collect();
+        SuitePage {
+            suite: self.suite.clone(),
+            runs: self.runs,
+            sources: self.sources.len(),
+            formats: self.formats.iter().cloned().collect(),
+            groups: self.paged_so_far,
+            drawn,
+            variation: variation::from_runs(&flat),
+            pages: std::mem::take(&mut self.pages),
+            group_pages: std::mem::take(&mut self.ready),
+            curves: curves(&curve_runs, &ladder_metrics(&self.metrics), self.opts),
+            histories: self.histories.finish(),
+            changes: self.changes.finish(),
+            printed: groups.iter().flat_map(|g| printed_rows(g)).collect(),
+            replicates: replicates(&groups),
+        }
+    }
+}
+
+fn ladder_metrics(metrics: &[(String, &'static str)]) -> Vec<String> {
+    metrics
+        .iter()
+        .filter(|m| m.1 == "ladder" || m.1 == "histogram")
+        .map(|m| m.0.clone())
+        .collect()
+}
+
+/// The drawn groups, each with its time series unless both sides of a comparison drew
+/// them already.
+fn drawn_groups(groups: &[Vec<&StoredRun>], cmps: &[&Comparison], opts: &Options) -> Vec<Group> {
+    groups
+        .iter()
+        .map(|group| {
+            // Time series already drawn before and after are not drawn again per group.
+            let charted = group
+                .iter()
+                .all(|r| cmps.iter().any(|c| c.charted_runs.contains(&r.id)));
+            group_of(group, opts, charted)
+        })
+        .collect()
 }
 
 fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Options) -> SuitePage {
@@ -265,27 +681,14 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
     }
     let paged = groups.len() > GROUPS_PER_PAGE;
     let skipped = groups.len().saturating_sub(MAX_GROUPS_DRAWN);
-    let drawn: Vec<Group> = groups[skipped..]
-        .iter()
-        .map(|group| {
-            // Time series already drawn before and after are not drawn again per group.
-            let charted = group
-                .iter()
-                .all(|r| cmps.iter().any(|c| c.charted_runs.contains(&r.id)));
-            group_of(group, opts, charted)
-        })
-        .collect();
+    let drawn = drawn_groups(&groups[skipped..], cmps, opts);
     let (variation, group_pages) = if paged {
         let drawn: Vec<&StoredRun> = groups[skipped..].iter().flatten().copied().collect();
         (variation::from_runs(&drawn), group_pages(&groups))
     } else {
         (variation::from_runs(runs), Vec::new())
     };
-    let ladder_metrics: Vec<String> = metrics_of(runs)
-        .into_iter()
-        .filter(|m| m.1 == "ladder" || m.1 == "histogram")
-        .map(|m| m.0)
-        .collect();
+    let ladder_metrics = ladder_metrics(&metrics_of(runs));
     let mut sources: Vec<i64> = runs.iter().map(|r| r.source_id).collect();
     sources.sort_unstable();
     sources.dedup();
@@ -300,6 +703,7 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
         groups: groups.len(),
         drawn,
         variation,
+        pages: group_pages.iter().map(GroupPage::entry).collect(),
         group_pages,
         curves: curves(runs, &ladder_metrics, opts),
         histories: history::from_runs(runs),
@@ -624,18 +1028,41 @@ fn group_pages(groups: &[Vec<&StoredRun>]) -> Vec<GroupPage> {
         .map(|(k, chunk)| GroupPage {
             first: k * GROUPS_PER_PAGE + 1,
             last: k * GROUPS_PER_PAGE + chunk.len(),
-            groups: chunk
-                .iter()
-                .map(|group| PagedGroup {
-                    title: group_title(group[0]),
-                    format: group[0].format.clone(),
-                    block_id: group[0].block_id,
-                    runs: run_rows(group),
-                    variation: variation::from_runs(group),
-                })
-                .collect(),
+            groups: chunk.iter().map(|group| paged_group(group)).collect(),
         })
         .collect()
+}
+
+/// A group as its group page lists it: its runs and variation table.
+fn paged_group(group: &[&StoredRun]) -> PagedGroup {
+    PagedGroup {
+        title: group_title(group[0]),
+        format: group[0].format.clone(),
+        block_id: group[0].block_id,
+        runs: run_rows(group),
+        variation: variation::from_runs(group),
+    }
+}
+
+/// Whether a source's runs (those that kept their schedule) span two or more
+/// throughputs: only then do they draw a curve.
+fn draws_curve(members: &[&StoredRun]) -> bool {
+    // A run is drawn at the rate it achieved where it measured one (a runner that
+    // fell behind its schedule did not run at its target).
+    let achieved = members
+        .iter()
+        .all(|r| r.param_f64("achieved_throughput").is_some());
+    let rate_of = |r: &StoredRun| {
+        if achieved {
+            r.param_f64("achieved_throughput")
+        } else {
+            analysis_curve::throughput(r)
+        }
+    };
+    let mut rates: Vec<f64> = members.iter().filter_map(|r| rate_of(r)).collect();
+    rates.sort_by(f64::total_cmp);
+    rates.dedup();
+    rates.len() >= 2
 }
 
 /// Throughput/latency curves of the ladder metrics, one per source and benchmark whose
@@ -655,25 +1082,13 @@ fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveC
     let slo_text = (!slo_text.is_empty()).then(|| slo_text.join(","));
     let mut out = Vec::new();
     for ((source, _), members) in &by_source {
-        // A run is drawn at the rate it achieved where it measured one (a runner that
-        // fell behind its schedule did not run at its target).
+        // A source at one rate draws no curve: known before its runs are copied.
+        if !draws_curve(members) {
+            continue;
+        }
         let achieved = members
             .iter()
             .all(|r| r.param_f64("achieved_throughput").is_some());
-        // A source at one rate draws no curve: known before its runs are copied.
-        let rate_of = |r: &StoredRun| {
-            if achieved {
-                r.param_f64("achieved_throughput")
-            } else {
-                analysis_curve::throughput(r)
-            }
-        };
-        let mut rates: Vec<f64> = members.iter().filter_map(|r| rate_of(r)).collect();
-        rates.sort_by(f64::total_cmp);
-        rates.dedup();
-        if rates.len() < 2 {
-            continue;
-        }
         let mut owned: Vec<StoredRun> = members.iter().map(|r| (*r).clone()).collect();
         if achieved {
             for r in owned.iter_mut() {
@@ -833,6 +1248,62 @@ mod tests {
         assert_eq!(distinct_part(twins[2], &twins), "baselines");
         assert_eq!(distinct_part("a/b", &["a/b", "a/b"]), "a/b");
         assert_eq!(distinct_part("x/a/b", &["x/a/b", "a/b"]), "x");
+    }
+
+    #[test]
+    fn a_streamed_suite_is_the_page_of_all_its_runs() {
+        let runs: Vec<StoredRun> = demo::many(6_000)
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut r)| {
+                // 120 groups of 50 runs; one commit per source, every fifth on a branch.
+                r.block_index = (i / 50) as u32;
+                r.block_id = (i / 50) as i64;
+                let c = i / 100;
+                let tags = &mut r.run.tags;
+                tags.insert("commit".into(), format!("c{c:03}"));
+                let branch = if c % 5 == 4 { "fix" } else { "main" };
+                tags.insert("branch".into(), branch.into());
+                tags.insert(
+                    "time".into(),
+                    format!("2026-11-01T{:02}:{:02}:00Z", c / 60, c % 60),
+                );
+                r
+            })
+            .collect();
+        let all: Vec<&StoredRun> = runs.iter().collect();
+        let opts = Options::default();
+        let whole = suite_page("load", &all, &[], &opts);
+        assert!(!whole.changes.is_empty() && !whole.histories.is_empty());
+        assert!(!whole.curves.is_empty() && whole.pages.len() == 3);
+
+        let mut plan = SuitePlan::default();
+        for r in &runs {
+            plan.add(r);
+        }
+        let history = HistoryOptions::default();
+        let mut b = SuiteBuilder::new("load", plan, &opts, &history);
+        assert_eq!(b.planned_pages(), (120, 3));
+        let mut early = Vec::new();
+        for r in &runs {
+            b.add(r.clone());
+            early.extend(b.take_group_pages());
+        }
+        // Pages are cut as their groups become whole, before the last run.
+        assert_eq!(early.len(), 3);
+        // The branch comparisons read main's latest commits and the branch's latest only.
+        let pair_runs = b.take_pair_runs();
+        assert_eq!(pair_runs.len(), 11 * 100);
+        let (few, every) = (
+            super::super::pairing::branch_pairs(&pair_runs),
+            super::super::pairing::branch_pairs(&runs),
+        );
+        assert_eq!(few.comparisons.len(), 1);
+        assert_eq!(few.comparisons, every.comparisons);
+        let mut streamed = b.finish(&[]);
+        assert!(streamed.group_pages.is_empty());
+        streamed.group_pages = early;
+        assert_eq!(streamed, whole);
     }
 
     #[test]

@@ -2,27 +2,35 @@
 //! on two branches), builds the site model (`analysis::site`), draws its pages with
 //! `report::html` and writes them under `--out`, `index.html` last. The only IO of the
 //! report.
+//!
+//! Memory stays flat in the history's length: the selection's heads are read first
+//! (no series) to plan each suite; then one suite at a time its runs are read with their
+//! series, its group pages written as their groups are whole, its page written and let
+//! go, and the index drawn at the end from each suite's small summary.
 
 use super::select::select_some;
+use crate::analysis::history::HistoryOptions;
+use crate::analysis::pairing::Comparison;
 use crate::analysis::{pairing, site, slo};
 use crate::cli::{ReportArgs, Sides};
 use crate::dataset::StoredRun;
 use crate::report::html;
-use crate::selector::Selector;
+use crate::selector::{Selector, Term};
 use crate::store::url::Target;
 use crate::store::{Db, Detail};
 use anyhow::{Context, Result};
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
-    let mut runs = load(&store, &Selector::parse_opt(args.selector.as_deref())?)?;
+    let sel = Selector::parse_opt(args.selector.as_deref())?;
     let slo = match &args.slo {
         Some(text) => slo::parse(text).context("--slo")?,
         None => Vec::new(),
     };
-    let mut left_out = Vec::new();
-    let comparisons = match &args.sides.sides() {
+    let opts = site::Options { slo };
+    let sides = match &args.sides.sides() {
         Some(Sides {
             baseline: b,
             candidate: c,
@@ -31,35 +39,79 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             let cand = select_some(&store, c, "--candidate")?;
             let (bn, cn) = pairing::side_names(&refs(&base), &refs(&cand));
             let comparison = pairing::compare(&bn, &refs(&base), &cn, &refs(&cand));
-            // The sides' runs are shown on their suite page even when the selector left
-            // them out.
-            for r in base.into_iter().chain(cand) {
-                if !runs.iter().any(|x| x.id == r.id) {
-                    runs.push(r);
-                }
-            }
-            runs.sort_by_key(|r| r.id);
-            vec![comparison]
+            Some((comparison, base.into_iter().chain(cand).collect::<Vec<_>>()))
         }
-        None => {
-            let pairs = pairing::branch_pairs(&runs);
-            left_out = pairs.left_out;
-            pairs.comparisons
-        }
+        None => None,
     };
-    if runs.is_empty() {
+    let (side_comparison, side_runs) = match sides {
+        Some((c, runs)) => (Some(c), runs),
+        None => (None, Vec::new()),
+    };
+    let suites = plan(&store, &sel, side_runs)?;
+    let total: usize = suites.values().map(|s| s.ids.len() + s.sides.len()).sum();
+    if total == 0 {
         eprintln!("bench-db report: no runs selected; writing an empty report");
     }
-    let mut model = site::build(&runs, &comparisons, &site::Options { slo });
-    model.left_out = left_out;
-    let site = html::site(&model)?;
-    write_site(&args.out, &site.files)?;
+    let suite_names: Vec<String> = suites.keys().cloned().collect();
+    let names = html::page_names(suite_names.iter().map(String::as_str));
+    let history = HistoryOptions::default();
+    let mut comparisons: Vec<Comparison> = Vec::new();
+    let mut left_out = Vec::new();
+    let mut summaries = Vec::new();
+    let mut files = vec![args.out.join("index.html")];
+    for (suite, planned) in suites {
+        // One suite at a time: its runs are read, its pages written, and all of it let go
+        // but what the index says of it.
+        let mut b = site::SuiteBuilder::new(&suite, planned.plan, &opts, &history);
+        let name = names[suite.as_str()].as_str();
+        let (groups, n_pages) = b.planned_pages();
+        // Group pages are written as soon as their groups are whole.
+        let mut early = Vec::new();
+        stream(&store, &planned.ids, planned.sides, |r| {
+            b.add(r);
+            for p in b.take_group_pages() {
+                let page = html::group_page(&suite, name, groups, n_pages, &p);
+                write_site(&args.out, std::slice::from_ref(&page))?;
+                early.push(args.out.join(&page.0));
+            }
+            Ok(())
+        })?;
+        let mine = match &side_comparison {
+            Some(c) => [c.clone()]
+                .into_iter()
+                .filter(|c| c.suite == suite)
+                .collect::<Vec<_>>(),
+            None => {
+                let pairs = pairing::branch_pairs(&b.take_pair_runs());
+                left_out.extend(pairs.left_out);
+                pairs.comparisons
+            }
+        };
+        let page = b.finish(&mine.iter().collect::<Vec<_>>());
+        let pages = html::suite_files(&page, name, &mine);
+        write_site(&args.out, &pages)?;
+        // The suite page, then its group pages in order.
+        let mut pages = pages.iter().map(|p| args.out.join(&p.0));
+        files.extend(pages.next());
+        files.append(&mut early);
+        files.extend(pages);
+        summaries.push(page.summary());
+        comparisons.extend(mine);
+    }
+    if let Some(c) = side_comparison.filter(|c| !names.contains_key(c.suite.as_str())) {
+        // Sides of no suite page still show on the index.
+        comparisons.push(c);
+    }
+    // The index last: a report stopped by an error (a full disk) never leaves an index
+    // linking to pages that were not written.
+    let index = html::index(total, &comparisons, &left_out, &summaries, &names);
+    write_site(&args.out, &[("index.html".to_string(), index)])?;
     if args.output.json() {
         let doc = serde_json::json!({
             "schema": 1,
             "index": args.out.join("index.html"),
-            "files": site.files.iter().map(|f| args.out.join(&f.0)).collect::<Vec<_>>(),
-            "runs": runs.len(),
+            "files": files,
+            "runs": total,
             "comparisons": comparisons.iter().map(|c| {
                 // The cells the index lists under "Got worse" and "Got better".
                 let cells = |direction: bool| {
@@ -90,6 +142,96 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
     Ok(crate::exit::OK)
 }
 
+/// One suite's runs, as known before their series are read.
+#[derive(Default)]
+struct Planned {
+    /// Ids of its selected runs in id order, each with whether it keeps its block's
+    /// printed numbers (see [`plan`]).
+    ids: Vec<(i64, bool)>,
+    /// The sides' runs the selector left out, by id: shown on the page too.
+    sides: Vec<StoredRun>,
+    plan: site::SuitePlan,
+}
+
+/// Reads the heads of the selected runs (no series) and plans each suite's page.
+/// Each block's printed numbers are kept on its first run only (the variation tables
+/// read them once per block; see `analysis::variation`). The sides' runs are added to
+/// their suite's page even when the selector left them out.
+fn plan(
+    store: &Db,
+    sel: &Selector,
+    side_runs: Vec<StoredRun>,
+) -> Result<BTreeMap<String, Planned>> {
+    let mut suites: BTreeMap<String, Planned> = BTreeMap::new();
+    let mut last_block = None;
+    // The selected ids are needed only to tell the sides' other runs.
+    let mut selected = HashSet::new();
+    let sides = !side_runs.is_empty();
+    store.for_each_run(sel, Detail::Bare, |r| {
+        let keeps_printed = last_block != Some(r.block_id);
+        last_block = Some(r.block_id);
+        if sides {
+            selected.insert(r.id);
+        }
+        let s = match suites.get_mut(&r.suite) {
+            Some(s) => s,
+            None => suites.entry(r.suite.clone()).or_default(),
+        };
+        s.ids.push((r.id, keeps_printed));
+        s.plan.add(&r);
+        Ok(())
+    })?;
+    for r in side_runs {
+        if !selected.insert(r.id) {
+            continue;
+        }
+        let s = suites.entry(r.suite.clone()).or_default();
+        s.plan.add(&r);
+        s.sides.push(r);
+    }
+    for s in suites.values_mut() {
+        s.sides.sort_by_key(|r| r.id);
+    }
+    Ok(suites)
+}
+
+/// Reads the runs of `ids` with their series, in id order, each block's printed numbers
+/// on its first run only, with `sides` (runs already read) in their place by id.
+fn stream(
+    store: &Db,
+    ids: &[(i64, bool)],
+    sides: Vec<StoredRun>,
+    mut f: impl FnMut(StoredRun) -> Result<()>,
+) -> Result<()> {
+    let mut sides = sides.into_iter().peekable();
+    let mut at = 0;
+    for chunk in ids.chunks(IDS_PER_READ) {
+        let sel = Selector {
+            terms: vec![Term::Runs(chunk.iter().map(|i| i.0).collect())],
+            post: Vec::new(),
+        };
+        store.for_each_run(&sel, Detail::Points, |mut r| {
+            while let Some(side) = sides.next_if(|s| s.id < r.id) {
+                f(side)?;
+            }
+            while at < ids.len() && ids[at].0 < r.id {
+                at += 1;
+            }
+            if ids.get(at).is_some_and(|i| i.0 == r.id && !i.1) {
+                r.printed = Vec::new();
+            }
+            f(r)
+        })?;
+    }
+    for side in sides {
+        f(side)?;
+    }
+    Ok(())
+}
+
+/// Runs read per query (each id is a bound value).
+const IDS_PER_READ: usize = 10_000;
+
 /// Writes the pages under `out`, `index.html` last: a report stopped by an error (a
 /// full disk) never leaves an index linking to pages that were not written.
 fn write_site(out: &Path, files: &[(String, String)]) -> Result<()> {
@@ -114,20 +256,6 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     written
-}
-
-/// The selected runs, each block's printed numbers kept on its first run only (the
-/// variation tables read them once per block; see `analysis::variation`).
-fn load(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
-    let mut runs: Vec<StoredRun> = Vec::new();
-    store.for_each_run(sel, Detail::Points, |mut r| {
-        if runs.last().is_some_and(|p| p.block_id == r.block_id) {
-            r.printed = Vec::new();
-        }
-        runs.push(r);
-        Ok(())
-    })?;
-    Ok(runs)
 }
 
 fn refs(runs: &[StoredRun]) -> Vec<&StoredRun> {

@@ -10,7 +10,8 @@ use super::chart::{self, Band, Line, LineChart, Note};
 use super::fmt::{self, escape, human, signed_pct};
 use super::style::{self, Dash, Marker};
 pub use crate::analysis::charts::changes::ChangeSeries;
-use crate::analysis::history::{Change, History};
+use crate::analysis::history::Change;
+use crate::analysis::site::RecentChange;
 use anyhow::Result;
 
 /// Tick labels on the commit axis at most.
@@ -63,30 +64,33 @@ fn change_row(c: &Change, unit: &str) -> String {
 }
 
 /// The index's list: the most recent change points across every suite, newest first.
-/// `suites` gives each suite's name, page name and series.
-pub fn recent(suites: &[(&str, &str, &[ChangeSeries])]) -> String {
-    let mut all: Vec<(&str, &str, &History, &Change)> = Vec::new();
-    for (suite, page, series) in suites {
-        for s in series.iter().map(|s| &s.series) {
-            for c in &s.change_points {
-                all.push((suite, page, s, c));
-            }
+/// `suites` gives each suite's name, page name and change points.
+pub fn recent(suites: &[(&str, &str, &[RecentChange])]) -> String {
+    let mut all: Vec<(&str, &str, &RecentChange)> = Vec::new();
+    for (suite, page, changes) in suites {
+        for c in changes.iter() {
+            all.push((suite, page, c));
         }
     }
     if all.is_empty() {
         return String::new();
     }
-    all.sort_by(|a, b| b.3.time.cmp(&a.3.time).then(a.2.name().cmp(&b.2.name())));
+    all.sort_by(|a, b| {
+        b.2.change
+            .time
+            .cmp(&a.2.change.time)
+            .then(a.2.series.cmp(&b.2.series))
+    });
     let mut h = String::from(
         "<h2>Recent change points</h2>\n<table><tr><th>suite</th><th class=\"text\">series</th><th class=\"text\">commit</th><th class=\"text\">time</th><th>before</th><th>after</th><th>change</th><th>p</th></tr>\n",
     );
-    for (suite, page, s, c) in all.iter().take(RECENT_CHANGES) {
-        let row = change_row(c, &s.unit);
+    for (suite, page, c) in all.iter().take(RECENT_CHANGES) {
+        let row = change_row(&c.change, &c.unit);
         h.push_str(&format!(
             "<tr><th><a href=\"{}\">{}</a></th><td class=\"text\">{}</td>{}",
             escape(page),
             escape(suite),
-            escape(&s.name()),
+            escape(&c.series),
             row.trim_start_matches("<tr>")
         ));
     }
@@ -195,7 +199,7 @@ pub fn layout(cs: &ChangeSeries) -> LineChart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::history::{Cell, Point};
+    use crate::analysis::history::{Cell, History, Point};
 
     fn series() -> ChangeSeries {
         let points: Vec<Point> = (0..30)

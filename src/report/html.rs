@@ -120,16 +120,26 @@ fn figure(svg: Result<String>) -> String {
 /// Draws every page of the model.
 pub fn site(model: &model::Site) -> Result<Site> {
     let names = page_names(model.suites.iter().map(|s| s.suite.as_str()));
-    let mut files = vec![("index.html".to_string(), index(model, &names))];
+    let summaries: Vec<model::SuiteSummary> = model.suites.iter().map(|s| s.summary()).collect();
+    let index = index(
+        model.runs,
+        &model.comparisons,
+        &model.left_out,
+        &summaries,
+        &names,
+    );
+    let mut files = vec![("index.html".to_string(), index)];
     for s in &model.suites {
-        let cmps: Vec<&Comparison> = model
-            .comparisons
-            .iter()
-            .filter(|c| c.suite == s.suite)
-            .collect();
-        files.extend(suite_page(s, &names[s.suite.as_str()], &cmps));
+        files.extend(suite_files(s, &names[s.suite.as_str()], &model.comparisons));
     }
     Ok(Site { files })
+}
+
+/// A suite's page, named `name` (see [`page_names`]), and its group pages, drawn with
+/// the comparisons of its suite among `comparisons`.
+pub fn suite_files(s: &SuitePage, name: &str, comparisons: &[Comparison]) -> Vec<(String, String)> {
+    let cmps: Vec<&Comparison> = comparisons.iter().filter(|c| c.suite == s.suite).collect();
+    suite_page(s, name, &cmps)
 }
 
 /// The longest file name the report writes, in bytes (file systems allow 255; a
@@ -140,10 +150,10 @@ pub const MAX_PAGE_NAME: usize = 100;
 const MAX_SLUG: usize = 64;
 
 /// Each suite's page name, `suite-SLUG.html`: bounded and unique. A slug cut to
-/// [`MAX_SLUG`] bytes, or one an earlier suite (in name order) already has, ends in the
+/// `MAX_SLUG` (64) bytes, or one an earlier suite (in name order) already has, ends in the
 /// first 8 hex digits of the SHA-256 of the suite's whole name instead, so the name
 /// stays the same from one report to the next.
-fn page_names<'a>(suites: impl IntoIterator<Item = &'a str>) -> BTreeMap<&'a str, String> {
+pub fn page_names<'a>(suites: impl IntoIterator<Item = &'a str>) -> BTreeMap<&'a str, String> {
     use sha2::Digest;
     let mut names = BTreeMap::new();
     let mut used = std::collections::HashSet::new();
@@ -169,10 +179,16 @@ fn page_names<'a>(suites: impl IntoIterator<Item = &'a str>) -> BTreeMap<&'a str
     names
 }
 
-fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
-    let (suites, comparisons) = (&model.suites, &model.comparisons);
+/// The index page of a report of `total` runs: its comparisons, the branches left out,
+/// one row per suite and the recent change points, linking to the pages `names` gives.
+pub fn index(
+    total: usize,
+    comparisons: &[Comparison],
+    left_out: &[String],
+    suites: &[model::SuiteSummary],
+    names: &BTreeMap<&str, String>,
+) -> String {
     let mut h = String::from("<h1>Benchmark report</h1>\n");
-    let total = model.runs;
     let count =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     h.push_str(&format!(
@@ -185,12 +201,12 @@ fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
             "before/after comparisons"
         )
     ));
-    if !model.left_out.is_empty() {
+    if !left_out.is_empty() {
         h.push_str(&format!(
             "<p class=\"note\">Branches are compared with main for the {} most recent per suite; {} not compared: {}.</p>\n",
             crate::analysis::pairing::MAX_BRANCH_PAIRS,
-            count(model.left_out.len(), "other branch", "other branches"),
-            escape(&model.left_out.join(", "))
+            count(left_out.len(), "other branch", "other branches"),
+            escape(&left_out.join(", "))
         ));
     }
     let mut better: Vec<(&Comparison, &Delta)> = Vec::new();
@@ -275,7 +291,7 @@ fn index(model: &model::Site, names: &BTreeMap<&str, String>) -> String {
     if untested {
         h.push_str("<p class=\"note\">Cells marked insufficient have too few replicates for a significance test: they are listed by the direction of their change alone.</p>\n");
     }
-    let by_suite: Vec<(&str, &str, &[changes::ChangeSeries])> = suites
+    let by_suite: Vec<(&str, &str, &[model::RecentChange])> = suites
         .iter()
         .map(|s| {
             (
@@ -332,7 +348,7 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
     }
 
     h.push_str("<h2 id=\"runs\">Runs</h2>\n");
-    let paged = !s.group_pages.is_empty();
+    let paged = !s.pages.is_empty();
     let skipped = s.skipped();
     if skipped > 0 {
         let listed = if paged {
@@ -357,8 +373,12 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
             s.drawn.len()
         ));
         h.push_str(&variation::render(&s.variation));
-        pages = group_pages(s, name);
-        h.push_str(&pages_section(s, &pages));
+        pages = s
+            .group_pages
+            .iter()
+            .map(|p| group_page(suite, name, s.groups, s.pages.len(), p))
+            .collect();
+        h.push_str(&pages_section(s, name));
     } else {
         h.push_str(&variation::render(&s.variation));
     }
@@ -411,109 +431,107 @@ fn group_page_name(suite_page: &str, k: usize) -> String {
 }
 
 /// The suite page's table of its group pages.
-fn pages_section(s: &SuitePage, pages: &[(String, String)]) -> String {
+fn pages_section(s: &SuitePage, suite_page: &str) -> String {
     let mut h = format!(
         "<h2>All groups</h2>\n<p class=\"muted\">{} groups on {} pages of {}, oldest first, each with its run and variation tables.</p>\n",
         s.groups,
-        pages.len(),
-        s.group_pages.first().map_or(0, |p| p.groups.len())
+        s.pages.len(),
+        s.pages.first().map_or(0, |p| p.groups)
     );
     h.push_str("<div class=\"scroll\"><table class=\"pages\"><tr><th>page</th><th>groups</th><th class=\"text\">first</th><th class=\"text\">last</th></tr>\n");
-    for (k, ((file, _), p)) in pages.iter().zip(&s.group_pages).enumerate() {
-        let title = |g: Option<&model::PagedGroup>| g.map_or(String::new(), |g| escape(&g.title));
+    for (k, p) in s.pages.iter().enumerate() {
         h.push_str(&format!(
             "<tr><th><a href=\"{}\">{}</a></th><td>{}–{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td></tr>\n",
-            escape(file),
+            escape(&group_page_name(suite_page, k + 1)),
             k + 1,
             p.first,
             p.last,
-            title(p.groups.first()),
-            title(p.groups.last()),
+            escape(&p.first_title),
+            escape(&p.last_title),
         ));
     }
     h.push_str("</table></div>\n");
     h
 }
 
-/// The group pages of a suite with more groups than a page: each lists its groups in a
-/// table (one row per group, linking to the group's tables below it) and holds each
-/// group's run table and variation table. Nothing is drawn: charts stay on the suite
-/// page for its most recent groups.
-fn group_pages(s: &SuitePage, suite_page: &str) -> Vec<(String, String)> {
-    let suite = s.suite.as_str();
-    let n_pages = s.group_pages.len();
-    let mut out = Vec::with_capacity(n_pages);
-    for (
-        k,
-        GroupPage {
-            first,
-            last,
-            groups,
-        },
-    ) in s.group_pages.iter().enumerate()
-    {
-        let mut h = format!(
-            "<h1>Suite {}: groups {first}–{last} of {}</h1>\n",
-            escape(suite),
-            s.groups
+/// A group page of a suite with more groups than a page (`groups` in all, on `n_pages`
+/// pages): it lists its groups in a table (one row per group, linking to the group's
+/// tables below it) and holds each group's run table and variation table. Nothing is
+/// drawn: charts stay on the suite page for its most recent groups. Returns its file
+/// name and text.
+pub fn group_page(
+    suite: &str,
+    suite_page: &str,
+    groups: usize,
+    n_pages: usize,
+    gp: &GroupPage,
+) -> (String, String) {
+    let GroupPage {
+        first,
+        last,
+        groups: members,
+    } = gp;
+    let k = (*first.max(&1) - 1) / model::GROUPS_PER_PAGE;
+    let mut h = format!(
+        "<h1>Suite {}: groups {first}–{last} of {}</h1>\n",
+        escape(suite),
+        groups
+    );
+    // Navigation: the suite page, then every group page.
+    h.push_str(&format!(
+        "<p class=\"nav\"><a href=\"{}\">Suite {}</a> · pages:",
+        escape(suite_page),
+        escape(suite)
+    ));
+    for j in 1..=n_pages {
+        if j == k + 1 {
+            h.push_str(&format!(" <strong>{j}</strong>"));
+        } else {
+            h.push_str(&format!(
+                " <a href=\"{}\">{j}</a>",
+                escape(&group_page_name(suite_page, j))
+            ));
+        }
+    }
+    h.push_str("</p>\n");
+    h.push_str("<div class=\"scroll\"><table class=\"groups\"><tr><th>#</th><th class=\"text\">group</th><th class=\"text\">format</th><th>runs</th><th class=\"text\">commit</th><th class=\"text\">source</th></tr>\n");
+    for (i, g) in members.iter().enumerate() {
+        let Some(r) = g.runs.first() else { continue };
+        let lines = (
+            g.runs.iter().map(|r| r.first_line).min().unwrap_or(0),
+            g.runs.iter().map(|r| r.last_line).max().unwrap_or(0),
         );
-        // Navigation: the suite page, then every group page.
         h.push_str(&format!(
-            "<p class=\"nav\"><a href=\"{}\">Suite {}</a> · pages:",
-            escape(suite_page),
-            escape(suite)
-        ));
-        for j in 1..=n_pages {
-            if j == k + 1 {
-                h.push_str(&format!(" <strong>{j}</strong>"));
-            } else {
-                h.push_str(&format!(
-                    " <a href=\"{}\">{j}</a>",
-                    escape(&group_page_name(suite_page, j))
-                ));
-            }
-        }
-        h.push_str("</p>\n");
-        h.push_str("<div class=\"scroll\"><table class=\"groups\"><tr><th>#</th><th class=\"text\">group</th><th class=\"text\">format</th><th>runs</th><th class=\"text\">commit</th><th class=\"text\">source</th></tr>\n");
-        for (i, g) in groups.iter().enumerate() {
-            let Some(r) = g.runs.first() else { continue };
-            let lines = (
-                g.runs.iter().map(|r| r.first_line).min().unwrap_or(0),
-                g.runs.iter().map(|r| r.last_line).max().unwrap_or(0),
-            );
-            h.push_str(&format!(
-                "<tr><td>{}</td><td class=\"text\"><a href=\"#g{}\">{}</a></td><td class=\"text\">{}</td><td>{}</td><td class=\"text\"><code>{}</code></td><td class=\"text\">{}:{}–{}</td></tr>\n",
-                first + i,
-                g.block_id,
-                escape(&g.title),
-                escape(&g.format),
-                g.runs.len(),
-                escape(r.tags.get("commit").map_or("–", String::as_str)),
-                escape(&r.source),
-                lines.0,
-                lines.1,
-            ));
-        }
-        h.push_str("</table></div>\n");
-        h.push_str(&variation::legend());
-        for g in groups {
-            h.push_str(&format!(
-                "<h3 id=\"g{}\">{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
-                g.block_id,
-                escape(&g.title),
-                escape(&g.format),
-                g.runs.len(),
-                if g.runs.len() == 1 { "" } else { "s" }
-            ));
-            h.push_str(&compact_run_table(&g.runs));
-            h.push_str(&variation::render_tables(&g.variation));
-        }
-        out.push((
-            group_page_name(suite_page, k + 1),
-            page(&format!("Suite {suite}: groups {first}–{last}"), &h),
+            "<tr><td>{}</td><td class=\"text\"><a href=\"#g{}\">{}</a></td><td class=\"text\">{}</td><td>{}</td><td class=\"text\"><code>{}</code></td><td class=\"text\">{}:{}–{}</td></tr>\n",
+            first + i,
+            g.block_id,
+            escape(&g.title),
+            escape(&g.format),
+            g.runs.len(),
+            escape(r.tags.get("commit").map_or("–", String::as_str)),
+            escape(&r.source),
+            lines.0,
+            lines.1,
         ));
     }
-    out
+    h.push_str("</table></div>\n");
+    h.push_str(&variation::legend());
+    for g in members {
+        h.push_str(&format!(
+            "<h3 id=\"g{}\">{} <span class=\"muted\">{} · {} run{}</span></h3>\n",
+            g.block_id,
+            escape(&g.title),
+            escape(&g.format),
+            g.runs.len(),
+            if g.runs.len() == 1 { "" } else { "s" }
+        ));
+        h.push_str(&compact_run_table(&g.runs));
+        h.push_str(&variation::render_tables(&g.variation));
+    }
+    (
+        group_page_name(suite_page, k + 1),
+        page(&format!("Suite {suite}: groups {first}–{last}"), &h),
+    )
 }
 
 fn group_section(g: &Group) -> String {

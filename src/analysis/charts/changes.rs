@@ -3,8 +3,9 @@
 //! series' last segment.
 
 use super::history::noise_band;
-use crate::analysis::history::{History, HistoryOptions, history};
+use crate::analysis::history::{History, HistoryBuilder, HistoryOptions};
 use crate::dataset::{PERCENTILE_TOLERANCE, StoredRun};
+use std::collections::HashSet;
 
 /// Percentiles drawn (when present); single values are always drawn.
 const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 100.0];
@@ -30,23 +31,68 @@ impl ChangeSeries {
 /// The series of a suite's runs worth drawing: runs that carry commits, two or more
 /// commits, the usual percentiles.
 pub fn series_of(runs: &[&StoredRun]) -> Vec<ChangeSeries> {
-    let with_commit: Vec<&StoredRun> = runs
-        .iter()
-        .copied()
-        .filter(|r| r.run.tags.contains_key("commit"))
-        .collect();
-    let Ok(all) = history(&with_commit, &HistoryOptions::default()) else {
-        return Vec::new();
-    };
-    all.into_iter()
-        .filter(|h| h.points.len() >= 2)
-        .filter(|h| {
-            h.percentile.is_none_or(|p| {
-                PERCENTILES
-                    .iter()
-                    .any(|q| (q - p).abs() < PERCENTILE_TOLERANCE)
+    let opts = HistoryOptions::default();
+    let mut later_runs = HashSet::new();
+    for r in runs {
+        note_later_run(&mut later_runs, r);
+    }
+    let mut b = Changes::new(&opts, later_runs);
+    for r in runs {
+        b.add(r);
+    }
+    b.finish()
+}
+
+/// Records that `r`'s block has a run after run 1 among the runs with a commit: the
+/// history's warm-up rule, which [`Changes`] needs before the runs come.
+pub fn note_later_run(later_runs: &mut HashSet<i64>, r: &StoredRun) {
+    if r.run.tags.contains_key("commit") && r.run.index > 1 {
+        later_runs.insert(r.block_id);
+    }
+}
+
+/// [`series_of`] one run at a time (in the order `series_of` would see them): per
+/// series it keeps each commit's values, never the runs.
+pub struct Changes<'o> {
+    builder: HistoryBuilder<'o>,
+    /// Blocks with a later run than run 1 (see [`note_later_run`]).
+    later_runs: HashSet<i64>,
+}
+
+impl<'o> Changes<'o> {
+    /// `opts` are the default history options, kept by the caller.
+    pub fn new(opts: &'o HistoryOptions, later_runs: HashSet<i64>) -> Self {
+        Changes {
+            builder: HistoryBuilder::new(opts),
+            later_runs,
+        }
+    }
+
+    /// Adds one run when it has a commit and counts (run 1 of a block with later runs
+    /// is left out, as [`crate::analysis::history::history`] does).
+    pub fn add(&mut self, r: &StoredRun) {
+        if r.run.tags.contains_key("commit")
+            && (r.run.index != 1 || !self.later_runs.contains(&r.block_id))
+        {
+            self.builder.add(r);
+        }
+    }
+
+    /// The series worth drawing.
+    pub fn finish(self) -> Vec<ChangeSeries> {
+        let Ok(all) = self.builder.finish() else {
+            return Vec::new();
+        };
+        all.into_iter()
+            .filter(|h| h.points.len() >= 2)
+            .filter(|h| {
+                h.percentile.is_none_or(|p| {
+                    PERCENTILES
+                        .iter()
+                        .any(|q| (q - p).abs() < PERCENTILE_TOLERANCE)
+                })
             })
-        })
-        .map(ChangeSeries::new)
-        .collect()
+            .map(ChangeSeries::new)
+            .collect()
+    }
 }

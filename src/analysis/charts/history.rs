@@ -5,7 +5,7 @@
 use crate::dataset::StoredRun;
 use crate::numfmt as fmt;
 use crate::stats::variation::median_in_place;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Percentiles a history follows, when the ladder has them.
 pub const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 100.0];
@@ -48,88 +48,227 @@ pub fn noise_band(values: &[f64]) -> Option<(f64, f64)> {
 /// One history per metric of the runs (one suite's), for metrics whose runs come
 /// from at least two sources; runs are ordered by ingest time, then source, block, run.
 pub fn from_runs(runs: &[&StoredRun]) -> Vec<HistoryInput> {
-    let mut ordered: Vec<&StoredRun> = runs.to_vec();
-    ordered.sort_by(|a, b| {
-        (&a.ingested_at, a.source_id, a.block_index, a.run.index).cmp(&(
-            &b.ingested_at,
-            b.source_id,
-            b.block_index,
-            b.run.index,
-        ))
-    });
-    let mut metrics: Vec<(String, String, String, bool)> = Vec::new();
-    for r in &ordered {
-        for s in &r.run.series {
-            if !metrics.iter().any(|m| m.0 == s.metric) {
-                metrics.push((
-                    s.metric.clone(),
-                    s.display.clone(),
-                    s.unit.clone(),
-                    s.ladder().is_some(),
-                ));
-            }
-        }
+    let mut b = Histories::default();
+    for r in runs {
+        b.add(r);
     }
-    // The same experiment: one label at one target rate.
-    let experiment = |r: &StoredRun| {
-        (
-            r.label.clone(),
-            r.param_f64("target_throughput").map(|t| t.to_bits()),
-        )
-    };
-    // Experiments in first-seen order, each with its runs in order: one pass over the
-    // runs, however many experiments there are.
-    type Experiment = (String, Option<u64>);
-    let mut experiments: Vec<(Experiment, Vec<&StoredRun>)> = Vec::new();
-    let mut index: std::collections::HashMap<Experiment, usize> = std::collections::HashMap::new();
-    for r in &ordered {
-        let e = experiment(r);
-        match index.get(&e) {
-            Some(&i) => experiments[i].1.push(r),
-            None => {
-                index.insert(e.clone(), experiments.len());
-                experiments.push((e, vec![r]));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for (exp, runs) in &experiments {
-        for (metric, display, unit, is_ladder) in &metrics {
-            let with: Vec<&StoredRun> = runs
-                .iter()
-                .copied()
-                .filter(|r| r.series(metric).is_some())
-                .collect();
-            if let Some(h) = history_of(&with, metric, display, unit, *is_ladder, exp) {
-                out.push(h);
-            }
-        }
-    }
-    out
+    b.finish()
 }
 
-/// The history of one metric over one experiment's runs, when they span two sources.
+/// [`from_runs`] one run at a time: of each run it keeps what the histories draw (its
+/// place in ingest order, its experiment, what it is, its values at the followed
+/// percentiles), never the run with its series.
+#[derive(Debug, Default)]
+pub struct Histories {
+    rows: Vec<Row>,
+    /// Every (metric, display, unit, is a ladder) seen, each once.
+    defs: Vec<(String, String, String, bool)>,
+    def_index: HashMap<(String, String, String, bool), u32>,
+    /// Every metric name seen, each once.
+    names: Vec<String>,
+    name_index: HashMap<String, u32>,
+    /// Each def's metric name, as an index into `names`.
+    def_name: Vec<u32>,
+    /// Every experiment (label, target rate) seen, each once.
+    experiments: Vec<Experiment>,
+    experiment_index: HashMap<Experiment, u32>,
+    /// The previous run's series and experiment.
+    last_series: Vec<u32>,
+    last_experiment: Option<u32>,
+}
+
+/// One label at one target rate: the same experiment.
+type Experiment = (String, Option<u64>);
+
+/// What a history keeps of one run.
+#[derive(Debug)]
+struct Row {
+    /// Ingest time, source, block, run index: the histories' order.
+    ingested_at: String,
+    source_id: i64,
+    block_index: u32,
+    index: u32,
+    experiment: u32,
+    about: String,
+    /// Its series, in its order, as indices into `defs`.
+    series: Vec<u32>,
+    /// Per metric name (index into `names`) the run holds: its value at each of
+    /// [`PERCENTILES`], then its single value.
+    values: Vec<(u32, [Option<f64>; PERCENTILES.len() + 1])>,
+}
+
+impl Row {
+    fn values_of(&self, name: u32) -> Option<&[Option<f64>; PERCENTILES.len() + 1]> {
+        self.values.iter().find(|v| v.0 == name).map(|v| &v.1)
+    }
+}
+
+fn intern<K: std::hash::Hash + Eq + Clone>(
+    key: K,
+    all: &mut Vec<K>,
+    index: &mut HashMap<K, u32>,
+) -> u32 {
+    if let Some(&i) = index.get(&key) {
+        return i;
+    }
+    let i = all.len() as u32;
+    all.push(key.clone());
+    index.insert(key, i);
+    i
+}
+
+impl Histories {
+    /// Keeps what the histories need of one run.
+    pub fn add(&mut self, r: &StoredRun) {
+        let mut series = Vec::with_capacity(r.run.series.len());
+        let mut values: Vec<(u32, [Option<f64>; PERCENTILES.len() + 1])> = Vec::new();
+        for (i, s) in r.run.series.iter().enumerate() {
+            let d = self.def_of(i, s);
+            series.push(d);
+            let name = self.def_name[d as usize];
+            if values.iter().any(|v| v.0 == name) {
+                continue;
+            }
+            let mut at = [None; PERCENTILES.len() + 1];
+            for (slot, p) in at.iter_mut().zip(PERCENTILES.iter().map(|p| Some(*p))) {
+                *slot = r.value_at(&s.metric, p);
+            }
+            at[PERCENTILES.len()] = r.value_at(&s.metric, None);
+            values.push((name, at));
+        }
+        let rate = r.param_f64("target_throughput").map(|t| t.to_bits());
+        // Runs come in runs of one experiment: the last one is looked at first.
+        let experiment = match self.last_experiment {
+            Some(e)
+                if self.experiments[e as usize].0 == r.label
+                    && self.experiments[e as usize].1 == rate =>
+            {
+                e
+            }
+            _ => intern(
+                (r.label.clone(), rate),
+                &mut self.experiments,
+                &mut self.experiment_index,
+            ),
+        };
+        self.last_experiment = Some(experiment);
+        self.last_series.clone_from(&series);
+        self.rows.push(Row {
+            ingested_at: r.ingested_at.clone(),
+            source_id: r.source_id,
+            block_index: r.block_index,
+            index: r.run.index,
+            experiment,
+            about: super::about_run(r),
+            series,
+            values,
+        });
+    }
+
+    /// The index of series `i` of a run in `defs`: the previous run's series at the same
+    /// place when it is the same (runs of a suite mostly are), else looked up.
+    fn def_of(&mut self, i: usize, s: &bench_db_parsers::Series) -> u32 {
+        let is_ladder = s.ladder().is_some();
+        if let Some(&d) = self.last_series.get(i) {
+            let (metric, display, unit, ladder) = &self.defs[d as usize];
+            if *metric == s.metric
+                && *display == s.display
+                && *unit == s.unit
+                && *ladder == is_ladder
+            {
+                return d;
+            }
+        }
+        let def = (
+            s.metric.clone(),
+            s.display.clone(),
+            s.unit.clone(),
+            is_ladder,
+        );
+        let d = intern(def, &mut self.defs, &mut self.def_index);
+        if d as usize == self.def_name.len() {
+            let name = intern(s.metric.clone(), &mut self.names, &mut self.name_index);
+            self.def_name.push(name);
+        }
+        d
+    }
+
+    /// Every history, as [`from_runs`] returns them.
+    pub fn finish(mut self) -> Vec<HistoryInput> {
+        // A stable sort: runs of one place keep the order they came in.
+        self.rows.sort_by(|a, b| {
+            (&a.ingested_at, a.source_id, a.block_index, a.index).cmp(&(
+                &b.ingested_at,
+                b.source_id,
+                b.block_index,
+                b.index,
+            ))
+        });
+        // Metrics in first-seen order, each as its first series describes it.
+        let mut metrics: Vec<u32> = Vec::new();
+        for row in &self.rows {
+            for &d in &row.series {
+                if !metrics
+                    .iter()
+                    .any(|&m| self.defs[m as usize].0 == self.defs[d as usize].0)
+                {
+                    metrics.push(d);
+                }
+            }
+        }
+        // Experiments in first-seen order, each with its runs in order.
+        let mut experiments: Vec<(u32, Vec<&Row>)> = Vec::new();
+        let mut at: HashMap<u32, usize> = HashMap::new();
+        for row in &self.rows {
+            match at.get(&row.experiment) {
+                Some(&i) => experiments[i].1.push(row),
+                None => {
+                    at.insert(row.experiment, experiments.len());
+                    experiments.push((row.experiment, vec![row]));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (exp, rows) in &experiments {
+            let exp = &self.experiments[*exp as usize];
+            for &d in &metrics {
+                let (metric, display, unit, is_ladder) = &self.defs[d as usize];
+                let name = self.name_index[metric];
+                let with: Vec<(&Row, &[Option<f64>; PERCENTILES.len() + 1])> = rows
+                    .iter()
+                    .filter_map(|r| r.values_of(name).map(|v| (*r, v)))
+                    .collect();
+                if let Some(h) = history_of(&with, display, unit, *is_ladder, exp) {
+                    out.push(h);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The history of one metric over one experiment's runs (each with its values at
+/// [`PERCENTILES`] and its single value), when they span two sources.
 fn history_of(
-    with: &[&StoredRun],
-    metric: &str,
+    with: &[(&Row, &[Option<f64>; PERCENTILES.len() + 1])],
     display: &str,
     unit: &str,
     is_ladder: bool,
-    exp: &(String, Option<u64>),
+    exp: &Experiment,
 ) -> Option<HistoryInput> {
-    let sources: BTreeSet<i64> = with.iter().map(|r| r.source_id).collect();
+    let sources: BTreeSet<i64> = with.iter().map(|r| r.0.source_id).collect();
     if sources.len() < 2 {
         return None;
     }
-    let wanted: Vec<Option<f64>> = if is_ladder {
-        PERCENTILES.iter().map(|p| Some(*p)).collect()
+    let wanted: Vec<(usize, Option<f64>)> = if is_ladder {
+        PERCENTILES.iter().map(|p| Some(*p)).enumerate().collect()
     } else {
-        vec![None]
+        vec![(PERCENTILES.len(), None)]
     };
     let lines: Vec<HistoryLine> = wanted
         .into_iter()
-        .filter_map(|p| {
-            let values: Vec<Option<f64>> = with.iter().map(|r| r.value_at(metric, p)).collect();
+        .filter_map(|(k, p)| {
+            let values: Vec<Option<f64>> = with.iter().map(|r| r.1[k]).collect();
             let present: Vec<f64> = values.iter().flatten().copied().collect();
             if present.len() < 2 {
                 return None;
@@ -170,7 +309,7 @@ fn history_of(
         quantity: display.to_string(),
         unit: unit.to_string(),
         lines,
-        runs: with.iter().map(|r| super::about_run(r)).collect(),
+        runs: with.iter().map(|r| r.0.about.clone()).collect(),
     })
 }
 
