@@ -521,34 +521,8 @@ struct Shifted {
     gamma: f64,
 }
 
-/// Trimmed mean and d of one side given its centred values in ascending order as
-/// positions into `sorted` (Wilcox 2012, eq. 5.8, as [`side`]).
-fn side_at(sorted: &[f64], pos: &[u32], gamma: f64) -> Option<(f64, f64)> {
-    let n = pos.len();
-    if n < 2 {
-        return None;
-    }
-    let g = side_trim_count(n, gamma);
-    let h = n - 2 * g;
-    if h < 2 {
-        return None;
-    }
-    let kept = &pos[g..n - g];
-    let v = |p: &u32| sorted[*p as usize];
-    let sum = kept.iter().map(v).sum::<f64>();
-    let tm = sum / h as f64;
-    let (lo, hi) = (v(&pos[g]), v(&pos[n - 1 - g]));
-    let wm = (g as f64 * (lo + hi) + sum) / n as f64;
-    let sw2 = (g as f64 * ((lo - wm).powi(2) + (hi - wm).powi(2))
-        + kept.iter().map(|p| (v(p) - wm).powi(2)).sum::<f64>())
-        / (n - 1) as f64;
-    let hf = h as f64;
-    Some((tm, (n as f64 - 1.0) * sw2 / (hf * (hf - 1.0))))
-}
-
-/// Widest pooled sample whose positions are gathered through a bit set (four words);
-/// beyond it they are sorted.
-const BITSET_WORDS: usize = 4;
+/// Rearrangements whose statistics are computed side by side ([`Shifted::stats`]).
+const LANES: usize = 2;
 
 impl Shifted {
     /// The baseline `b` and the candidate `c` shifted by −δ, pooled.
@@ -601,83 +575,134 @@ impl Shifted {
         }
     }
 
-    /// Trimmed mean and d of the side complementary to `pos` (ascending positions).
-    fn complement(&self, pos: &[u32]) -> Option<(f64, f64)> {
-        let n = self.sorted.len() - pos.len();
-        if n < 2 {
-            return None;
-        }
-        let g = side_trim_count(n, self.gamma);
-        let h = n - 2 * g;
-        if h < 2 {
-            return None;
-        }
-        // The position of the complement's `j`th smallest value.
-        let at = |j: usize| {
-            let mut idx = j;
-            for &p in pos {
-                if p as usize <= idx {
-                    idx += 1;
-                } else {
-                    break;
-                }
-            }
-            idx
-        };
-        let (a, z) = (at(g), at(n - 1 - g));
-        let (lo, hi) = (self.sorted[a], self.sorted[z]);
-        let (mut sum, mut sq) = (
-            self.prefix[z + 1] - self.prefix[a],
-            self.prefix_sq[z + 1] - self.prefix_sq[a],
-        );
-        for &p in pos {
-            let p = p as usize;
-            if (a..=z).contains(&p) {
-                sum -= self.sorted[p];
-                sq -= self.sorted[p] * self.sorted[p];
-            }
-        }
-        let tm = sum / h as f64;
-        let gf = g as f64;
-        let wm = (gf * (lo + hi) + sum) / n as f64;
-        let sw2 = ((gf * (lo * lo + hi * hi) + sq - n as f64 * wm * wm) / (n - 1) as f64).max(0.0);
-        let hf = h as f64;
-        Some((tm, (n as f64 - 1.0) * sw2 / (hf * (hf - 1.0))))
-    }
-
-    /// The positions in `sorted` of the pooled values `small`, ascending, into `pos`.
+    /// Appends the positions in `sorted` of the pooled values `small`, ascending, to `pos`.
+    #[inline(always)]
     fn positions(&self, small: &[u32], pos: &mut Vec<u32>) {
-        pos.clear();
-        if self.sorted.len() <= 64 * BITSET_WORDS {
+        let start = pos.len();
+        if self.sorted.len() <= 128 {
             // Marked in a bit set and read back in order: no sort.
-            let mut bits = [0u64; BITSET_WORDS];
+            let (mut lo, mut hi) = (0u64, 0u64);
             for &i in small {
                 let r = self.rank[i as usize];
-                bits[(r / 64) as usize] |= 1 << (r % 64);
+                // All ones when the position is in the low word: no branch on the data.
+                let low = u64::from(r < 64).wrapping_neg();
+                lo |= (1 << (r % 64)) & low;
+                hi |= (1 << (r % 64)) & !low;
             }
-            for (w, mut word) in (0u32..).zip(bits) {
-                while word != 0 {
-                    pos.push(64 * w + word.trailing_zeros());
-                    word &= word - 1;
+            pos.resize(start + small.len(), 0);
+            for p in &mut pos[start..] {
+                if lo != 0 {
+                    *p = lo.trailing_zeros();
+                    lo &= lo - 1;
+                } else {
+                    *p = 64 + hi.trailing_zeros();
+                    hi &= hi - 1;
                 }
             }
         } else {
             pos.extend(small.iter().map(|&i| self.rank[i as usize]));
-            pos.sort_unstable();
+            pos[start..].sort_unstable();
         }
     }
 
     /// The statistic (candidate − baseline) of rearrangement `k`; `pos` is scratch.
     fn stat(&self, splits: &Splits, k: usize, pos: &mut Vec<u32>) -> Option<f64> {
-        self.positions(splits.side(k), pos);
-        let one = side_at(&self.sorted, pos, self.gamma)?;
-        let other = self.complement(pos)?;
-        let ((mc, dc), (mb, db)) = if splits.small_is_base {
-            (other, one)
-        } else {
-            (one, other)
-        };
-        Some(studentize(mc - mb, dc + db, self.scale))
+        self.stats(splits, [k], pos).map(|[s]| s)
+    }
+
+    /// The statistics (candidate − baseline) of the rearrangements `ks`, computed side by
+    /// side: each is a few chains of additions that must keep their order, so computing
+    /// several at once lets their chains overlap. `None` when a side is too small (the
+    /// same for every rearrangement); `pos` is scratch.
+    ///
+    /// Each side's trimmed mean and d = (n − 1)·s²_w / (h(h − 1)) (Wilcox 2012, eq. 5.8, as
+    /// [`side`]): the smaller side's from its own values, the other side's from the prefix
+    /// sums over its trimmed range less the smaller side's values inside that range, both
+    /// summed in one pass over the smaller side. Every sum keeps its order (ascending
+    /// positions) and so its bits.
+    fn stats<const N: usize>(
+        &self,
+        splits: &Splits,
+        ks: [usize; N],
+        pos: &mut Vec<u32>,
+    ) -> Option<[f64; N]> {
+        let (ns, nl) = (splits.width, self.sorted.len() - splits.width);
+        let (gs, gl) = (
+            side_trim_count(ns, self.gamma),
+            side_trim_count(nl, self.gamma),
+        );
+        let (hs, hl) = (ns.checked_sub(2 * gs)?, nl.checked_sub(2 * gl)?);
+        if ns < 2 || nl < 2 || hs < 2 || hl < 2 {
+            return None;
+        }
+        pos.clear();
+        for k in ks {
+            self.positions(splits.side(k), pos);
+        }
+        let lane = |j: usize| &pos[j * ns..(j + 1) * ns];
+        let v = |p: u32| self.sorted[p as usize];
+        // The other side's trimmed range is its (gl)th to (nl − 1 − gl)th value, at positions
+        // a and z; pos[i] − i (the other side's values below pos[i]) never decreases, so the
+        // smaller side's values inside [a, z] are pos[i1..i2], found from either end.
+        let inner = std::array::from_fn::<_, N, _>(|j| {
+            let below = |i: usize| lane(j)[i] as usize - i;
+            let mut i1 = 0;
+            while i1 < ns && below(i1) <= gl {
+                i1 += 1;
+            }
+            let mut i2 = ns;
+            while i2 > 0 && below(i2 - 1) > nl - 1 - gl {
+                i2 -= 1;
+            }
+            (i1, i2)
+        });
+        let a = inner.map(|(i1, _)| gl + i1);
+        let z = inner.map(|(_, i2)| nl - 1 - gl + i2);
+        // Adding −0.0 or subtracting +0.0 leaves any value as it is: the values outside a
+        // range change no bit of its sums.
+        let mut sum_s = [-0.0; N];
+        let mut sum_l =
+            std::array::from_fn::<_, N, _>(|j| self.prefix[z[j] + 1] - self.prefix[a[j]]);
+        let mut sq_l =
+            std::array::from_fn::<_, N, _>(|j| self.prefix_sq[z[j] + 1] - self.prefix_sq[a[j]]);
+        for i in 0..ns {
+            let kept = (gs..ns - gs).contains(&i);
+            for j in 0..N {
+                let x = v(pos[j * ns + i]);
+                sum_s[j] += if kept { x } else { -0.0 };
+                let inside = (inner[j].0..inner[j].1).contains(&i);
+                sum_l[j] -= if inside { x } else { 0.0 };
+                sq_l[j] -= if inside { x * x } else { 0.0 };
+            }
+        }
+        let (n, g, h) = (ns as f64, gs as f64, hs as f64);
+        let lo = std::array::from_fn::<_, N, _>(|j| v(lane(j)[gs]));
+        let hi = std::array::from_fn::<_, N, _>(|j| v(lane(j)[ns - 1 - gs]));
+        let wm = std::array::from_fn::<_, N, _>(|j| (g * (lo[j] + hi[j]) + sum_s[j]) / n);
+        let mut dev = [-0.0; N];
+        for i in gs..ns - gs {
+            for j in 0..N {
+                dev[j] += (v(pos[j * ns + i]) - wm[j]).powi(2);
+            }
+        }
+        let small = std::array::from_fn::<_, N, _>(|j| {
+            let sw2 =
+                (g * ((lo[j] - wm[j]).powi(2) + (hi[j] - wm[j]).powi(2)) + dev[j]) / (n - 1.0);
+            (sum_s[j] / h, (n - 1.0) * sw2 / (h * (h - 1.0)))
+        });
+        let (n, g, h) = (nl as f64, gl as f64, hl as f64);
+        Some(std::array::from_fn(|j| {
+            let (lo, hi) = (self.sorted[a[j]], self.sorted[z[j]]);
+            let wm = (g * (lo + hi) + sum_l[j]) / n;
+            let sw2 = ((g * (lo * lo + hi * hi) + sq_l[j] - n * wm * wm) / (n - 1.0)).max(0.0);
+            let large = (sum_l[j] / h, (n - 1.0) * sw2 / (h * (h - 1.0)));
+            let ((mc, dc), (mb, db)) = if splits.small_is_base {
+                (large, small[j])
+            } else {
+                (small[j], large)
+            };
+            studentize(mc - mb, dc + db, self.scale)
+        }))
     }
 }
 
@@ -733,6 +758,19 @@ impl<'a> Inversion<'a> {
         let obs = shifted.stat(self.splits, 0, &mut self.pos).unwrap_or(0.0);
         let threshold = obs.abs() - 1e-9 * obs.abs().min(1e300);
         let total = self.order.len() as u64;
+        // Whether rearrangement `m`'s statistic reaches the observed one, noting its score.
+        let record = |score: &mut [f64], m: usize, stat: Option<f64>, threshold: f64| -> u64 {
+            match stat {
+                Some(s) => {
+                    score[m] = s.abs() / threshold;
+                    u64::from(s.abs() >= threshold)
+                }
+                None => {
+                    score[m] = f64::NEG_INFINITY;
+                    0
+                }
+            }
+        };
         let (mut k, mut looked) = (0u64, 0usize);
         let accepted = loop {
             if (k + 1) as f64 > self.need {
@@ -741,16 +779,20 @@ impl<'a> Inversion<'a> {
             if (k + 1 + (total - looked as u64)) as f64 <= self.need {
                 break false;
             }
-            let m = self.order[looked] as usize;
-            looked += 1;
-            match shifted.stat(self.splits, m, &mut self.pos) {
-                Some(s) => {
-                    if s.abs() >= threshold {
-                        k += 1;
-                    }
-                    self.score[m] = s.abs() / threshold;
+            // Several at a time while enough are left (those past the answer change no
+            // count that decides it), then one by one.
+            if total - looked as u64 >= LANES as u64 {
+                let ms: [usize; LANES] = std::array::from_fn(|j| self.order[looked + j] as usize);
+                looked += LANES;
+                let stats = shifted.stats(self.splits, ms, &mut self.pos);
+                for (j, &m) in ms.iter().enumerate() {
+                    k += record(&mut self.score, m, stats.map(|s| s[j]), threshold);
                 }
-                None => self.score[m] = f64::NEG_INFINITY,
+            } else {
+                let m = self.order[looked] as usize;
+                looked += 1;
+                let stat = shifted.stat(self.splits, m, &mut self.pos);
+                k += record(&mut self.score, m, stat, threshold);
             }
         };
         self.reorder(looked);
@@ -1325,9 +1367,12 @@ mod tests {
         let levels = [0.95, 0.9, 0.99, 0.8];
         let mut bounded = 0;
         for case in 0..160 {
-            // Mostly compare's sizes; every tenth case up to 60 a side.
+            // Mostly compare's sizes; every tenth case up to 60 a side, and a few past 128
+            // pooled values (positions sorted instead of read from a bit set).
             let size = |r: &mut Xoshiro256PlusPlus| {
-                if case % 10 == 9 {
+                if case % 40 == 19 {
+                    r.random_range(65..=80)
+                } else if case % 10 == 9 {
                     r.random_range(2..=60)
                 } else {
                     r.random_range(2..=14)
