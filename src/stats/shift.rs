@@ -1404,6 +1404,8 @@ mod tests {
         assert!(bounded > 100, "{bounded}");
     }
 
+    type ShiftCi<'a> = dyn Fn(&[f64], &[f64]) -> Option<(f64, f64, f64)> + 'a;
+
     /// Times 12 cells of 10 against 10 and 30 cells of 50 against 50 (compare's plan),
     /// before and after: `cargo test --release --lib shift_ci_timing -- --ignored --nocapture`.
     #[test]
@@ -1418,10 +1420,16 @@ mod tests {
                     (b, c)
                 })
                 .collect();
-            let time = |f: &dyn Fn(&[f64], &[f64]) -> Option<(f64, f64, f64)>| {
-                let start = std::time::Instant::now();
-                let out: Vec<_> = data.iter().map(|(b, c)| f(b, c)).collect();
-                (start.elapsed(), out)
+            // The best of three: the machine may be busy with other work.
+            let time = |f: &ShiftCi<'_>| {
+                let mut out = Vec::new();
+                let mut best = std::time::Duration::MAX;
+                for _ in 0..3 {
+                    let start = std::time::Instant::now();
+                    out = data.iter().map(|(b, c)| f(b, c)).collect();
+                    best = best.min(start.elapsed());
+                }
+                (best, out)
             };
             let plan = Plan::default();
             let (old, want) = time(&|b, c| before::shift_ci(b, c, 0.95, &plan));
