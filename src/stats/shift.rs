@@ -477,6 +477,7 @@ impl Splits {
         }
     }
 
+    /// From whole masks (true: baseline).
     #[cfg(test)]
     fn new(masks: Vec<Vec<bool>>, n_base: usize) -> Splits {
         let n = masks.first().map_or(0, Vec::len);
