@@ -457,181 +457,361 @@ pub fn family_test(cells: &[FamilyCell], n_baseline: usize, plan: &Plan) -> Opti
 /// pooled indices of its smaller side (the candidate's when the sides are equal), so a
 /// statistic costs that side's size plus a few prefix-sum lookups for the other side.
 struct Splits {
-    /// Pooled indices (baseline first, then candidate) of each rearrangement's smaller side.
-    small: Vec<Vec<u32>>,
-    /// The rearrangements as masks (true: baseline), for sides too large to sort.
-    masks: Vec<Vec<bool>>,
+    /// Pooled indices (baseline first, then candidate) of each rearrangement's smaller
+    /// side, `width` of them per rearrangement, the observed rearrangement first.
+    small: Vec<u32>,
+    /// Size of the smaller side (every rearrangement keeps the sides' sizes).
+    width: usize,
     /// Whether the smaller side is the baseline.
     small_is_base: bool,
-    n: usize,
 }
 
 impl Splits {
+    /// No rearrangement yet, for `n` pooled values of which `n_base` are the baseline's.
+    fn empty(n: usize, n_base: usize) -> Splits {
+        let small_is_base = n_base < n - n_base;
+        Splits {
+            small: Vec::new(),
+            width: n_base.min(n - n_base),
+            small_is_base,
+        }
+    }
+
+    /// From whole masks (true: baseline).
+    #[cfg(test)]
     fn new(masks: Vec<Vec<bool>>, n_base: usize) -> Splits {
         let n = masks.first().map_or(0, Vec::len);
-        let small_is_base = n_base < n - n_base;
-        let small = masks
-            .iter()
-            .map(|m| {
-                (0..n)
-                    .filter(|&i| m[i] == small_is_base)
-                    .map(|i| i as u32)
-                    .collect()
-            })
-            .collect();
-        Splits {
-            small,
-            masks,
-            small_is_base,
-            n,
+        let mut splits = Splits::empty(n, n_base);
+        for m in &masks {
+            splits.push(m);
         }
+        splits
+    }
+
+    /// Adds a rearrangement given as a mask over the pooled values (true: baseline).
+    fn push(&mut self, mask: &[bool]) {
+        self.small
+            .extend((0..mask.len() as u32).filter(|&i| mask[i as usize] == self.small_is_base));
+    }
+
+    /// Number of rearrangements, the observed one included.
+    fn len(&self) -> usize {
+        self.small.len().checked_div(self.width).unwrap_or(0)
+    }
+
+    /// The smaller side of rearrangement `k`.
+    fn side(&self, k: usize) -> &[u32] {
+        &self.small[k * self.width..(k + 1) * self.width]
     }
 }
 
 /// One δ's pooled values (every value present), sorted, with prefix sums of the values and
 /// their squares taken about the pooled median so the sums of squares do not cancel.
+/// Refilled in place for each δ ([`Shifted::shift`]).
+#[derive(Default)]
 struct Shifted {
     /// Centred values, ascending.
     sorted: Vec<f64>,
     /// `rank[i]`: the position of pooled value `i` in `sorted`.
     rank: Vec<u32>,
-    /// `run_at[p]`: the pooled index of the value at position `p`.
-    run_at: Vec<u32>,
+    /// (value, pooled index) ascending by value: scratch of [`Shifted::shift`].
+    order: Vec<(f64, usize)>,
     prefix: Vec<f64>,
     prefix_sq: Vec<f64>,
     scale: f64,
     gamma: f64,
 }
 
-/// Trimmed mean and d of one side given its centred values in ascending order as
-/// positions into `sorted` (Wilcox 2012, eq. 5.8, as [`side`]).
-fn side_at(sorted: &[f64], pos: &[u32], gamma: f64) -> Option<(f64, f64)> {
-    let n = pos.len();
-    if n < 2 {
-        return None;
-    }
-    let g = side_trim_count(n, gamma);
-    let h = n - 2 * g;
-    if h < 2 {
-        return None;
-    }
-    let v = |i: usize| sorted[pos[i] as usize];
-    let tm = (g..n - g).map(v).sum::<f64>() / h as f64;
-    let (lo, hi) = (v(g), v(n - 1 - g));
-    let wm = (g as f64 * (lo + hi) + (g..n - g).map(v).sum::<f64>()) / n as f64;
-    let sw2 = (g as f64 * ((lo - wm).powi(2) + (hi - wm).powi(2))
-        + (g..n - g).map(|i| (v(i) - wm).powi(2)).sum::<f64>())
-        / (n - 1) as f64;
-    let hf = h as f64;
-    Some((tm, (n as f64 - 1.0) * sw2 / (hf * (hf - 1.0))))
-}
+/// Rearrangements whose statistics are computed side by side ([`Shifted::stats`]).
+const LANES: usize = 2;
 
 impl Shifted {
     /// The baseline `b` and the candidate `c` shifted by −δ, pooled.
+    #[cfg(test)]
     fn new(b: &[f64], c: &[f64], delta: f64) -> Shifted {
-        let values: Vec<f64> = b
+        let mut s = Shifted::default();
+        s.shift(b, c, delta);
+        s
+    }
+
+    /// Refills `self` with the baseline `b` and the candidate `c` shifted by −δ, reusing
+    /// its buffers.
+    fn shift(&mut self, b: &[f64], c: &[f64], delta: f64) {
+        let n = b.len() + c.len();
+        self.order.clear();
+        self.order.extend(
+            b.iter()
+                .copied()
+                .chain(c.iter().map(|v| v - delta))
+                .zip(0..),
+        );
+        // Stable: tied values keep their pooled order, which decides the positions the
+        // prefix sums are split at.
+        self.order.sort_by(|a, b| a.0.total_cmp(&b.0));
+        self.scale = self
+            .order
             .iter()
-            .copied()
-            .chain(c.iter().map(|v| v - delta))
-            .collect();
-        let mut order: Vec<(f64, usize)> = values.iter().copied().zip(0..).collect();
-        order.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let scale = order.iter().map(|v| v.0.abs()).fold(0.0, f64::max).max(1.0);
-        let pooled: Vec<f64> = order.iter().map(|v| v.0).collect();
-        let gamma = choose_trim(&pooled, (b.len(), c.len()));
-        let centre = pooled[pooled.len() / 2];
-        let sorted: Vec<f64> = pooled.iter().map(|v| v - centre).collect();
-        let mut rank = vec![0u32; values.len()];
-        for (r, &(_, i)) in order.iter().enumerate() {
-            rank[i] = r as u32;
+            .map(|v| v.0.abs())
+            .fold(0.0, f64::max)
+            .max(1.0);
+        self.sorted.clear();
+        self.sorted.extend(self.order.iter().map(|v| v.0));
+        self.gamma = choose_trim(&self.sorted, (b.len(), c.len()));
+        let centre = self.sorted[n / 2];
+        self.sorted.iter_mut().for_each(|v| *v -= centre);
+        self.rank.resize(n, 0);
+        for (r, &(_, i)) in self.order.iter().enumerate() {
+            self.rank[i] = r as u32;
         }
-        let run_at = order.iter().map(|&(_, i)| i as u32).collect();
-        let (mut prefix, mut prefix_sq) = (vec![0.0], vec![0.0]);
+        self.prefix.clear();
+        self.prefix_sq.clear();
+        self.prefix.push(0.0);
+        self.prefix_sq.push(0.0);
         let (mut s, mut q) = (0.0, 0.0);
-        for v in &sorted {
+        for v in &self.sorted {
             s += v;
             q += v * v;
-            prefix.push(s);
-            prefix_sq.push(q);
-        }
-        Shifted {
-            sorted,
-            rank,
-            run_at,
-            prefix,
-            prefix_sq,
-            scale,
-            gamma,
+            self.prefix.push(s);
+            self.prefix_sq.push(q);
         }
     }
 
-    /// Trimmed mean and d of the side complementary to `pos` (ascending positions).
-    fn complement(&self, pos: &[u32]) -> Option<(f64, f64)> {
-        let n = self.sorted.len() - pos.len();
-        if n < 2 {
-            return None;
-        }
-        let g = side_trim_count(n, self.gamma);
-        let h = n - 2 * g;
-        if h < 2 {
-            return None;
-        }
-        // The position of the complement's `j`th smallest value.
-        let at = |j: usize| {
-            let mut idx = j;
-            for &p in pos {
-                if p as usize <= idx {
-                    idx += 1;
+    /// Appends the positions in `sorted` of the pooled values `small`, ascending, to `pos`.
+    #[inline(always)]
+    fn positions(&self, small: &[u32], pos: &mut Vec<u32>) {
+        let start = pos.len();
+        if self.sorted.len() <= 128 {
+            // Marked in a bit set and read back in order: no sort.
+            let (mut lo, mut hi) = (0u64, 0u64);
+            for &i in small {
+                let r = self.rank[i as usize];
+                // All ones when the position is in the low word: no branch on the data.
+                let low = u64::from(r < 64).wrapping_neg();
+                lo |= (1 << (r % 64)) & low;
+                hi |= (1 << (r % 64)) & !low;
+            }
+            pos.resize(start + small.len(), 0);
+            for p in &mut pos[start..] {
+                if lo != 0 {
+                    *p = lo.trailing_zeros();
+                    lo &= lo - 1;
                 } else {
-                    break;
+                    *p = 64 + hi.trailing_zeros();
+                    hi &= hi - 1;
                 }
             }
-            idx
-        };
-        let (a, z) = (at(g), at(n - 1 - g));
-        let (lo, hi) = (self.sorted[a], self.sorted[z]);
-        let (mut sum, mut sq) = (
-            self.prefix[z + 1] - self.prefix[a],
-            self.prefix_sq[z + 1] - self.prefix_sq[a],
-        );
-        for &p in pos {
-            let p = p as usize;
-            if (a..=z).contains(&p) {
-                sum -= self.sorted[p];
-                sq -= self.sorted[p] * self.sorted[p];
-            }
+        } else {
+            pos.extend(small.iter().map(|&i| self.rank[i as usize]));
+            pos[start..].sort_unstable();
         }
-        let tm = sum / h as f64;
-        let gf = g as f64;
-        let wm = (gf * (lo + hi) + sum) / n as f64;
-        let sw2 = ((gf * (lo * lo + hi * hi) + sq - n as f64 * wm * wm) / (n - 1) as f64).max(0.0);
-        let hf = h as f64;
-        Some((tm, (n as f64 - 1.0) * sw2 / (hf * (hf - 1.0))))
     }
 
     /// The statistic (candidate − baseline) of rearrangement `k`; `pos` is scratch.
     fn stat(&self, splits: &Splits, k: usize, pos: &mut Vec<u32>) -> Option<f64> {
-        pos.clear();
-        let small = &splits.small[k];
-        if small.len() * 4 < splits.n {
-            pos.extend(small.iter().map(|&i| self.rank[i as usize]));
-            pos.sort_unstable();
-        } else {
-            // A large side: its positions in order by one pass over the sorted values.
-            let mask = &splits.masks[k];
-            pos.extend(
-                (0..splits.n as u32)
-                    .filter(|&p| mask[self.run_at[p as usize] as usize] == splits.small_is_base),
-            );
+        self.stats(splits, [k], pos).map(|[s]| s)
+    }
+
+    /// The statistics (candidate − baseline) of the rearrangements `ks`, computed side by
+    /// side: each is a few chains of additions that must keep their order, so computing
+    /// several at once lets their chains overlap. `None` when a side is too small (the
+    /// same for every rearrangement); `pos` is scratch.
+    ///
+    /// Each side's trimmed mean and d = (n − 1)·s²_w / (h(h − 1)) (Wilcox 2012, eq. 5.8, as
+    /// [`side`]): the smaller side's from its own values, the other side's from the prefix
+    /// sums over its trimmed range less the smaller side's values inside that range, both
+    /// summed in one pass over the smaller side. Every sum keeps its order (ascending
+    /// positions) and so its bits.
+    fn stats<const N: usize>(
+        &self,
+        splits: &Splits,
+        ks: [usize; N],
+        pos: &mut Vec<u32>,
+    ) -> Option<[f64; N]> {
+        let (ns, nl) = (splits.width, self.sorted.len() - splits.width);
+        let (gs, gl) = (
+            side_trim_count(ns, self.gamma),
+            side_trim_count(nl, self.gamma),
+        );
+        let (hs, hl) = (ns.checked_sub(2 * gs)?, nl.checked_sub(2 * gl)?);
+        if ns < 2 || nl < 2 || hs < 2 || hl < 2 {
+            return None;
         }
-        let one = side_at(&self.sorted, pos, self.gamma)?;
-        let other = self.complement(pos)?;
-        let ((mc, dc), (mb, db)) = if splits.small_is_base {
-            (other, one)
-        } else {
-            (one, other)
+        pos.clear();
+        for k in ks {
+            self.positions(splits.side(k), pos);
+        }
+        let lane = |j: usize| &pos[j * ns..(j + 1) * ns];
+        let v = |p: u32| self.sorted[p as usize];
+        // The other side's trimmed range is its (gl)th to (nl − 1 − gl)th value, at positions
+        // a and z; pos[i] − i (the other side's values below pos[i]) never decreases, so the
+        // smaller side's values inside [a, z] are pos[i1..i2], found from either end.
+        let inner = std::array::from_fn::<_, N, _>(|j| {
+            let below = |i: usize| lane(j)[i] as usize - i;
+            let mut i1 = 0;
+            while i1 < ns && below(i1) <= gl {
+                i1 += 1;
+            }
+            let mut i2 = ns;
+            while i2 > 0 && below(i2 - 1) > nl - 1 - gl {
+                i2 -= 1;
+            }
+            (i1, i2)
+        });
+        let a = inner.map(|(i1, _)| gl + i1);
+        let z = inner.map(|(_, i2)| nl - 1 - gl + i2);
+        // Adding −0.0 or subtracting +0.0 leaves any value as it is: the values outside a
+        // range change no bit of its sums.
+        let mut sum_s = [-0.0; N];
+        let mut sum_l =
+            std::array::from_fn::<_, N, _>(|j| self.prefix[z[j] + 1] - self.prefix[a[j]]);
+        let mut sq_l =
+            std::array::from_fn::<_, N, _>(|j| self.prefix_sq[z[j] + 1] - self.prefix_sq[a[j]]);
+        for i in 0..ns {
+            let kept = (gs..ns - gs).contains(&i);
+            for j in 0..N {
+                let x = v(pos[j * ns + i]);
+                sum_s[j] += if kept { x } else { -0.0 };
+                let inside = (inner[j].0..inner[j].1).contains(&i);
+                sum_l[j] -= if inside { x } else { 0.0 };
+                sq_l[j] -= if inside { x * x } else { 0.0 };
+            }
+        }
+        let (n, g, h) = (ns as f64, gs as f64, hs as f64);
+        let lo = std::array::from_fn::<_, N, _>(|j| v(lane(j)[gs]));
+        let hi = std::array::from_fn::<_, N, _>(|j| v(lane(j)[ns - 1 - gs]));
+        let wm = std::array::from_fn::<_, N, _>(|j| (g * (lo[j] + hi[j]) + sum_s[j]) / n);
+        let mut dev = [-0.0; N];
+        for i in gs..ns - gs {
+            for j in 0..N {
+                dev[j] += (v(pos[j * ns + i]) - wm[j]).powi(2);
+            }
+        }
+        let small = std::array::from_fn::<_, N, _>(|j| {
+            let sw2 =
+                (g * ((lo[j] - wm[j]).powi(2) + (hi[j] - wm[j]).powi(2)) + dev[j]) / (n - 1.0);
+            (sum_s[j] / h, (n - 1.0) * sw2 / (h * (h - 1.0)))
+        });
+        let (n, g, h) = (nl as f64, gl as f64, hl as f64);
+        Some(std::array::from_fn(|j| {
+            let (lo, hi) = (self.sorted[a[j]], self.sorted[z[j]]);
+            let wm = (g * (lo + hi) + sum_l[j]) / n;
+            let sw2 = ((g * (lo * lo + hi * hi) + sq_l[j] - n * wm * wm) / (n - 1.0)).max(0.0);
+            let large = (sum_l[j] / h, (n - 1.0) * sw2 / (h * (h - 1.0)));
+            let ((mc, dc), (mb, db)) = if splits.small_is_base {
+                (large, small[j])
+            } else {
+                (small[j], large)
+            };
+            studentize(mc - mb, dc + db, self.scale)
+        }))
+    }
+}
+
+/// The test of "shift = δ" along one bound of an interval: whether subtracting δ from the
+/// candidate leaves a two-sided p above α, i.e. more than `need` − 1 rearrangements whose
+/// |statistic| reaches the observed one's.
+///
+/// The answer depends only on how many rearrangements reach the observed statistic, not
+/// on the order they are looked at, so they are looked at in the order most likely to
+/// settle it soon, and counting stops as soon as the answer is known: "accepts" once the
+/// count is above `need` − 1, "rejects" once even every rearrangement not yet looked at
+/// could not bring it there. Successive δ of a bisection are close, so the rearrangements
+/// that reached (or came nearest to) the observed statistic at the last δ tried come first:
+/// an acceptance costs about `need` statistics instead of a scan, a rejection about
+/// count − `need`.
+struct Inversion<'a> {
+    b: &'a [f64],
+    c: &'a [f64],
+    splits: &'a Splits,
+    need: f64,
+    shifted: Shifted,
+    pos: Vec<u32>,
+    /// Rearrangements 1.. (0 is the observed one), in the order they are looked at.
+    order: Vec<u32>,
+    /// Per rearrangement, |statistic| / the observed one's threshold when it was last
+    /// looked at: only an ordering hint, never part of an answer.
+    score: Vec<f64>,
+    /// How many of the highest scores are kept sorted at the front of `order`.
+    front: usize,
+}
+
+impl<'a> Inversion<'a> {
+    fn new(b: &'a [f64], c: &'a [f64], splits: &'a Splits, need: f64) -> Inversion<'a> {
+        let count = splits.len();
+        Inversion {
+            b,
+            c,
+            splits,
+            need,
+            shifted: Shifted::default(),
+            pos: Vec::with_capacity(b.len() + c.len()),
+            order: (1..count as u32).collect(),
+            score: vec![0.0; count],
+            front: (2 * need.max(0.0).ceil() as usize + 64).min(count.saturating_sub(1)),
+        }
+    }
+
+    /// Whether the test accepts "shift = δ": exactly `(k + 1) > need` for the count `k` of
+    /// rearrangements with |statistic| ≥ |observed| (less a relative 1e-9 for rounding).
+    fn accepts(&mut self, delta: f64) -> bool {
+        self.shifted.shift(self.b, self.c, delta);
+        let shifted = &self.shifted;
+        let obs = shifted.stat(self.splits, 0, &mut self.pos).unwrap_or(0.0);
+        let threshold = obs.abs() - 1e-9 * obs.abs().min(1e300);
+        let total = self.order.len() as u64;
+        // Whether rearrangement `m`'s statistic reaches the observed one, noting its score.
+        let record = |score: &mut [f64], m: usize, stat: Option<f64>, threshold: f64| -> u64 {
+            match stat {
+                Some(s) => {
+                    score[m] = s.abs() / threshold;
+                    u64::from(s.abs() >= threshold)
+                }
+                None => {
+                    score[m] = f64::NEG_INFINITY;
+                    0
+                }
+            }
         };
-        Some(studentize(mc - mb, dc + db, self.scale))
+        let (mut k, mut looked) = (0u64, 0usize);
+        let accepted = loop {
+            if (k + 1) as f64 > self.need {
+                break true;
+            }
+            if (k + 1 + (total - looked as u64)) as f64 <= self.need {
+                break false;
+            }
+            // Several at a time while enough are left (those past the answer change no
+            // count that decides it), then one by one.
+            if total - looked as u64 >= LANES as u64 {
+                let ms: [usize; LANES] = std::array::from_fn(|j| self.order[looked + j] as usize);
+                looked += LANES;
+                let stats = shifted.stats(self.splits, ms, &mut self.pos);
+                for (j, &m) in ms.iter().enumerate() {
+                    k += record(&mut self.score, m, stats.map(|s| s[j]), threshold);
+                }
+            } else {
+                let m = self.order[looked] as usize;
+                looked += 1;
+                let stat = shifted.stat(self.splits, m, &mut self.pos);
+                k += record(&mut self.score, m, stat, threshold);
+            }
+        };
+        self.reorder(looked);
+        accepted
+    }
+
+    /// Brings the highest scores to the front after `looked` rearrangements got new ones.
+    fn reorder(&mut self, looked: usize) {
+        let score = &self.score;
+        let by_score = |a: &u32, b: &u32| score[*b as usize].total_cmp(&score[*a as usize]);
+        if looked > self.front {
+            if self.front < self.order.len() {
+                self.order.select_nth_unstable_by(self.front, by_score);
+            }
+            self.order[..self.front].sort_unstable_by(by_score);
+        } else {
+            self.order[..looked].sort_unstable_by(by_score);
+        }
     }
 }
 
@@ -660,13 +840,12 @@ pub fn shift_ci(
     let alpha = 1.0 - level;
     let n = b.len() + c.len();
     // Precompute the assignments once (the same ones for every δ).
-    let mut masks: Vec<Vec<bool>> = Vec::new();
+    let mut splits = Splits::empty(n, b.len());
     let small = Plan {
         resamples: plan.resamples.min(1_999),
         ..*plan
     };
-    let (method, count) = rearrangements(n, b.len(), &small, |m| masks.push(m.to_vec()));
-    let splits = Splits::new(masks, b.len());
+    let (method, count) = rearrangements(n, b.len(), &small, |m| splits.push(m));
     let denom = count as f64
         + if method == Method::ExactPermutation {
             0.0
@@ -688,38 +867,20 @@ pub fn shift_ci(
     pooled.sort_by(f64::total_cmp);
     let se = yuen_sorted(&c, &b, choose_trim(&pooled, (b.len(), c.len())))
         .map_or(0.0, |(_, se2)| se2.sqrt());
-    // Whether the test accepts "shift = δ" (two-sided p above α). Counting stops as soon
-    // as the answer is known: most δ tried are far inside or far outside.
     let need = alpha * denom;
-    // Each rearrangement's statistic costs its smaller side's size plus prefix-sum
-    // lookups for the other ([`Shifted`]), not a pass over every value.
-    let accepts = |delta: f64| -> bool {
-        let shifted = Shifted::new(&b, &c, delta);
-        let mut pos = Vec::with_capacity(n);
-        let obs = shifted.stat(&splits, 0, &mut pos).unwrap_or(0.0);
-        let mut k = 0u64;
-        for m in 1..splits.small.len() {
-            if let Some(s) = shifted.stat(&splits, m, &mut pos)
-                && s.abs() >= obs.abs() - 1e-9 * obs.abs().min(1e300)
-            {
-                k += 1;
-                if (k + 1) as f64 > need {
-                    return true;
-                }
-            }
-        }
-        (k + 1) as f64 > need
-    };
     // Bisect each bound between a δ the test accepts (the estimate) and one it rejects,
     // starting four standard errors out, to a ten-thousandth of a standard error.
     let first = if se > 0.0 { 4.0 * se } else { spread };
     let tol = if se > 0.0 { 1e-4 * se } else { 1e-6 * spread };
     let bound = |dir: f64| -> f64 {
+        // Each bound has its own order: the rearrangements extreme at one end of the
+        // interval are not those extreme at the other.
+        let mut test = Inversion::new(&b, &c, &splits, need);
         let mut inside = est;
         let mut step = first;
         let mut outside = est + dir * step;
         let mut tries = 0;
-        while accepts(outside) && tries < 60 {
+        while test.accepts(outside) && tries < 60 {
             inside = outside;
             step *= 2.0;
             outside = est + dir * step;
@@ -727,7 +888,7 @@ pub fn shift_ci(
         }
         for _ in 0..60 {
             let mid = 0.5 * (inside + outside);
-            if accepts(mid) {
+            if test.accepts(mid) {
                 inside = mid;
             } else {
                 outside = mid;
@@ -944,6 +1105,338 @@ mod tests {
             prop_assert!((t.p_two_sided - u.p_two_sided).abs() < 1e-12);
             let s = family_test(&[cell(&y, &x, 1.0)], y.len(), &Plan::default()).unwrap();
             prop_assert!((s.cells[0].unwrap().p_two_sided - t.p_two_sided).abs() < 1e-12);
+        }
+    }
+
+    /// `shift_ci` as it was before its rearrangements were reordered and cut short on
+    /// rejection: every rearrangement in drawing order, positions sorted, fresh buffers for
+    /// each δ. Kept only to prove the faster one returns the same bits.
+    mod before {
+        use super::super::*;
+
+        struct Shifted {
+            sorted: Vec<f64>,
+            rank: Vec<u32>,
+            prefix: Vec<f64>,
+            prefix_sq: Vec<f64>,
+            scale: f64,
+            gamma: f64,
+        }
+
+        fn side_at(sorted: &[f64], pos: &[u32], gamma: f64) -> Option<(f64, f64)> {
+            let n = pos.len();
+            if n < 2 {
+                return None;
+            }
+            let g = side_trim_count(n, gamma);
+            let h = n - 2 * g;
+            if h < 2 {
+                return None;
+            }
+            let v = |i: usize| sorted[pos[i] as usize];
+            let tm = (g..n - g).map(v).sum::<f64>() / h as f64;
+            let (lo, hi) = (v(g), v(n - 1 - g));
+            let wm = (g as f64 * (lo + hi) + (g..n - g).map(v).sum::<f64>()) / n as f64;
+            let sw2 = (g as f64 * ((lo - wm).powi(2) + (hi - wm).powi(2))
+                + (g..n - g).map(|i| (v(i) - wm).powi(2)).sum::<f64>())
+                / (n - 1) as f64;
+            let hf = h as f64;
+            Some((tm, (n as f64 - 1.0) * sw2 / (hf * (hf - 1.0))))
+        }
+
+        impl Shifted {
+            fn new(b: &[f64], c: &[f64], delta: f64) -> Shifted {
+                let values: Vec<f64> = b
+                    .iter()
+                    .copied()
+                    .chain(c.iter().map(|v| v - delta))
+                    .collect();
+                let mut order: Vec<(f64, usize)> = values.iter().copied().zip(0..).collect();
+                order.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let scale = order.iter().map(|v| v.0.abs()).fold(0.0, f64::max).max(1.0);
+                let pooled: Vec<f64> = order.iter().map(|v| v.0).collect();
+                let gamma = choose_trim(&pooled, (b.len(), c.len()));
+                let centre = pooled[pooled.len() / 2];
+                let sorted: Vec<f64> = pooled.iter().map(|v| v - centre).collect();
+                let mut rank = vec![0u32; values.len()];
+                for (r, &(_, i)) in order.iter().enumerate() {
+                    rank[i] = r as u32;
+                }
+                let (mut prefix, mut prefix_sq) = (vec![0.0], vec![0.0]);
+                let (mut s, mut q) = (0.0, 0.0);
+                for v in &sorted {
+                    s += v;
+                    q += v * v;
+                    prefix.push(s);
+                    prefix_sq.push(q);
+                }
+                Shifted {
+                    sorted,
+                    rank,
+                    prefix,
+                    prefix_sq,
+                    scale,
+                    gamma,
+                }
+            }
+
+            fn complement(&self, pos: &[u32]) -> Option<(f64, f64)> {
+                let n = self.sorted.len() - pos.len();
+                if n < 2 {
+                    return None;
+                }
+                let g = side_trim_count(n, self.gamma);
+                let h = n - 2 * g;
+                if h < 2 {
+                    return None;
+                }
+                let at = |j: usize| {
+                    let mut idx = j;
+                    for &p in pos {
+                        if p as usize <= idx {
+                            idx += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    idx
+                };
+                let (a, z) = (at(g), at(n - 1 - g));
+                let (lo, hi) = (self.sorted[a], self.sorted[z]);
+                let (mut sum, mut sq) = (
+                    self.prefix[z + 1] - self.prefix[a],
+                    self.prefix_sq[z + 1] - self.prefix_sq[a],
+                );
+                for &p in pos {
+                    let p = p as usize;
+                    if (a..=z).contains(&p) {
+                        sum -= self.sorted[p];
+                        sq -= self.sorted[p] * self.sorted[p];
+                    }
+                }
+                let tm = sum / h as f64;
+                let gf = g as f64;
+                let wm = (gf * (lo + hi) + sum) / n as f64;
+                let sw2 = ((gf * (lo * lo + hi * hi) + sq - n as f64 * wm * wm) / (n - 1) as f64)
+                    .max(0.0);
+                let hf = h as f64;
+                Some((tm, (n as f64 - 1.0) * sw2 / (hf * (hf - 1.0))))
+            }
+
+            fn stat(&self, small: &[u32], small_is_base: bool) -> Option<f64> {
+                let mut pos: Vec<u32> = small.iter().map(|&i| self.rank[i as usize]).collect();
+                pos.sort_unstable();
+                let one = side_at(&self.sorted, &pos, self.gamma)?;
+                let other = self.complement(&pos)?;
+                let ((mc, dc), (mb, db)) = if small_is_base {
+                    (other, one)
+                } else {
+                    (one, other)
+                };
+                Some(studentize(mc - mb, dc + db, self.scale))
+            }
+        }
+
+        pub fn shift_ci(
+            baseline: &[f64],
+            candidate: &[f64],
+            level: f64,
+            plan: &Plan,
+        ) -> Option<(f64, f64, f64)> {
+            let mut b: Vec<f64> = baseline.iter().copied().filter(|v| v.is_finite()).collect();
+            let mut c: Vec<f64> = candidate
+                .iter()
+                .copied()
+                .filter(|v| v.is_finite())
+                .collect();
+            b.sort_by(f64::total_cmp);
+            c.sort_by(f64::total_cmp);
+            let est = trimmed_shift(&b, &c)?;
+            let alpha = 1.0 - level;
+            let n = b.len() + c.len();
+            let small_is_base = b.len() < c.len();
+            let mut small: Vec<Vec<u32>> = Vec::new();
+            let plan = Plan {
+                resamples: plan.resamples.min(1_999),
+                ..*plan
+            };
+            let (method, count) = rearrangements(n, b.len(), &plan, |m| {
+                small.push(
+                    (0..n as u32)
+                        .filter(|&i| m[i as usize] == small_is_base)
+                        .collect(),
+                )
+            });
+            let denom = count as f64
+                + if method == Method::ExactPermutation {
+                    0.0
+                } else {
+                    1.0
+                };
+            if 2.0 / denom >= alpha {
+                return None;
+            }
+            let spread = b
+                .last()
+                .zip(b.first())
+                .map(|(h, l)| h - l)
+                .unwrap_or(0.0)
+                .max(c.last().zip(c.first()).map(|(h, l)| h - l).unwrap_or(0.0))
+                .max(est.abs())
+                .max(1e-12);
+            let mut pooled = [b.as_slice(), c.as_slice()].concat();
+            pooled.sort_by(f64::total_cmp);
+            let se = yuen_sorted(&c, &b, choose_trim(&pooled, (b.len(), c.len())))
+                .map_or(0.0, |(_, se2)| se2.sqrt());
+            let need = alpha * denom;
+            let accepts = |delta: f64| -> bool {
+                let shifted = Shifted::new(&b, &c, delta);
+                let obs = shifted.stat(&small[0], small_is_base).unwrap_or(0.0);
+                let mut k = 0u64;
+                for m in &small[1..] {
+                    if let Some(s) = shifted.stat(m, small_is_base)
+                        && s.abs() >= obs.abs() - 1e-9 * obs.abs().min(1e300)
+                    {
+                        k += 1;
+                        if (k + 1) as f64 > need {
+                            return true;
+                        }
+                    }
+                }
+                (k + 1) as f64 > need
+            };
+            let first = if se > 0.0 { 4.0 * se } else { spread };
+            let tol = if se > 0.0 { 1e-4 * se } else { 1e-6 * spread };
+            let bound = |dir: f64| -> f64 {
+                let mut inside = est;
+                let mut step = first;
+                let mut outside = est + dir * step;
+                let mut tries = 0;
+                while accepts(outside) && tries < 60 {
+                    inside = outside;
+                    step *= 2.0;
+                    outside = est + dir * step;
+                    tries += 1;
+                }
+                for _ in 0..60 {
+                    let mid = 0.5 * (inside + outside);
+                    if accepts(mid) {
+                        inside = mid;
+                    } else {
+                        outside = mid;
+                    }
+                    if (outside - inside).abs() <= tol {
+                        break;
+                    }
+                }
+                inside
+            };
+            Some((est, bound(-1.0), bound(1.0)))
+        }
+    }
+
+    /// A random side as compare passes them (log latencies), with what makes the
+    /// arithmetic delicate: ties, a constant side, wild runs, values far from zero.
+    fn awkward_side(r: &mut Xoshiro256PlusPlus, n: usize, centre: f64, kind: u32) -> Vec<f64> {
+        let noise = rand_distr::Normal::new(0.0, 0.05).unwrap();
+        let mut v: Vec<f64> = (0..n)
+            .map(|_| centre + rand_distr::Distribution::sample(&noise, r))
+            .collect();
+        match kind {
+            // Ties: values on a coarse grid.
+            0 => v.iter_mut().for_each(|x| *x = (*x * 50.0).round() / 50.0),
+            // A constant side.
+            1 => v.iter_mut().for_each(|x| *x = centre),
+            // Wild runs at either end.
+            2 => {
+                v[0] += 1.5;
+                v[n - 1] -= 0.7 * r.random::<f64>();
+            }
+            // Mostly equal with one run off.
+            3 => {
+                v.iter_mut().for_each(|x| *x = centre);
+                v[0] += 0.01;
+            }
+            _ => {}
+        }
+        v
+    }
+
+    #[test]
+    fn shift_ci_is_bit_identical_to_the_scan_of_every_rearrangement() {
+        let mut r = rng(2024);
+        let levels = [0.95, 0.9, 0.99, 0.8];
+        let mut bounded = 0;
+        for case in 0..160 {
+            // Mostly compare's sizes; every tenth case up to 60 a side, and a few past 128
+            // pooled values (positions sorted instead of read from a bit set).
+            let size = |r: &mut Xoshiro256PlusPlus| {
+                if case % 40 == 19 {
+                    r.random_range(65..=80)
+                } else if case % 10 == 9 {
+                    r.random_range(2..=60)
+                } else {
+                    r.random_range(2..=14)
+                }
+            };
+            let (nb, nc) = (size(&mut r), size(&mut r));
+            let centre = if case % 3 == 0 { 0.0 } else { 9.0 };
+            let shift = [0.0, 0.02, -0.05, 0.3][case % 4];
+            let (kb, kc) = (r.random_range(0..8), r.random_range(0..8));
+            let b = awkward_side(&mut r, nb, centre, kb);
+            let c = awkward_side(&mut r, nc, centre + shift, kc);
+            // Both methods: exact enumeration up to the limit, sampled beyond it (fewer
+            // rearrangements than compare's 1,999 on most cases to keep the test quick).
+            let plan = Plan {
+                max_enumerated: [20_000, 500, 70][case % 3],
+                resamples: [199, 999, 1_999, 4_999][(case / 3) % 4],
+                seed: case as u64,
+            };
+            let level = levels[case % levels.len()];
+            let want = before::shift_ci(&b, &c, level, &plan);
+            let got = shift_ci(&b, &c, level, &plan);
+            let bits = |x: Option<(f64, f64, f64)>| {
+                x.map(|(e, l, h)| (e.to_bits(), l.to_bits(), h.to_bits()))
+            };
+            assert_eq!(bits(got), bits(want), "case {case}: {b:?} {c:?} {plan:?}");
+            bounded += usize::from(want.is_some());
+        }
+        // Most cases give an interval (the others are too small for their level).
+        assert!(bounded > 100, "{bounded}");
+    }
+
+    type ShiftCi<'a> = dyn Fn(&[f64], &[f64]) -> Option<(f64, f64, f64)> + 'a;
+
+    /// Times 12 cells of 10 against 10 and 30 cells of 50 against 50 (compare's plan),
+    /// before and after: `cargo test --release --lib shift_ci_timing -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn shift_ci_timing() {
+        let mut r = rng(99);
+        for (cells, n) in [(12, 10), (30, 50)] {
+            let data: Vec<(Vec<f64>, Vec<f64>)> = (0..cells)
+                .map(|i| {
+                    let b = awkward_side(&mut r, n, 9.0, 9);
+                    let c = awkward_side(&mut r, n, 9.0 + 0.01 * (i % 4) as f64, 9);
+                    (b, c)
+                })
+                .collect();
+            // The best of three: the machine may be busy with other work.
+            let time = |f: &ShiftCi<'_>| {
+                let mut out = Vec::new();
+                let mut best = std::time::Duration::MAX;
+                for _ in 0..3 {
+                    let start = std::time::Instant::now();
+                    out = data.iter().map(|(b, c)| f(b, c)).collect();
+                    best = best.min(start.elapsed());
+                }
+                (best, out)
+            };
+            let plan = Plan::default();
+            let (old, want) = time(&|b, c| before::shift_ci(b, c, 0.95, &plan));
+            let (new, got) = time(&|b, c| shift_ci(b, c, 0.95, &plan));
+            assert_eq!(got, want);
+            println!("{cells} cells of {n} vs {n}: before {old:.3?}, after {new:.3?}");
         }
     }
 }
