@@ -1,19 +1,19 @@
 -- bench-db schema, version 6: tag lookups and the history terms answered by indexes.
 -- A step in Rust then fills both from the runs already stored.
 
--- One row per tag of a run, as its `tags` object holds them. A run's tag is found by its
--- key (`latest=N` reads each run's commit so); `tag.KEY=VALUE` finds its runs through
--- run_tag_value.
+-- One row per tag of a run, as its `tags` object holds them: `tag.KEY=VALUE` finds its
+-- runs through the primary key (and a walk along run_recency tests each run by it).
 CREATE TABLE run_tag (
     run_id  INTEGER NOT NULL,
     key     TEXT    NOT NULL,
     value   TEXT    NOT NULL,
-    PRIMARY KEY (run_id, key)
+    PRIMARY KEY (key, value, run_id)
 ) WITHOUT ROWID;
-CREATE INDEX run_tag_value ON run_tag (key, value, run_id);
 
 -- The run's time as the history terms judge it (its `time` tag, else its source's ingest
 -- time) in nanoseconds since 1970 UTC; NULL when it has none that parses, or one outside
--- 1677–2262. `latest=N` walks run_recency from the newest run and stops after N commits.
+-- 1677–2262. `latest=N` walks run_recency from the newest run and stops after N commits,
+-- each run's commit (its `commit` tag) read from commit_tag.
 ALTER TABLE run ADD COLUMN at_ns INTEGER;
+ALTER TABLE run ADD COLUMN commit_tag TEXT;
 CREATE INDEX run_recency ON run (at_ns, id);

@@ -1404,39 +1404,4 @@ mod tests {
         // Most cases give an interval (the others are too small for their level).
         assert!(bounded > 100, "{bounded}");
     }
-
-    type ShiftCi<'a> = dyn Fn(&[f64], &[f64]) -> Option<(f64, f64, f64)> + 'a;
-
-    /// Times 12 cells of 10 against 10 and 30 cells of 50 against 50 (compare's plan),
-    /// before and after: `cargo test --release --lib shift_ci_timing -- --ignored --nocapture`.
-    #[test]
-    #[ignore]
-    fn shift_ci_timing() {
-        let mut r = rng(99);
-        for (cells, n) in [(12, 10), (30, 50)] {
-            let data: Vec<(Vec<f64>, Vec<f64>)> = (0..cells)
-                .map(|i| {
-                    let b = awkward_side(&mut r, n, 9.0, 9);
-                    let c = awkward_side(&mut r, n, 9.0 + 0.01 * (i % 4) as f64, 9);
-                    (b, c)
-                })
-                .collect();
-            // The best of three: the machine may be busy with other work.
-            let time = |f: &ShiftCi<'_>| {
-                let mut out = Vec::new();
-                let mut best = std::time::Duration::MAX;
-                for _ in 0..3 {
-                    let start = std::time::Instant::now();
-                    out = data.iter().map(|(b, c)| f(b, c)).collect();
-                    best = best.min(start.elapsed());
-                }
-                (best, out)
-            };
-            let plan = Plan::default();
-            let (old, want) = time(&|b, c| before::shift_ci(b, c, 0.95, &plan));
-            let (new, got) = time(&|b, c| shift_ci(b, c, 0.95, &plan));
-            assert_eq!(got, want);
-            println!("{cells} cells of {n} vs {n}: before {old:.3?}, after {new:.3?}");
-        }
-    }
 }

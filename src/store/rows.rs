@@ -74,11 +74,13 @@ pub struct Recent {
     pub at_ns: i64,
 }
 
-/// What the indexes hold of a stored run: its tags (`run_tag`) and its time (`run.at_ns`).
+/// What the indexes hold of a stored run: its tags (`run_tag`), its time (`run.at_ns`)
+/// and its commit (`run.commit_tag`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunIndex {
     pub tags: Vec<(String, String)>,
     pub at_ns: Option<i64>,
+    pub commit: Option<String>,
 }
 
 impl RunIndex {
@@ -93,6 +95,7 @@ impl RunIndex {
         };
         RunIndex {
             at_ns: crate::selector::time_ns(&tags, ingested_at.unwrap_or("")),
+            commit: tags.get("commit").cloned(),
             tags: tags.into_iter().collect(),
         }
     }

@@ -312,8 +312,8 @@ impl Store for PgStore {
     }
 }
 
-/// Migration 6's data step on PostgreSQL: the tag rows (one `COPY`) and the time of every
-/// run already stored ([`RunIndex::of_stored`]; one `COPY` into a temporary table, one
+/// Migration 6's data step on PostgreSQL: the tag rows (one `COPY`), the time and the
+/// commit of every run already stored ([`RunIndex::of_stored`]; one `COPY` into a temporary table, one
 /// `UPDATE`).
 fn index_stored_runs(tx: &mut postgres::Transaction) -> Result<(), postgres::Error> {
     use postgres::binary_copy::BinaryCopyInWriter;
@@ -343,14 +343,18 @@ fn index_stored_runs(tx: &mut postgres::Transaction) -> Result<(), postgres::Err
         }
     }
     w.finish()?;
-    tx.batch_execute("CREATE TEMPORARY TABLE run_at (id bigint, at_ns bigint) ON COMMIT DROP")?;
-    let sink = tx.copy_in("COPY run_at (id, at_ns) FROM STDIN (FORMAT binary)")?;
-    let mut w = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::INT8]);
+    tx.batch_execute(
+        "CREATE TEMPORARY TABLE run_at (id bigint, at_ns bigint, commit_tag text) ON COMMIT DROP",
+    )?;
+    let sink = tx.copy_in("COPY run_at (id, at_ns, commit_tag) FROM STDIN (FORMAT binary)")?;
+    let mut w = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::INT8, Type::TEXT]);
     for (id, index) in &indexed {
-        w.write(&[id, &index.at_ns])?;
+        w.write(&[id, &index.at_ns, &index.commit])?;
     }
     w.finish()?;
-    tx.batch_execute("UPDATE run SET at_ns = a.at_ns FROM run_at a WHERE a.id = run.id")
+    tx.batch_execute(
+        "UPDATE run SET at_ns = a.at_ns, commit_tag = a.commit_tag FROM run_at a WHERE a.id = run.id",
+    )
 }
 
 /// Migration 2's data step on PostgreSQL (see [`v1`]): moves the rows of the version-1

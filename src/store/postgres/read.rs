@@ -95,16 +95,14 @@ impl PgStore {
     }
 
     /// Walks `run_recency` backwards: the first [`RECENT_ROWS`] rows, then, while `f` asks
-    /// for more, eight times as many (a `LIMIT` lets the planner walk the index and stop),
-    /// each run's commit read by its key.
+    /// for more, eight times as many (a `LIMIT` lets the planner walk the index and stop).
     pub(super) fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()> {
         let (where_sql, args) = filter.walk_clause(&Postgres);
         let args = bind(args);
         let limit = args.len() + 1;
         let sql = format!(
-            "SELECT r.id, r.at_ns,
-                    (SELECT t.value FROM run_tag t WHERE t.run_id = r.id AND t.key = 'commit')
-             FROM run r {where_sql} ORDER BY r.at_ns DESC, r.id DESC LIMIT ${limit}::bigint"
+            "SELECT r.id, r.at_ns, r.commit_tag FROM run r {where_sql}
+             ORDER BY r.at_ns DESC, r.id DESC LIMIT ${limit}::bigint"
         );
         let mut c = self.client.borrow_mut();
         let mut tx = c

@@ -332,7 +332,7 @@ impl Writer {
 
         let mut run_w = copy(
             tx,
-            "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config, at_ns)",
+            "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config, at_ns, commit_tag)",
             &[
                 Type::INT8,
                 Type::INT8,
@@ -346,6 +346,7 @@ impl Writer {
                 Type::TEXT,
                 Type::TEXT,
                 Type::INT8,
+                Type::TEXT,
             ],
         )?;
         let mut next_run = run_ids.iter();
@@ -369,6 +370,7 @@ impl Writer {
                     &r.run.bench,
                     &config,
                     &at_ns,
+                    &r.run.tags.get("commit"),
                 ])?;
             }
         }

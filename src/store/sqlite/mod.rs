@@ -294,7 +294,7 @@ fn pack_v1_rows(tx: &Transaction) -> rusqlite::Result<()> {
     tx.execute_batch("DROP TABLE point; DROP TABLE printed_stat")
 }
 
-/// Migration 6's data step: the tag rows and the time of every run already stored
+/// Migration 6's data step: the tag rows, the time and the commit of every run already stored
 /// ([`RunIndex::of_stored`]).
 fn index_stored_runs(tx: &Transaction) -> rusqlite::Result<()> {
     let mut read = tx.prepare(
@@ -302,7 +302,7 @@ fn index_stored_runs(tx: &Transaction) -> rusqlite::Result<()> {
          FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id",
     )?;
     let mut tag = tx.prepare("INSERT INTO run_tag (run_id, key, value) VALUES (?1, ?2, ?3)")?;
-    let mut at = tx.prepare("UPDATE run SET at_ns = ?2 WHERE id = ?1")?;
+    let mut at = tx.prepare("UPDATE run SET at_ns = ?2, commit_tag = ?3 WHERE id = ?1")?;
     let mut rows = read.query([])?;
     // A column that is not text (a damaged row) reads as missing.
     let text = |r: &rusqlite::Row, i| {
@@ -316,7 +316,7 @@ fn index_stored_runs(tx: &Transaction) -> rusqlite::Result<()> {
         for (k, v) in &index.tags {
             tag.execute(rusqlite::params![id, k, v])?;
         }
-        at.execute(rusqlite::params![id, index.at_ns])?;
+        at.execute(rusqlite::params![id, index.at_ns, index.commit])?;
     }
     Ok(())
 }

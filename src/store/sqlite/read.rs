@@ -76,15 +76,13 @@ impl SqliteStore {
         )?)
     }
 
-    /// Walks `run_recency` backwards, one row at a time, each run's commit read from
-    /// `run_tag_run`.
+    /// Walks `run_recency` backwards, one row at a time.
     pub(super) fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()> {
         let (where_sql, args) = filter.walk_clause(&Sqlite);
         let args = values(args);
         let sql = format!(
-            "SELECT r.id, r.at_ns,
-                    (SELECT t.value FROM run_tag t WHERE t.run_id = r.id AND t.key = 'commit')
-             FROM run r {where_sql} ORDER BY r.at_ns DESC, r.id DESC"
+            "SELECT r.id, r.at_ns, r.commit_tag FROM run r {where_sql}
+             ORDER BY r.at_ns DESC, r.id DESC"
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;

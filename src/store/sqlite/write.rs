@@ -139,7 +139,6 @@ impl SqliteStore {
                 "DELETE FROM histogram WHERE series_id IN (SELECT id FROM series WHERE run_id = ?1)",
             )?;
             let mut series = tx.prepare("DELETE FROM series WHERE run_id = ?1")?;
-            let mut tags = tx.prepare("DELETE FROM run_tag WHERE run_id = ?1")?;
             let mut run = tx.prepare("DELETE FROM run WHERE id = ?1")?;
             let mut sources = BTreeSet::new();
             let mut ids = ids.to_vec();
@@ -154,10 +153,19 @@ impl SqliteStore {
                 };
                 hists.execute([id])?;
                 series.execute([id])?;
-                tags.execute([id])?;
                 run.execute([id])?;
                 sources.insert(sid);
                 out.runs.push(id);
+            }
+            // run_tag is keyed by tag: one pass over it for all the runs removed.
+            for chunk in out.runs.chunks(10_000) {
+                tx.execute(
+                    &format!(
+                        "DELETE FROM run_tag WHERE run_id IN ({})",
+                        vec!["?"; chunk.len()].join(", ")
+                    ),
+                    rusqlite::params_from_iter(chunk),
+                )?;
             }
             let mut blocks = tx.prepare(
                 "DELETE FROM block WHERE source_id = ?1
@@ -215,8 +223,8 @@ impl<'t> Writer<'t> {
                 "INSERT INTO block (source_id, idx, label, first_line, last_line, printed) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
             run: tx.prepare(
-                "INSERT INTO run (block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config, at_ns)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                "INSERT INTO run (block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config, at_ns, commit_tag)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?,
             tag: tx.prepare("INSERT INTO run_tag (run_id, key, value) VALUES (?1, ?2, ?3)")?,
             series: tx.prepare(
@@ -258,6 +266,7 @@ impl<'t> Writer<'t> {
                 r.run.bench,
                 serde_json::to_string(&r.run.config)?,
                 time_ns(&r.run.tags, self.ingested_at),
+                r.run.tags.get("commit"),
             ])?;
             let run_id = self.tx.last_insert_rowid();
             for (key, value) in &r.run.tags {
