@@ -92,6 +92,9 @@ pub fn copy(
             done.runs += runs;
         }
     }
+    if done.runs > 0 {
+        to.store.refresh_statistics()?;
+    }
     Ok(done)
 }
 

@@ -287,6 +287,12 @@ impl Store for PgStore {
     ) -> Result<usize> {
         PgStore::stream(self, filter, detail, f, damaged)
     }
+    fn refresh_statistics(&mut self) -> Result<()> {
+        self.client
+            .borrow_mut()
+            .batch_execute("ANALYZE source, block, run, series, histogram, run_tag")
+            .map_err(|e| self.err(e))
+    }
     fn all_timed(&self) -> Result<bool> {
         PgStore::all_timed(self)
     }

@@ -201,6 +201,9 @@ impl Store for SqliteStore {
     ) -> Result<usize> {
         SqliteStore::stream(self, filter, detail, f, damaged).map_err(|e| self.corrupt(e))
     }
+    fn refresh_statistics(&mut self) -> Result<()> {
+        Ok(())
+    }
     fn all_timed(&self) -> Result<bool> {
         SqliteStore::all_timed(self).map_err(|e| self.corrupt(e))
     }
