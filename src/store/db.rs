@@ -387,8 +387,8 @@ mod tests {
     use bench_db_parsers::{Block, Run};
     use std::collections::BTreeMap;
 
-    fn store(db: &mut Db, text: &str, runs: u32) {
-        let tags = BTreeMap::new();
+    /// One source of one block of `runs` runs, with these tags.
+    fn store_tagged(db: &mut Db, text: &str, runs: u32, tags: &BTreeMap<String, String>) {
         let blocks = [Block {
             runs: (1..=runs)
                 .map(|index| Run {
@@ -405,9 +405,13 @@ mod tests {
             blocks: &blocks,
             suite: "s",
             label_override: None,
-            tags: &tags,
+            tags,
         })
         .unwrap();
+    }
+
+    fn store(db: &mut Db, text: &str, runs: u32) {
+        store_tagged(db, text, runs, &BTreeMap::new());
     }
 
     #[test]
@@ -439,27 +443,6 @@ mod tests {
         // A source whose runs are all kept stays: the same output is unchanged.
         store(&mut db, "b", 2);
         assert_eq!(db.select_ids(&Selector::all()).unwrap(), [4, 5, 6]);
-    }
-
-    /// One run per source, with these tags.
-    fn store_tagged(db: &mut Db, text: &str, tags: &BTreeMap<String, String>) {
-        let blocks = [Block {
-            runs: vec![Run {
-                index: 1,
-                ..Run::default()
-            }],
-            ..Block::default()
-        }];
-        db.insert_generated(&Generated {
-            origin: text,
-            format: "loopback",
-            text,
-            blocks: &blocks,
-            suite: "s",
-            label_override: None,
-            tags,
-        })
-        .unwrap();
     }
 
     /// The history terms judged on every run's head: what `kept_ids` did before the
@@ -498,7 +481,7 @@ mod tests {
                     tags.insert("time".to_string(), format!("2026-01-0{time}T00:00:00+01:00"));
                 }
                 tags.insert("branch".to_string(), ["main", "pr"][*branch].to_string());
-                store_tagged(&mut db, &format!("run {i}"), &tags);
+                store_tagged(&mut db, &format!("run {i}"), 1, &tags);
             }
             for text in [
                 format!("latest={n}"),

@@ -65,12 +65,7 @@ impl PgStore {
         damaged: &mut dyn FnMut(Damage),
     ) -> Result<usize> {
         let mut c = self.client.borrow_mut();
-        let mut tx = c
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .map_err(|e| self.err(e))?;
+        let mut tx = snapshot(&mut c).map_err(|e| self.err(e))?;
         let ids = select_ids(&mut tx, filter).map_err(|e| self.err(e))?;
         let mut count = 0;
         for chunk in ids.chunks(CHUNK) {
@@ -105,12 +100,7 @@ impl PgStore {
              ORDER BY r.at_ns DESC, r.id DESC LIMIT ${limit}::bigint"
         );
         let mut c = self.client.borrow_mut();
-        let mut tx = c
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .map_err(|e| self.err(e))?;
+        let mut tx = snapshot(&mut c).map_err(|e| self.err(e))?;
         let (mut fed, mut rows_asked) = (0usize, RECENT_ROWS);
         loop {
             let mut refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
@@ -175,6 +165,14 @@ impl PgStore {
             .collect();
         Ok((record, blocks))
     }
+}
+
+/// A `REPEATABLE READ READ ONLY` transaction: every query of one read sees one snapshot.
+fn snapshot(c: &mut postgres::Client) -> Result<postgres::Transaction<'_>, postgres::Error> {
+    c.build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
 }
 
 fn select_ids(c: &mut impl GenericClient, filter: &Filter) -> Result<Vec<i64>, postgres::Error> {
