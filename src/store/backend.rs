@@ -3,8 +3,9 @@
 //! relabelling, copy) is written once on top of it, in [`super::Db`].
 
 use super::filter::Filter;
-use super::rows::{BlockMeta, BlockRows, Damage, Detail, Recent, Removed, SourceRecord, Written};
+use super::rows::{BlockMeta, BlockRows, Damage, Detail, Removed, SourceRecord, Written};
 use crate::dataset::StoredRun;
+use crate::selector::HistoryKey;
 use anyhow::Result;
 use bench_db_parsers::ParseError;
 use thiserror::Error;
@@ -96,7 +97,7 @@ pub trait Store {
     /// Calls `f` with the runs the filter matches, newest first (time, then id,
     /// descending), each as its id, commit and time, until `f` returns false. Reads the
     /// indexes only: a run is not decoded here.
-    fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()>;
+    fn recent(&self, filter: &Filter, f: &mut dyn FnMut(HistoryKey) -> bool) -> Result<()>;
 
     /// Brings the planner's statistics up to date after a bulk write (PostgreSQL:
     /// `ANALYZE`; a query planned on a freshly loaded table's empty statistics can take

@@ -12,7 +12,7 @@ use super::backend::Store;
 use super::filter::{Bound, Filter};
 use super::open_error;
 use super::postgres::PgStore;
-use super::rows::{Damage, Detail, Recent, Removed};
+use super::rows::{Damage, Detail, Removed};
 use super::sqlite::SqliteStore;
 use super::url::Target;
 use crate::dataset::StoredRun;
@@ -227,64 +227,52 @@ impl Db {
         let Some(n) = latest else {
             return Ok(self.store.select_ids(&filter)?.into_iter().collect());
         };
-        let mut seen: HashSet<RunKey> = HashSet::new();
-        let mut nth_at = i64::MIN;
+        // What `latest` counts: commits, and runs without one.
+        let mut commits: HashSet<Box<str>> = HashSet::new();
+        let mut alone: Vec<i64> = Vec::new();
+        let mut nth = None;
         let mut walked = Vec::new();
         let mut stopped = false;
         self.store.recent(&filter, &mut |r| {
-            if seen.len() >= n && r.at_ns < nth_at {
+            if commits.len() + alone.len() >= n && r.time < nth {
                 stopped = true;
                 return false;
             }
-            if seen.insert(RunKey::of(&r)) && seen.len() == n {
-                nth_at = r.at_ns;
+            let new = match &r.commit {
+                Some(c) => commits.insert(c.clone()),
+                None => {
+                    alone.push(r.id);
+                    true
+                }
+            };
+            if new && commits.len() + alone.len() == n {
+                nth = r.time;
             }
             walked.push(r);
             true
         })?;
-        let runs = if stopped {
-            let mut runs = Vec::new();
-            let commits: Vec<String> = seen
-                .iter()
-                .filter_map(|k| match k {
-                    RunKey::Commit(c) => Some(c.clone()),
-                    RunKey::Run(_) => None,
-                })
-                .collect();
-            let ids: Vec<i64> = seen
-                .iter()
-                .filter_map(|k| match k {
-                    RunKey::Run(id) => Some(*id),
-                    RunKey::Commit(_) => None,
-                })
-                .collect();
+        let keys = if stopped {
+            let mut keys = Vec::new();
+            let commits: Vec<String> = commits.iter().map(|c| c.to_string()).collect();
             let mut read = |commits: &[String], ids: &[i64]| {
                 let f = filter
                     .clone()
                     .and(Bound::CommitsOrRuns(commits.to_vec(), ids.to_vec()));
                 self.store.recent(&f, &mut |r| {
-                    runs.push(r);
+                    keys.push(r);
                     true
                 })
             };
             for chunk in commits.chunks(KEYS_PER_QUERY) {
                 read(chunk, &[])?;
             }
-            for chunk in ids.chunks(KEYS_PER_QUERY) {
+            for chunk in alone.chunks(KEYS_PER_QUERY) {
                 read(&[], chunk)?;
             }
-            runs
+            keys
         } else {
             walked
         };
-        let keys = runs
-            .into_iter()
-            .map(|r| HistoryKey {
-                id: r.id,
-                commit: r.commit.map(String::into_boxed_str),
-                time: Some(chrono::DateTime::from_timestamp_nanos(r.at_ns)),
-            })
-            .collect();
         Ok(selector::latest(keys, n)
             .into_iter()
             .map(|k| k.id)
@@ -349,22 +337,6 @@ impl Db {
                 .push(file(format!("reading the runs failed: {e:#}"))),
         }
         out
-    }
-}
-
-/// What `latest=N` counts: a commit, or a run without one.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum RunKey {
-    Commit(String),
-    Run(i64),
-}
-
-impl RunKey {
-    fn of(r: &Recent) -> RunKey {
-        match &r.commit {
-            Some(c) => RunKey::Commit(c.clone()),
-            None => RunKey::Run(r.id),
-        }
     }
 }
 

@@ -8,6 +8,7 @@
 
 use super::codec;
 use crate::dataset::StoredRun;
+use crate::selector::HistoryKey;
 use anyhow::{Context, Result, anyhow};
 use bench_db_parsers::{Data, HistInterval, PrintedStat, Run, Series};
 
@@ -64,14 +65,14 @@ pub struct SourceRecord {
     pub ingested_at: String,
 }
 
-/// A run as the history terms find it through the store's indexes: newest first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Recent {
-    pub id: i64,
-    /// Its `commit` tag.
-    pub commit: Option<String>,
-    /// Its time in nanoseconds since 1970 UTC (`run.at_ns`).
-    pub at_ns: i64,
+/// A run's [`HistoryKey`] as the indexes hold it: its id, time in nanoseconds
+/// (`run.at_ns`) and commit (`run.commit_tag`).
+pub fn indexed_key(id: i64, at_ns: i64, commit: Option<String>) -> HistoryKey {
+    HistoryKey {
+        id,
+        commit: commit.map(String::into_boxed_str),
+        time: Some(chrono::DateTime::from_timestamp_nanos(at_ns)),
+    }
 }
 
 /// What the indexes hold of a stored run: its tags (`run_tag`), its time (`run.at_ns`)

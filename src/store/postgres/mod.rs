@@ -17,10 +17,11 @@ mod write;
 use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
-use super::rows::{BlockMeta, Damage, Detail, Recent, Removed, RunIndex, SourceRecord, Written};
+use super::rows::{BlockMeta, Damage, Detail, Removed, RunIndex, SourceRecord, Written};
 use super::url::{Host, PgUrl, SslMode};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
+use crate::selector::HistoryKey;
 use anyhow::{Context, Result, anyhow, bail};
 use bench_db_parsers::PrintedStat;
 use postgres::Client;
@@ -296,7 +297,7 @@ impl Store for PgStore {
     fn all_timed(&self) -> Result<bool> {
         PgStore::all_timed(self)
     }
-    fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()> {
+    fn recent(&self, filter: &Filter, f: &mut dyn FnMut(HistoryKey) -> bool) -> Result<()> {
         PgStore::recent(self, filter, f)
     }
     fn blocks_contiguous(&self) -> Result<bool> {

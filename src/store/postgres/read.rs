@@ -4,9 +4,10 @@
 
 use super::PgStore;
 use crate::dataset::StoredRun;
+use crate::selector::HistoryKey;
 use crate::store::filter::{Arg, Dialect, Filter};
 use crate::store::rows::{
-    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, Recent, RunCols, SeriesCols, SourceRecord,
+    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, RunCols, SeriesCols, SourceRecord, indexed_key,
     printed_from_json,
 };
 use anyhow::Result;
@@ -91,7 +92,11 @@ impl PgStore {
 
     /// Walks `run_recency` backwards: the first [`RECENT_ROWS`] rows, then, while `f` asks
     /// for more, eight times as many (a `LIMIT` lets the planner walk the index and stop).
-    pub(super) fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()> {
+    pub(super) fn recent(
+        &self,
+        filter: &Filter,
+        f: &mut dyn FnMut(HistoryKey) -> bool,
+    ) -> Result<()> {
         let (where_sql, args) = filter.walk_clause(&Postgres);
         let args = bind(args);
         let limit = args.len() + 1;
@@ -109,11 +114,7 @@ impl PgStore {
             let all = (rows.len() as i64) < rows_asked;
             for r in rows.iter().skip(fed) {
                 fed += 1;
-                let go_on = f(Recent {
-                    id: r.get(0),
-                    at_ns: r.get(1),
-                    commit: r.get(2),
-                });
+                let go_on = f(indexed_key(r.get(0), r.get(1), r.get(2)));
                 if !go_on {
                     return tx.commit().map_err(|e| self.err(e));
                 }

@@ -17,9 +17,10 @@ use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
 use super::open_error;
-use super::rows::{BlockMeta, Damage, Detail, Recent, Removed, RunIndex, SourceRecord, Written};
+use super::rows::{BlockMeta, Damage, Detail, Removed, RunIndex, SourceRecord, Written};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
+use crate::selector::HistoryKey;
 use anyhow::{Context, Result, anyhow, bail};
 use bench_db_parsers::PrintedStat;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
@@ -207,7 +208,7 @@ impl Store for SqliteStore {
     fn all_timed(&self) -> Result<bool> {
         SqliteStore::all_timed(self).map_err(|e| self.corrupt(e))
     }
-    fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()> {
+    fn recent(&self, filter: &Filter, f: &mut dyn FnMut(HistoryKey) -> bool) -> Result<()> {
         SqliteStore::recent(self, filter, f).map_err(|e| self.corrupt(e))
     }
     fn blocks_contiguous(&self) -> Result<bool> {

@@ -3,9 +3,10 @@
 
 use super::SqliteStore;
 use crate::dataset::StoredRun;
+use crate::selector::HistoryKey;
 use crate::store::filter::{Arg, Dialect, Filter};
 use crate::store::rows::{
-    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, Recent, RunCols, SeriesCols, SourceRecord,
+    BlockMeta, CONTIGUOUS_SQL, Damage, Detail, RunCols, SeriesCols, SourceRecord, indexed_key,
     printed_from_json,
 };
 use anyhow::Result;
@@ -77,7 +78,11 @@ impl SqliteStore {
     }
 
     /// Walks `run_recency` backwards, one row at a time.
-    pub(super) fn recent(&self, filter: &Filter, f: &mut dyn FnMut(Recent) -> bool) -> Result<()> {
+    pub(super) fn recent(
+        &self,
+        filter: &Filter,
+        f: &mut dyn FnMut(HistoryKey) -> bool,
+    ) -> Result<()> {
         let (where_sql, args) = filter.walk_clause(&Sqlite);
         let args = values(args);
         let sql = format!(
@@ -87,11 +92,7 @@ impl SqliteStore {
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
         while let Some(r) = rows.next()? {
-            let go_on = f(Recent {
-                id: r.get(0)?,
-                at_ns: r.get(1)?,
-                commit: r.get(2)?,
-            });
+            let go_on = f(indexed_key(r.get(0)?, r.get(1)?, r.get(2)?));
             if !go_on {
                 break;
             }
