@@ -194,8 +194,16 @@ pub fn history<R: Borrow<StoredRun>>(
 /// after the warm-up rule (see [`HistoryBuilder::add_blocks`]).
 pub struct HistoryBuilder<'o> {
     opts: &'o HistoryOptions,
-    /// (benchmark identity, label) → metric → its unit, percentiles and their accumulators.
-    groups: BTreeMap<(Identity, Option<String>), BTreeMap<String, Followed>>,
+    /// (benchmark identity, label) → its commits and metrics.
+    groups: BTreeMap<(Identity, Option<String>), Group>,
+}
+
+/// One group's commits, each looked up once a run for all its series, and per metric
+/// its unit, percentiles and their accumulators.
+#[derive(Default)]
+struct Group {
+    commits: Commits,
+    metrics: BTreeMap<String, Followed>,
 }
 
 /// One metric of one group: the unit first seen, the percentiles in first-seen order,
@@ -203,18 +211,40 @@ pub struct HistoryBuilder<'o> {
 struct Followed {
     unit: String,
     percentiles: Vec<Option<f64>>,
-    cells: Vec<Commits>,
+    cells: Vec<Points>,
 }
 
-/// One point per commit (or per run without a commit), as runs arrive.
+/// A group's commits (or runs without a commit) in first-seen order: the slots its
+/// series' points are kept in.
 #[derive(Default)]
 struct Commits {
-    accs: Vec<Acc>,
-    by_key: HashMap<String, usize>,
+    /// `commit:C` or `run:ID` → slot.
+    slots: HashMap<String, usize>,
+    /// Each slot's commit.
+    commits: Vec<Option<String>>,
 }
 
+impl Commits {
+    fn slot(&mut self, r: &StoredRun, key: &str) -> usize {
+        if let Some(&i) = self.slots.get(key) {
+            return i;
+        }
+        self.commits.push(r.run.tags.get("commit").cloned());
+        self.slots.insert(key.to_string(), self.commits.len() - 1);
+        self.commits.len() - 1
+    }
+}
+
+/// One series' point per commit slot, as runs arrive (`None`: no run of that commit has
+/// a value in this series).
+#[derive(Default)]
+struct Points {
+    accs: Vec<Option<Acc>>,
+}
+
+/// The runs of one commit in one series: the branch of the first, the earliest time
+/// and run id, and each run's value and id.
 struct Acc {
-    commit: Option<String>,
     branch: Option<String>,
     time: Option<chrono::DateTime<chrono::Utc>>,
     first_id: i64,
@@ -261,6 +291,7 @@ impl<'o> HistoryBuilder<'o> {
         }
         .identity(r);
         let group = self.groups.entry((identity, label)).or_default();
+        let metrics = &mut group.metrics;
         let mut seen: Vec<&str> = Vec::new();
         for s in &r.run.series {
             if !opts.metrics.is_empty() && !opts.metrics.contains(&s.metric) {
@@ -283,8 +314,8 @@ impl<'o> HistoryBuilder<'o> {
                     .map(Some)
                     .collect(),
             };
-            if !group.contains_key(&s.metric) {
-                group.insert(
+            if !metrics.contains_key(&s.metric) {
+                metrics.insert(
                     s.metric.clone(),
                     Followed {
                         unit: s.unit.clone(),
@@ -293,30 +324,34 @@ impl<'o> HistoryBuilder<'o> {
                     },
                 );
             }
-            let Some(e) = group.get_mut(&s.metric) else {
+            let Some(e) = metrics.get_mut(&s.metric) else {
                 continue;
             };
             for p in ps {
                 if !e.percentiles.contains(&p) {
                     e.percentiles.push(p);
-                    e.cells.push(Commits::default());
+                    e.cells.push(Points::default());
                 }
             }
             if !seen.contains(&s.metric.as_str()) {
                 seen.push(&s.metric);
             }
         }
+        if seen.is_empty() {
+            return;
+        }
         // The run's values: a value at a percentile comes from the run's first series
-        // of the metric, whose percentiles were all recorded above. The run's commit key
+        // of the metric, whose percentiles were all recorded above. The run's commit slot
         // and time are worked out once, not once per cell.
         let at = RunAt::of(r);
+        let slot = group.commits.slot(r, &at.key);
         for metric in seen {
-            let Some(e) = group.get_mut(metric) else {
+            let Some(e) = metrics.get_mut(metric) else {
                 continue;
             };
             for (p, cell) in e.percentiles.iter().zip(&mut e.cells) {
                 if let Some(v) = r.value_at(metric, *p) {
-                    cell.push(r, &at, v);
+                    cell.push(slot, r, at.time, v);
                 }
             }
         }
@@ -326,13 +361,13 @@ impl<'o> HistoryBuilder<'o> {
     /// points.
     pub fn finish(self) -> Result<Vec<History>, ChangePointError> {
         let mut out = Vec::new();
-        for ((identity, label), metrics) in self.groups {
-            for (metric, f) in metrics {
-                let mut cells: Vec<(Option<f64>, Commits)> =
+        for ((identity, label), group) in self.groups {
+            for (metric, f) in group.metrics {
+                let mut cells: Vec<(Option<f64>, Points)> =
                     f.percentiles.into_iter().zip(f.cells).collect();
                 cells.sort_by(|a, b| a.0.unwrap_or(-1.0).total_cmp(&b.0.unwrap_or(-1.0)));
                 for (p, cell) in cells {
-                    let points = cell.points();
+                    let points = cell.points(&group.commits.commits);
                     if points.is_empty() {
                         continue;
                     }
@@ -378,25 +413,24 @@ impl RunAt {
     }
 }
 
-impl Commits {
-    fn push(&mut self, r: &StoredRun, at: &RunAt, v: f64) {
-        let t = at.time;
-        let i = match self.by_key.get(at.key.as_str()) {
-            Some(&i) => i,
-            None => {
-                self.accs.push(Acc {
-                    commit: r.run.tags.get("commit").cloned(),
-                    branch: r.run.tags.get("branch").cloned(),
-                    time: t,
-                    first_id: r.id,
-                    values: Vec::new(),
-                    ids: Vec::new(),
-                });
-                self.by_key.insert(at.key.clone(), self.accs.len() - 1);
-                self.accs.len() - 1
-            }
-        };
-        let a = &mut self.accs[i];
+impl Points {
+    fn push(
+        &mut self,
+        slot: usize,
+        r: &StoredRun,
+        t: Option<chrono::DateTime<chrono::Utc>>,
+        v: f64,
+    ) {
+        if self.accs.len() <= slot {
+            self.accs.resize_with(slot + 1, || None);
+        }
+        let a = self.accs[slot].get_or_insert_with(|| Acc {
+            branch: r.run.tags.get("branch").cloned(),
+            time: t,
+            first_id: r.id,
+            values: Vec::new(),
+            ids: Vec::new(),
+        });
         a.time = match (a.time, t) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
@@ -406,13 +440,19 @@ impl Commits {
         a.ids.push(r.id);
     }
 
-    /// The points in time order (then run id), each the median of its commit's runs.
-    fn points(self) -> Vec<Point> {
-        let mut accs = self.accs;
-        accs.sort_by_key(|a| (a.time, a.first_id));
+    /// The points in time order (then run id), each the median of its commit's runs;
+    /// `commits` are the group's commits by slot.
+    fn points(self, commits: &[Option<String>]) -> Vec<Point> {
+        let mut accs: Vec<(usize, Acc)> = self
+            .accs
+            .into_iter()
+            .enumerate()
+            .filter_map(|(slot, a)| Some((slot, a?)))
+            .collect();
+        accs.sort_by_key(|(_, a)| (a.time, a.first_id));
         accs.into_iter()
-            .map(|mut a| Point {
-                commit: a.commit,
+            .map(|(slot, mut a)| Point {
+                commit: commits[slot].clone(),
                 branch: a.branch,
                 time: a
                     .time

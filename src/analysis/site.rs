@@ -429,9 +429,38 @@ pub struct SuiteBuilder<'o> {
     open_sources: HashMap<i64, (usize, Vec<Placed>)>,
     /// Each with its place in the stream: curves take runs in the order they came.
     curve_runs: Vec<Placed>,
+    /// The histories, fed here unless taken to be fed elsewhere ([`Self::take_series`]).
+    series: Option<SuiteSeries<'o>>,
+    /// The histories fed elsewhere, once handed back.
+    series_done: Option<SeriesPages>,
+    pair_runs: Vec<StoredRun>,
+}
+
+/// A suite's histories over ingests and over commits, fed every run of a paged suite.
+pub struct SuiteSeries<'o> {
     changes: Changes<'o>,
     histories: history::Histories,
-    pair_runs: Vec<StoredRun>,
+}
+
+/// What [`SuiteSeries`] gives the suite page.
+pub struct SeriesPages {
+    histories: Vec<HistoryInput>,
+    changes: Vec<ChangeSeries>,
+}
+
+impl SuiteSeries<'_> {
+    /// Takes in the suite's next run.
+    pub fn add(&mut self, r: &StoredRun) {
+        self.changes.add(r);
+        self.histories.add(r);
+    }
+
+    pub fn finish(self) -> SeriesPages {
+        SeriesPages {
+            histories: self.histories.finish(),
+            changes: self.changes.finish(),
+        }
+    }
 }
 
 impl<'o> SuiteBuilder<'o> {
@@ -478,8 +507,11 @@ impl<'o> SuiteBuilder<'o> {
             pages: Vec::new(),
             open_sources: HashMap::new(),
             curve_runs: Vec::new(),
-            changes: Changes::new(history, later_runs),
-            histories: history::Histories::default(),
+            series: paged.then(|| SuiteSeries {
+                changes: Changes::new(history, later_runs),
+                histories: history::Histories::default(),
+            }),
+            series_done: None,
             pair_runs: Vec::new(),
         }
     }
@@ -504,8 +536,9 @@ impl<'o> SuiteBuilder<'o> {
             self.all.push(Rc::new(r));
             return;
         }
-        self.changes.add(&r);
-        self.histories.add(&r);
+        if let Some(series) = &mut self.series {
+            series.add(&r);
+        }
         let r = Rc::new(r);
         // The source: its runs are kept until it is whole, then only for a curve.
         let source = r.source_id;
@@ -587,6 +620,18 @@ impl<'o> SuiteBuilder<'o> {
         (n, n.div_ceil(GROUPS_PER_PAGE))
     }
 
+    /// The suite's histories, for the caller to feed every run it adds (in the same
+    /// order) and hand back finished with [`Self::put_series`]: they can be built on
+    /// another thread. `None` when the suite page draws them from all its runs at once.
+    pub fn take_series(&mut self) -> Option<SuiteSeries<'o>> {
+        self.series.take()
+    }
+
+    /// The histories taken with [`Self::take_series`], finished.
+    pub fn put_series(&mut self, done: SeriesPages) {
+        self.series_done = Some(done);
+    }
+
     /// The group pages whose groups are all whole, in order, not taken before: a caller
     /// draws them as the runs stream instead of holding every group to the end.
     pub fn take_group_pages(&mut self) -> Vec<GroupPage> {
@@ -625,6 +670,11 @@ impl<'o> SuiteBuilder<'o> {
         let flat: Vec<&StoredRun> = groups.iter().flatten().copied().collect();
         self.curve_runs.sort_by_key(|r| r.0);
         let curve_runs: Vec<&StoredRun> = self.curve_runs.iter().map(|r| &*r.1).collect();
+        let series = match (self.series.take(), self.series_done.take()) {
+            (Some(here), _) => here.finish(),
+            (None, Some(done)) => done,
+            (None, None) => panic!("the suite's series were taken and not handed back"),
+        };
         SuitePage {
             suite: self.suite.clone(),
             runs: self.runs,
@@ -636,8 +686,8 @@ impl<'o> SuiteBuilder<'o> {
             pages: std::mem::take(&mut self.pages),
             group_pages: std::mem::take(&mut self.ready),
             curves: curves(&curve_runs, &ladder_metrics(&self.metrics), self.opts),
-            histories: self.histories.finish(),
-            changes: self.changes.finish(),
+            histories: series.histories,
+            changes: series.changes,
             printed: groups.iter().flat_map(|g| printed_rows(g)).collect(),
             replicates: replicates(&groups),
         }

@@ -7,6 +7,10 @@
 //! (no series) to plan each suite; then one suite at a time its runs are read with their
 //! series, its group pages written as their groups are whole, its page written and let
 //! go, and the index drawn at the end from each suite's small summary.
+//!
+//! Three threads share the work: one reads and decodes the runs and builds each suite's
+//! histories, one draws and writes the group pages, and the calling thread builds the
+//! rest. Their output is the same as one thread's.
 
 use super::select::select_some;
 use crate::analysis::history::HistoryOptions;
@@ -20,7 +24,8 @@ use crate::store::url::Target;
 use crate::store::{Db, Detail};
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::SyncSender;
 
 pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
@@ -59,44 +64,107 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
     let mut left_out = Vec::new();
     let mut summaries = Vec::new();
     let mut files = vec![args.out.join("index.html")];
-    for (suite, planned) in suites {
-        // One suite at a time: its runs are read, its pages written, and all of it let go
-        // but what the index says of it.
-        let mut b = site::SuiteBuilder::new(&suite, planned.plan, &opts, &history);
-        let name = names[suite.as_str()].as_str();
-        let (groups, n_pages) = b.planned_pages();
-        // Group pages are written as soon as their groups are whole.
-        let mut early = Vec::new();
-        stream(&store, &planned.ids, planned.sides, |r| {
-            b.add(r);
-            for p in b.take_group_pages() {
-                let page = html::group_page(&suite, name, groups, n_pages, &p);
-                write_site(&args.out, std::slice::from_ref(&page))?;
-                early.push(args.out.join(&page.0));
+    let (reads, mut builders): (Vec<_>, Vec<_>) = suites
+        .into_iter()
+        .map(|(suite, p)| {
+            let b = site::SuiteBuilder::new(&suite, p.plan, &opts, &history);
+            ((p.ids, p.sides), (suite, b))
+        })
+        .unzip();
+    // Three threads: one reads and decodes the runs and builds each suite's histories,
+    // one draws and writes the group pages, and this one builds the rest. Each suite's
+    // series go with its runs.
+    let reads: Vec<_> = reads
+        .into_iter()
+        .zip(builders.iter_mut())
+        .map(|(read, (_, b))| (read, b.take_series()))
+        .collect();
+    let mut early = Vec::new();
+    let mut suite_files: Vec<Vec<PathBuf>> = Vec::new();
+    std::thread::scope(|scope| -> Result<()> {
+        let (runs_tx, runs) = std::sync::mpsc::sync_channel(READ_AHEAD);
+        let reader = std::thread::Builder::new()
+            .name("report-read".into())
+            .spawn_scoped(scope, move || read_suites(&store, reads, &runs_tx))
+            .context("starting the reading thread")?;
+        let (pages_tx, pages) = std::sync::mpsc::sync_channel::<(usize, site::GroupPage)>(4);
+        let (out, names) = (&args.out, &names);
+        let plans: Vec<(String, usize, usize)> = builders
+            .iter()
+            .map(|(suite, b)| {
+                let (groups, n_pages) = b.planned_pages();
+                (suite.clone(), groups, n_pages)
+            })
+            .collect();
+        let writer = std::thread::Builder::new()
+            .name("report-write".into())
+            .spawn_scoped(scope, move || -> Result<Vec<Vec<PathBuf>>> {
+                let mut written = vec![Vec::new(); plans.len()];
+                for (at, p) in pages {
+                    let (suite, groups, n_pages) = &plans[at];
+                    let name = names[suite.as_str()].as_str();
+                    let page = html::group_page(suite, name, *groups, *n_pages, &p);
+                    write_site(out, std::slice::from_ref(&page))?;
+                    written[at].push(out.join(&page.0));
+                }
+                Ok(written)
+            })
+            .context("starting the writing thread")?;
+        let drawn = (|| -> Result<()> {
+            for (at, (suite, mut b)) in builders.into_iter().enumerate() {
+                // One suite at a time: its runs are read, its pages written, and all of
+                // it let go but what the index says of it.
+                let name = names[suite.as_str()].as_str();
+                loop {
+                    match runs.recv() {
+                        Ok(Read::Run(r)) => b.add(r),
+                        Ok(Read::End(series)) => {
+                            if let Some(done) = series {
+                                b.put_series(done);
+                            }
+                            break;
+                        }
+                        Err(_) => anyhow::bail!("the runs stopped coming"),
+                    }
+                    // Group pages are written as soon as their groups are whole.
+                    for p in b.take_group_pages() {
+                        pages_tx
+                            .send((at, p))
+                            .map_err(|_| anyhow::anyhow!("the writing stopped"))?;
+                    }
+                }
+                let mine = match &side_comparison {
+                    Some(c) => [c.clone()]
+                        .into_iter()
+                        .filter(|c| c.suite == suite)
+                        .collect::<Vec<_>>(),
+                    None => {
+                        let pairs = pairing::branch_pairs(&b.take_pair_runs());
+                        left_out.extend(pairs.left_out);
+                        pairs.comparisons
+                    }
+                };
+                let page = b.finish(&mine.iter().collect::<Vec<_>>());
+                let pages = html::suite_files(&page, name, &mine);
+                write_site(&args.out, &pages)?;
+                suite_files.push(pages.iter().map(|p| args.out.join(&p.0)).collect());
+                summaries.push(page.summary());
+                comparisons.extend(mine);
             }
             Ok(())
-        })?;
-        let mine = match &side_comparison {
-            Some(c) => [c.clone()]
-                .into_iter()
-                .filter(|c| c.suite == suite)
-                .collect::<Vec<_>>(),
-            None => {
-                let pairs = pairing::branch_pairs(&b.take_pair_runs());
-                left_out.extend(pairs.left_out);
-                pairs.comparisons
-            }
-        };
-        let page = b.finish(&mine.iter().collect::<Vec<_>>());
-        let pages = html::suite_files(&page, name, &mine);
-        write_site(&args.out, &pages)?;
+        })();
+        drop((runs, pages_tx));
+        // A failed read or write stopped the drawing: its error is the one to tell.
+        joined(reader)?;
+        early = joined(writer)?;
+        drawn
+    })?;
+    for (suite, early) in suite_files.into_iter().zip(early) {
         // The suite page, then its group pages in order.
-        let mut pages = pages.iter().map(|p| args.out.join(&p.0));
+        let mut pages = suite.into_iter();
         files.extend(pages.next());
-        files.append(&mut early);
+        files.extend(early);
         files.extend(pages);
-        summaries.push(page.summary());
-        comparisons.extend(mine);
     }
     if let Some(c) = side_comparison.filter(|c| !names.contains_key(c.suite.as_str())) {
         // Sides of no suite page still show on the index.
@@ -228,6 +296,58 @@ fn stream(
     }
     Ok(())
 }
+
+/// What a thread returned; its panic goes on here.
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// What the reading thread sends: a run, or the end of a suite's runs with its histories
+/// when they were built there.
+// Nearly every message is a run: boxing it would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
+enum Read {
+    Run(StoredRun),
+    End(Option<site::SeriesPages>),
+}
+
+/// Sends each suite's runs (see [`stream`]) down `tx`, each first added to the suite's
+/// series when it has them, then the suite's end. Stops quietly when the receiving side
+/// has gone: its own error tells why.
+fn read_suites(
+    store: &Db,
+    suites: Vec<(ReadPlan, Option<site::SuiteSeries>)>,
+    tx: &SyncSender<Read>,
+) -> Result<()> {
+    let mut gone = false;
+    for ((ids, sides), mut series) in suites {
+        let sent = stream(store, &ids, sides, |r| {
+            if let Some(series) = &mut series {
+                series.add(&r);
+            }
+            gone = tx.send(Read::Run(r)).is_err();
+            anyhow::ensure!(!gone, "the drawing stopped");
+            Ok(())
+        })
+        .map(|()| {
+            gone = tx.send(Read::End(series.map(|s| s.finish()))).is_err();
+        });
+        match sent {
+            Err(_) | Ok(()) if gone => return Ok(()),
+            other => other?,
+        }
+    }
+    Ok(())
+}
+
+/// One suite's runs to read: their ids, each with whether it keeps its block's printed
+/// numbers, and the sides' runs already read (see [`Planned`]).
+type ReadPlan = (Vec<(i64, bool)>, Vec<StoredRun>);
+
+/// Runs decoded ahead of the drawing, at most.
+const READ_AHEAD: usize = 256;
 
 /// Runs read per query (each id is a bound value).
 const IDS_PER_READ: usize = 10_000;

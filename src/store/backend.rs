@@ -52,7 +52,7 @@ pub type BlockFeed<'a> = dyn Iterator<Item = Result<BlockRows, IngestError>> + '
 
 /// A bench-db store: SQLite ([`super::sqlite::SqliteStore`]) or PostgreSQL
 /// ([`super::postgres::PgStore`]).
-pub trait Store {
+pub trait Store: Send {
     /// The schema version of the open store.
     fn schema_version(&self) -> Result<i64>;
 
