@@ -7,7 +7,7 @@ use crate::stats::variation::{jlbh_variation, robust_cv_pct};
 use bench_db_parsers::{Data, Param};
 use serde::Serialize;
 use std::borrow::Borrow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One row of a variation table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -16,7 +16,7 @@ pub struct VariationRow {
     /// The benchmark the runs measure (`null` for a format that names none).
     pub bench: Option<String>,
     /// Its configuration.
-    pub config: std::collections::BTreeMap<String, Param>,
+    pub config: BTreeMap<String, Param>,
     pub label: String,
     pub metric: String,
     /// Percentile (worst = 100) for ladders; `None` for single values.
@@ -67,6 +67,14 @@ pub fn variation<R: Borrow<StoredRun>>(
     let mut rows = Vec::new();
     for (key, mut members) in groups {
         members.sort_by_key(|r| (r.run.index, r.id));
+        let config: BTreeMap<String, Param> = members[0]
+            .run
+            .config_params()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let run_ids: Vec<i64> = members.iter().map(|r| r.id).collect();
+        let run_indexes: Vec<u32> = members.iter().map(|r| r.run.index).collect();
         for (name, display, unit) in metrics_of(&members, metric) {
             for p in percentiles_of(&members, &name) {
                 let values: Vec<Option<f64>> =
@@ -89,12 +97,7 @@ pub fn variation<R: Borrow<StoredRun>>(
                 rows.push(VariationRow {
                     suite: key.suite.clone(),
                     bench: key.bench.clone(),
-                    config: members[0]
-                        .run
-                        .config_params()
-                        .into_iter()
-                        .map(|(k, v)| (k.to_string(), v.clone()))
-                        .collect(),
+                    config: config.clone(),
                     label: key.label.clone(),
                     metric: name.clone(),
                     percentile: p,
@@ -110,8 +113,8 @@ pub fn variation<R: Borrow<StoredRun>>(
                         .flatten(),
                     unit: unit.clone(),
                     display: display.clone(),
-                    run_ids: members.iter().map(|r| r.id).collect(),
-                    run_indexes: members.iter().map(|r| r.run.index).collect(),
+                    run_ids: run_ids.clone(),
+                    run_indexes: run_indexes.clone(),
                 });
             }
         }
