@@ -1,7 +1,7 @@
 //! Runs as loaded back from the store, with their identity and provenance: what
 //! analysis, reports and exports consume. Pure data, no IO.
 
-use bench_db_parsers::{Data, PrintedStat, Run, Series};
+use bench_db_parsers::{Data, Param, PrintedStat, Run, Series};
 use serde::Serialize;
 
 /// How close two percentiles are to be the same one: a ladder's `99.9` may be parsed or
@@ -140,6 +140,35 @@ impl StoredRun {
             block_id: self.block_id,
         }
     }
+
+    /// Whether `other` has the same [`Self::group_key`], told without building either
+    /// (no parameter is formatted unless two differ).
+    pub fn same_group(&self, other: &StoredRun) -> bool {
+        if self.block_id != other.block_id
+            || self.suite != other.suite
+            || self.label != other.label
+            || self.run.bench != other.run.bench
+        {
+            return false;
+        }
+        let (a, b) = (self.run.config_params(), other.run.config_params());
+        a.len() == b.len()
+            && a.iter().zip(&b).all(|((ka, va), (kb, vb))| {
+                // Two parameters print alike when they are the same value; else (1 and
+                // "1", 0 and -0) their printed forms decide.
+                ka == kb && (same_param(va, vb) || va.to_string() == vb.to_string())
+            })
+    }
+}
+
+/// The same parameter to the bit.
+fn same_param(a: &Param, b: &Param) -> bool {
+    match (a, b) {
+        (Param::Num(x), Param::Num(y)) => x.to_bits() == y.to_bits(),
+        (Param::Bool(x), Param::Bool(y)) => x == y,
+        (Param::Text(x), Param::Text(y)) => x == y,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -170,6 +199,51 @@ mod tests {
             },
             printed: Vec::new(),
         }
+    }
+
+    #[test]
+    fn same_group_agrees_with_the_group_keys() {
+        let with = |block: i64, bench: Option<&str>, params: &[(&str, Param)]| {
+            let mut r = run(Vec::new());
+            r.block_id = block;
+            r.run.bench = bench.map(str::to_string);
+            for (k, v) in params {
+                r.run.params.insert(k.to_string(), v.clone());
+                r.run.config.insert(k.to_string());
+            }
+            r
+        };
+        let num = Param::Num;
+        let text = |t: &str| Param::Text(t.into());
+        let runs = [
+            with(1, None, &[]),
+            with(2, None, &[]),
+            with(1, Some("b"), &[]),
+            with(1, None, &[("rate", num(20000.0))]),
+            with(1, None, &[("rate", num(20000.0)), ("size", num(64.0))]),
+            with(1, None, &[("rate", text("20000"))]),
+            with(1, None, &[("rate", num(0.0))]),
+            with(1, None, &[("rate", num(-0.0))]),
+            with(1, None, &[("rate", num(f64::NAN))]),
+            with(1, None, &[("rate", text("NaN"))]),
+            with(1, None, &[("rate", Param::Bool(true))]),
+            with(1, None, &[("rate", text("true"))]),
+            with(1, None, &[("other", num(20000.0))]),
+        ];
+        for a in &runs {
+            for b in &runs {
+                assert_eq!(
+                    a.same_group(b),
+                    a.group_key() == b.group_key(),
+                    "{:?} against {:?}",
+                    a.group_key(),
+                    b.group_key()
+                );
+            }
+        }
+        // Printed alike though not equal: one group.
+        assert!(runs[3].same_group(&runs[5]) && runs[10].same_group(&runs[11]));
+        assert!(!runs[6].same_group(&runs[7]));
     }
 
     #[test]

@@ -53,16 +53,26 @@ pub fn variation<R: Borrow<StoredRun>>(
     let mut groups: Vec<(GroupKey, Vec<&StoredRun>)> = Vec::new();
     // Group key → position in `groups`: one look-up per run, however many groups.
     let mut index: HashMap<GroupKey, usize> = HashMap::new();
+    // The last run's group: the next run is most often of the same one.
+    let mut last: Option<(&StoredRun, usize)> = None;
     for r in runs {
         let r = r.borrow();
-        let key = r.group_key();
-        match index.get(&key) {
-            Some(&i) => groups[i].1.push(r),
-            None => {
-                index.insert(key.clone(), groups.len());
-                groups.push((key, vec![r]));
+        let i = match last {
+            Some((prev, i)) if prev.same_group(r) => i,
+            _ => {
+                let key = r.group_key();
+                match index.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        index.insert(key.clone(), groups.len());
+                        groups.push((key, Vec::new()));
+                        groups.len() - 1
+                    }
+                }
             }
-        }
+        };
+        groups[i].1.push(r);
+        last = Some((r, i));
     }
     let mut rows = Vec::new();
     for (key, mut members) in groups {
