@@ -1,7 +1,7 @@
 //! Reading runs back from PostgreSQL: one query per selection (runs joined with their
-//! series), streamed and decoded a row at a time as the server sends it; a source's
-//! blocks; the selection's dialect. A read of several queries runs them in one
-//! `REPEATABLE READ READ ONLY` transaction (a consistent snapshot that writes nothing).
+//! series), streamed and decoded a row at a time as the server sends it; the walk of the
+//! recency index, a page per query; a source's blocks; the selection's dialect. Every
+//! query goes out with its values' types, in one round trip (no prepare first).
 
 use super::PgStore;
 use crate::dataset::StoredRun;
@@ -13,15 +13,13 @@ use crate::store::rows::{
 };
 use anyhow::Result;
 use bench_db_parsers::{HistInterval, PrintedStat, Series};
+use postgres::Row;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::{ToSql, Type};
-use postgres::{GenericClient, Row};
 
 /// Rows of [`PgStore::recent`]'s first query: a `latest=10` over a CI history needs
 /// about 165.
 const RECENT_ROWS: i64 = 1_024;
-
-type Args = Vec<Box<dyn ToSql + Sync>>;
 
 /// How PostgreSQL spells a selection: numbered, typed placeholders, lists bound as arrays.
 struct Postgres;
@@ -51,8 +49,16 @@ impl Dialect for Postgres {
 
 impl PgStore {
     pub(super) fn select_ids(&self, filter: &Filter) -> Result<Vec<i64>> {
+        let (where_sql, args) = filter.where_clause(&Postgres);
+        let sql = format!(
+            "SELECT r.id FROM run r
+             {where_sql} ORDER BY r.id"
+        );
         let mut c = self.client.borrow_mut();
-        select_ids(&mut *c, filter).map_err(|e| self.err(e))
+        let rows = c
+            .query_typed(&sql, &typed_refs(&args))
+            .map_err(|e| self.err(e))?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
     /// Calls `f` with every run the filter matches, in id order, from one query (runs
@@ -71,7 +77,7 @@ impl PgStore {
         let sql = stream_sql(&where_sql, detail);
         let mut c = self.client.borrow_mut();
         let mut rows = c
-            .query_typed_raw(&sql, typed(args))
+            .query_typed_raw(&sql, typed_refs(&args))
             .map_err(|e| self.err(e))?;
         let mut reader = RunReader::new(detail);
         let mut count = 0;
@@ -90,46 +96,74 @@ impl PgStore {
 
     pub(super) fn all_timed(&self) -> Result<bool> {
         let mut c = self.client.borrow_mut();
-        let row = c
-            .query_one(
+        let rows = c
+            .query_typed(
                 "SELECT NOT EXISTS (SELECT 1 FROM run WHERE at_ns IS NULL)",
                 &[],
             )
             .map_err(|e| self.err(e))?;
-        Ok(row.get(0))
+        Ok(one(&rows)?.get(0))
     }
 
     /// Walks `run_recency` backwards: the first [`RECENT_ROWS`] rows, then, while `f` asks
     /// for more, eight times as many (a `LIMIT` lets the planner walk the index and stop).
+    /// Each page goes on after the last key the one before it gave, so no transaction
+    /// holds the pages together (one round trip a page): a run written between two
+    /// pages is neither read twice nor makes the walk skip one.
     pub(super) fn recent(
         &self,
         filter: &Filter,
         f: &mut dyn FnMut(HistoryKey) -> bool,
     ) -> Result<()> {
         let (where_sql, args) = filter.walk_clause(&Postgres);
-        let args = bind(args);
-        let limit = args.len() + 1;
-        let sql = format!(
-            "SELECT r.id, r.at_ns, r.commit_tag FROM run r {where_sql}
-             ORDER BY r.at_ns DESC, r.id DESC LIMIT ${limit}::bigint"
+        let n = args.len();
+        let walk = |conds: &str, limit: usize| {
+            format!(
+                "SELECT r.id, r.at_ns, r.commit_tag FROM run r {conds}
+                 ORDER BY r.at_ns DESC, r.id DESC LIMIT ${limit}::bigint"
+            )
+        };
+        let first = walk(&where_sql, n + 1);
+        let after = (n + 1, n + 2);
+        let after = format!(
+            "(r.at_ns, r.id) < (${}::bigint, ${}::bigint)",
+            after.0, after.1
         );
+        let next = if where_sql.is_empty() {
+            walk(&format!("WHERE {after}"), n + 3)
+        } else {
+            walk(&format!("{where_sql} AND {after}"), n + 3)
+        };
         let mut c = self.client.borrow_mut();
-        let mut tx = snapshot(&mut c).map_err(|e| self.err(e))?;
-        let (mut fed, mut rows_asked) = (0usize, RECENT_ROWS);
+        let mut rows_asked = RECENT_ROWS;
+        let mut last: Option<(i64, i64)> = None;
         loop {
-            let mut refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
-            refs.push(&rows_asked);
-            let rows = tx.query(&sql, &refs).map_err(|e| self.err(e))?;
+            let mut params = typed_refs(&args);
+            let rows = match &last {
+                None => {
+                    params.push((&rows_asked, Type::INT8));
+                    c.query_typed(&first, &params)
+                }
+                Some((at_ns, id)) => {
+                    params.extend([
+                        (at_ns as &(dyn ToSql + Sync), Type::INT8),
+                        (id, Type::INT8),
+                        (&rows_asked, Type::INT8),
+                    ]);
+                    c.query_typed(&next, &params)
+                }
+            }
+            .map_err(|e| self.err(e))?;
             let all = (rows.len() as i64) < rows_asked;
-            for r in rows.iter().skip(fed) {
-                fed += 1;
-                let go_on = f(indexed_key(r.get(0), r.get(1), r.get(2)));
-                if !go_on {
-                    return tx.commit().map_err(|e| self.err(e));
+            for r in &rows {
+                let (id, at_ns) = (r.get(0), r.get(1));
+                last = Some((at_ns, id));
+                if !f(indexed_key(id, at_ns, r.get(2))) {
+                    return Ok(());
                 }
             }
             if all {
-                return tx.commit().map_err(|e| self.err(e));
+                return Ok(());
             }
             rows_asked *= 8;
         }
@@ -137,8 +171,10 @@ impl PgStore {
 
     pub(super) fn blocks_contiguous(&self) -> Result<bool> {
         let mut c = self.client.borrow_mut();
-        let row = c.query_one(CONTIGUOUS_SQL, &[]).map_err(|e| self.err(e))?;
-        Ok(row.get(0))
+        let rows = c
+            .query_typed(CONTIGUOUS_SQL, &[])
+            .map_err(|e| self.err(e))?;
+        Ok(one(&rows)?.get(0))
     }
 
     pub(super) fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
@@ -175,24 +211,6 @@ impl PgStore {
             .collect();
         Ok((record, blocks))
     }
-}
-
-/// A `REPEATABLE READ READ ONLY` transaction: every query of one read sees one snapshot.
-fn snapshot(c: &mut postgres::Client) -> Result<postgres::Transaction<'_>, postgres::Error> {
-    c.build_transaction()
-        .isolation_level(postgres::IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-}
-
-fn select_ids(c: &mut impl GenericClient, filter: &Filter) -> Result<Vec<i64>, postgres::Error> {
-    let (where_sql, args) = where_clause(filter);
-    let sql = format!(
-        "SELECT r.id FROM run r
-         {where_sql} ORDER BY r.id"
-    );
-    let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
-    Ok(c.query(&sql, &refs)?.iter().map(|r| r.get(0)).collect())
 }
 
 /// The one query of [`PgStore::stream`]: a row per series (one per run without series),
@@ -424,36 +442,23 @@ fn series(r: &Row, id: i64, detail: Detail) -> Result<Series> {
     .decode(intervals, detail.points())
 }
 
-/// The filter's `WHERE` clause, numbered `$1…`, and its values as the client binds them.
-fn where_clause(filter: &Filter) -> (String, Args) {
-    let (sql, args) = filter.where_clause(&Postgres);
-    (sql, bind(args))
-}
-
-/// Bound values with their types, for a query sent without a prepare round trip.
-fn typed(args: Vec<Arg>) -> Vec<(Box<dyn ToSql + Sync>, Type)> {
-    args.into_iter()
-        .map(|a| -> (Box<dyn ToSql + Sync>, Type) {
+/// Bound values with their types, so that a query goes out with its values in one round
+/// trip (no prepare first).
+fn typed_refs(args: &[Arg]) -> Vec<(&(dyn ToSql + Sync), Type)> {
+    args.iter()
+        .map(|a| -> (&(dyn ToSql + Sync), Type) {
             match a {
-                Arg::Text(t) => (Box::new(t), Type::TEXT),
-                Arg::Int(i) => (Box::new(i), Type::INT8),
-                Arg::Ints(v) => (Box::new(v), Type::INT8_ARRAY),
-                Arg::Texts(v) => (Box::new(v), Type::TEXT_ARRAY),
+                Arg::Text(t) => (t, Type::TEXT),
+                Arg::Int(i) => (i, Type::INT8),
+                Arg::Ints(v) => (v, Type::INT8_ARRAY),
+                Arg::Texts(v) => (v, Type::TEXT_ARRAY),
             }
         })
         .collect()
 }
 
-/// Bound values as the client binds them.
-fn bind(args: Vec<Arg>) -> Args {
-    args.into_iter()
-        .map(|a| -> Box<dyn ToSql + Sync> {
-            match a {
-                Arg::Text(t) => Box::new(t),
-                Arg::Int(i) => Box::new(i),
-                Arg::Ints(v) => Box::new(v),
-                Arg::Texts(v) => Box::new(v),
-            }
-        })
-        .collect()
+/// The row of a query that returns exactly one (a `SELECT` of an aggregate or `EXISTS`).
+fn one(rows: &[Row]) -> Result<&Row> {
+    rows.first()
+        .ok_or_else(|| anyhow::anyhow!("PostgreSQL returned no row where one was due"))
 }
