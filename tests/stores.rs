@@ -924,45 +924,50 @@ fn a_large_suite_is_paginated_and_written_atomically_on_both_stores() {
 
 /// Streams that go block by block rely on a block's runs having consecutive ids; when
 /// they do not (interleaved here by hand, as concurrent PostgreSQL ingests may leave
-/// them), `variation` and `history` still see every block whole.
+/// them), `variation` and `history` still see every block whole, on both stores.
 #[test]
 fn interleaved_run_ids_still_give_whole_groups() {
-    let env = Env::new();
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("jlbh.log");
     bench_db_parsers::jlbh::synthetic::generate(&log, 1).unwrap();
-    env.ok(&[
-        "ingest",
-        "--no-git",
-        "--tag",
-        "commit=abc",
-        log.to_str().unwrap(),
-    ]);
-    let before = env.ok(&["variation", "--json"]);
-    let history_before = env.ok(&["history", "--json"]);
-    // Swap the ids of run 3 (block 1) and run 8 (block 2).
-    let c = rusqlite::Connection::open(env.db()).unwrap();
-    c.execute_batch(
-        "PRAGMA foreign_keys = OFF;
-         UPDATE run SET id = -3 WHERE id = 3; UPDATE series SET run_id = -3 WHERE run_id = 3;
-         UPDATE run SET id = 3 WHERE id = 8; UPDATE series SET run_id = 3 WHERE run_id = 8;
-         UPDATE run SET id = 8 WHERE id = -3; UPDATE series SET run_id = 8 WHERE run_id = -3;",
-    )
-    .unwrap();
-    drop(c);
-    let rows: serde_json::Value = serde_json::from_str(&env.ok(&["variation", "--json"])).unwrap();
-    let rows = rows.as_array().unwrap();
-    assert!(!rows.is_empty());
-    // Every row still has one value per run of its five-run block.
-    assert!(
-        rows.iter()
-            .all(|r| r["values"].as_array().unwrap().len() == 5),
-        "{rows:?}"
-    );
-    let before: serde_json::Value = serde_json::from_str(&before).unwrap();
-    assert_eq!(rows.len(), before.as_array().unwrap().len());
-    // The history's medians are over the same runs as before the swap.
-    assert_eq!(env.ok(&["history", "--json"]), history_before);
+    for s in Store::both() {
+        s.ok(&[
+            "ingest",
+            "--no-git",
+            "--tag",
+            "commit=abc",
+            log.to_str().unwrap(),
+        ]);
+        let before = s.ok(&["variation", "--json"]);
+        let history_before = s.ok(&["history", "--json"]);
+        // Swap the ids of run 3 (block 1) and run 8 (block 2).
+        let swap =
+            "UPDATE run SET id = -3 WHERE id = 3; UPDATE series SET run_id = -3 WHERE run_id = 3;
+             UPDATE run SET id = 3 WHERE id = 8; UPDATE series SET run_id = 3 WHERE run_id = 8;
+             UPDATE run SET id = 8 WHERE id = -3; UPDATE series SET run_id = 8 WHERE run_id = -3;";
+        match &s {
+            Store::Sqlite(env) => rusqlite::Connection::open(env.db())
+                .unwrap()
+                .execute_batch(&format!("PRAGMA foreign_keys = OFF; {swap}"))
+                .unwrap(),
+            Store::Postgres { schema, .. } => schema.sql(swap),
+        }
+        let rows: serde_json::Value =
+            serde_json::from_str(&s.ok(&["variation", "--json"])).unwrap();
+        let rows = rows.as_array().unwrap();
+        assert!(!rows.is_empty(), "{}", s.name());
+        // Every row still has one value per run of its five-run block.
+        assert!(
+            rows.iter()
+                .all(|r| r["values"].as_array().unwrap().len() == 5),
+            "{}: {rows:?}",
+            s.name()
+        );
+        let before: serde_json::Value = serde_json::from_str(&before).unwrap();
+        assert_eq!(rows.len(), before.as_array().unwrap().len(), "{}", s.name());
+        // The history's medians are over the same runs as before the swap.
+        assert_eq!(s.ok(&["history", "--json"]), history_before, "{}", s.name());
+    }
 }
 
 /// `source=` (a suffix of whole path components) selects the same runs in `runs`,
