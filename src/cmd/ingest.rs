@@ -587,9 +587,11 @@ fn metadata_defaults(args: &IngestArgs, path: Option<&Path>) -> BlockDefaults {
     }
 }
 
-/// How many parsed items may wait between the parsing thread and the store: enough to
-/// keep both busy, few enough (a JLBH item is one output) that memory stays flat.
-const QUEUE: usize = 64;
+/// How many prepared items may wait between the parsing thread and the store: enough to
+/// keep the parsing going while the store waits on its database (a PostgreSQL batch of
+/// five hundred runs is about a hundred JLBH outputs), few enough (a JLBH
+/// item is one output, a few KiB) that memory stays flat.
+const QUEUE: usize = 512;
 
 /// Runs `write` (the store's ingest) on this thread while another thread reads, hashes
 /// and parses `stream` and passes each item through `prepare` (the rows and their stored

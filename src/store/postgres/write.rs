@@ -19,8 +19,10 @@ use postgres::Transaction;
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
 
-/// A batch is sent once it holds this many runs or points (memory stays bounded).
-const BATCH_RUNS: usize = 2_000;
+/// A batch is sent once it holds this many runs or points (memory stays bounded). While
+/// the server writes a batch this thread waits: small enough batches let the parsing
+/// thread fill its queue meanwhile instead of stopping on a full one.
+const BATCH_RUNS: usize = 500;
 const BATCH_POINTS: usize = 100_000;
 
 impl From<postgres::Error> for IngestError {
