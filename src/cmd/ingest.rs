@@ -16,7 +16,7 @@ use crate::cli::IngestArgs;
 use crate::output::escape;
 use crate::store::open_error;
 use crate::store::url::Target;
-use crate::store::{BlockDefaults, Db, Digest, IngestError, SourceMeta};
+use crate::store::{BlockDefaults, Db, Digest, IngestError, Prepare, SourceMeta};
 use anyhow::{Context, Result, bail};
 use bench_db_parsers::{
     Format, Head, ParseError, Parsed, detect, format_by_name, registry::HEAD_BYTES,
@@ -529,9 +529,14 @@ fn try_ingest(
         fallback_label,
         ..metadata
     };
-    let stored = parse_beside(stream, hashed, format, |items, digest| {
-        store.ingest(&meta, items, &defaults, digest)
-    })
+    let mut prepare = Prepare::new(&defaults);
+    let stored = parse_beside(
+        stream,
+        hashed,
+        format,
+        move |item| prepare.item(item),
+        |items, digest| store.ingest_prepared(&meta, items, &defaults, digest),
+    )
     .map_err(io)?;
     match stored {
         Ok(done) => {
@@ -582,33 +587,40 @@ fn metadata_defaults(args: &IngestArgs, path: Option<&Path>) -> BlockDefaults {
     }
 }
 
-/// How many parsed items may wait between the parsing thread and the store: enough to
-/// keep both busy, few enough (a JLBH item is one output) that memory stays flat.
-const QUEUE: usize = 64;
+/// How many prepared items may wait between the parsing thread and the store: enough to
+/// keep the parsing going while the store waits on its database (a PostgreSQL batch of
+/// five hundred runs is about a hundred JLBH outputs), few enough (a JLBH
+/// item is one output, a few KiB) that memory stays flat.
+const QUEUE: usize = 512;
 
 /// Runs `write` (the store's ingest) on this thread while another thread reads, hashes
-/// and parses `stream`, handing the items over through a bounded queue: on a machine
-/// with two cores the parsing of a large file then overlaps its database writes.
+/// and parses `stream` and passes each item through `prepare` (the rows and their stored
+/// form, [`Prepare`]), handing them over through a bounded queue: on a machine with two
+/// cores the parsing and preparing of a large file then overlap its database writes.
 /// `write` gets the items and the digest to call once it has taken them all. When the
 /// store stops early (a parse error it was handed, a database error), the queue closes
 /// and the parsing thread stops at its next item, leaving the rest of the file unread.
-fn parse_beside<R, T>(
+fn parse_beside<R, P, E, T>(
     stream: BufReader<R>,
     hashed: Hashed<Box<dyn Read + Send>>,
     format: &'static Format,
+    mut prepare: impl FnMut(Parsed) -> Result<P, E> + Send,
     write: impl FnOnce(
-        &mut dyn Iterator<Item = Result<Parsed, ParseError>>,
+        &mut dyn Iterator<Item = Result<P, E>>,
         &mut dyn FnMut() -> std::io::Result<Digest>,
     ) -> T,
 ) -> std::io::Result<T>
 where
     R: Read + Send,
+    P: Send,
+    E: From<ParseError> + Send,
 {
     std::thread::scope(|scope| {
         let (send, receive) = std::sync::mpsc::sync_channel(QUEUE);
         let parser = std::thread::Builder::new().name("parse".into());
         let parser = parser.spawn_scoped(scope, move || {
             for item in format.read(Box::new(stream)) {
+                let item = item.map_err(E::from).and_then(&mut prepare);
                 let failed = item.is_err();
                 if send.send(item).is_err() || failed {
                     // The store stopped or will stop: the digest is not needed.
@@ -753,12 +765,17 @@ mod tests {
         (data, stream, hashed)
     }
 
+    /// The parsed item as is: what the parsing thread hands over without preparing.
+    fn as_parsed(item: Parsed) -> Result<Parsed, ParseError> {
+        Ok(item)
+    }
+
     #[test]
     fn the_parsing_thread_hands_over_every_item_then_the_digest() {
         let jlbh = format_by_name("jlbh").unwrap();
         let (data, stream, hashed) = jlbh_stream(3);
         let want = (jlbh.parse)(Box::new(Cursor::new(data.clone()))).count();
-        let (n, digest) = parse_beside(stream, hashed, jlbh, |items, digest| {
+        let (n, digest) = parse_beside(stream, hashed, jlbh, as_parsed, |items, digest| {
             let n = items.inspect(|i| assert!(i.is_ok(), "{i:?}")).count();
             (n, digest().unwrap())
         })
@@ -773,7 +790,7 @@ mod tests {
         let jlbh = format_by_name("jlbh").unwrap();
         // Far more items than the queue holds: the parser must stop, not wait forever.
         let (data, stream, hashed) = jlbh_stream(2_000);
-        let first = parse_beside(stream, hashed.clone(), jlbh, |items, _digest| {
+        let first = parse_beside(stream, hashed.clone(), jlbh, as_parsed, |items, _digest| {
             items.next().map(|i| i.is_ok())
         })
         .unwrap();

@@ -60,12 +60,23 @@ fn decimal(x: f64) -> Option<(i64, u8)> {
         return None;
     }
     for (e, p) in POW10.iter().enumerate() {
-        let m = (x * p).round();
-        if m.abs() >= EXACT {
+        let y = x * p;
+        // `y.round()` (half away from zero) as an integer, without a call into libm
+        // (`round` is one on x86-64's baseline): below 2^53 the truncation and the
+        // fraction it leaves are exact, and from 2^52 on every f64 is an integer.
+        if y.abs() >= EXACT {
             return None;
         }
+        let t = y as i64;
+        let frac = y - t as f64;
         // Checked as it will be decoded: from the integer (so -0.0 stays raw).
-        let m = m as i64;
+        let m = if frac >= 0.5 {
+            t + 1
+        } else if frac <= -0.5 {
+            t - 1
+        } else {
+            t
+        };
         if (m as f64 / p).to_bits() == x.to_bits() {
             return Some((m, e as u8));
         }
@@ -430,7 +441,70 @@ mod tests {
         );
     }
 
+    /// [`decimal`] as it was written with `f64::round`: the fast rounding must pick the
+    /// same `(m, e)` for every number, or stored blobs would change.
+    fn decimal_by_round(x: f64) -> Option<(i64, u8)> {
+        if !x.is_finite() {
+            return None;
+        }
+        for (e, p) in POW10.iter().enumerate() {
+            let m = (x * p).round();
+            if m.abs() >= EXACT {
+                return None;
+            }
+            let m = m as i64;
+            if (m as f64 / p).to_bits() == x.to_bits() {
+                return Some((m, e as u8));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn decimal_picks_what_rounding_picks_at_the_edges() {
+        let edges = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            9_007_199_254_740_991.0,
+            9_007_199_254_740_992.0,
+            -9_007_199_254_740_991.0,
+            900_719_925.474_099_1,
+            99.999_999_999,
+            14.51,
+            0.731,
+            1e-10,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ];
+        for x in edges {
+            assert_eq!(decimal(x), decimal_by_round(x), "{x:e}");
+        }
+    }
+
     proptest::proptest! {
+        /// Every number packs as the rounding with `f64::round` packed it.
+        #[test]
+        fn decimal_matches_round(
+            bits in proptest::num::u64::ANY,
+            printed in -1_000_000_000i64..1_000_000_000,
+            e in 0usize..10,
+        ) {
+            let x = f64::from_bits(bits);
+            proptest::prop_assert_eq!(decimal(x), decimal_by_round(x));
+            let x = printed as f64 / POW10[e];
+            proptest::prop_assert_eq!(decimal(x), decimal_by_round(x));
+            let x = x + 0.5 / POW10[e];
+            proptest::prop_assert_eq!(decimal(x), decimal_by_round(x));
+        }
+
         /// Whatever single bit of a blob flips, decoding fails; it never gives other numbers.
         #[test]
         fn one_flipped_bit_never_reads_as_other_numbers(

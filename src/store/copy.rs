@@ -148,6 +148,7 @@ impl SourceRows<'_> {
             last_line: meta.last_line,
             printed: first.printed.clone(),
             runs: Vec::new(),
+            encoded: None,
         };
         loop {
             match self.pending.front() {

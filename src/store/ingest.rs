@@ -9,7 +9,7 @@
 
 use super::backend::{Digest, IngestError};
 use super::db::Db;
-use super::rows::{BlockRows, RunRows, SourceRecord};
+use super::rows::{BlockEncoded, BlockRows, RunRows, SourceRecord};
 use bench_db_parsers::{Block, ParseError, Parsed};
 use std::collections::BTreeMap;
 
@@ -156,6 +156,20 @@ impl Db {
         defaults: &BlockDefaults,
         digest: impl FnOnce() -> std::io::Result<Digest>,
     ) -> Result<Ingested, IngestError> {
+        let mut prepare = Prepare::new(defaults);
+        let items = items.map(move |item| prepare.item(item?));
+        self.ingest_prepared(meta, items, defaults, digest)
+    }
+
+    /// [`Db::ingest`] of items already through [`Prepare`] with the same `defaults`
+    /// (on another thread, say, beside the writes of the blocks before them).
+    pub fn ingest_prepared<'a>(
+        &mut self,
+        meta: &SourceMeta,
+        items: impl Iterator<Item = Result<Prepared, IngestError>> + 'a,
+        defaults: &BlockDefaults,
+        digest: impl FnOnce() -> std::io::Result<Digest>,
+    ) -> Result<Ingested, IngestError> {
         let record = SourceRecord {
             path: meta.path.clone(),
             sha256: String::new(),
@@ -167,8 +181,6 @@ impl Db {
         };
         let mut feed = Feed {
             items,
-            defaults,
-            blocks: 0,
             warnings: Vec::new(),
         };
         let mut digest = Some(digest);
@@ -195,28 +207,61 @@ impl Db {
     }
 }
 
-/// A parser's items as the rows of one source: blocks under the suite, label and tags
-/// the command line decides; warnings kept aside.
-struct Feed<'d, I> {
-    items: I,
+/// A parser's item made ready for a store ([`Prepare`]).
+#[derive(Debug)]
+pub enum Prepared {
+    /// A block as its rows, the stored form of its columns computed.
+    Block(BlockRows),
+    /// A passage the parser skipped on purpose.
+    Warning { line: u64, message: String },
+}
+
+/// Turns a parser's items into the rows of one source: numbers the blocks, puts them under
+/// the suite, label and tags the command line decides, and computes the stored form of
+/// their columns (JSON, packed points). Pure work, apart from the store's: an ingest does
+/// it on the parsing thread while the store writes the blocks before.
+pub struct Prepare<'d> {
     defaults: &'d BlockDefaults,
-    blocks: usize,
+    blocks: i64,
+}
+
+impl<'d> Prepare<'d> {
+    pub fn new(defaults: &'d BlockDefaults) -> Self {
+        Prepare {
+            defaults,
+            blocks: 0,
+        }
+    }
+
+    /// The next item of the source, ready for the store.
+    pub fn item(&mut self, item: Parsed) -> Result<Prepared, IngestError> {
+        match item {
+            Parsed::Warning { line, message } => Ok(Prepared::Warning { line, message }),
+            Parsed::Block(block) => {
+                let mut rows = block_rows(self.blocks, block, self.defaults);
+                self.blocks += 1;
+                rows.encoded = Some(BlockEncoded::of(&rows)?);
+                Ok(Prepared::Block(rows))
+            }
+        }
+    }
+}
+
+/// Prepared items as the blocks of one source; warnings kept aside.
+struct Feed<I> {
+    items: I,
     warnings: Vec<(u64, String)>,
 }
 
-impl<I: Iterator<Item = Result<Parsed, ParseError>>> Iterator for Feed<'_, I> {
+impl<I: Iterator<Item = Result<Prepared, IngestError>>> Iterator for Feed<I> {
     type Item = Result<BlockRows, IngestError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             match self.items.next()? {
-                Err(e) => return Some(Err(e.into())),
-                Ok(Parsed::Warning { line, message }) => self.warnings.push((line, message)),
-                Ok(Parsed::Block(block)) => {
-                    let rows = block_rows(self.blocks as i64, block, self.defaults);
-                    self.blocks += 1;
-                    return Some(Ok(rows));
-                }
+                Err(e) => return Some(Err(e)),
+                Ok(Prepared::Warning { line, message }) => self.warnings.push((line, message)),
+                Ok(Prepared::Block(rows)) => return Some(Ok(rows)),
             }
         }
     }
@@ -256,5 +301,6 @@ fn block_rows(idx: i64, block: Block, defaults: &BlockDefaults) -> BlockRows {
         last_line: block.last_line,
         printed: block.printed,
         runs,
+        encoded: None,
     }
 }

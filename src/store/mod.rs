@@ -24,5 +24,5 @@ mod v1;
 
 pub use backend::{Digest, IngestError};
 pub use db::{Checked, Db};
-pub use ingest::{BlockDefaults, Generated, Ingested, SourceMeta};
+pub use ingest::{BlockDefaults, Generated, Ingested, Prepare, Prepared, SourceMeta};
 pub use rows::{Damage, Detail, Removed, SourceRecord};

@@ -130,6 +130,64 @@ pub struct BlockRows {
     pub last_line: u64,
     pub printed: Vec<PrintedStat>,
     pub runs: Vec<RunRows>,
+    /// The stored form of its columns when computed ahead (an ingest computes it on the
+    /// parsing thread, beside the writes); `None`: the writer computes it.
+    pub encoded: Option<BlockEncoded>,
+}
+
+impl BlockRows {
+    /// The stored form of this block's columns: the one computed ahead, else computed now.
+    pub fn take_encoded(&mut self) -> serde_json::Result<BlockEncoded> {
+        match self.encoded.take() {
+            Some(e) => Ok(e),
+            None => BlockEncoded::of(self),
+        }
+    }
+}
+
+/// A block's JSON and packed columns as both stores write them: `block.printed`, each
+/// run's `params`, `tags` and `config`, each series' values ([`SeriesValues`]).
+#[derive(Debug, Clone)]
+pub struct BlockEncoded {
+    pub printed: String,
+    /// One per run, in order.
+    pub runs: Vec<RunEncoded>,
+}
+
+/// A run's JSON columns and its series' stored values (one per series, in order).
+#[derive(Debug, Clone)]
+pub struct RunEncoded {
+    pub params: String,
+    pub tags: String,
+    pub config: String,
+    pub series: Vec<SeriesValues>,
+}
+
+impl BlockEncoded {
+    /// The stored form of a block's columns.
+    pub fn of(b: &BlockRows) -> serde_json::Result<BlockEncoded> {
+        let runs = b
+            .runs
+            .iter()
+            .map(|r| {
+                Ok(RunEncoded {
+                    params: serde_json::to_string(&r.run.params)?,
+                    tags: serde_json::to_string(&r.run.tags)?,
+                    config: serde_json::to_string(&r.run.config)?,
+                    series: r
+                        .run
+                        .series
+                        .iter()
+                        .map(SeriesValues::of)
+                        .collect::<serde_json::Result<_>>()?,
+                })
+            })
+            .collect::<serde_json::Result<_>>()?;
+        Ok(BlockEncoded {
+            printed: printed_to_json(&b.printed)?,
+            runs,
+        })
+    }
 }
 
 /// What writing one source did.
@@ -372,6 +430,7 @@ pub fn series_row(
 
 /// What a series stores beside its row's names: sample count, printed statistics, single
 /// value and packed points (with the checksum of the row), and how many points that is.
+#[derive(Debug, Clone)]
 pub struct SeriesValues {
     pub count: Option<i64>,
     /// `series.stats` ([`stats_json`]).

@@ -13,16 +13,16 @@ use super::{PgStore, pg_text};
 use crate::selector::time_ns;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
-use crate::store::rows::{
-    BlockRows, Removed, SeriesValues, SourceRecord, Written, point_count, printed_to_json,
-};
+use crate::store::rows::{BlockEncoded, BlockRows, Removed, SourceRecord, Written, point_count};
 use bench_db_parsers::Data;
 use postgres::Transaction;
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
 
-/// A batch is sent once it holds this many runs or points (memory stays bounded).
-const BATCH_RUNS: usize = 2_000;
+/// A batch is sent once it holds this many runs or points (memory stays bounded). While
+/// the server writes a batch this thread waits: small enough batches let the parsing
+/// thread fill its queue meanwhile instead of stopping on a full one.
+const BATCH_RUNS: usize = 500;
 const BATCH_POINTS: usize = 100_000;
 
 impl From<postgres::Error> for IngestError {
@@ -283,7 +283,15 @@ impl Writer {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let blocks = std::mem::take(&mut self.pending);
+        let mut blocks = std::mem::take(&mut self.pending);
+        // Computed ahead on the parsing thread when an ingest prepared the blocks.
+        let encoded: Vec<BlockEncoded> = blocks
+            .iter_mut()
+            .map(|b| {
+                b.take_encoded()
+                    .expect("maps of strings and numbers serialise")
+            })
+            .collect();
         self.pending_runs = 0;
         self.pending_points = 0;
         let n_blocks = blocks.len() as i32;
@@ -316,8 +324,8 @@ impl Writer {
                 Type::TEXT,
             ],
         )?;
-        for (b, id) in blocks.iter().zip(&block_ids) {
-            let printed = printed_to_json(&b.printed).expect("numbers and strings serialise");
+        for ((b, e), id) in blocks.iter().zip(&encoded).zip(&block_ids) {
+            let printed = &e.printed;
             block_w.write(&[
                 id,
                 &self.source_id,
@@ -350,12 +358,10 @@ impl Writer {
             ],
         )?;
         let mut next_run = run_ids.iter();
-        for (b, block_id) in blocks.iter().zip(&block_ids) {
-            for r in &b.runs {
+        for ((b, e), block_id) in blocks.iter().zip(&encoded).zip(&block_ids) {
+            for (r, e) in b.runs.iter().zip(&e.runs) {
                 let id = next_run.next().expect("one id per run");
-                let params = json(&r.run.params);
-                let tags = json(&r.run.tags);
-                let config = json(&r.run.config);
+                let (params, tags, config) = (&e.params, &e.tags, &e.config);
                 let at_ns = time_ns(&r.run.tags, &self.ingested_at);
                 run_w.write(&[
                     id,
@@ -365,10 +371,10 @@ impl Writer {
                     &(r.run.index as i64),
                     &(r.run.first_line as i64),
                     &(r.run.last_line as i64),
-                    &params,
-                    &tags,
+                    params,
+                    tags,
                     &r.run.bench,
-                    &config,
+                    config,
                     &at_ns,
                     &r.run.tags.get("commit"),
                 ])?;
@@ -412,8 +418,8 @@ impl Writer {
                 .flat_map(|(r, run_id)| r.run.series.iter().map(move |s| (run_id, s)))
                 .zip(&series_ids)
         };
-        for ((run_id, s), id) in all_series() {
-            let v = SeriesValues::of(s).expect("maps of strings and numbers serialise");
+        let values = encoded.iter().flat_map(|e| &e.runs).flat_map(|r| &r.series);
+        for (((run_id, s), id), v) in all_series().zip(values) {
             series_w.write(&[
                 id,
                 run_id,
@@ -457,10 +463,6 @@ impl Writer {
         self.run_ids.extend(run_ids);
         Ok(())
     }
-}
-
-fn json(v: &impl serde::Serialize) -> String {
-    serde_json::to_string(v).expect("maps of strings and numbers serialise")
 }
 
 fn copy<'a>(

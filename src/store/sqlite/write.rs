@@ -5,12 +5,14 @@ use super::SqliteStore;
 use crate::selector::time_ns;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
-use crate::store::rows::{
-    BlockRows, Removed, SeriesValues, SourceRecord, Written, printed_to_json,
-};
+use crate::store::rows::{BlockRows, Removed, SeriesValues, SourceRecord, Written};
 use bench_db_parsers::{Data, Series};
 use rusqlite::{OptionalExtension, Statement, Transaction, TransactionBehavior, params};
 use std::collections::BTreeSet;
+
+/// The page cache of an ingest, in KiB: what a large source's writes touch between two
+/// commits (the tables' last pages, the indexes' pages) without spilling.
+const INGEST_CACHE_KIB: i64 = 64 * 1024;
 
 impl From<rusqlite::Error> for IngestError {
     fn from(e: rusqlite::Error) -> Self {
@@ -35,19 +37,36 @@ impl SqliteStore {
         )?)
     }
 
-    /// Runs `write` with SQLite's CHECK constraints off. The schema's one CHECK
-    /// (`series.kind IN (…)`) makes SQLite build a temporary table for its list on every
-    /// inserted series, a tenth of an ingest's time; the kind the writers store comes
-    /// from `Series::kind`, always one of the four.
-    fn without_checks<T, E: From<rusqlite::Error>>(
+    /// Runs `write` with SQLite's CHECK constraints and foreign keys off and a page cache
+    /// of [`INGEST_CACHE_KIB`]. The schema's one CHECK (`series.kind IN (…)`) makes SQLite
+    /// build a temporary table for its list on every inserted series, a tenth of an
+    /// ingest's time; the kind the writers store comes from `Series::kind`, always one of
+    /// the four. The foreign keys of the rows an ingest writes point at rows it inserted
+    /// just before in the same transaction, which holds the write lock: checking them is
+    /// a lookup per row, and with them on, a statement inserting several rows needs a
+    /// journal of its own (to undo just that statement) that copies every page it
+    /// touches. The larger cache keeps the pages an ingest changes in memory until its
+    /// commit instead of spilling them into the WAL and reading them back. Each setting
+    /// is put back afterwards (`foreign_keys` only acts outside a transaction, as here).
+    fn for_ingest<T, E: From<rusqlite::Error>>(
         &mut self,
         write: impl FnOnce(&mut SqliteStore) -> Result<T, E>,
     ) -> Result<T, E> {
+        let cache: i64 = self.conn.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
+        let foreign_keys: bool = self
+            .conn
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))?;
+        self.conn
+            .pragma_update(None, "cache_size", -INGEST_CACHE_KIB)?;
         self.conn
             .pragma_update(None, "ignore_check_constraints", true)?;
+        self.conn.pragma_update(None, "foreign_keys", false)?;
         let done = write(self);
         self.conn
+            .pragma_update(None, "foreign_keys", foreign_keys)?;
+        self.conn
             .pragma_update(None, "ignore_check_constraints", false)?;
+        self.conn.pragma_update(None, "cache_size", cache)?;
         done
     }
 
@@ -57,7 +76,7 @@ impl SqliteStore {
         blocks: &mut BlockFeed,
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError> {
-        self.without_checks(|s| s.write_source_unchecked(record, blocks, digest))
+        self.for_ingest(|s| s.write_source_unchecked(record, blocks, digest))
     }
 
     fn write_source_unchecked(
@@ -74,12 +93,12 @@ impl SqliteStore {
             let mut w = Writer::new(&tx, &record.ingested_at)?;
             let mut source_id = None;
             for block in blocks {
-                let block = block?;
+                let mut block = block?;
                 let sid = match source_id {
                     Some(id) => id,
                     None => *source_id.insert(insert_source(&tx, record)?),
                 };
-                w.block(sid, &block, &mut out)?;
+                w.block(sid, &mut block, &mut out)?;
                 out.blocks += 1;
             }
             let d = digest()?;
@@ -202,6 +221,21 @@ fn insert_source(tx: &Transaction, record: &SourceRecord) -> rusqlite::Result<i6
     Ok(tx.last_insert_rowid())
 }
 
+/// The columns of a `run_tag` row and of a `series` row, as the writer inserts them.
+/// `OR FAIL`: a failing row fails the statement without undoing the rows before it, so
+/// SQLite keeps no journal for the statement (the transaction is rolled back whole).
+const TAG_INSERT: (&str, usize) = (
+    "INSERT OR FAIL INTO run_tag (run_id, key, value) VALUES ",
+    3,
+);
+const SERIES_INSERT: (&str, usize) = (
+    "INSERT OR FAIL INTO series (run_id, metric, display, unit, kind, sample_count, stats, value, points) VALUES ",
+    9,
+);
+/// The most rows one multi-row `INSERT` takes: a block's tags and series (a JLBH output's
+/// five runs make 10 and 20) go in one statement, a larger block in several.
+const ROWS_PER_INSERT: usize = 32;
+
 /// The prepared statements of one write.
 struct Writer<'t> {
     tx: &'t Transaction<'t>,
@@ -209,9 +243,55 @@ struct Writer<'t> {
     ingested_at: &'t str,
     block: Statement<'t>,
     run: Statement<'t>,
-    tag: Statement<'t>,
     series: Statement<'t>,
     hist: Statement<'t>,
+    /// Multi-row inserts by row count: one statement per block for its runs' tags and
+    /// one for their series instead of one per row, since each statement's execution
+    /// costs about what its rows do (cursors opened and closed, the VM started).
+    tags: Many<'t>,
+    many_series: Many<'t>,
+}
+
+/// `INSERT … VALUES (…), (…)` statements of one table, prepared once per row count.
+struct Many<'t> {
+    head: &'static str,
+    cols: usize,
+    by_rows: std::collections::HashMap<usize, Statement<'t>>,
+}
+
+impl<'t> Many<'t> {
+    fn new((head, cols): (&'static str, usize)) -> Self {
+        Many {
+            head,
+            cols,
+            by_rows: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Inserts `rows` in order, `bind` setting row `i`'s columns from parameter `at + 1`
+    /// on (rowids are then given in the same order as by one insert per row).
+    fn insert<T>(
+        &mut self,
+        tx: &'t Transaction<'t>,
+        rows: &[T],
+        mut bind: impl FnMut(&mut Statement<'t>, usize, &T) -> rusqlite::Result<()>,
+    ) -> rusqlite::Result<()> {
+        for chunk in rows.chunks(ROWS_PER_INSERT) {
+            let stmt = match self.by_rows.entry(chunk.len()) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let row = format!("({})", vec!["?"; self.cols].join(", "));
+                    let sql = format!("{}{}", self.head, vec![row; chunk.len()].join(", "));
+                    e.insert(tx.prepare(&sql)?)
+                }
+            };
+            for (i, row) in chunk.iter().enumerate() {
+                bind(stmt, i * self.cols, row)?;
+            }
+            stmt.raw_execute()?;
+        }
+        Ok(())
+    }
 }
 
 impl<'t> Writer<'t> {
@@ -226,7 +306,6 @@ impl<'t> Writer<'t> {
                 "INSERT INTO run (block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config, at_ns, commit_tag)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?,
-            tag: tx.prepare("INSERT INTO run_tag (run_id, key, value) VALUES (?1, ?2, ?3)")?,
             series: tx.prepare(
                 "INSERT INTO series (run_id, metric, display, unit, kind, sample_count, stats, value, points)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -234,6 +313,8 @@ impl<'t> Writer<'t> {
             hist: tx.prepare(
                 "INSERT INTO histogram (series_id, idx, t, duration, tag, encoded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
+            tags: Many::new(TAG_INSERT),
+            many_series: Many::new(SERIES_INSERT),
         })
     }
 
@@ -241,19 +322,21 @@ impl<'t> Writer<'t> {
     fn block(
         &mut self,
         source_id: i64,
-        b: &BlockRows,
+        b: &mut BlockRows,
         out: &mut Written,
     ) -> Result<(), IngestError> {
+        let encoded = b.take_encoded()?;
         self.block.execute(params![
             source_id,
             b.idx,
             b.label,
             b.first_line as i64,
             b.last_line as i64,
-            printed_to_json(&b.printed)?
+            encoded.printed
         ])?;
         let block_id = self.tx.last_insert_rowid();
-        for r in &b.runs {
+        let mut run_ids = Vec::with_capacity(b.runs.len());
+        for (r, e) in b.runs.iter().zip(&encoded.runs) {
             self.run.execute(params![
                 block_id,
                 r.suite,
@@ -261,28 +344,69 @@ impl<'t> Writer<'t> {
                 r.run.index,
                 r.run.first_line as i64,
                 r.run.last_line as i64,
-                serde_json::to_string(&r.run.params)?,
-                serde_json::to_string(&r.run.tags)?,
+                e.params,
+                e.tags,
                 r.run.bench,
-                serde_json::to_string(&r.run.config)?,
+                e.config,
                 time_ns(&r.run.tags, self.ingested_at),
                 r.run.tags.get("commit"),
             ])?;
-            let run_id = self.tx.last_insert_rowid();
-            for (key, value) in &r.run.tags {
-                self.tag.execute(params![run_id, key, value])?;
-            }
-            for series in &r.run.series {
-                self.series(run_id, series, out)?;
-            }
-            out.run_ids.push(run_id);
+            run_ids.push(self.tx.last_insert_rowid());
         }
+        let tags: Vec<(i64, &String, &String)> = b
+            .runs
+            .iter()
+            .zip(&run_ids)
+            .flat_map(|(r, &id)| r.run.tags.iter().map(move |(k, v)| (id, k, v)))
+            .collect();
+        self.tags
+            .insert(self.tx, &tags, |stmt, at, &(id, key, value)| {
+                stmt.raw_bind_parameter(at + 1, id)?;
+                stmt.raw_bind_parameter(at + 2, key)?;
+                stmt.raw_bind_parameter(at + 3, value)
+            })?;
+        let series: Vec<(i64, &Series, &SeriesValues)> = b
+            .runs
+            .iter()
+            .zip(&encoded.runs)
+            .zip(&run_ids)
+            .flat_map(|((r, e), &id)| {
+                r.run
+                    .series
+                    .iter()
+                    .zip(&e.series)
+                    .map(move |(s, v)| (id, s, v))
+            })
+            .collect();
+        out.points += series.iter().map(|(_, _, v)| v.stored).sum::<usize>();
+        let histograms = series
+            .iter()
+            .any(|(_, s, _)| matches!(&s.data, Data::Histogram { intervals, .. } if !intervals.is_empty()));
+        if histograms {
+            // Each histogram's rows need their series' id: one insert per series.
+            for &(run_id, s, v) in &series {
+                self.series(run_id, s, v)?;
+            }
+        } else {
+            self.many_series
+                .insert(self.tx, &series, |stmt, at, &(run_id, s, v)| {
+                    stmt.raw_bind_parameter(at + 1, run_id)?;
+                    stmt.raw_bind_parameter(at + 2, &s.metric)?;
+                    stmt.raw_bind_parameter(at + 3, &s.display)?;
+                    stmt.raw_bind_parameter(at + 4, &s.unit)?;
+                    stmt.raw_bind_parameter(at + 5, s.kind())?;
+                    stmt.raw_bind_parameter(at + 6, v.count)?;
+                    stmt.raw_bind_parameter(at + 7, &v.stats)?;
+                    stmt.raw_bind_parameter(at + 8, v.value)?;
+                    stmt.raw_bind_parameter(at + 9, &v.points)
+                })?;
+        }
+        out.run_ids.extend(run_ids);
         Ok(())
     }
 
-    fn series(&mut self, run_id: i64, s: &Series, out: &mut Written) -> Result<(), IngestError> {
-        let v = SeriesValues::of(s)?;
-        out.points += v.stored;
+    /// One series row, and its histogram's rows.
+    fn series(&mut self, run_id: i64, s: &Series, v: &SeriesValues) -> Result<(), IngestError> {
         self.series.execute(params![
             run_id,
             s.metric,
@@ -303,5 +427,112 @@ impl<'t> Writer<'t> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::store::{BlockDefaults, Db, Digest, SourceMeta};
+    use bench_db_parsers::format_by_name;
+    use std::path::Path;
+
+    /// Every row an ingest wrote, all columns but the ingest time, in key order: the
+    /// stored bytes as SQLite gives them back.
+    fn stored_rows(path: &Path) -> String {
+        let c = rusqlite::Connection::open(path).unwrap();
+        let mut out = String::new();
+        for (table, cols, order) in [
+            (
+                "source",
+                "id, path, sha256, bytes, format, parser, identity",
+                "id",
+            ),
+            (
+                "block",
+                "id, source_id, idx, label, first_line, last_line, printed",
+                "id",
+            ),
+            ("run", "*", "id"),
+            ("run_tag", "*", "key, value, run_id"),
+            ("series", "*", "id"),
+            ("histogram", "*", "series_id, idx"),
+        ] {
+            let mut stmt = c
+                .prepare(&format!("SELECT {cols} FROM {table} ORDER BY {order}"))
+                .unwrap();
+            let n = stmt.column_count();
+            let mut rows = stmt.query([]).unwrap();
+            while let Some(row) = rows.next().unwrap() {
+                out.push_str(table);
+                for i in 0..n {
+                    let v: rusqlite::types::Value = row.get(i).unwrap();
+                    out.push_str(&format!(" {v:?}"));
+                }
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// Ingests fixtures of every kind of series (ladders, histograms with their
+    /// intervals, time series, single values, blocks with printed numbers).
+    fn ingest_fixtures(db: &Path) {
+        let mut store = Db::open(&crate::store::url::Target::Sqlite(db.to_path_buf())).unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        for (format, file) in [
+            ("jlbh", "jlbh/two-outputs.txt"),
+            ("jlbh", "jlbh/v10-current.txt"),
+            ("hlog", "hlog/tiny-tagged.hlog"),
+            ("tsar", "tsar/history-tail.txt"),
+            ("wrk", "wrk/wrk2-u_latency.txt"),
+            ("jmh", "jmh/gc-profiler-and-single-shot.txt"),
+            ("k6", "k6/summary-export.json"),
+            ("hyperfine", "hyperfine/hash-old-layout.txt"),
+        ] {
+            let format = format_by_name(format).unwrap();
+            let bytes = std::fs::read(root.join(file)).unwrap();
+            let meta = SourceMeta {
+                path: file.to_string(),
+                format: format.name.to_string(),
+                parser: format!("{} {}", format.name, format.version),
+            };
+            let defaults = BlockDefaults {
+                suite: format.name.to_string(),
+                fallback_label: file.to_string(),
+                tags: [("host", "h"), ("commit", "c0ffee")]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                time_fallback: Some("2026-11-30T12:00:00Z".to_string()),
+                ..BlockDefaults::default()
+            };
+            let items = format.read(Box::new(std::io::Cursor::new(bytes.clone())));
+            let done = store
+                .ingest(&meta, items, &defaults, || Ok(Digest::of(&bytes)))
+                .unwrap();
+            assert!(done.runs > 0, "{file}");
+        }
+    }
+
+    #[test]
+    fn stored_rows_are_as_before_multi_row_inserts() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("b.db");
+        ingest_fixtures(&db);
+        let rows = stored_rows(&db);
+        for table in ["run_tag", "histogram", "series", "block"] {
+            assert!(rows.contains(&format!("\n{table} ")), "no {table} row");
+        }
+        // SHA-256 of the same rows written by one INSERT per row with every column
+        // encoded on the writing thread (the writer before multi-row inserts).
+        let digest = Digest::of(rows.as_bytes());
+        assert_eq!(
+            (digest.sha256.as_str(), rows.lines().count()),
+            (
+                "f98f9ec02c1decc3a96f4daa1a2fe8af481707525659a7c19d1b9a75a131a842",
+                165
+            ),
+            "{rows}"
+        );
     }
 }
