@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 /// The page cache of an ingest, in KiB: what a large source's writes touch between two
 /// commits (the tables' last pages, the indexes' pages) without spilling.
-const INGEST_CACHE_KIB: i64 = 64 * 1024;
+const INGEST_CACHE_KIB: i64 = 16 * 1024;
 
 impl From<rusqlite::Error> for IngestError {
     fn from(e: rusqlite::Error) -> Self {
