@@ -913,6 +913,16 @@ fn a_large_suite_is_paginated_and_written_atomically_on_both_stores() {
                 .map(|k| read(&format!("groups-jlbh-{k}.html")))
                 .collect::<Vec<_>>(),
         );
+        // A group page that cannot be written (a folder holds its name, as a full disk
+        // would refuse it) stops the report with that page's error, not the pages'
+        // drawing's, and no index links to what was not written.
+        let bad = s.env().dir.path().join("bad");
+        std::fs::create_dir_all(bad.join("groups-jlbh-2.html/x")).unwrap();
+        let run = s.run(&["report", "--out", bad.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "[{}] {err}", s.name());
+        assert!(err.contains("groups-jlbh-2.html"), "[{}] {err}", s.name());
+        assert!(!bad.join("index.html").exists(), "[{}]", s.name());
     }
     if let [sqlite, pg] = &sites[..] {
         assert!(

@@ -25,7 +25,7 @@ use crate::store::{Db, Detail};
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::SyncSender;
+use std::sync::mpsc::{Receiver, SyncSender};
 
 pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
@@ -60,10 +60,6 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
     let suite_names: Vec<String> = suites.keys().cloned().collect();
     let names = html::page_names(suite_names.iter().map(String::as_str));
     let history = HistoryOptions::default();
-    let mut comparisons: Vec<Comparison> = Vec::new();
-    let mut left_out = Vec::new();
-    let mut summaries = Vec::new();
-    let mut files = vec![args.out.join("index.html")];
     let (reads, mut builders): (Vec<_>, Vec<_>) = suites
         .into_iter()
         .map(|(suite, p)| {
@@ -71,94 +67,59 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             ((p.ids, p.sides), (suite, b))
         })
         .unzip();
-    // Three threads: one reads and decodes the runs and builds each suite's histories,
-    // one draws and writes the group pages, and this one builds the rest. Each suite's
-    // series go with its runs.
+    // Each suite's histories are built where its runs are read.
     let reads: Vec<_> = reads
         .into_iter()
         .zip(builders.iter_mut())
         .map(|(read, (_, b))| (read, b.take_series()))
         .collect();
-    let mut early = Vec::new();
-    let mut suite_files: Vec<Vec<PathBuf>> = Vec::new();
-    std::thread::scope(|scope| -> Result<()> {
+    let group_pages: Vec<GroupPages> = builders
+        .iter()
+        .map(|(suite, b)| {
+            let (groups, pages) = b.planned_pages();
+            GroupPages {
+                suite: suite.clone(),
+                name: names[suite.as_str()].clone(),
+                groups,
+                pages,
+            }
+        })
+        .collect();
+    // Three threads: one reads and decodes the runs (and builds the histories), one draws
+    // and writes the group pages, and this one builds the rest.
+    let (drawn, early) = std::thread::scope(|scope| -> Result<_> {
         let (runs_tx, runs) = std::sync::mpsc::sync_channel(READ_AHEAD);
         let reader = std::thread::Builder::new()
             .name("report-read".into())
             .spawn_scoped(scope, move || read_suites(&store, reads, &runs_tx))
             .context("starting the reading thread")?;
-        let (pages_tx, pages) = std::sync::mpsc::sync_channel::<(usize, site::GroupPage)>(4);
-        let (out, names) = (&args.out, &names);
-        let plans: Vec<(String, usize, usize)> = builders
-            .iter()
-            .map(|(suite, b)| {
-                let (groups, n_pages) = b.planned_pages();
-                (suite.clone(), groups, n_pages)
-            })
-            .collect();
+        let (pages_tx, pages) = std::sync::mpsc::sync_channel(4);
+        let out = &args.out;
         let writer = std::thread::Builder::new()
             .name("report-write".into())
-            .spawn_scoped(scope, move || -> Result<Vec<Vec<PathBuf>>> {
-                let mut written = vec![Vec::new(); plans.len()];
-                for (at, p) in pages {
-                    let (suite, groups, n_pages) = &plans[at];
-                    let name = names[suite.as_str()].as_str();
-                    let page = html::group_page(suite, name, *groups, *n_pages, &p);
-                    write_site(out, std::slice::from_ref(&page))?;
-                    written[at].push(out.join(&page.0));
-                }
-                Ok(written)
-            })
+            .spawn_scoped(scope, move || write_group_pages(out, &group_pages, pages))
             .context("starting the writing thread")?;
-        let drawn = (|| -> Result<()> {
-            for (at, (suite, mut b)) in builders.into_iter().enumerate() {
-                // One suite at a time: its runs are read, its pages written, and all of
-                // it let go but what the index says of it.
-                let name = names[suite.as_str()].as_str();
-                loop {
-                    match runs.recv() {
-                        Ok(Read::Run(r)) => b.add(r),
-                        Ok(Read::End(series)) => {
-                            if let Some(done) = series {
-                                b.put_series(done);
-                            }
-                            break;
-                        }
-                        Err(_) => anyhow::bail!("the runs stopped coming"),
-                    }
-                    // Group pages are written as soon as their groups are whole.
-                    for p in b.take_group_pages() {
-                        pages_tx
-                            .send((at, p))
-                            .map_err(|_| anyhow::anyhow!("the writing stopped"))?;
-                    }
-                }
-                let mine = match &side_comparison {
-                    Some(c) => [c.clone()]
-                        .into_iter()
-                        .filter(|c| c.suite == suite)
-                        .collect::<Vec<_>>(),
-                    None => {
-                        let pairs = pairing::branch_pairs(&b.take_pair_runs());
-                        left_out.extend(pairs.left_out);
-                        pairs.comparisons
-                    }
-                };
-                let page = b.finish(&mine.iter().collect::<Vec<_>>());
-                let pages = html::suite_files(&page, name, &mine);
-                write_site(&args.out, &pages)?;
-                suite_files.push(pages.iter().map(|p| args.out.join(&p.0)).collect());
-                summaries.push(page.summary());
-                comparisons.extend(mine);
-            }
-            Ok(())
-        })();
+        let drawn = draw_suites(
+            builders,
+            &runs,
+            &pages_tx,
+            &args.out,
+            &names,
+            side_comparison.as_ref(),
+        );
         drop((runs, pages_tx));
         // A failed read or write stopped the drawing: its error is the one to tell.
         joined(reader)?;
-        early = joined(writer)?;
-        drawn
+        let early = joined(writer)?;
+        Ok((drawn?, early))
     })?;
+    let Drawn {
+        mut comparisons,
+        left_out,
+        summaries,
+        files: suite_files,
+    } = drawn;
+    let mut files = vec![args.out.join("index.html")];
     for (suite, early) in suite_files.into_iter().zip(early) {
         // The suite page, then its group pages in order.
         let mut pages = suite.into_iter();
@@ -208,6 +169,101 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
         println!("{}", args.out.join("index.html").display());
     }
     Ok(crate::exit::OK)
+}
+
+/// What the suite pages gave the index, in suite order.
+struct Drawn {
+    comparisons: Vec<Comparison>,
+    /// Branches not compared (see [`site::Site::left_out`]).
+    left_out: Vec<String>,
+    summaries: Vec<site::SuiteSummary>,
+    /// Each suite's page files, its page first.
+    files: Vec<Vec<PathBuf>>,
+}
+
+/// Builds each suite's page from the runs `runs` brings, in suite order, handing its
+/// group pages to `pages` as their groups are whole, and writes the suite's page.
+fn draw_suites(
+    builders: Vec<(String, site::SuiteBuilder)>,
+    runs: &Receiver<Read>,
+    pages: &SyncSender<(usize, site::GroupPage)>,
+    out: &Path,
+    names: &BTreeMap<&str, String>,
+    side_comparison: Option<&Comparison>,
+) -> Result<Drawn> {
+    let mut drawn = Drawn {
+        comparisons: Vec::new(),
+        left_out: Vec::new(),
+        summaries: Vec::new(),
+        files: Vec::new(),
+    };
+    for (at, (suite, mut b)) in builders.into_iter().enumerate() {
+        // One suite at a time: its runs are read, its pages written, and all of it let
+        // go but what the index says of it.
+        loop {
+            match runs.recv() {
+                Ok(Read::Run(r)) => b.add(r),
+                Ok(Read::End(series)) => {
+                    if let Some(done) = series {
+                        b.put_series(done);
+                    }
+                    break;
+                }
+                Err(_) => anyhow::bail!("the runs stopped coming"),
+            }
+            for p in b.take_group_pages() {
+                pages
+                    .send((at, p))
+                    .map_err(|_| anyhow::anyhow!("the writing stopped"))?;
+            }
+        }
+        let mine = match side_comparison {
+            Some(c) => [c.clone()]
+                .into_iter()
+                .filter(|c| c.suite == suite)
+                .collect::<Vec<_>>(),
+            None => {
+                let pairs = pairing::branch_pairs(&b.take_pair_runs());
+                drawn.left_out.extend(pairs.left_out);
+                pairs.comparisons
+            }
+        };
+        let page = b.finish(&mine.iter().collect::<Vec<_>>());
+        let files = html::suite_files(&page, &names[suite.as_str()], &mine);
+        write_site(out, &files)?;
+        drawn
+            .files
+            .push(files.iter().map(|f| out.join(&f.0)).collect());
+        drawn.summaries.push(page.summary());
+        drawn.comparisons.extend(mine);
+    }
+    Ok(drawn)
+}
+
+/// One suite's group pages as each is drawn: the suite, its page name, and how many
+/// groups and group pages it has.
+struct GroupPages {
+    suite: String,
+    name: String,
+    groups: usize,
+    pages: usize,
+}
+
+/// Draws and writes the group pages `pages` brings (each with its suite's place in
+/// `suites`); returns each suite's written files in order.
+fn write_group_pages(
+    out: &Path,
+    suites: &[GroupPages],
+    pages: Receiver<(usize, site::GroupPage)>,
+) -> Result<Vec<Vec<PathBuf>>> {
+    let mut written = vec![Vec::new(); suites.len()];
+    for (at, p) in pages {
+        let s = &suites[at];
+        let page = html::group_page(&s.suite, &s.name, s.groups, s.pages, &p);
+        write_site(out, std::slice::from_ref(&page))?;
+        written[at].push(out.join(&page.0));
+    }
+    Ok(written)
 }
 
 /// One suite's runs, as known before their series are read.
