@@ -627,6 +627,12 @@ impl<'o> SuiteBuilder<'o> {
         self.series.take()
     }
 
+    /// Whether the histories were taken ([`Self::take_series`]) and not yet handed back:
+    /// the page cannot be finished before they are.
+    pub fn awaits_series(&self) -> bool {
+        self.paged && self.series.is_none() && self.series_done.is_none()
+    }
+
     /// The histories taken with [`Self::take_series`], finished.
     pub fn put_series(&mut self, done: SeriesPages) {
         self.series_done = Some(done);

@@ -50,6 +50,43 @@ pub fn variation<R: Borrow<StoredRun>>(
     metric: Option<&str>,
     include_first: bool,
 ) -> Vec<VariationRow> {
+    let mut rows = Vec::new();
+    for (key, members) in groups(runs) {
+        let config: BTreeMap<String, Param> = members[0]
+            .run
+            .config_params()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let run_ids: Vec<i64> = members.iter().map(|r| r.id).collect();
+        let run_indexes: Vec<u32> = members.iter().map(|r| r.run.index).collect();
+        for m in group_cells(&members, metric, include_first) {
+            for c in m.cells {
+                rows.push(VariationRow {
+                    suite: key.suite.clone(),
+                    bench: key.bench.clone(),
+                    config: config.clone(),
+                    label: key.label.clone(),
+                    metric: m.metric.clone(),
+                    percentile: c.percentile,
+                    values: c.values,
+                    variation_pct: c.variation_pct,
+                    printed_variation_pct: c.printed_variation_pct,
+                    spread: c.spread,
+                    unit: m.unit.clone(),
+                    display: m.display.clone(),
+                    run_ids: run_ids.clone(),
+                    run_indexes: run_indexes.clone(),
+                });
+            }
+        }
+    }
+    rows
+}
+
+/// The groups of `runs` (same [`GroupKey`]) in order of their first run, each group's
+/// runs in run order.
+pub fn groups<R: Borrow<StoredRun>>(runs: &[R]) -> Vec<(GroupKey, Vec<&StoredRun>)> {
     let mut groups: Vec<(GroupKey, Vec<&StoredRun>)> = Vec::new();
     // Group key → position in `groups`: one look-up per run, however many groups.
     let mut index: HashMap<GroupKey, usize> = HashMap::new();
@@ -74,62 +111,87 @@ pub fn variation<R: Borrow<StoredRun>>(
         groups[i].1.push(r);
         last = Some((r, i));
     }
-    let mut rows = Vec::new();
-    for (key, mut members) in groups {
+    for (_, members) in &mut groups {
         members.sort_by_key(|r| (r.run.index, r.id));
-        let config: BTreeMap<String, Param> = members[0]
-            .run
-            .config_params()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect();
-        let run_ids: Vec<i64> = members.iter().map(|r| r.id).collect();
-        let run_indexes: Vec<u32> = members.iter().map(|r| r.run.index).collect();
-        for (name, display, unit) in metrics_of(&members, metric) {
-            for p in percentiles_of(&members, &name) {
-                let values: Vec<Option<f64>> =
-                    members.iter().map(|r| r.value_at(&name, p)).collect();
-                let included: Vec<f64> = members
-                    .iter()
-                    .zip(&values)
-                    .filter(|(r, _)| include_first || !super::warmup::is_warmup(r))
-                    .filter_map(|(_, v)| *v)
-                    .collect();
-                // Every run of a block carries the block's printed numbers, or (streamed
-                // reads) only one of them does.
-                let printed = members
-                    .iter()
-                    .find(|r| !r.printed.is_empty())
-                    .map_or(&[][..], |r| r.printed.as_slice())
-                    .iter()
-                    .find(|s| s.name == "variation_pct" && s.metric == name && s.percentile == p)
-                    .and_then(|s| s.value);
-                rows.push(VariationRow {
-                    suite: key.suite.clone(),
-                    bench: key.bench.clone(),
-                    config: config.clone(),
-                    label: key.label.clone(),
-                    metric: name.clone(),
-                    percentile: p,
-                    values,
-                    // A spread needs two runs: with fewer left (two runs, run 1
-                    // skipped) there is none, rather than a misleading 0.
-                    variation_pct: (included.len() >= 2)
-                        .then(|| jlbh_variation(&included))
-                        .flatten(),
-                    printed_variation_pct: printed,
-                    spread: (included.len() >= 2)
-                        .then(|| robust_cv_pct(&included))
-                        .flatten(),
-                    unit: unit.clone(),
-                    display: display.clone(),
-                    run_ids: run_ids.clone(),
-                    run_indexes: run_indexes.clone(),
-                });
-            }
-        }
     }
-    rows
+    groups
+}
+
+/// One metric of a group and its cells, one per percentile (ascending; the single
+/// value last).
+pub struct MetricCells {
+    pub metric: String,
+    pub display: String,
+    pub unit: String,
+    pub cells: Vec<Cell>,
+}
+
+/// One percentile (or the single value) of a metric over a group's runs.
+pub struct Cell {
+    pub percentile: Option<f64>,
+    /// One value per run, in run order.
+    pub values: Vec<Option<f64>>,
+    pub variation_pct: Option<f64>,
+    pub printed_variation_pct: Option<f64>,
+    pub spread: Option<f64>,
+}
+
+/// The cells of one group's runs (`members`, in run order) for each of its metrics
+/// (`metric` alone when given): see [`variation`].
+pub fn group_cells(
+    members: &[&StoredRun],
+    metric: Option<&str>,
+    include_first: bool,
+) -> Vec<MetricCells> {
+    // Every run of a block carries the block's printed numbers, or (streamed reads)
+    // only one of them does.
+    let printed = members
+        .iter()
+        .find(|r| !r.printed.is_empty())
+        .map_or(&[][..], |r| r.printed.as_slice());
+    metrics_of(members, metric)
+        .into_iter()
+        .map(|(name, display, unit)| {
+            let cells = percentiles_of(members, &name)
+                .into_iter()
+                .map(|p| {
+                    let values: Vec<Option<f64>> =
+                        members.iter().map(|r| r.value_at(&name, p)).collect();
+                    let included: Vec<f64> = members
+                        .iter()
+                        .zip(&values)
+                        .filter(|(r, _)| include_first || !super::warmup::is_warmup(r))
+                        .filter_map(|(_, v)| *v)
+                        .collect();
+                    let printed_variation_pct = printed
+                        .iter()
+                        .find(|s| {
+                            s.name == "variation_pct" && s.metric == name && s.percentile == p
+                        })
+                        .and_then(|s| s.value);
+                    Cell {
+                        percentile: p,
+                        values,
+                        // A spread needs two runs: with fewer left (two runs, run 1
+                        // skipped) there is none, rather than a misleading 0.
+                        variation_pct: (included.len() >= 2)
+                            .then(|| jlbh_variation(&included))
+                            .flatten(),
+                        printed_variation_pct,
+                        spread: (included.len() >= 2)
+                            .then(|| robust_cv_pct(&included))
+                            .flatten(),
+                    }
+                })
+                .collect();
+            MetricCells {
+                metric: name,
+                display,
+                unit,
+                cells,
+            }
+        })
+        .collect()
 }
 
 /// Ladder, histogram and single-value metrics of the group, in first-seen order.

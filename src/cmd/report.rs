@@ -8,9 +8,9 @@
 //! series, its group pages written as their groups are whole, its page written and let
 //! go, and the index drawn at the end from each suite's small summary.
 //!
-//! Three threads share the work: one reads and decodes the runs and builds each suite's
-//! histories, one draws and writes the group pages, and the calling thread builds the
-//! rest. Their output is the same as one thread's.
+//! Four threads share the work: one reads and decodes the runs, one builds each suite's
+//! histories from them as they pass, one draws and writes the group pages, and the
+//! calling thread builds the rest. Their output is the same as one thread's.
 
 use super::select::select_some;
 use crate::analysis::history::HistoryOptions;
@@ -67,12 +67,8 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             ((p.ids, p.sides), (suite, b))
         })
         .unzip();
-    // Each suite's histories are built where its runs are read.
-    let reads: Vec<_> = reads
-        .into_iter()
-        .zip(builders.iter_mut())
-        .map(|(read, (_, b))| (read, b.take_series()))
-        .collect();
+    // Each suite's histories are built on a thread of their own as its runs pass.
+    let series: Vec<_> = builders.iter_mut().map(|(_, b)| b.take_series()).collect();
     let group_pages: Vec<GroupPages> = builders
         .iter()
         .map(|(suite, b)| {
@@ -85,14 +81,22 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             }
         })
         .collect();
-    // Three threads: one reads and decodes the runs (and builds the histories), one draws
-    // and writes the group pages, and this one builds the rest.
+    // Four threads: one reads and decodes the runs, one builds the histories from them on
+    // their way, one draws and writes the group pages, and this one builds the rest.
     let (drawn, early) = std::thread::scope(|scope| -> Result<_> {
-        let (runs_tx, runs) = std::sync::mpsc::sync_channel(READ_AHEAD);
+        let (read_tx, read) = std::sync::mpsc::sync_channel(READ_AHEAD);
         let reader = std::thread::Builder::new()
             .name("report-read".into())
-            .spawn_scoped(scope, move || read_suites(&store, reads, &runs_tx))
+            .spawn_scoped(scope, move || read_suites(&store, reads, &read_tx))
             .context("starting the reading thread")?;
+        let (runs_tx, runs) = std::sync::mpsc::sync_channel(READ_AHEAD);
+        let (histories_tx, histories) = std::sync::mpsc::channel();
+        let historian = std::thread::Builder::new()
+            .name("report-history".into())
+            .spawn_scoped(scope, move || {
+                build_histories(scope, series, read, &runs_tx, &histories_tx)
+            })
+            .context("starting the history thread")?;
         let (pages_tx, pages) = std::sync::mpsc::sync_channel(4);
         let out = &args.out;
         let writer = std::thread::Builder::new()
@@ -101,15 +105,19 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             .context("starting the writing thread")?;
         let drawn = draw_suites(
             builders,
-            &runs,
+            Incoming {
+                runs: &runs,
+                histories: &histories,
+            },
             &pages_tx,
             &args.out,
             &names,
             side_comparison.as_ref(),
         );
-        drop((runs, pages_tx));
+        drop((runs, histories, pages_tx));
         // A failed read or write stopped the drawing: its error is the one to tell.
         joined(reader)?;
+        joined(historian);
         let early = joined(writer)?;
         Ok((drawn?, early))
     })?;
@@ -181,11 +189,21 @@ struct Drawn {
     files: Vec<Vec<PathBuf>>,
 }
 
-/// Builds each suite's page from the runs `runs` brings, in suite order, handing its
-/// group pages to `pages` as their groups are whole, and writes the suite's page.
+/// What the drawing receives: each suite's runs then its end, and the histories of the
+/// suites that had them taken ([`site::SuiteBuilder::take_series`]), by suite place, as
+/// each is finished.
+struct Incoming<'a> {
+    runs: &'a Receiver<Read>,
+    histories: &'a Receiver<(usize, site::SeriesPages)>,
+}
+
+/// Builds each suite's page from the runs `incoming` brings, in suite order, handing its
+/// group pages to `pages` as their groups are whole, and writes the suite's page. A suite
+/// whose histories are still being finished waits for them while the next suites' runs
+/// go on coming; pages are finished in suite order.
 fn draw_suites(
     builders: Vec<(String, site::SuiteBuilder)>,
-    runs: &Receiver<Read>,
+    incoming: Incoming,
     pages: &SyncSender<(usize, site::GroupPage)>,
     out: &Path,
     names: &BTreeMap<&str, String>,
@@ -197,18 +215,16 @@ fn draw_suites(
         summaries: Vec::new(),
         files: Vec::new(),
     };
+    let mut waiting = Waiting {
+        suites: std::collections::VecDeque::new(),
+        arrived: BTreeMap::new(),
+    };
     for (at, (suite, mut b)) in builders.into_iter().enumerate() {
-        // One suite at a time: its runs are read, its pages written, and all of it let
-        // go but what the index says of it.
+        // One suite at a time: its runs are read, its group pages written as they fill.
         loop {
-            match runs.recv() {
+            match incoming.runs.recv() {
                 Ok(Read::Run(r)) => b.add(r),
-                Ok(Read::End(series)) => {
-                    if let Some(done) = series {
-                        b.put_series(done);
-                    }
-                    break;
-                }
+                Ok(Read::End) => break,
                 Err(_) => anyhow::bail!("the runs stopped coming"),
             }
             for p in b.take_group_pages() {
@@ -216,28 +232,87 @@ fn draw_suites(
                     .send((at, p))
                     .map_err(|_| anyhow::anyhow!("the writing stopped"))?;
             }
-        }
-        let mine = match side_comparison {
-            Some(c) => [c.clone()]
-                .into_iter()
-                .filter(|c| c.suite == suite)
-                .collect::<Vec<_>>(),
-            None => {
-                let pairs = pairing::branch_pairs(&b.take_pair_runs());
-                drawn.left_out.extend(pairs.left_out);
-                pairs.comparisons
+            if !waiting.suites.is_empty() {
+                waiting.arrived.extend(incoming.histories.try_iter());
+                for (suite, b) in waiting.ready() {
+                    finish_suite(&mut drawn, &suite, b, out, names, side_comparison)?;
+                }
             }
+        }
+        waiting.suites.push_back((at, suite, b));
+        waiting.arrived.extend(incoming.histories.try_iter());
+        for (suite, b) in waiting.ready() {
+            finish_suite(&mut drawn, &suite, b, out, names, side_comparison)?;
+        }
+    }
+    while !waiting.suites.is_empty() {
+        let Ok(done) = incoming.histories.recv() else {
+            anyhow::bail!("the histories stopped coming");
         };
-        let page = b.finish(&mine.iter().collect::<Vec<_>>());
-        let files = html::suite_files(&page, &names[suite.as_str()], &mine);
-        write_site(out, &files)?;
-        drawn
-            .files
-            .push(files.iter().map(|f| out.join(&f.0)).collect());
-        drawn.summaries.push(page.summary());
-        drawn.comparisons.extend(mine);
+        waiting.arrived.insert(done.0, done.1);
+        for (suite, b) in waiting.ready() {
+            finish_suite(&mut drawn, &suite, b, out, names, side_comparison)?;
+        }
     }
     Ok(drawn)
+}
+
+/// Suites whose runs are all in, in order, each with its place; and the histories that
+/// arrived for them, by place.
+struct Waiting<'o> {
+    suites: std::collections::VecDeque<(usize, String, site::SuiteBuilder<'o>)>,
+    arrived: BTreeMap<usize, site::SeriesPages>,
+}
+
+impl<'o> Waiting<'o> {
+    /// The suites at the front that can be finished (their histories are in, or they
+    /// awaited none), taken in order with their histories handed back.
+    fn ready(&mut self) -> Vec<(String, site::SuiteBuilder<'o>)> {
+        let mut ready = Vec::new();
+        while let Some((at, _, b)) = self.suites.front() {
+            if b.awaits_series() && !self.arrived.contains_key(at) {
+                break;
+            }
+            let (at, suite, mut b) = self.suites.pop_front().expect("a waiting suite");
+            if let Some(done) = self.arrived.remove(&at) {
+                b.put_series(done);
+            }
+            ready.push((suite, b));
+        }
+        ready
+    }
+}
+
+/// Finishes one suite whose runs and histories are all in: its comparisons, its page
+/// written, and what the index says of it kept; the rest let go.
+fn finish_suite(
+    drawn: &mut Drawn,
+    suite: &str,
+    mut b: site::SuiteBuilder,
+    out: &Path,
+    names: &BTreeMap<&str, String>,
+    side_comparison: Option<&Comparison>,
+) -> Result<()> {
+    let mine = match side_comparison {
+        Some(c) => [c.clone()]
+            .into_iter()
+            .filter(|c| c.suite == suite)
+            .collect::<Vec<_>>(),
+        None => {
+            let pairs = pairing::branch_pairs(&b.take_pair_runs());
+            drawn.left_out.extend(pairs.left_out);
+            pairs.comparisons
+        }
+    };
+    let page = b.finish(&mine.iter().collect::<Vec<_>>());
+    let files = html::suite_files(&page, &names[suite], &mine);
+    write_site(out, &files)?;
+    drawn
+        .files
+        .push(files.iter().map(|f| out.join(&f.0)).collect());
+    drawn.summaries.push(page.summary());
+    drawn.comparisons.extend(mine);
+    Ok(())
 }
 
 /// One suite's group pages as each is drawn: the suite, its page name, and how many
@@ -360,36 +435,25 @@ fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
-/// What the reading thread sends: a run, or the end of a suite's runs with its histories
-/// when they were built there.
+/// What the reading thread sends: a run, or the end of a suite's runs.
 // Nearly every message is a run: boxing it would cost an allocation each.
 #[allow(clippy::large_enum_variant)]
 enum Read {
     Run(StoredRun),
-    End(Option<site::SeriesPages>),
+    End,
 }
 
-/// Sends each suite's runs (see [`stream`]) down `tx`, each first added to the suite's
-/// series when it has them, then the suite's end. Stops quietly when the receiving side
-/// has gone: its own error tells why.
-fn read_suites(
-    store: &Db,
-    suites: Vec<(ReadPlan, Option<site::SuiteSeries>)>,
-    tx: &SyncSender<Read>,
-) -> Result<()> {
+/// Sends each suite's runs (see [`stream`]) down `tx`, then the suite's end. Stops
+/// quietly when the receiving side has gone: its own error tells why.
+fn read_suites(store: &Db, suites: Vec<ReadPlan>, tx: &SyncSender<Read>) -> Result<()> {
     let mut gone = false;
-    for ((ids, sides), mut series) in suites {
+    for (ids, sides) in suites {
         let sent = stream(store, &ids, sides, |r| {
-            if let Some(series) = &mut series {
-                series.add(&r);
-            }
             gone = tx.send(Read::Run(r)).is_err();
             anyhow::ensure!(!gone, "the drawing stopped");
             Ok(())
         })
-        .map(|()| {
-            gone = tx.send(Read::End(series.map(|s| s.finish()))).is_err();
-        });
+        .map(|()| gone = tx.send(Read::End).is_err());
         match sent {
             Err(_) | Ok(()) if gone => return Ok(()),
             other => other?,
@@ -398,12 +462,48 @@ fn read_suites(
     Ok(())
 }
 
+/// Passes each suite's runs from `runs` on to `tx`, each first added to the suite's
+/// histories when it has them (`series`, in suite order), then the suite's end; each
+/// suite's histories are finished on a thread of their own (the change points of a long
+/// history take a while) and sent down `done` with the suite's place. Stops when either
+/// side has gone: the reader's or the drawing's error tells why.
+fn build_histories<'scope, 'o: 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    series: Vec<Option<site::SuiteSeries<'o>>>,
+    runs: Receiver<Read>,
+    tx: &SyncSender<Read>,
+    done: &std::sync::mpsc::Sender<(usize, site::SeriesPages)>,
+) {
+    for (at, mut series) in series.into_iter().enumerate() {
+        loop {
+            let Ok(read) = runs.recv() else { return };
+            if let (Read::Run(r), Some(series)) = (&read, &mut series) {
+                series.add(r);
+            }
+            let end = matches!(read, Read::End);
+            if tx.send(read).is_err() {
+                return;
+            }
+            if end {
+                break;
+            }
+        }
+        if let Some(series) = series {
+            let done = done.clone();
+            scope.spawn(move || {
+                // The drawing has gone when this fails: its error tells why.
+                let _ = done.send((at, series.finish()));
+            });
+        }
+    }
+}
+
 /// One suite's runs to read: their ids, each with whether it keeps its block's printed
 /// numbers, and the sides' runs already read (see [`Planned`]).
 type ReadPlan = (Vec<(i64, bool)>, Vec<StoredRun>);
 
-/// Runs decoded ahead of the drawing, at most.
-const READ_AHEAD: usize = 256;
+/// Runs decoded ahead of the next step (the histories, the drawing), at most.
+const READ_AHEAD: usize = 4096;
 
 /// Runs read per query (each id is a bound value).
 const IDS_PER_READ: usize = 10_000;

@@ -49,68 +49,60 @@ pub fn group_title(run: &StoredRun) -> String {
 /// The table of every group (source block) with two or more runs, from the same
 /// computation as `bench-db variation` (run 1 left out, as JLBH does by default).
 pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
-    let rows = analysis::variation(runs, None, false);
-    let by_id: std::collections::HashMap<i64, &StoredRun> =
-        runs.iter().map(|r| (r.id, *r)).collect();
     let mut out = VariationTable::default();
-    let mut start = 0;
-    while start < rows.len() {
-        // Rows of one group are adjacent and share their run ids.
-        let ids = &rows[start].run_ids;
-        let end = start
-            + rows[start..]
-                .iter()
-                .take_while(|r| &r.run_ids == ids)
-                .count();
-        let first = ids.first().and_then(|id| by_id.get(id).copied());
-        if let (true, Some(first)) = (ids.len() >= 2, first) {
-            out.groups.push(group_table(first, &rows[start..end]));
+    for (_, members) in analysis::groups(runs) {
+        if members.len() < 2 {
+            continue;
         }
-        start = end;
+        let mut metrics = analysis::group_cells(&members, None, false);
+        // A metric without a percentile or a value has no row.
+        metrics.retain(|m| !m.cells.is_empty());
+        if !metrics.is_empty() {
+            out.groups
+                .push(group_table(members[0], members.len(), metrics));
+        }
     }
     out
 }
 
-fn group_table(first: &StoredRun, rows: &[analysis::VariationRow]) -> VariationGroup {
+/// A group's table: a column per percentile any of its metrics has (ascending, the
+/// single value last), a row per metric.
+fn group_table(
+    first: &StoredRun,
+    runs: usize,
+    metrics: Vec<analysis::MetricCells>,
+) -> VariationGroup {
     let key = |p: Option<f64>| p.map(|p| (p * 1e6).round() as i64);
     let mut columns: BTreeMap<Option<i64>, String> = BTreeMap::new();
-    let mut metrics: Vec<(String, String, String)> = Vec::new();
-    for r in rows {
-        columns.entry(key(r.percentile)).or_insert_with(|| {
-            r.percentile
+    for c in metrics.iter().flat_map(|m| &m.cells) {
+        columns.entry(key(c.percentile)).or_insert_with(|| {
+            c.percentile
                 .map_or("value".to_string(), fmt::percentile_name)
         });
-        if !metrics.iter().any(|m| m.0 == r.metric) {
-            metrics.push((r.metric.clone(), r.display.clone(), r.unit.clone()));
-        }
     }
     // Percentile columns ascending, the value column last.
     let mut keys: Vec<Option<i64>> = columns.keys().copied().filter(Option::is_some).collect();
     if columns.contains_key(&None) {
         keys.push(None);
     }
-    let out_rows = metrics
+    let rows = metrics
         .into_iter()
-        .map(|(metric, display, unit)| {
-            let find = |k: &Option<i64>| {
-                rows.iter()
-                    .find(|r| r.metric == metric && key(r.percentile) == *k)
-            };
+        .map(|m| {
+            let find = |k: &Option<i64>| m.cells.iter().find(|c| key(c.percentile) == *k);
             VariationRow {
-                metric: display,
-                unit,
                 cells: keys
                     .iter()
-                    .map(|k| find(k).and_then(|r| r.variation_pct))
+                    .map(|k| find(k).and_then(|c| c.variation_pct))
                     .collect(),
                 printed: keys
                     .iter()
-                    .map(|k| find(k).and_then(|r| r.printed_variation_pct))
+                    .map(|k| find(k).and_then(|c| c.printed_variation_pct))
                     .collect(),
+                metric: m.display,
+                unit: m.unit,
             }
         })
         .collect();
-    let runs = rows.first().map_or(0, |r| r.run_ids.len());
     VariationGroup {
         title: group_title(first),
         runs,
@@ -119,6 +111,6 @@ fn group_table(first: &StoredRun, rows: &[analysis::VariationRow]) -> VariationG
             .iter()
             .filter_map(|k| columns.get(k).cloned())
             .collect(),
-        rows: out_rows,
+        rows,
     }
 }
