@@ -24,6 +24,7 @@ use crate::numfmt::{Prefixes, prefixes_of};
 use bench_db_parsers::{Data, Param};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Groups drawn per suite page; older groups are listed, not drawn, so a page stays
 /// quick to render and small however many runs a suite holds.
@@ -209,15 +210,17 @@ pub struct ValueCell {
     pub prefixes: Prefixes,
 }
 
-/// One run of a group: where it came from and what it ran with.
+/// One run of a group: where it came from and what it ran with. A group's runs mostly
+/// share their tags, parameters and source: rows share them too rather than hold a copy
+/// each.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRow {
     pub index: u32,
-    pub tags: BTreeMap<String, String>,
+    pub tags: Arc<BTreeMap<String, String>>,
     /// Tags other than `commit`, as `key=value`.
-    pub other_tags: Vec<String>,
-    pub params: BTreeMap<String, Param>,
-    pub source: String,
+    pub other_tags: Arc<Vec<String>>,
+    pub params: Arc<BTreeMap<String, Param>>,
+    pub source: Arc<str>,
     pub first_line: u64,
     pub last_line: u64,
 }
@@ -988,18 +991,33 @@ fn metrics_of(runs: &[&StoredRun]) -> Vec<(String, &'static str)> {
 }
 
 fn run_rows(group: &[&StoredRun]) -> Vec<RunRow> {
-    group
-        .iter()
-        .map(|r| RunRow {
+    let mut rows: Vec<RunRow> = Vec::with_capacity(group.len());
+    for r in group {
+        // What equals the previous row's is shared with it.
+        let prev = rows.last();
+        let (tags, other_tags) = match prev {
+            Some(p) if *p.tags == r.run.tags => (Arc::clone(&p.tags), Arc::clone(&p.other_tags)),
+            _ => (Arc::new(r.run.tags.clone()), Arc::new(r.other_tags())),
+        };
+        let params = match prev {
+            Some(p) if *p.params == r.run.params => Arc::clone(&p.params),
+            _ => Arc::new(r.run.params.clone()),
+        };
+        let source = match prev {
+            Some(p) if *p.source == *r.source => Arc::clone(&p.source),
+            _ => Arc::from(r.source.as_str()),
+        };
+        rows.push(RunRow {
             index: r.run.index,
-            tags: r.run.tags.clone(),
-            other_tags: r.other_tags(),
-            params: r.run.params.clone(),
-            source: r.source.clone(),
+            tags,
+            other_tags,
+            params,
+            source,
             first_line: r.run.first_line,
             last_line: r.run.last_line,
-        })
-        .collect()
+        });
+    }
+    rows
 }
 
 /// A drawn group: its spectra, its time series unless `timeseries_charted` (drawn

@@ -503,7 +503,7 @@ fn build_histories<'scope, 'o: 'scope>(
 type ReadPlan = (Vec<(i64, bool)>, Vec<StoredRun>);
 
 /// Runs decoded ahead of the next step (the histories, the drawing), at most.
-const READ_AHEAD: usize = 4096;
+const READ_AHEAD: usize = 256;
 
 /// Runs read per query (each id is a bound value).
 const IDS_PER_READ: usize = 10_000;

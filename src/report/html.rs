@@ -628,7 +628,7 @@ fn run_table(group: &[RunRow]) -> String {
     );
     for r in group {
         let commit = r.tags.get("commit").map_or("–", String::as_str);
-        let tags = r.other_tags.clone();
+        let tags = r.other_tags.to_vec();
         let params: Vec<String> = r.params.iter().map(param).collect();
         let or_dash = |v: Vec<String>| {
             if v.is_empty() {
