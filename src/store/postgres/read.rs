@@ -260,10 +260,17 @@ fn stream_sql(where_sql: &str, detail: Detail) -> String {
     } else {
         String::new()
     };
+    // A bare run goes without its parameters and configuration keys (see
+    // `RunCols::at`): not sent at all, the most of a bare row's bytes.
+    let (params, config) = if detail == Detail::Bare {
+        ("'{}'::text", "'[]'::text")
+    } else {
+        ("r.params", "r.config")
+    };
     format!(
         "SELECT r.id, r.suite, r.label, s.format, s.path, s.id, b.id, b.idx, s.ingested_at,
-                r.run_index, r.first_line, r.last_line, r.params, r.tags, {printed}, r.bench,
-                r.config{series}{hists}
+                r.run_index, r.first_line, r.last_line, {params}, r.tags, {printed}, r.bench,
+                {config}{series}{hists}
          FROM run r JOIN block b ON b.id = r.block_id JOIN source s ON s.id = b.source_id
          {join}
          {where_sql} ORDER BY r.id"
