@@ -13,17 +13,21 @@ use super::{PgStore, pg_text};
 use crate::selector::time_ns;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
-use crate::store::rows::{BlockEncoded, BlockRows, Removed, SourceRecord, Written, point_count};
+use crate::store::rows::{BlockRows, Removed, SourceRecord, Written};
 use bench_db_parsers::Data;
-use postgres::Transaction;
-use postgres::binary_copy::BinaryCopyInWriter;
-use postgres::types::Type;
+use postgres::{Client, Transaction};
+use std::io::Write;
 
-/// A batch is sent once it holds this many runs or points (memory stays bounded). While
-/// the server writes a batch this thread waits: small enough batches let the parsing
-/// thread fill its queue meanwhile instead of stopping on a full one.
-const BATCH_RUNS: usize = 500;
-const BATCH_POINTS: usize = 100_000;
+/// A batch is sent once its payloads reach this size (memory stays bounded); the first
+/// ones are smaller ([`FIRST_BATCH_BYTES`], doubling). Larger batches cost the server
+/// less: each statement has its cost, and on the 50 MB benchmark log the server spent
+/// 1.2 s in batches of 500 runs (0.8 MB), 0.9 s in batches of 5,000.
+const BATCH_BYTES: usize = 8 << 20;
+const FIRST_BATCH_BYTES: usize = 128 << 10;
+
+/// Encoded batches that may wait for the writing thread: the one encoded while the
+/// server writes the one before.
+const QUEUED_BATCHES: usize = 1;
 
 impl From<postgres::Error> for IngestError {
     fn from(e: postgres::Error) -> Self {
@@ -60,6 +64,10 @@ impl PgStore {
     /// Writes one source in one transaction, its blocks sent in batches as the feed
     /// yields them; a content already stored (or stored meanwhile by another writer) is
     /// `unchanged` and nothing is written.
+    ///
+    /// This thread encodes each batch into `COPY` payloads. A source larger than one
+    /// batch is sent by another thread that holds the connection meanwhile, so that the
+    /// server writes a batch while the next one is encoded; a smaller one is sent from here.
     pub(super) fn write_source(
         &self,
         record: &SourceRecord,
@@ -67,54 +75,74 @@ impl PgStore {
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError> {
         let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction()?;
-        let mut writer: Option<Writer> = None;
-        let mut n_blocks = 0;
-        for block in blocks {
-            let block = block?;
-            let w = match &mut writer {
-                Some(w) => w,
-                None => writer.insert(Writer::new(
-                    insert_source(&mut tx, record)?,
-                    &record.ingested_at,
-                )),
-            };
-            w.push(&mut tx, block)?;
-            n_blocks += 1;
-        }
-        let d = digest()?;
-        let Some(mut w) = writer else {
-            return Ok(Written::default());
-        };
-        w.flush(&mut tx)?;
-        let unchanged = || Written {
-            unchanged: true,
-            ..Written::default()
-        };
-        let seen: bool = tx
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text AND identity = $2::text)",
-                &[&d.sha256, &record.identity],
-            )?
-            .get(0);
-        if seen {
-            return Ok(unchanged());
-        }
-        match tx.execute(
-            "UPDATE source SET sha256 = $2::text, bytes = $3::bigint WHERE id = $1",
-            &[&w.source_id, &d.sha256, &(d.bytes as i64)],
-        ) {
-            Err(e) if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => {
-                return Ok(unchanged());
+        let client: &mut Client = &mut client;
+        let mut batch = Batch::new(&record.ingested_at);
+        let mut first = None;
+        for b in &mut *blocks {
+            if let Some(full) = batch.push(b?) {
+                first = Some(full);
+                break;
             }
-            r => r?,
+        }
+        let sent = match first {
+            None => {
+                let d = digest()?;
+                let jobs = batch.take().map(Job::Copy).into_iter();
+                write_jobs(client, record, jobs.chain([Job::Commit(d)]))?
+            }
+            Some(first) => std::thread::scope(|scope| -> Result<Sent, IngestError> {
+                let (send, receive) = std::sync::mpsc::sync_channel(QUEUED_BATCHES);
+                let writer = std::thread::Builder::new()
+                    .name("pg-write".into())
+                    .spawn_scoped(scope, move || write_jobs(client, record, receive))?;
+                // `Ok(false)`: the writer stopped (its error tells why).
+                let feed = || -> Result<bool, IngestError> {
+                    let mut jobs = std::iter::once(Ok(first));
+                    let more = std::iter::from_fn(|| {
+                        loop {
+                            match blocks.next() {
+                                None => return batch.take().map(Ok),
+                                Some(Err(e)) => return Some(Err(e)),
+                                Some(Ok(b)) => {
+                                    if let Some(full) = batch.push(b) {
+                                        return Some(Ok(full));
+                                    }
+                                }
+                            }
+                        }
+                    });
+                    for payloads in jobs.by_ref().chain(more) {
+                        if send.send(Job::Copy(payloads?)).is_err() {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(send.send(Job::Commit(digest()?)).is_ok())
+                };
+                let fed = feed();
+                // Without a commit job the writer rolls the transaction back.
+                drop(send);
+                let written = match writer.join() {
+                    Ok(w) => w,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                };
+                // A writer's error comes first: the feed stopped because of it.
+                let written = written?;
+                fed?;
+                Ok(written)
+            })?,
         };
-        tx.commit()?;
-        Ok(Written {
-            unchanged: false,
-            blocks: n_blocks,
-            run_ids: w.run_ids,
-            points: w.points,
+        Ok(match sent {
+            Sent::Nothing => Written::default(),
+            Sent::Unchanged => Written {
+                unchanged: true,
+                ..Written::default()
+            },
+            Sent::Committed { run_ids } => Written {
+                unchanged: false,
+                blocks: batch.blocks,
+                run_ids,
+                points: batch.points,
+            },
         })
     }
 
@@ -238,238 +266,397 @@ fn insert_source(tx: &mut Transaction, s: &SourceRecord) -> Result<i64, postgres
     Ok(row.get(0))
 }
 
-/// Gathers the blocks of one source and sends them in batches.
-struct Writer {
-    source_id: i64,
-    /// The source's ingest time: a run's time when it has no `time` tag.
-    ingested_at: String,
-    pending: Vec<BlockRows>,
-    pending_runs: usize,
-    pending_points: usize,
-    run_ids: Vec<i64>,
-    points: usize,
+/// What the encoding thread hands the thread that holds the connection.
+enum Job {
+    /// One batch: reserve its ids, then copy its rows.
+    Copy(Payloads),
+    /// The source has been read: its digest decides between commit and `unchanged`.
+    Commit(Digest),
 }
 
-impl Writer {
-    fn new(source_id: i64, ingested_at: &str) -> Writer {
-        Writer {
-            source_id,
-            ingested_at: ingested_at.to_string(),
-            pending: Vec::new(),
-            pending_runs: 0,
-            pending_points: 0,
-            run_ids: Vec::new(),
-            points: 0,
-        }
-    }
+/// How a source's transaction ended.
+enum Sent {
+    /// No block: nothing was written.
+    Nothing,
+    /// The content was already stored: rolled back.
+    Unchanged,
+    Committed {
+        run_ids: Vec<i64>,
+    },
+}
 
-    fn push(&mut self, tx: &mut Transaction, b: BlockRows) -> Result<(), postgres::Error> {
-        self.pending_runs += b.runs.len();
-        self.pending_points += b
-            .runs
-            .iter()
-            .flat_map(|r| &r.run.series)
-            .map(|s| point_count(&s.data))
-            .sum::<usize>();
-        self.pending.push(b);
-        if self.pending_runs >= BATCH_RUNS || self.pending_points >= BATCH_POINTS {
-            self.flush(tx)?;
-        }
-        Ok(())
-    }
-
-    /// Sends the pending blocks: one round trip for the ids, one `COPY` per table.
-    fn flush(&mut self, tx: &mut Transaction) -> Result<(), postgres::Error> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let mut blocks = std::mem::take(&mut self.pending);
-        // Computed ahead on the parsing thread when an ingest prepared the blocks.
-        let encoded: Vec<BlockEncoded> = blocks
-            .iter_mut()
-            .map(|b| {
-                b.take_encoded()
-                    .expect("maps of strings and numbers serialise")
-            })
-            .collect();
-        self.pending_runs = 0;
-        self.pending_points = 0;
-        let n_blocks = blocks.len() as i32;
-        let n_runs: i32 = blocks.iter().map(|b| b.runs.len() as i32).sum();
-        let n_series: i32 = blocks
-            .iter()
-            .flat_map(|b| &b.runs)
-            .map(|r| r.run.series.len() as i32)
-            .sum();
+/// Runs the jobs of one source in one transaction on `client`: the source row with the
+/// first batch, then per batch one round trip for the ids and one `COPY` per table. Jobs
+/// that end without [`Job::Commit`] (the feed failed) leave the transaction rolled back.
+fn write_jobs(
+    client: &mut Client,
+    record: &SourceRecord,
+    jobs: impl IntoIterator<Item = Job>,
+) -> Result<Sent, IngestError> {
+    let mut tx = client.transaction()?;
+    let mut source_id = None;
+    let mut run_ids = Vec::new();
+    for job in jobs {
+        let mut p = match job {
+            Job::Copy(p) => p,
+            Job::Commit(d) => {
+                let Some(source_id) = source_id else {
+                    return Ok(Sent::Nothing);
+                };
+                return commit(tx, record, source_id, &d, run_ids);
+            }
+        };
+        let source_id = match source_id {
+            Some(id) => id,
+            None => *source_id.insert(insert_source(&mut tx, record)?),
+        };
         let ids = tx.query_one(
             "SELECT ARRAY(SELECT nextval('block_id_seq') FROM generate_series(1, $1::int) ORDER BY 1),
                     ARRAY(SELECT nextval('run_id_seq') FROM generate_series(1, $2::int) ORDER BY 1),
                     ARRAY(SELECT nextval('series_id_seq') FROM generate_series(1, $3::int) ORDER BY 1)",
-            &[&n_blocks, &n_runs, &n_series],
+            &[&p.blocks, &p.runs, &p.series],
         )?;
-        let block_ids: Vec<i64> = ids.get(0);
-        let run_ids: Vec<i64> = ids.get(1);
-        let series_ids: Vec<i64> = ids.get(2);
-
-        let mut block_w = copy(
-            tx,
-            "block (id, source_id, idx, label, first_line, last_line, printed)",
-            &[
-                Type::INT8,
-                Type::INT8,
-                Type::INT8,
-                Type::TEXT,
-                Type::INT8,
-                Type::INT8,
-                Type::TEXT,
-            ],
-        )?;
-        for ((b, e), id) in blocks.iter().zip(&encoded).zip(&block_ids) {
-            let printed = &e.printed;
-            block_w.write(&[
-                id,
-                &self.source_id,
-                &b.idx,
-                &b.label,
-                &(b.first_line as i64),
-                &(b.last_line as i64),
-                &printed,
-            ])?;
-        }
-        block_w.finish()?;
-
-        let mut run_w = copy(
-            tx,
-            "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config, at_ns, commit_tag)",
-            &[
-                Type::INT8,
-                Type::INT8,
-                Type::TEXT,
-                Type::TEXT,
-                Type::INT8,
-                Type::INT8,
-                Type::INT8,
-                Type::TEXT,
-                Type::TEXT,
-                Type::TEXT,
-                Type::TEXT,
-                Type::INT8,
-                Type::TEXT,
-            ],
-        )?;
-        let mut next_run = run_ids.iter();
-        for ((b, e), block_id) in blocks.iter().zip(&encoded).zip(&block_ids) {
-            for (r, e) in b.runs.iter().zip(&e.runs) {
-                let id = next_run.next().expect("one id per run");
-                let (params, tags, config) = (&e.params, &e.tags, &e.config);
-                let at_ns = time_ns(&r.run.tags, &self.ingested_at);
-                run_w.write(&[
-                    id,
-                    block_id,
-                    &r.suite,
-                    &r.label,
-                    &(r.run.index as i64),
-                    &(r.run.first_line as i64),
-                    &(r.run.last_line as i64),
-                    params,
-                    tags,
-                    &r.run.bench,
-                    config,
-                    &at_ns,
-                    &r.run.tags.get("commit"),
-                ])?;
-            }
-        }
-        run_w.finish()?;
-
-        let mut tag_w = copy(
-            tx,
-            "run_tag (run_id, key, value)",
-            &[Type::INT8, Type::TEXT, Type::TEXT],
-        )?;
-        for (r, id) in blocks.iter().flat_map(|b| &b.runs).zip(&run_ids) {
-            for (key, value) in &r.run.tags {
-                tag_w.write(&[id, key, value])?;
-            }
-        }
-        tag_w.finish()?;
-
-        // As SQLite's schema 2: a ladder (also a histogram's merged one) or a time series is
-        // packed into `points`, a single number goes in `value`.
-        let mut series_w = copy(
-            tx,
-            "series (id, run_id, metric, display, unit, kind, sample_count, stats, value, points)",
-            &[
-                Type::INT8,
-                Type::INT8,
-                Type::TEXT,
-                Type::TEXT,
-                Type::TEXT,
-                Type::TEXT,
-                Type::INT8,
-                Type::TEXT,
-                Type::FLOAT8,
-                Type::BYTEA,
-            ],
-        )?;
-        let runs = || blocks.iter().flat_map(|b| &b.runs).zip(&run_ids);
-        let all_series = || {
-            runs()
-                .flat_map(|(r, run_id)| r.run.series.iter().map(move |s| (run_id, s)))
-                .zip(&series_ids)
+        let ids = Ids {
+            source: [source_id],
+            block: ids.get(0),
+            run: ids.get(1),
+            series: ids.get(2),
         };
-        let values = encoded.iter().flat_map(|e| &e.runs).flat_map(|r| &r.series);
-        for (((run_id, s), id), v) in all_series().zip(values) {
-            series_w.write(&[
-                id,
-                run_id,
-                &s.metric,
-                &s.display,
-                &s.unit,
-                &s.kind(),
-                &v.count,
-                &v.stats,
-                &v.value,
-                &v.points,
-            ])?;
-            self.points += v.stored;
+        for table in &mut p.tables {
+            if table.rows == 0 {
+                continue;
+            }
+            table.data.patch(&ids);
+            let mut sink = tx.copy_in(&format!(
+                "COPY {} FROM STDIN (FORMAT binary)",
+                table.columns
+            ))?;
+            // In pieces, so the server starts on the rows while the rest arrive.
+            for piece in table.data.bytes.chunks(1 << 16) {
+                sink.write_all(piece).map_err(IngestError::Io)?;
+            }
+            sink.finish()?;
         }
-        series_w.finish()?;
+        run_ids.extend(ids.run);
+    }
+    Ok(Sent::Nothing)
+}
 
-        let has_hist = all_series()
-            .any(|((_, s), _)| matches!(&s.data, Data::Histogram { intervals, .. } if !intervals.is_empty()));
-        if has_hist {
-            let mut w = copy(
-                tx,
-                "histogram (series_id, idx, t, duration, tag, encoded)",
-                &[
-                    Type::INT8,
-                    Type::INT8,
-                    Type::FLOAT8,
-                    Type::FLOAT8,
-                    Type::TEXT,
-                    Type::BYTEA,
-                ],
-            )?;
-            for ((_, s), id) in all_series() {
+/// Sets the source's real hash and commits, or reports `unchanged` when that content is
+/// stored already (or was meanwhile, by a writer that committed first).
+fn commit(
+    mut tx: Transaction,
+    record: &SourceRecord,
+    source_id: i64,
+    d: &Digest,
+    run_ids: Vec<i64>,
+) -> Result<Sent, IngestError> {
+    let seen: bool = tx
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text AND identity = $2::text)",
+            &[&d.sha256, &record.identity],
+        )?
+        .get(0);
+    if seen {
+        return Ok(Sent::Unchanged);
+    }
+    match tx.execute(
+        "UPDATE source SET sha256 = $2::text, bytes = $3::bigint WHERE id = $1",
+        &[&source_id, &d.sha256, &(d.bytes as i64)],
+    ) {
+        Err(e) if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => {
+            return Ok(Sent::Unchanged);
+        }
+        r => r?,
+    };
+    tx.commit()?;
+    Ok(Sent::Committed { run_ids })
+}
+
+/// Encodes the blocks of one source as they come into the `COPY` payloads of a batch,
+/// each id written as its position among the batch's ids of that sequence (set once
+/// they are drawn), and cuts the batch once its payloads reach a size: small at first,
+/// so that the server starts early, then doubling up to [`BATCH_BYTES`].
+struct Batch {
+    /// The source's ingest time: a run's time when it has no `time` tag.
+    ingested_at: String,
+    tables: [Table; 5],
+    /// Blocks, runs and series in this batch.
+    counts: [usize; 3],
+    /// The size at which this batch is cut.
+    limit: usize,
+    /// Blocks and points of the source so far.
+    blocks: usize,
+    points: usize,
+}
+
+/// The `COPY` payloads of one batch, the ids they need counted per sequence.
+struct Payloads {
+    blocks: i32,
+    runs: i32,
+    series: i32,
+    tables: [Table; 5],
+}
+
+/// One table's rows in the binary `COPY` format.
+struct Table {
+    /// `table (column, …)` as the `COPY` statement names them.
+    columns: &'static str,
+    rows: usize,
+    data: CopyData,
+}
+
+impl Batch {
+    fn new(ingested_at: &str) -> Batch {
+        Batch {
+            ingested_at: ingested_at.to_string(),
+            tables: Batch::tables(),
+            counts: [0; 3],
+            limit: FIRST_BATCH_BYTES,
+            blocks: 0,
+            points: 0,
+        }
+    }
+
+    fn tables() -> [Table; 5] {
+        [
+            Table::new("block (id, source_id, idx, label, first_line, last_line, printed)"),
+            Table::new(
+                "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config, at_ns, commit_tag)",
+            ),
+            Table::new("run_tag (run_id, key, value)"),
+            // As SQLite's schema 2: a ladder (also a histogram's merged one) or a time
+            // series is packed into `points`, a single number goes in `value`.
+            Table::new(
+                "series (id, run_id, metric, display, unit, kind, sample_count, stats, value, points)",
+            ),
+            Table::new("histogram (series_id, idx, t, duration, tag, encoded)"),
+        ]
+    }
+
+    /// Adds a block; returns the batch once it is full.
+    fn push(&mut self, mut b: BlockRows) -> Option<Payloads> {
+        // Computed ahead on the parsing thread when an ingest prepared the block.
+        let e = b
+            .take_encoded()
+            .expect("maps of strings and numbers serialise");
+        let [block_t, run_t, tag_t, series_t, hist_t] = &mut self.tables;
+        let [block_i, run_i, series_i] = &mut self.counts;
+        let d = block_t.row(7);
+        d.id(Seq::Block, *block_i);
+        d.id(Seq::Source, 0);
+        d.int8(b.idx);
+        d.opt_text(b.label.as_deref());
+        d.int8(b.first_line as i64);
+        d.int8(b.last_line as i64);
+        d.text(&e.printed);
+        for (r, e) in b.runs.iter().zip(&e.runs) {
+            let d = run_t.row(13);
+            d.id(Seq::Run, *run_i);
+            d.id(Seq::Block, *block_i);
+            d.text(&r.suite);
+            d.text(&r.label);
+            d.int8(r.run.index as i64);
+            d.int8(r.run.first_line as i64);
+            d.int8(r.run.last_line as i64);
+            d.text(&e.params);
+            d.text(&e.tags);
+            d.opt_text(r.run.bench.as_deref());
+            d.text(&e.config);
+            d.opt_int8(time_ns(&r.run.tags, &self.ingested_at));
+            d.opt_text(r.run.tags.get("commit").map(String::as_str));
+            for (key, value) in &r.run.tags {
+                let d = tag_t.row(3);
+                d.id(Seq::Run, *run_i);
+                d.text(key);
+                d.text(value);
+            }
+            for (s, v) in r.run.series.iter().zip(&e.series) {
+                let d = series_t.row(10);
+                d.id(Seq::Series, *series_i);
+                d.id(Seq::Run, *run_i);
+                d.text(&s.metric);
+                d.text(&s.display);
+                d.text(&s.unit);
+                d.text(s.kind());
+                d.opt_int8(v.count);
+                d.text(&v.stats);
+                d.opt_float8(v.value);
+                d.opt_bytea(v.points.as_deref());
+                self.points += v.stored;
                 if let Data::Histogram { intervals, .. } = &s.data {
                     for (i, h) in intervals.iter().enumerate() {
-                        w.write(&[id, &(i as i64), &h.t, &h.duration, &h.tag, &h.encoded])?;
+                        let d = hist_t.row(6);
+                        d.id(Seq::Series, *series_i);
+                        d.int8(i as i64);
+                        d.opt_float8(h.t);
+                        d.opt_float8(h.duration);
+                        d.opt_text(h.tag.as_deref());
+                        d.opt_bytea(Some(&h.encoded));
                     }
                 }
+                *series_i += 1;
             }
-            w.finish()?;
+            *run_i += 1;
         }
-        self.run_ids.extend(run_ids);
-        Ok(())
+        *block_i += 1;
+        self.blocks += 1;
+        let size: usize = self.tables.iter().map(|t| t.data.bytes.len()).sum();
+        if size >= self.limit {
+            self.limit = (self.limit * 2).min(BATCH_BYTES);
+            self.take()
+        } else {
+            None
+        }
+    }
+
+    /// The batch so far, if it holds a block, and a new one begun.
+    fn take(&mut self) -> Option<Payloads> {
+        let [blocks, runs, series] = std::mem::take(&mut self.counts);
+        if blocks == 0 {
+            return None;
+        }
+        let mut tables = std::mem::replace(&mut self.tables, Batch::tables());
+        for t in &mut tables {
+            t.data.end();
+        }
+        Some(Payloads {
+            blocks: blocks as i32,
+            runs: runs as i32,
+            series: series as i32,
+            tables,
+        })
     }
 }
 
-fn copy<'a>(
-    tx: &'a mut Transaction,
-    table: &str,
-    types: &[Type],
-) -> Result<BinaryCopyInWriter<'a>, postgres::Error> {
-    let sink = tx.copy_in(&format!("COPY {table} FROM STDIN (FORMAT binary)"))?;
-    Ok(BinaryCopyInWriter::new(sink, types))
+impl Table {
+    fn new(columns: &'static str) -> Table {
+        Table {
+            columns,
+            rows: 0,
+            data: CopyData::new(),
+        }
+    }
+
+    /// Starts a row of `fields` values.
+    fn row(&mut self, fields: i16) -> &mut CopyData {
+        self.rows += 1;
+        self.data.bytes.extend_from_slice(&fields.to_be_bytes());
+        &mut self.data
+    }
+}
+
+/// The sequences a batch draws ids from (the source's id is drawn once, with its row).
+#[derive(Clone, Copy)]
+enum Seq {
+    Source,
+    Block,
+    Run,
+    Series,
+}
+
+/// The ids drawn for one batch, in the order of its rows.
+struct Ids {
+    source: [i64; 1],
+    block: Vec<i64>,
+    run: Vec<i64>,
+    series: Vec<i64>,
+}
+
+/// Rows in PostgreSQL's binary `COPY` format, as `BinaryCopyInWriter` writes them: a
+/// header, per row the number of fields, then each field as its length (-1 for NULL)
+/// and its binary send form (big-endian integers and floats, text and bytea as their
+/// bytes), and a trailer. Ids are left as positions until [`CopyData::patch`].
+struct CopyData {
+    bytes: Vec<u8>,
+    /// Where an id goes, and from which sequence.
+    ids: Vec<(usize, Seq)>,
+}
+
+impl CopyData {
+    fn new() -> CopyData {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(b"PGCOPY\n\xff\r\n\0");
+        // Flags, then the length of the header extension: none.
+        bytes.extend_from_slice(&0i32.to_be_bytes());
+        bytes.extend_from_slice(&0i32.to_be_bytes());
+        CopyData {
+            bytes,
+            ids: Vec::new(),
+        }
+    }
+
+    fn field(&mut self, value: &[u8]) {
+        let len = i32::try_from(value.len()).expect("a field holds less than 2 GiB");
+        self.bytes.extend_from_slice(&len.to_be_bytes());
+        self.bytes.extend_from_slice(value);
+    }
+
+    fn null(&mut self) {
+        self.bytes.extend_from_slice(&(-1i32).to_be_bytes());
+    }
+
+    /// The `i`th id of `seq` in this batch, written once drawn.
+    fn id(&mut self, seq: Seq, i: usize) {
+        self.ids.push((self.bytes.len() + 4, seq));
+        self.int8(i as i64);
+    }
+
+    fn int8(&mut self, v: i64) {
+        self.field(&v.to_be_bytes());
+    }
+
+    fn opt_int8(&mut self, v: Option<i64>) {
+        match v {
+            Some(v) => self.int8(v),
+            None => self.null(),
+        }
+    }
+
+    fn opt_float8(&mut self, v: Option<f64>) {
+        match v {
+            Some(v) => self.field(&v.to_be_bytes()),
+            None => self.null(),
+        }
+    }
+
+    fn text(&mut self, v: &str) {
+        self.field(v.as_bytes());
+    }
+
+    fn opt_text(&mut self, v: Option<&str>) {
+        match v {
+            Some(v) => self.text(v),
+            None => self.null(),
+        }
+    }
+
+    fn opt_bytea(&mut self, v: Option<&[u8]>) {
+        match v {
+            Some(v) => self.field(v),
+            None => self.null(),
+        }
+    }
+
+    /// The trailer: a row of -1 fields.
+    fn end(&mut self) {
+        self.bytes.extend_from_slice(&(-1i16).to_be_bytes());
+    }
+
+    /// Writes the drawn ids where their positions stand.
+    fn patch(&mut self, ids: &Ids) {
+        for &(at, seq) in &self.ids {
+            let slot: &mut [u8; 8] = (&mut self.bytes[at..at + 8])
+                .try_into()
+                .expect("an id field is 8 bytes");
+            let i = i64::from_be_bytes(*slot) as usize;
+            let id = match seq {
+                Seq::Source => ids.source[i],
+                Seq::Block => ids.block[i],
+                Seq::Run => ids.run[i],
+                Seq::Series => ids.series[i],
+            };
+            *slot = id.to_be_bytes();
+        }
+    }
 }
