@@ -1,7 +1,9 @@
-//! Writing sources into PostgreSQL: one transaction per source; blocks are gathered into
-//! batches of a bounded size, their ids drawn from the sequences in one round trip, and
-//! each table's rows sent with one `COPY … FROM STDIN (FORMAT binary)` per batch (four
-//! tables: block, run, series with its packed points, histogram).
+//! Writing sources into PostgreSQL: one transaction per source; blocks are encoded as they
+//! come into batches of a bounded size, their ids drawn from the sequences in one round
+//! trip, and each table's rows sent with one `COPY … FROM STDIN (FORMAT binary)` per batch
+//! (five tables: block, run, run_tag, series with its packed points, histogram). The
+//! encoding thread and the thread that sends take turns on no batch: the server writes one
+//! while the next is encoded, and a large source's ids are drawn on a second connection.
 //!
 //! An ingest learns the content hash only once it has read the source, so its source row
 //! holds a placeholder until then; setting the real hash meets the unique index, where a
@@ -31,9 +33,10 @@ const FIRST_BATCH_BYTES: usize = 128 << 10;
 /// of the server's time); a smaller source is not worth a connection.
 const DRAW_AHEAD_AFTER: usize = 8 << 20;
 
-/// Encoded batches that may wait for the writing thread: the one encoded while the
-/// server writes the one before.
-const QUEUED_BATCHES: usize = 1;
+/// Encoded batches that may wait for the writing thread: none, the next one is handed
+/// over when the writer is ready for it, so that at most two are held (the one the server
+/// writes and the one encoded meanwhile). A queued one more gained nothing measurable.
+const QUEUED_BATCHES: usize = 0;
 
 impl From<postgres::Error> for IngestError {
     fn from(e: postgres::Error) -> Self {
@@ -93,7 +96,7 @@ impl PgStore {
         let sent = match first {
             None => {
                 let d = digest()?;
-                let jobs = batch.take().map(Job::Copy).into_iter();
+                let jobs = batch.take().map(|p| Job::Copy(Box::new(p))).into_iter();
                 write_jobs(client, record, jobs.chain([Job::Commit(d)]))?
             }
             Some(first) => std::thread::scope(|scope| -> Result<Sent, IngestError> {
@@ -144,7 +147,7 @@ impl PgStore {
                             // writer draws the ids itself.
                             let _ = counts.send(p.counts());
                         }
-                        if send.send(Job::Copy(p)).is_err() {
+                        if send.send(Job::Copy(Box::new(p))).is_err() {
                             return Ok(false);
                         }
                     }
@@ -301,7 +304,7 @@ fn insert_source(tx: &mut Transaction, s: &SourceRecord) -> Result<i64, postgres
 /// What the encoding thread hands the thread that holds the connection.
 enum Job {
     /// One batch: reserve its ids, then copy its rows.
-    Copy(Payloads),
+    Copy(Box<Payloads>),
     /// The ids of the batches from here on are drawn on another connection.
     DrawAhead(Ahead),
     /// The source has been read: its digest decides between commit and `unchanged`.
@@ -428,8 +431,8 @@ fn write_jobs(
                 table.columns
             ))?;
             // In pieces, so the server starts on the rows while the rest arrive.
-            for piece in table.data.bytes.chunks(1 << 16) {
-                sink.write_all(piece).map_err(copy_error)?;
+            for chunk in std::mem::take(&mut table.data.chunks) {
+                sink.write_all(&chunk).map_err(copy_error)?;
             }
             sink.finish()?;
         }
@@ -615,7 +618,7 @@ impl Batch {
         }
         *block_i += 1;
         self.blocks += 1;
-        let size: usize = self.tables.iter().map(|t| t.data.bytes.len()).sum();
+        let size: usize = self.tables.iter().map(|t| t.data.len).sum();
         if size >= self.limit {
             self.limit = (self.limit * 2).min(BATCH_BYTES);
             self.take()
@@ -650,7 +653,7 @@ impl Payloads {
     }
 
     fn size(&self) -> usize {
-        self.tables.iter().map(|t| t.data.bytes.len()).sum()
+        self.tables.iter().map(|t| t.data.len).sum()
     }
 }
 
@@ -666,7 +669,7 @@ impl Table {
     /// Starts a row of `fields` values.
     fn row(&mut self, fields: i16) -> &mut CopyData {
         self.rows += 1;
-        self.data.bytes.extend_from_slice(&fields.to_be_bytes());
+        self.data.row(fields);
         &mut self.data
     }
 }
@@ -692,38 +695,72 @@ struct Ids {
 /// header, per row the number of fields, then each field as its length (-1 for NULL)
 /// and its binary send form (big-endian integers and floats, text and bytea as their
 /// bytes), and a trailer. Ids are left as positions until [`CopyData::patch`].
+///
+/// Held in chunks of about [`CHUNK`] bytes, each holding whole rows: no buffer is copied
+/// as it grows, and memory comes and goes in pieces the allocator reuses (one growing
+/// buffer per table doubled the ingest's resident memory).
 struct CopyData {
-    bytes: Vec<u8>,
-    /// Where an id goes, and from which sequence.
-    ids: Vec<(usize, Seq)>,
+    chunks: Vec<Vec<u8>>,
+    /// Bytes in all chunks.
+    len: usize,
+    /// Where an id goes (chunk, offset), and from which sequence.
+    ids: Vec<(usize, usize, Seq)>,
 }
+
+/// The size of a [`CopyData`] chunk; a row starts a new chunk when less than
+/// [`CHUNK_ROOM`] is left, and a larger row makes its chunk larger.
+const CHUNK: usize = 64 << 10;
+const CHUNK_ROOM: usize = 8 << 10;
 
 impl CopyData {
     fn new() -> CopyData {
-        let mut bytes = Vec::new();
-        bytes.extend_from_slice(b"PGCOPY\n\xff\r\n\0");
-        // Flags, then the length of the header extension: none.
-        bytes.extend_from_slice(&0i32.to_be_bytes());
-        bytes.extend_from_slice(&0i32.to_be_bytes());
-        CopyData {
-            bytes,
+        let mut data = CopyData {
+            chunks: vec![Vec::with_capacity(CHUNK)],
+            len: 0,
             ids: Vec::new(),
+        };
+        data.put(b"PGCOPY\n\xff\r\n\0");
+        // Flags, then the length of the header extension: none.
+        data.put(&0i32.to_be_bytes());
+        data.put(&0i32.to_be_bytes());
+        data
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        self.len += bytes.len();
+        self.chunks
+            .last_mut()
+            .expect("a chunk is always open")
+            .extend_from_slice(bytes);
+    }
+
+    /// Starts a row of `fields` values, in a new chunk when this one is nearly full.
+    fn row(&mut self, fields: i16) {
+        if self
+            .chunks
+            .last()
+            .is_some_and(|c| c.len() > CHUNK - CHUNK_ROOM)
+        {
+            self.chunks.push(Vec::with_capacity(CHUNK));
         }
+        self.put(&fields.to_be_bytes());
     }
 
     fn field(&mut self, value: &[u8]) {
         let len = i32::try_from(value.len()).expect("a field holds less than 2 GiB");
-        self.bytes.extend_from_slice(&len.to_be_bytes());
-        self.bytes.extend_from_slice(value);
+        self.put(&len.to_be_bytes());
+        self.put(value);
     }
 
     fn null(&mut self) {
-        self.bytes.extend_from_slice(&(-1i32).to_be_bytes());
+        self.put(&(-1i32).to_be_bytes());
     }
 
     /// The `i`th id of `seq` in this batch, written once drawn.
     fn id(&mut self, seq: Seq, i: usize) {
-        self.ids.push((self.bytes.len() + 4, seq));
+        let chunk = self.chunks.len() - 1;
+        let at = self.chunks[chunk].len() + 4;
+        self.ids.push((chunk, at, seq));
         self.int8(i as i64);
     }
 
@@ -765,13 +802,13 @@ impl CopyData {
 
     /// The trailer: a row of -1 fields.
     fn end(&mut self) {
-        self.bytes.extend_from_slice(&(-1i16).to_be_bytes());
+        self.put(&(-1i16).to_be_bytes());
     }
 
     /// Writes the drawn ids where their positions stand.
     fn patch(&mut self, ids: &Ids) {
-        for &(at, seq) in &self.ids {
-            let slot: &mut [u8; 8] = (&mut self.bytes[at..at + 8])
+        for &(chunk, at, seq) in &self.ids {
+            let slot: &mut [u8; 8] = (&mut self.chunks[chunk][at..at + 8])
                 .try_into()
                 .expect("an id field is 8 bytes");
             let i = i64::from_be_bytes(*slot) as usize;
