@@ -79,6 +79,8 @@ impl PgStore {
     /// This thread encodes each batch into `COPY` payloads. A source larger than one
     /// batch is sent by another thread that holds the connection meanwhile, so that the
     /// server writes a batch while the next one is encoded; a smaller one is sent from here.
+    /// Past [`DRAW_AHEAD_AFTER`], a third thread draws the next batches' ids on a
+    /// connection of its own.
     pub(super) fn write_source(
         &self,
         record: &SourceRecord,
@@ -106,8 +108,8 @@ impl PgStore {
                 let writer = std::thread::Builder::new()
                     .name("pg-write".into())
                     .spawn_scoped(scope, move || write_jobs(client, record, receive))?;
-                // `Ok(false)`: the writer stopped (its error tells why).
                 let url = &self.url;
+                // `Ok(false)`: the writer stopped (its error tells why).
                 let feed = || -> Result<bool, IngestError> {
                     let mut jobs = std::iter::once(Ok(first));
                     let more = std::iter::from_fn(|| {
