@@ -700,6 +700,10 @@ struct Ids {
 /// and its binary send form (big-endian integers and floats, text and bytea as their
 /// bytes), and a trailer. Ids are left as positions until [`CopyData::patch`].
 ///
+/// Written here rather than with the driver's `BinaryCopyInWriter` because that one
+/// writes into an open `COPY` on the connection: the rows could not be encoded on this
+/// thread while another holds the connection, nor before their ids are drawn.
+///
 /// Held in chunks of about [`CHUNK`] bytes, each holding whole rows: no buffer is copied
 /// as it grows, and memory comes and goes in pieces the allocator reuses (one growing
 /// buffer per table doubled the ingest's resident memory).
