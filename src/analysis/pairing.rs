@@ -254,14 +254,16 @@ fn comparison(
 /// The branch every other branch of a suite and label is compared against.
 pub const MAIN_BRANCH: &str = "main";
 
-/// A branch's commits (or ingested groups): per unit, its newest ingest time and runs.
-type Units<'a> = BTreeMap<String, (&'a str, Vec<&'a StoredRun>)>;
+/// A branch's commits (or ingested groups): per unit, its newest ingest time, its highest
+/// run id and its runs.
+type Units<'a> = BTreeMap<String, (&'a str, i64, Vec<&'a StoredRun>)>;
 
-/// A branch's units' runs, oldest first.
+/// A branch's units' runs, oldest first: by newest ingest time, a tie (two commits stored
+/// within the same second) going to the unit stored last, as `latest=N` orders them.
 fn ordered<'u, 'a>(units: &'u Units<'a>) -> Vec<&'u [&'a StoredRun]> {
-    let mut v: Vec<(&str, &String, &[&StoredRun])> = units
-        .iter()
-        .map(|(k, (t, runs))| (*t, k, runs.as_slice()))
+    let mut v: Vec<(&str, i64, &[&StoredRun])> = units
+        .values()
+        .map(|(t, id, runs)| (*t, *id, runs.as_slice()))
         .collect();
     v.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     v.into_iter().map(|(_, _, runs)| runs).collect()
@@ -303,9 +305,10 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
             .entry(branch.as_str())
             .or_default()
             .entry(unit_of(r))
-            .or_insert((r.ingested_at.as_str(), Vec::new()));
+            .or_insert((r.ingested_at.as_str(), r.id, Vec::new()));
         e.0 = e.0.max(r.ingested_at.as_str());
-        e.1.push(r);
+        e.1 = e.1.max(r.id);
+        e.2.push(r);
     }
     let mut out = BranchPairs::default();
     for ((suite, _), branches) in &by_name {
@@ -384,7 +387,7 @@ pub struct PairPlan {
     /// ingest time.
     branches: Vec<(String, String, String)>,
     index: HashMap<(String, String, String), usize>,
-    units: Vec<HashMap<String, String>>,
+    units: Vec<HashMap<String, (String, i64)>>,
     /// The branch of the previous run: runs come in runs of one branch.
     last: Option<usize>,
 }
@@ -420,15 +423,19 @@ impl PairPlan {
         self.last = Some(at);
         let unit = unit_of(r);
         match self.units[at].get_mut(&unit) {
-            Some(newest) if r.ingested_at > *newest => newest.clone_from(&r.ingested_at),
-            Some(_) => {}
+            Some((newest, id)) => {
+                if r.ingested_at > *newest {
+                    newest.clone_from(&r.ingested_at);
+                }
+                *id = (*id).max(r.id);
+            }
             None => {
-                self.units[at].insert(unit, r.ingested_at.clone());
+                self.units[at].insert(unit, (r.ingested_at.clone(), r.id));
             }
         }
     }
 
-    /// The units wanted, as [`branch_pairs`] orders them (newest ingest, then name).
+    /// The units wanted, as [`branch_pairs`] orders them (newest ingest, then highest id).
     pub fn wanted(&self) -> WantedRuns {
         let with_main: HashSet<(&str, &str)> = self
             .branches
@@ -441,7 +448,7 @@ impl PairPlan {
             if !with_main.contains(&(suite.as_str(), label.as_str())) {
                 continue;
             }
-            let mut v: Vec<(&String, &String)> = units.iter().map(|(k, t)| (t, k)).collect();
+            let mut v: Vec<(&(String, i64), &String)> = units.iter().map(|(k, t)| (t, k)).collect();
             v.sort();
             let keep = if branch == MAIN_BRANCH {
                 BASELINE_COMMITS
@@ -653,6 +660,44 @@ mod tests {
         assert_eq!(all.comparisons.len(), 3);
         assert_eq!(all.comparisons, few.comparisons);
         assert_eq!(all.left_out, few.left_out);
+    }
+
+    #[test]
+    fn commits_stored_in_the_same_second_are_ordered_by_id() {
+        let mut runs = tagged("main", "rtt", "2026-01-01T00:00:00Z", 0);
+        for r in &mut runs {
+            r.run.tags.insert("commit".into(), "m0".into());
+        }
+        // Commit "zzz" is stored first, "aaa" right after it in the same second: "aaa" is
+        // the branch's latest although its name sorts first.
+        for (k, sha) in ["zzz", "aaa"].into_iter().enumerate() {
+            let mut b = tagged("pr", "rtt", "2026-01-02T00:00:00Z", 1 + k as u32);
+            for (i, r) in b.iter_mut().enumerate() {
+                r.run.tags.insert("commit".into(), sha.into());
+                r.id = 100 * (k as i64 + 1) + i as i64;
+            }
+            runs.extend(b);
+        }
+        let mut units = Units::new();
+        for r in runs.iter().filter(|r| r.run.tags["branch"] == "pr") {
+            let e = units
+                .entry(unit_of(r))
+                .or_insert((r.ingested_at.as_str(), r.id, Vec::new()));
+            e.1 = e.1.max(r.id);
+            e.2.push(r);
+        }
+        let latest = ordered(&units).pop().unwrap();
+        assert!(latest.iter().all(|r| r.run.tags["commit"] == "aaa"));
+        // The plan keeps the same commit.
+        let mut plan = PairPlan::default();
+        for r in &runs {
+            plan.add(r);
+        }
+        let wanted = plan.wanted();
+        let kept: Vec<&StoredRun> = runs.iter().filter(|r| wanted.contains(r)).collect();
+        assert!(kept.iter().any(|r| r.run.tags["commit"] == "aaa"));
+        assert!(kept.iter().all(|r| r.run.tags["commit"] != "zzz"));
+        assert_eq!(branch_pairs(&runs).comparisons.len(), 1);
     }
 
     #[test]
