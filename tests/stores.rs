@@ -546,9 +546,9 @@ fn a_select_only_role_can_report_and_gate_but_not_write() {
         &[
             "gate",
             "--baseline",
-            "label=the current master",
+            baseline,
             "--candidate",
-            "label=the current master",
+            baseline,
         ],
     );
     check(&out);
