@@ -543,13 +543,7 @@ fn a_select_only_role_can_report_and_gate_but_not_write() {
     assert!(report_dir.join("index.html").exists());
     let out = owner.run_on(
         &ro,
-        &[
-            "gate",
-            "--baseline",
-            baseline,
-            "--candidate",
-            baseline,
-        ],
+        &["gate", "--baseline", baseline, "--candidate", baseline],
     );
     check(&out);
     let code = out.status.code().unwrap();
