@@ -303,12 +303,8 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
             .entry((r.suite.as_str(), r.given_label().unwrap_or_default()))
             .or_default()
             .entry(branch.as_str())
-            .or_default()
-            .entry(unit_of(r))
-            .or_insert((r.ingested_at.as_str(), r.id, Vec::new()));
-        e.0 = e.0.max(r.ingested_at.as_str());
-        e.1 = e.1.max(r.id);
-        e.2.push(r);
+            .or_default();
+        add_unit_run(e, r);
     }
     let mut out = BranchPairs::default();
     for ((suite, _), branches) in &by_name {
@@ -353,6 +349,17 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
         }
     }
     out
+}
+
+/// Adds a run to its unit on its branch, keeping the unit's newest ingest time and
+/// highest run id (what [`ordered`] orders by).
+fn add_unit_run<'a>(units: &mut Units<'a>, r: &'a StoredRun) {
+    let e = units
+        .entry(unit_of(r))
+        .or_insert((r.ingested_at.as_str(), r.id, Vec::new()));
+    e.0 = e.0.max(r.ingested_at.as_str());
+    e.1 = e.1.max(r.id);
+    e.2.push(r);
 }
 
 /// The unit a run counts in on its branch: its commit, else its ingested group.
@@ -680,11 +687,7 @@ mod tests {
         }
         let mut units = Units::new();
         for r in runs.iter().filter(|r| r.run.tags["branch"] == "pr") {
-            let e = units
-                .entry(unit_of(r))
-                .or_insert((r.ingested_at.as_str(), r.id, Vec::new()));
-            e.1 = e.1.max(r.id);
-            e.2.push(r);
+            add_unit_run(&mut units, r);
         }
         let latest = ordered(&units).pop().unwrap();
         assert!(latest.iter().all(|r| r.run.tags["commit"] == "aaa"));

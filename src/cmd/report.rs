@@ -219,6 +219,13 @@ fn draw_suites(
         suites: std::collections::VecDeque::new(),
         arrived: BTreeMap::new(),
     };
+    // Finishes the suites at the front whose histories are in, in order.
+    let mut finish_ready = |waiting: &mut Waiting| -> Result<()> {
+        for (suite, b) in waiting.ready() {
+            finish_suite(&mut drawn, &suite, b, out, names, side_comparison)?;
+        }
+        Ok(())
+    };
     for (at, (suite, mut b)) in builders.into_iter().enumerate() {
         // One suite at a time: its runs are read, its group pages written as they fill.
         loop {
@@ -234,25 +241,19 @@ fn draw_suites(
             }
             if !waiting.suites.is_empty() {
                 waiting.arrived.extend(incoming.histories.try_iter());
-                for (suite, b) in waiting.ready() {
-                    finish_suite(&mut drawn, &suite, b, out, names, side_comparison)?;
-                }
+                finish_ready(&mut waiting)?;
             }
         }
         waiting.suites.push_back((at, suite, b));
         waiting.arrived.extend(incoming.histories.try_iter());
-        for (suite, b) in waiting.ready() {
-            finish_suite(&mut drawn, &suite, b, out, names, side_comparison)?;
-        }
+        finish_ready(&mut waiting)?;
     }
     while !waiting.suites.is_empty() {
         let Ok(done) = incoming.histories.recv() else {
             anyhow::bail!("the histories stopped coming");
         };
         waiting.arrived.insert(done.0, done.1);
-        for (suite, b) in waiting.ready() {
-            finish_suite(&mut drawn, &suite, b, out, names, side_comparison)?;
-        }
+        finish_ready(&mut waiting)?;
     }
     Ok(drawn)
 }
