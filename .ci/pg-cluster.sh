@@ -14,6 +14,9 @@
 #   BENCH_DB_TEST_PG_SOCKET  the same database over the unix socket
 #   BENCH_DB_TEST_PG_RO      postgres://bench_ro:…@127.0.0.1:PORT/bench
 #   BENCH_DB_TEST_PG_CA      the CA certificate the server's certificate is signed with
+#   BENCH_DB_TEST_PG_POOLED  the same database through PgBouncer in session mode (a free
+#                            port of 127.0.0.1), which authenticates `bench` with its SCRAM
+#                            verifier and passes that authentication on to the server
 set -euo pipefail
 
 die() { echo "pg-cluster: $*" >&2; exit 1; }
@@ -33,6 +36,14 @@ as_pg() {
   else
     "$@"
   fi
+}
+
+pgbouncer_bin() {
+  local p
+  for p in "$(command -v pgbouncer 2>/dev/null)" /usr/sbin/pgbouncer; do
+    [ -n "$p" ] && [ -x "$p" ] && { echo "$p"; return; }
+  done
+  return 1
 }
 
 free_port() {
@@ -57,6 +68,12 @@ start() {
     BIN=$(pg_bin) || die "PostgreSQL did not install"
   fi
   command -v openssl >/dev/null || die "openssl is needed for the test certificate"
+  if ! PGB=$(pgbouncer_bin); then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq pgbouncer >&2
+    PGB=$(pgbouncer_bin) || die "PgBouncer did not install"
+  fi
   local data="$dir/data" sock="$dir/sock"
   mkdir -p "$data" "$sock"
   local super_pw bench_pw ro_pw
@@ -103,17 +120,69 @@ SQL
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 ALTER SCHEMA public OWNER TO bench;
 SQL
+  # PgBouncer in session mode before the cluster, as a team puts one before a server that
+  # many short CI jobs connect to. Its user list holds the role's SCRAM verifier, not the
+  # password; it reaches the server over the unix socket.
+  local pgb="$dir/pgbouncer" pgb_port="" verifier
+  mkdir -p "$pgb"
+  verifier=$(PGPASSWORD=$super_pw "$BIN/psql" -X -q -At -h "$sock" -p "$port" -U postgres -d postgres \
+    -c "SELECT rolpassword FROM pg_authid WHERE rolname = 'bench'")
+  printf '"bench" "%s"\n' "$verifier" >"$pgb/userlist.txt"
+  chmod 600 "$pgb/userlist.txt"
+  for _ in 1 2 3; do
+    pgb_port=$(free_port)
+    cat >"$pgb/pgbouncer.ini" <<INI
+[databases]
+bench = host=$sock port=$port dbname=bench
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $pgb_port
+unix_socket_dir =
+auth_type = scram-sha-256
+auth_file = $pgb/userlist.txt
+pool_mode = session
+max_client_conn = 100
+default_pool_size = 20
+logfile = $pgb/pgbouncer.log
+pidfile = $pgb/pgbouncer.pid
+INI
+    chown -R postgres: "$pgb" 2>/dev/null || true
+    if as_pg "$PGB" -d "$pgb/pgbouncer.ini" >/dev/null 2>&1; then
+      local up=""
+      for _ in $(seq 1 50); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$pgb_port") 2>/dev/null; then up=1; break; fi
+        sleep 0.1
+      done
+      [ -n "$up" ] && break
+      stop_pgbouncer "$dir"
+    fi
+    pgb_port=""
+  done
+  [ -n "$pgb_port" ] || { cat "$pgb/pgbouncer.log" >&2 2>/dev/null; die "PgBouncer did not start"; }
   local enc_sock
   enc_sock=$(printf '%s' "$sock" | sed 's|/|%2F|g')
   echo "export BENCH_DB_TEST_PG='postgres://bench:$bench_pw@127.0.0.1:$port/bench'"
   echo "export BENCH_DB_TEST_PG_SOCKET='postgres://bench:$bench_pw@$enc_sock:$port/bench'"
   echo "export BENCH_DB_TEST_PG_RO='postgres://bench_ro:$ro_pw@127.0.0.1:$port/bench'"
   echo "export BENCH_DB_TEST_PG_CA='$dir/ca.crt'"
+  echo "export BENCH_DB_TEST_PG_POOLED='postgres://bench:$bench_pw@127.0.0.1:$pgb_port/bench'"
+}
+
+stop_pgbouncer() {
+  local pid="$1/pgbouncer/pgbouncer.pid"
+  if [ -f "$pid" ]; then
+    kill "$(cat "$pid")" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      [ -f "$pid" ] || break
+      sleep 0.1
+    done
+  fi
 }
 
 stop() {
   local dir=$1
   [ -d "$dir" ] || return 0
+  stop_pgbouncer "$dir"
   if [ -f "$dir/data/postmaster.pid" ] && BIN=$(pg_bin); then
     as_pg "$BIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
   fi

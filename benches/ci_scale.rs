@@ -23,8 +23,12 @@
 //! `--build-only` builds the databases and measures nothing.
 //! `--keep DIR` keeps each size's database in `DIR/<runs>/ci.db` and builds it only when
 //! absent. With `BENCH_DB_BENCH_PG=URL` (an empty PostgreSQL database the bench may fill) each
-//! database is copied there with `bench-db copy` and the same commands print their
-//! PostgreSQL / SQLite ratio (target ≤ 1.5).
+//! database is copied there with `bench-db copy`, and each command is run again on both
+//! stores in alternation (SQLite, PostgreSQL, SQLite, …: the same machine load on both
+//! sides; at least 15 rounds for the commands with a target under 0.5 s) to print its
+//! PostgreSQL / SQLite ratio (target ≤ 1.5). `BENCH_DB_BENCH_PG_POOLED=URL`, the same
+//! database and schema through a pooler such as PgBouncer in session mode, adds a third
+//! side to those rounds.
 
 mod common;
 
@@ -269,6 +273,32 @@ fn run_case(bin: &str, db: &str, case: &Case, dir: &Path, reps: usize) -> anyhow
     })
 }
 
+/// Median costs of `case` on each of `dbs`, run in alternation for `reps` rounds.
+fn paired(
+    bin: &str,
+    dbs: &[&str],
+    case: &Case,
+    dir: &Path,
+    report_dir: &Path,
+    reps: usize,
+) -> anyhow::Result<Vec<Cost>> {
+    let mut costs: Vec<Vec<Cost>> = vec![Vec::new(); dbs.len()];
+    for _ in 0..reps {
+        for (db, seen) in dbs.iter().zip(&mut costs) {
+            let _ = std::fs::remove_dir_all(report_dir);
+            seen.push(run_case(bin, db, case, dir, 1)?);
+        }
+    }
+    Ok(costs
+        .into_iter()
+        .map(|v| Cost {
+            secs: median(v.iter().map(|c| c.secs).collect()),
+            cpu: median(v.iter().map(|c| c.cpu).collect()),
+            mb: median(v.iter().map(|c| c.mb).collect()),
+        })
+        .collect())
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let value_of = |flag: &str| {
@@ -293,6 +323,7 @@ fn main() -> anyhow::Result<()> {
         sizes = vec![10_000, 30_000];
     }
     let pg = std::env::var("BENCH_DB_BENCH_PG").ok();
+    let pooled = std::env::var("BENCH_DB_BENCH_PG_POOLED").ok();
     let temp = tempfile::tempdir()?;
     let root = keep.unwrap_or_else(|| temp.path().to_path_buf());
     let bin = value_of("--bin").unwrap_or_else(|| env!("CARGO_BIN_EXE_bench-db").to_string());
@@ -324,11 +355,9 @@ fn main() -> anyhow::Result<()> {
         );
         let report_dir = dir.join("report");
         let db_arg = db.display().to_string();
-        let mut sqlite_secs = BTreeMap::new();
         for case in cases(commits, &report_dir) {
             let _ = std::fs::remove_dir_all(&report_dir);
             let Cost { secs: s, cpu, mb } = run_case(&bin, &db_arg, &case, &dir, reps)?;
-            sqlite_secs.insert(case.name, s);
             seen.entry(case.name).or_default().push((size, s, cpu, mb));
             let mut line = format!(
                 "{:<12} {:>8.3} s ({:>6.3} s CPU) {:>7.0} MB",
@@ -354,17 +383,32 @@ fn main() -> anyhow::Result<()> {
                 .stdout(std::process::Stdio::null())
                 .status()?;
             anyhow::ensure!(status.success(), "bench-db copy to PostgreSQL failed");
+            let mut sides = vec![("PostgreSQL", url.as_str())];
+            if let Some(p) = &pooled {
+                sides.push(("pooled", p.as_str()));
+            }
+            println!("== PostgreSQL against SQLite, run in alternation (medians)");
             for case in cases(commits, &report_dir) {
-                let _ = std::fs::remove_dir_all(&report_dir);
-                let Cost { secs: s, cpu, mb } = run_case(&bin, url, &case, &dir, reps)?;
-                println!(
-                    "{:<12} {:>8.3} s ({:>6.3} s CPU) {:>7.0} MB   PostgreSQL / SQLite ×{:.2} (target ≤ 1.5)",
-                    case.name,
-                    s,
-                    cpu,
-                    mb,
-                    s / sqlite_secs[case.name]
-                );
+                let rounds = if case.target.0.is_some_and(|t| t < 0.5) {
+                    reps.max(15)
+                } else {
+                    reps
+                };
+                let mut dbs = vec![db_arg.as_str()];
+                dbs.extend(sides.iter().map(|(_, u)| *u));
+                let costs = paired(&bin, &dbs, &case, &dir, &report_dir, rounds)?;
+                let sqlite = costs[0].secs;
+                for ((side, _), c) in sides.iter().zip(&costs[1..]) {
+                    println!(
+                        "{:<12} {side:<10} {:>8.3} s ({:>6.3} s CPU) {:>7.0} MB   / SQLite's {:.3} s: ×{:.2} (target ≤ 1.5; {rounds} rounds)",
+                        case.name,
+                        c.secs,
+                        c.cpu,
+                        c.mb,
+                        sqlite,
+                        c.secs / sqlite
+                    );
+                }
             }
         }
     }

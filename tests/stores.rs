@@ -567,6 +567,65 @@ fn a_select_only_role_can_report_and_gate_but_not_write() {
     assert!(err.contains("********"), "{err}");
 }
 
+/// Through PgBouncer in session mode, as a team puts one before a server that many short CI
+/// jobs connect to. A pooler refuses the startup packet's `options`, so bench-db sets its
+/// schema by a statement once connected: ingest (migrations, `COPY`, the second connection
+/// that draws ids) and the reads work through it, and read what the server itself gives.
+#[test]
+fn a_session_pooler_in_front_of_the_server_answers_as_the_server() {
+    let Some(base) = pg_base() else { return };
+    let s = Store::postgres(&base);
+    let pooled = with_param(
+        &env_var("BENCH_DB_TEST_PG_POOLED"),
+        &format!("schema={}", s.schema().name),
+    );
+    let seeds = corpus(s.env().dir.path());
+    let out = s.run_on(&pooled, &["ingest", seeds.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "ingest through the pooler: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (baseline, candidate) = if shared("samples").is_some() {
+        (
+            "label=the current master",
+            "label=the current master with patch version v11jp",
+        )
+    } else {
+        (
+            "label=Results with CO correction off",
+            "label=locale-de.txt",
+        )
+    };
+    for args in [
+        vec!["runs", "--json"],
+        vec!["export", "--format", "csv"],
+        vec!["compare", "--baseline", baseline, "--candidate", candidate],
+        vec!["history", "suite=jlbh"],
+    ] {
+        let direct = s.ok(&args);
+        assert!(direct.len() > 100, "{args:?}: {direct}");
+        assert_eq!(s.ok_on(&pooled, &args), direct, "{args:?}");
+    }
+    let gate = ["gate", "--baseline", baseline, "--candidate", candidate];
+    let (direct, through) = (s.run(&gate), s.run_on(&pooled, &gate));
+    assert_eq!(through.status.code(), direct.status.code());
+    assert_eq!(through.stdout, direct.stdout);
+    // The pooler's server connections keep no schema of a client before: another schema's
+    // tables are not found through a connection this one used.
+    let other = with_param(
+        &env_var("BENCH_DB_TEST_PG_POOLED"),
+        &format!("schema={}_none", s.schema().name),
+    );
+    let out = s.run_on(&other, &["runs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no bench-db tables"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn tls_require_pgpass_socket_and_newer_schema() {
     let Some(base) = pg_base() else { return };

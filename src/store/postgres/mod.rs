@@ -3,7 +3,7 @@
 //! this folder, and nothing outside `store/` knows this backend exists.
 //!
 //! Tables live in the schema the URL names (`public` by default), set as the connection's
-//! `search_path`. The schema version is the single row of table `bench_db_schema`,
+//! `search_path` by a statement (so a pooler in session mode can stand between). The schema version is the single row of table `bench_db_schema`,
 //! numbered like SQLite's `user_version` (`migrations/postgres/NNNN_*.sql` mirror
 //! `migrations/NNNN_*.sql`; a migration in SQL both engines read, such as 0005, is one
 //! file for both). A read-only open only reads that row: when it is current,
@@ -71,6 +71,18 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// schema name's hash, so stores in different schemas migrate independently.
 const LOCK_KEY: i32 = 0x6244_6231;
 
+/// The settings every connection starts with, sent as statements in one round trip right
+/// after the handshake rather than as the startup packet's `options`: a connection pooler
+/// such as PgBouncer refuses that startup parameter, and in session mode it hands each
+/// client a server connection of its own, so the settings hold for the client's session.
+/// The schema is quoted, so its name keeps its case (the URL reader allows only letters,
+/// digits, '_' and '$' in it). No parallel workers: bench-db's reads are index walks that
+/// stop after a few rows (starting workers costs more than the walk: a `latest=10` took
+/// 26 ms with two workers, 3 ms without) and ordered streams that workers cannot split.
+fn session_settings(schema: &str) -> String {
+    format!("SET search_path TO \"{schema}\"; SET max_parallel_workers_per_gather = 0")
+}
+
 /// An open connection to a bench-db schema on PostgreSQL.
 pub struct PgStore {
     client: RefCell<Client>,
@@ -130,16 +142,7 @@ impl PgStore {
         cfg.user(&url.user)
             .dbname(&url.dbname)
             .port(url.port)
-            .application_name(url.application_name.as_deref().unwrap_or("bench-db"))
-            // Quoted, so the schema name keeps its case; the URL reader allows only
-            // letters, digits, '_' and '$' in it. No parallel workers: bench-db's reads are
-            // index walks that stop after a few rows (starting workers costs more than the
-            // walk: a `latest=10` took 26 ms with two workers, 3 ms without) and ordered
-            // streams that workers cannot split.
-            .options(&format!(
-                "-c search_path=\"{}\" -c max_parallel_workers_per_gather=0",
-                url.schema
-            ));
+            .application_name(url.application_name.as_deref().unwrap_or("bench-db"));
         if let Some(pw) = url.password() {
             cfg.password(pw);
         }
@@ -168,10 +171,16 @@ impl PgStore {
                 url.scrub(&pg_text(&e))
             )
         })?;
-        Ok(PgStore {
+        let store = PgStore {
             client: RefCell::new(client),
             url: url.clone(),
-        })
+        };
+        store
+            .client
+            .borrow_mut()
+            .batch_execute(&session_settings(&url.schema))
+            .map_err(|e| store.err(e))?;
+        Ok(store)
     }
 
     /// The version row, or `None` when the schema has no bench-db tables. Only reads, in
