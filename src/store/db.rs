@@ -26,33 +26,6 @@ const IDS_PER_QUERY: usize = 10_000;
 /// Commits (or runs) bound per query when `latest=N` reads the runs of the commits it found.
 const KEYS_PER_QUERY: usize = 1_000;
 
-/// Where [`Db::walk_latest`] ended.
-enum Walk {
-    /// It read every run the filter matches (fewer than `latest` commits, or just enough).
-    Whole(Vec<HistoryKey>),
-    /// It stopped past the last commit it needs: these commits and commit-less runs.
-    Stopped {
-        commits: Vec<String>,
-        alone: Vec<i64>,
-    },
-}
-
-/// `filter` narrowed to the runs of `commits` and the runs `alone`, [`KEYS_PER_QUERY`]
-/// keys per filter, its tag terms probed on those runs ([`Filter::probing`]).
-fn latest_filters(filter: &Filter, commits: &[String], alone: &[i64]) -> Vec<Filter> {
-    let by = |commits: &[String], ids: &[i64]| {
-        filter
-            .clone()
-            .probing()
-            .and(Bound::CommitsOrRuns(commits.to_vec(), ids.to_vec()))
-    };
-    commits
-        .chunks(KEYS_PER_QUERY)
-        .map(|c| by(c, &[]))
-        .chain(alone.chunks(KEYS_PER_QUERY).map(|a| by(&[], a)))
-        .collect()
-}
-
 /// An open store of either kind.
 pub struct Db {
     pub(super) store: Box<dyn Store>,
@@ -165,19 +138,7 @@ impl Db {
                     self.warn_damaged(d)
                 });
         }
-        let mut ids: Vec<i64> = match self.indexed(sel)? {
-            Some((filter, Some(n))) => match self.walk_latest(&filter, n)? {
-                Walk::Stopped { commits, alone } => {
-                    return self.stream_latest(&filter, &commits, &alone, n, detail, &mut f);
-                }
-                Walk::Whole(keys) => selector::latest(keys, n)
-                    .into_iter()
-                    .map(|k| k.id)
-                    .collect(),
-            },
-            Some((filter, None)) => self.store.select_ids(&filter)?,
-            None => self.kept_by_heads(sel)?.into_iter().collect(),
-        };
+        let mut ids: Vec<i64> = self.kept_ids(sel)?.into_iter().collect();
         ids.sort_unstable();
         let mut n = 0;
         for chunk in ids.chunks(IDS_PER_QUERY) {
@@ -192,15 +153,9 @@ impl Db {
 
     /// The ids of the runs that the plain terms select and the path and history terms keep.
     fn kept_ids(&self, sel: &Selector) -> Result<HashSet<i64>> {
-        match self.indexed(sel)? {
-            Some((filter, latest)) => self.kept_by_index(filter, latest),
-            None => self.kept_by_heads(sel),
+        if let Some((filter, latest)) = self.indexed(sel)? {
+            return self.kept_by_index(filter, latest);
         }
-    }
-
-    /// [`Db::kept_ids`] when the indexes cannot answer: the heads of the runs the plain
-    /// terms select, judged by the other terms.
-    fn kept_by_heads(&self, sel: &Selector) -> Result<HashSet<i64>> {
         let cwd = std::env::current_dir().ok();
         let mut heads = Vec::new();
         // The terms judge the run's row only: its series are not read here (a damaged
@@ -262,45 +217,24 @@ impl Db {
         Ok(Some((filter, latest)))
     }
 
-    /// The runs of the `latest` most recent commits among those `filter` matches (see
-    /// [`Db::walk_latest`]), ranked as [`selector::latest`] ranks them (ties in time go to
-    /// the highest id of a commit).
+    /// The runs of the `latest` most recent commits among those `filter` matches, found
+    /// from the newest run backwards: the walk stops once it has seen `latest` commits and
+    /// reaches a run older than the last of them, so it reads about as many runs as it
+    /// keeps. The commits it saw are the only ones that can rank first (any other's newest
+    /// run is older than all of theirs); their runs are then read whole, and ranked as
+    /// [`selector::latest`] ranks them (ties in time go to the highest id of a commit).
     fn kept_by_index(&self, filter: Filter, latest: Option<usize>) -> Result<HashSet<i64>> {
         let Some(n) = latest else {
             return Ok(self.store.select_ids(&filter)?.into_iter().collect());
         };
-        let keys = match self.walk_latest(&filter, n)? {
-            Walk::Whole(keys) => keys,
-            Walk::Stopped { commits, alone } => {
-                let mut keys = Vec::new();
-                for f in latest_filters(&filter, &commits, &alone) {
-                    self.store.recent(&f, &mut |r| {
-                        keys.push(r);
-                        true
-                    })?;
-                }
-                keys
-            }
-        };
-        Ok(selector::latest(keys, n)
-            .into_iter()
-            .map(|k| k.id)
-            .collect())
-    }
-
-    /// Walks the runs `filter` matches from the newest backwards: the walk stops once it
-    /// has seen `latest` commits (a run without one counts as its own) and reaches a run
-    /// older than the last of them, so it reads about as many runs as it keeps. The
-    /// commits it saw are the only ones that can rank first (any other's newest run is
-    /// older than all of theirs), but their older runs may lie beyond where it stopped.
-    fn walk_latest(&self, filter: &Filter, latest: usize) -> Result<Walk> {
+        // What `latest` counts: commits, and runs without one.
         let mut commits: HashSet<Box<str>> = HashSet::new();
         let mut alone: Vec<i64> = Vec::new();
         let mut nth = None;
         let mut walked = Vec::new();
         let mut stopped = false;
-        self.store.recent(filter, &mut |r| {
-            if commits.len() + alone.len() >= latest && r.time < nth {
+        self.store.recent(&filter, &mut |r| {
+            if commits.len() + alone.len() >= n && r.time < nth {
                 stopped = true;
                 return false;
             }
@@ -311,61 +245,38 @@ impl Db {
                     true
                 }
             };
-            if new && commits.len() + alone.len() == latest {
+            if new && commits.len() + alone.len() == n {
                 nth = r.time;
             }
             walked.push(r);
             true
         })?;
-        Ok(if stopped {
-            Walk::Stopped {
-                commits: commits.iter().map(|c| c.to_string()).collect(),
-                alone,
+        let keys = if stopped {
+            let mut keys = Vec::new();
+            let commits: Vec<String> = commits.iter().map(|c| c.to_string()).collect();
+            let mut read = |commits: &[String], ids: &[i64]| {
+                let f = filter
+                    .clone()
+                    .and(Bound::CommitsOrRuns(commits.to_vec(), ids.to_vec()));
+                self.store.recent(&f, &mut |r| {
+                    keys.push(r);
+                    true
+                })
+            };
+            for chunk in commits.chunks(KEYS_PER_QUERY) {
+                read(chunk, &[])?;
             }
+            for chunk in alone.chunks(KEYS_PER_QUERY) {
+                read(&[], chunk)?;
+            }
+            keys
         } else {
-            Walk::Whole(walked)
-        })
-    }
-
-    /// Streams, in id order, the runs of the `latest` most recent among the commits (and
-    /// runs) a stopped walk saw: their runs are read whole in one pass with their series
-    /// (rather than their keys first, then the kept ones by id), ranked by the keys their
-    /// heads give (the index's keys: `run.at_ns` and `run.commit_tag` are derived from
-    /// the same tags and ingest time), and the kept ones passed to `f`. Memory holds the
-    /// runs of those commits: the selection itself, and the ties in time at its end.
-    fn stream_latest(
-        &self,
-        filter: &Filter,
-        commits: &[String],
-        alone: &[i64],
-        latest: usize,
-        detail: Detail,
-        f: &mut dyn FnMut(StoredRun) -> Result<()>,
-    ) -> Result<usize> {
-        let mut runs: Vec<StoredRun> = Vec::new();
-        for chunk in latest_filters(filter, commits, alone) {
-            self.store.stream(
-                &chunk,
-                detail,
-                &mut |r| {
-                    runs.push(r);
-                    Ok(())
-                },
-                &mut |d| self.warn_damaged(d),
-            )?;
-        }
-        runs.sort_unstable_by_key(|r| r.id);
-        let kept: HashSet<i64> =
-            selector::latest(runs.iter().map(HistoryKey::of).collect(), latest)
-                .into_iter()
-                .map(|k| k.id)
-                .collect();
-        let mut n = 0;
-        for r in runs.into_iter().filter(|r| kept.contains(&r.id)) {
-            f(r)?;
-            n += 1;
-        }
-        Ok(n)
+            walked
+        };
+        Ok(selector::latest(keys, n)
+            .into_iter()
+            .map(|k| k.id)
+            .collect())
     }
 
     /// Whether every block's runs have consecutive ids, so a stream in id order gives
@@ -524,8 +435,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
         /// Histories with commits sharing times, runs without a commit or a time tag,
-        /// and ids out of time order: the indexes keep exactly the runs the heads keep, both
-        /// as ids and as the runs a read streams.
+        /// and ids out of time order: the indexes keep exactly the runs the heads keep.
         #[test]
         fn the_indexes_keep_what_the_heads_keep(
             runs in proptest::collection::vec((0..5usize, 0..4usize, 0..2usize), 1..30),
@@ -554,11 +464,11 @@ mod tests {
             ] {
                 let sel = Selector::parse(&text).unwrap();
                 proptest::prop_assert!(db.indexed(&sel).unwrap().is_some());
-                let heads = judged_on_heads(&db, &sel);
-                proptest::prop_assert_eq!(db.select_ids(&sel).unwrap(), heads.clone(), "{}", text);
-                // The runs streamed (read whole once the walk stops) are the same, in order.
-                let read: Vec<i64> = db.select(&sel).unwrap().iter().map(|r| r.id).collect();
-                proptest::prop_assert_eq!(read, heads, "{}", text);
+                proptest::prop_assert_eq!(
+                    db.select_ids(&sel).unwrap(),
+                    judged_on_heads(&db, &sel),
+                    "{}", text
+                );
             }
         }
     }

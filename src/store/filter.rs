@@ -44,8 +44,6 @@ pub enum Bound {
 pub struct Filter {
     terms: Vec<Term>,
     bounds: Vec<Bound>,
-    /// Tag terms test each run (see [`Filter::probing`]).
-    probe_tags: bool,
 }
 
 impl Filter {
@@ -58,7 +56,7 @@ impl Filter {
                 .filter(|t| !t.judged_on_heads())
                 .cloned()
                 .collect(),
-            ..Filter::default()
+            bounds: Vec::new(),
         }
     }
 
@@ -66,17 +64,8 @@ impl Filter {
     pub fn ids(ids: Vec<i64>) -> Filter {
         Filter {
             terms: vec![Term::Runs(ids)],
-            ..Filter::default()
+            bounds: Vec::new(),
         }
-    }
-
-    /// This filter with its tag terms tested on each run the other conditions find, by a
-    /// probe of the tag index, rather than listed first: for a filter that another
-    /// condition narrows to a few runs (the runs of a few commits), where a tag such as
-    /// `branch=main` lists most of the store.
-    pub fn probing(mut self) -> Filter {
-        self.probe_tags = true;
-        self
     }
 
     /// This filter and `bound`.
@@ -89,7 +78,7 @@ impl Filter {
     /// query may join `block b` and `source s` or not), and its bound values in
     /// placeholder order.
     pub fn where_clause(&self, d: &dyn Dialect) -> (String, Vec<Arg>) {
-        self.clause(d, self.probe_tags)
+        self.clause(d, false)
     }
 
     /// [`Filter::where_clause`] for a walk along an index of `run` ([`super::Store::recent`]):
