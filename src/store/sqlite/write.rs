@@ -353,12 +353,16 @@ impl<'t> Writer<'t> {
             ])?;
             run_ids.push(self.tx.last_insert_rowid());
         }
-        let tags: Vec<(i64, &String, &String)> = b
+        let mut tags: Vec<(i64, &String, &String)> = b
             .runs
             .iter()
             .zip(&run_ids)
             .flat_map(|(r, &id)| r.run.tags.iter().map(move |(k, v)| (id, k, v)))
             .collect();
+        // In the index's order (tag, value, run): a block's runs mostly share their tags, so
+        // consecutive rows land on the same leaf page (2–3% of an ingest of JLBH outputs
+        // tagged with commit, branch, dirty, host and time).
+        tags.sort_unstable_by(|a, b| (a.1, a.2, a.0).cmp(&(b.1, b.2, b.0)));
         self.tags
             .insert(self.tx, &tags, |stmt, at, &(id, key, value)| {
                 stmt.raw_bind_parameter(at + 1, id)?;
