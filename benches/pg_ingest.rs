@@ -26,7 +26,15 @@ use std::time::Instant;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The tables an ingest writes.
-const TABLES: [&str; 6] = ["source", "block", "run", "run_tag", "series", "histogram"];
+const TABLES: [&str; 7] = [
+    "source",
+    "block",
+    "run",
+    "run_tag",
+    "block_tag",
+    "series",
+    "histogram",
+];
 
 fn ingest(db: &str, log: &Path) -> anyhow::Result<f64> {
     let cli = Cli::try_parse_from([

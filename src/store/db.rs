@@ -382,6 +382,74 @@ mod tests {
         .unwrap();
     }
 
+    /// A block whose runs share some tags and differ in others: the shared ones are kept
+    /// once for the block, the others per run, and a `tag.` term finds its runs either way,
+    /// as a list (`runs`) and as a walk's probe (`latest=N`).
+    #[test]
+    fn tags_kept_for_the_block_or_the_run_select_the_same_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let mut db = Db::open(&crate::store::url::Target::Sqlite(path.clone())).unwrap();
+        let run = |index: u32, host: &str| Run {
+            index,
+            tags: [("host", host), ("commit", "c1")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Run::default()
+        };
+        let blocks = [Block {
+            runs: vec![run(1, "a"), run(2, "b"), run(3, "a")],
+            ..Block::default()
+        }];
+        let tags = [("branch", "main")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        db.insert_generated(&Generated {
+            origin: "x",
+            format: "loopback",
+            text: "x",
+            blocks: &blocks,
+            suite: "s",
+            label_override: None,
+            tags: &tags,
+        })
+        .unwrap();
+        store(&mut db, "other", 2);
+        let ids = |db: &Db, sel: &str| db.select_ids(&Selector::parse(sel).unwrap()).unwrap();
+        assert_eq!(ids(&db, "tag.host=a"), [1, 3]);
+        assert_eq!(ids(&db, "tag.host=b"), [2]);
+        assert_eq!(ids(&db, "tag.commit=c1"), [1, 2, 3]);
+        assert_eq!(ids(&db, "tag.branch=main;tag.host=a"), [1, 3]);
+        assert_eq!(ids(&db, "tag.host=a;latest=1"), [1, 3]);
+        assert_eq!(ids(&db, "tag.host=b;latest=5"), [2]);
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let count = |sql: &str| -> i64 { c.query_row(sql, [], |r| r.get(0)).unwrap() };
+        // commit and branch once for the first block; host per run.
+        assert_eq!(
+            count("SELECT count(*) FROM block_tag WHERE block_id = 1"),
+            2
+        );
+        assert_eq!(count("SELECT count(*) FROM run_tag WHERE key = 'host'"), 3);
+        // Removing some of the block's runs keeps its rows; removing the last takes them.
+        db.remove(&Selector::parse("run=1").unwrap(), false)
+            .unwrap();
+        assert_eq!(ids(&db, "tag.commit=c1"), [2, 3]);
+        assert_eq!(
+            count("SELECT count(*) FROM block_tag WHERE block_id = 1"),
+            2
+        );
+        db.remove(&Selector::parse("run=2..3").unwrap(), false)
+            .unwrap();
+        assert_eq!(
+            count("SELECT count(*) FROM block_tag WHERE block_id = 1"),
+            0
+        );
+        assert_eq!(count("SELECT count(*) FROM run_tag WHERE key = 'host'"), 0);
+        assert_eq!(ids(&db, "tag.commit=c1"), Vec::<i64>::new());
+    }
+
     fn store(db: &mut Db, text: &str, runs: u32) {
         store_tagged(db, text, runs, &BTreeMap::new());
     }

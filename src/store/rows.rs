@@ -190,6 +190,39 @@ impl BlockEncoded {
     }
 }
 
+/// [`index_tags`]: the block's shared `(tag, value)`s, and the runs' own `(run, tag, value)`s.
+pub type IndexTags<'a> = (Vec<(&'a str, &'a str)>, Vec<(usize, &'a str, &'a str)>);
+
+/// A block's tags as the index stores them: each tag every run of the block has with the
+/// same value once for the block (`block_tag`), and each run's other tags (`run_tag`, by
+/// the run's position in the block), in the index's order (tag, value, run): a block's
+/// rows then go into the same pages one after another.
+pub fn index_tags(runs: &[RunRows]) -> IndexTags<'_> {
+    let Some((first, rest)) = runs.split_first() else {
+        return (Vec::new(), Vec::new());
+    };
+    let shared: Vec<(&str, &str)> = first
+        .run
+        .tags
+        .iter()
+        .filter(|(k, v)| rest.iter().all(|r| r.run.tags.get(*k) == Some(*v)))
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let mut own: Vec<(usize, &str, &str)> = runs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r.run
+                .tags
+                .iter()
+                .map(move |(k, v)| (i, k.as_str(), v.as_str()))
+        })
+        .filter(|(_, k, _)| shared.binary_search_by(|(s, _)| s.cmp(k)).is_err())
+        .collect();
+    own.sort_unstable_by(|a, b| (a.1, a.2, a.0).cmp(&(b.1, b.2, b.0)));
+    (shared, own)
+}
+
 /// What writing one source did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Written {

@@ -62,6 +62,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/postgres/0006_run_index.sql"),
         then: Some(index_stored_runs),
     },
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0007_block_tags.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes on PostgreSQL.
@@ -299,7 +303,7 @@ impl Store for PgStore {
     fn refresh_statistics(&mut self) -> Result<()> {
         self.client
             .borrow_mut()
-            .batch_execute("ANALYZE source, block, run, series, histogram, run_tag")
+            .batch_execute("ANALYZE source, block, run, series, histogram, run_tag, block_tag")
             .map_err(|e| self.err(e))
     }
     fn all_timed(&self) -> Result<bool> {

@@ -1,7 +1,7 @@
 //! Writing sources into PostgreSQL: one transaction per source; blocks are encoded as they
 //! come into batches of a bounded size, their ids drawn from the sequences in one round
 //! trip, and each table's rows sent with one `COPY … FROM STDIN (FORMAT binary)` per batch
-//! (five tables: block, run, run_tag, series with its packed points, histogram). The
+//! (six tables: block, run, run_tag, block_tag, series with its packed points, histogram). The
 //! encoding thread and the thread that sends take turns on no batch: the server writes one
 //! while the next is encoded, and a large source's ids are drawn on a second connection.
 //!
@@ -15,7 +15,7 @@ use super::{PgStore, pg_text};
 use crate::selector::time_ns;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
-use crate::store::rows::{BlockRows, Removed, SourceRecord, Written};
+use crate::store::rows::{BlockRows, Removed, SourceRecord, Written, index_tags};
 use bench_db_parsers::Data;
 use postgres::{Client, GenericClient, Transaction};
 use std::io::Write;
@@ -243,10 +243,20 @@ impl PgStore {
             .map(|r| r.get(0))
             .collect();
         runs.sort_unstable();
+        let blocks: Vec<i64> = tx
+            .query(
+                "DELETE FROM block b WHERE b.source_id = ANY($1::bigint[])
+                 AND NOT EXISTS (SELECT 1 FROM run r WHERE r.block_id = b.id)
+                 RETURNING b.id",
+                &[&sources],
+            )
+            .map_err(|e| self.err(e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
         tx.execute(
-            "DELETE FROM block b WHERE b.source_id = ANY($1::bigint[])
-             AND NOT EXISTS (SELECT 1 FROM run r WHERE r.block_id = b.id)",
-            &[&sources],
+            "DELETE FROM block_tag WHERE block_id = ANY($1::bigint[])",
+            &[&blocks],
         )
         .map_err(|e| self.err(e))?;
         let mut removed: Vec<(i64, String)> = tx
@@ -501,7 +511,7 @@ fn commit(
 struct Batch {
     /// The source's ingest time: a run's time when it has no `time` tag.
     ingested_at: String,
-    tables: [Table; 5],
+    tables: [Table; 6],
     /// Blocks, runs and series in this batch.
     counts: [usize; 3],
     /// The size at which this batch is cut.
@@ -516,7 +526,7 @@ struct Payloads {
     blocks: i32,
     runs: i32,
     series: i32,
-    tables: [Table; 5],
+    tables: [Table; 6],
 }
 
 /// One table's rows in the binary `COPY` format.
@@ -539,13 +549,14 @@ impl Batch {
         }
     }
 
-    fn tables() -> [Table; 5] {
+    fn tables() -> [Table; 6] {
         [
             Table::new("block (id, source_id, idx, label, first_line, last_line, printed)"),
             Table::new(
                 "run (id, block_id, suite, label, run_index, first_line, last_line, params, tags, bench, config, at_ns, commit_tag)",
             ),
             Table::new("run_tag (run_id, key, value)"),
+            Table::new("block_tag (block_id, key, value)"),
             // As SQLite's schema 2: a ladder (also a histogram's merged one) or a time
             // series is packed into `points`, a single number goes in `value`.
             Table::new(
@@ -561,7 +572,7 @@ impl Batch {
         let e = b
             .take_encoded()
             .expect("maps of strings and numbers serialise");
-        let [block_t, run_t, tag_t, series_t, hist_t] = &mut self.tables;
+        let [block_t, run_t, tag_t, block_tag_t, series_t, hist_t] = &mut self.tables;
         let [block_i, run_i, series_i] = &mut self.counts;
         let d = block_t.row(7);
         d.id(Seq::Block, *block_i);
@@ -571,6 +582,19 @@ impl Batch {
         d.int8(b.first_line as i64);
         d.int8(b.last_line as i64);
         d.text(&e.printed);
+        let (shared, own) = index_tags(&b.runs);
+        for (key, value) in shared {
+            let d = block_tag_t.row(3);
+            d.id(Seq::Block, *block_i);
+            d.text(key);
+            d.text(value);
+        }
+        for (i, key, value) in own {
+            let d = tag_t.row(3);
+            d.id(Seq::Run, *run_i + i);
+            d.text(key);
+            d.text(value);
+        }
         for (r, e) in b.runs.iter().zip(&e.runs) {
             let d = run_t.row(13);
             d.id(Seq::Run, *run_i);
@@ -586,12 +610,6 @@ impl Batch {
             d.text(&e.config);
             d.opt_int8(time_ns(&r.run.tags, &self.ingested_at));
             d.opt_text(r.run.tags.get("commit").map(String::as_str));
-            for (key, value) in &r.run.tags {
-                let d = tag_t.row(3);
-                d.id(Seq::Run, *run_i);
-                d.text(key);
-                d.text(value);
-            }
             for (s, v) in r.run.series.iter().zip(&e.series) {
                 let d = series_t.row(10);
                 d.id(Seq::Series, *series_i);

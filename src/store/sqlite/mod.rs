@@ -63,6 +63,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/0006_run_index.sql"),
         then: Some(index_stored_runs),
     },
+    Migration {
+        sql: include_str!("../../../migrations/0007_block_tags.sql"),
+        then: None,
+    },
 ];
 
 /// Page size of the databases this binary creates.

@@ -5,7 +5,7 @@ use super::SqliteStore;
 use crate::selector::time_ns;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
-use crate::store::rows::{BlockRows, Removed, SeriesValues, SourceRecord, Written};
+use crate::store::rows::{BlockRows, Removed, SeriesValues, SourceRecord, Written, index_tags};
 use bench_db_parsers::{Data, Series};
 use rusqlite::{OptionalExtension, Statement, Transaction, TransactionBehavior, params};
 use std::collections::BTreeSet;
@@ -176,31 +176,27 @@ impl SqliteStore {
                 sources.insert(sid);
                 out.runs.push(id);
             }
-            // run_tag is keyed by tag: one pass over it for all the runs removed.
-            for chunk in out.runs.chunks(10_000) {
-                tx.execute(
-                    &format!(
-                        "DELETE FROM run_tag WHERE run_id IN ({})",
-                        vec!["?"; chunk.len()].join(", ")
-                    ),
-                    rusqlite::params_from_iter(chunk),
-                )?;
-            }
+            delete_tags(&tx, "run_tag", "run_id", &out.runs)?;
             let mut blocks = tx.prepare(
                 "DELETE FROM block WHERE source_id = ?1
-                 AND NOT EXISTS (SELECT 1 FROM run WHERE run.block_id = block.id)",
+                 AND NOT EXISTS (SELECT 1 FROM run WHERE run.block_id = block.id)
+                 RETURNING id",
             )?;
             let mut source = tx.prepare(
                 "DELETE FROM source WHERE id = ?1
                  AND NOT EXISTS (SELECT 1 FROM block WHERE block.source_id = source.id)
                  RETURNING path",
             )?;
+            let mut gone: Vec<i64> = Vec::new();
             for sid in sources {
-                blocks.execute([sid])?;
+                for id in blocks.query_map([sid], |r| r.get(0))? {
+                    gone.push(id?);
+                }
                 if let Some(path) = source.query_row([sid], |r| r.get(0)).optional()? {
                     out.sources.push(path);
                 }
             }
+            delete_tags(&tx, "block_tag", "block_id", &gone)?;
         }
         if dry_run {
             tx.rollback()?;
@@ -209,6 +205,21 @@ impl SqliteStore {
         }
         Ok(out)
     }
+}
+
+/// Deletes the index rows of these runs or blocks (`table`'s `column` among `ids`). The tag
+/// tables are keyed by tag: one pass over one for all the ids, 10,000 bound per statement.
+fn delete_tags(tx: &Transaction, table: &str, column: &str, ids: &[i64]) -> rusqlite::Result<()> {
+    for chunk in ids.chunks(10_000) {
+        tx.execute(
+            &format!(
+                "DELETE FROM {table} WHERE {column} IN ({})",
+                vec!["?"; chunk.len()].join(", ")
+            ),
+            rusqlite::params_from_iter(chunk),
+        )?;
+    }
+    Ok(())
 }
 
 /// Inserts the source row. The hash is set once the whole source has been read; until
@@ -221,11 +232,15 @@ fn insert_source(tx: &Transaction, record: &SourceRecord) -> rusqlite::Result<i6
     Ok(tx.last_insert_rowid())
 }
 
-/// The columns of a `run_tag` row and of a `series` row, as the writer inserts them.
+/// The columns of a `run_tag`, `block_tag` and `series` row, as the writer inserts them.
 /// `OR FAIL`: a failing row fails the statement without undoing the rows before it, so
 /// SQLite keeps no journal for the statement (the transaction is rolled back whole).
 const TAG_INSERT: (&str, usize) = (
     "INSERT OR FAIL INTO run_tag (run_id, key, value) VALUES ",
+    3,
+);
+const BLOCK_TAG_INSERT: (&str, usize) = (
+    "INSERT OR FAIL INTO block_tag (block_id, key, value) VALUES ",
     3,
 );
 const SERIES_INSERT: (&str, usize) = (
@@ -249,6 +264,7 @@ struct Writer<'t> {
     /// one for their series instead of one per row, since each statement's execution
     /// costs about what its rows do (cursors opened and closed, the VM started).
     tags: Many<'t>,
+    block_tags: Many<'t>,
     many_series: Many<'t>,
 }
 
@@ -314,6 +330,7 @@ impl<'t> Writer<'t> {
                 "INSERT INTO histogram (series_id, idx, t, duration, tag, encoded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
             tags: Many::new(TAG_INSERT),
+            block_tags: Many::new(BLOCK_TAG_INSERT),
             many_series: Many::new(SERIES_INSERT),
         })
     }
@@ -353,19 +370,16 @@ impl<'t> Writer<'t> {
             ])?;
             run_ids.push(self.tx.last_insert_rowid());
         }
-        let mut tags: Vec<(i64, &String, &String)> = b
-            .runs
-            .iter()
-            .zip(&run_ids)
-            .flat_map(|(r, &id)| r.run.tags.iter().map(move |(k, v)| (id, k, v)))
-            .collect();
-        // In the index's order (tag, value, run): a block's runs mostly share their tags, so
-        // consecutive rows land on the same leaf page (2–3% of an ingest of JLBH outputs
-        // tagged with commit, branch, dirty, host and time).
-        tags.sort_unstable_by(|a, b| (a.1, a.2, a.0).cmp(&(b.1, b.2, b.0)));
+        let (shared, own) = index_tags(&b.runs);
+        self.block_tags
+            .insert(self.tx, &shared, |stmt, at, &(key, value)| {
+                stmt.raw_bind_parameter(at + 1, block_id)?;
+                stmt.raw_bind_parameter(at + 2, key)?;
+                stmt.raw_bind_parameter(at + 3, value)
+            })?;
         self.tags
-            .insert(self.tx, &tags, |stmt, at, &(id, key, value)| {
-                stmt.raw_bind_parameter(at + 1, id)?;
+            .insert(self.tx, &own, |stmt, at, &(i, key, value)| {
+                stmt.raw_bind_parameter(at + 1, run_ids[i])?;
                 stmt.raw_bind_parameter(at + 2, key)?;
                 stmt.raw_bind_parameter(at + 3, value)
             })?;
@@ -440,8 +454,14 @@ mod tests {
     use bench_db_parsers::format_by_name;
     use std::path::Path;
 
+    /// The tags of every run, from `run_tag` and its block's `block_tag`: what `run_tag`
+    /// alone held before schema 7.
+    const RUN_TAGS: &str = "(SELECT run_id, key, value FROM run_tag UNION ALL
+        SELECT r.id, bt.key, bt.value FROM block_tag bt JOIN run r ON r.block_id = bt.block_id)";
+
     /// Every row an ingest wrote, all columns but the ingest time, in key order: the
-    /// stored bytes as SQLite gives them back.
+    /// stored bytes as SQLite gives them back (each run's tags as one row each, wherever
+    /// the index keeps them).
     fn stored_rows(path: &Path) -> String {
         let c = rusqlite::Connection::open(path).unwrap();
         let mut out = String::new();
@@ -461,8 +481,9 @@ mod tests {
             ("series", "*", "id"),
             ("histogram", "*", "series_id, idx"),
         ] {
+            let from = if table == "run_tag" { RUN_TAGS } else { table };
             let mut stmt = c
-                .prepare(&format!("SELECT {cols} FROM {table} ORDER BY {order}"))
+                .prepare(&format!("SELECT {cols} FROM {from} ORDER BY {order}"))
                 .unwrap();
             let n = stmt.column_count();
             let mut rows = stmt.query([]).unwrap();
@@ -527,6 +548,14 @@ mod tests {
         for table in ["run_tag", "histogram", "series", "block"] {
             assert!(rows.contains(&format!("\n{table} ")), "no {table} row");
         }
+        // The tags every run of a block shares are kept once for the block.
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let count = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+        assert!(count("SELECT count(*) FROM block_tag") > 0);
+        assert!(
+            count("SELECT count(*) FROM run_tag")
+                < count(&format!("SELECT count(*) FROM {RUN_TAGS}"))
+        );
         // SHA-256 of the same rows written by one INSERT per row with every column
         // encoded on the writing thread (the writer before multi-row inserts).
         let digest = Digest::of(rows.as_bytes());
