@@ -194,6 +194,22 @@ impl Store {
     }
 }
 
+/// Two labels [`corpus`] holds, as selectors to compare: the samples' when they are there,
+/// else the fixtures'.
+fn two_labels() -> (&'static str, &'static str) {
+    if shared("samples").is_some() {
+        (
+            "label=the current master",
+            "label=the current master with patch version v11jp",
+        )
+    } else {
+        (
+            "label=Results with CO correction off",
+            "label=locale-de.txt",
+        )
+    }
+}
+
 /// Every seed and sample (or the fixtures when `../shared` is absent), copied into one
 /// folder so that every store ingests exactly the same files in the same order.
 fn corpus(into: &Path) -> PathBuf {
@@ -497,18 +513,7 @@ fn a_select_only_role_can_report_and_gate_but_not_write() {
     let owner = Store::postgres(&base);
     let seeds = corpus(owner.env().dir.path());
     owner.ok(&["ingest", seeds.to_str().unwrap()]);
-    // Two labels the corpus holds: the samples' when they are there, else the fixture's.
-    let (baseline, candidate) = if shared("samples").is_some() {
-        (
-            "label=the current master",
-            "label=the current master with patch version v11jp",
-        )
-    } else {
-        (
-            "label=Results with CO correction off",
-            "label=locale-de.txt",
-        )
-    };
+    let (baseline, candidate) = two_labels();
     // The README's statements for a read-only role.
     owner.schema().sql(&format!(
         "GRANT USAGE ON SCHEMA {s} TO bench_ro;
@@ -586,17 +591,7 @@ fn a_session_pooler_in_front_of_the_server_answers_as_the_server() {
         "ingest through the pooler: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let (baseline, candidate) = if shared("samples").is_some() {
-        (
-            "label=the current master",
-            "label=the current master with patch version v11jp",
-        )
-    } else {
-        (
-            "label=Results with CO correction off",
-            "label=locale-de.txt",
-        )
-    };
+    let (baseline, candidate) = two_labels();
     for args in [
         vec!["runs", "--json"],
         vec!["export", "--format", "csv"],

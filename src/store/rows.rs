@@ -75,8 +75,9 @@ pub fn indexed_key(id: i64, at_ns: i64, commit: Option<String>) -> HistoryKey {
     }
 }
 
-/// What the indexes hold of a stored run: its tags (`run_tag`), its time (`run.at_ns`)
-/// and its commit (`run.commit_tag`).
+/// What the indexes hold of a run stored before them (schema 6's upgrade): its tags (all in
+/// `run_tag`; later ingests keep a block's shared ones in `block_tag`), its time
+/// (`run.at_ns`) and its commit (`run.commit_tag`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunIndex {
     pub tags: Vec<(String, String)>,
