@@ -11,7 +11,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::SystemTime;
 
@@ -81,22 +81,52 @@ pub fn from_ci(get: &dyn Fn(&str) -> Option<String>) -> Detected {
     Detected::default()
 }
 
-/// Runs `git ARGS` in the current directory; its trimmed stdout when it succeeds.
-fn git(args: &[&str]) -> Option<String> {
-    let out = Command::new("git").args(args).output().ok()?;
+/// Starts `git ARGS` in the current directory.
+fn start_git(args: &[&str]) -> Option<Child> {
+    Command::new("git")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()
+}
+
+/// The trimmed stdout of a started `git`, when it succeeds.
+fn git_output(child: Option<Child>) -> Option<String> {
+    let out = child?.wait_with_output().ok()?;
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// HEAD of the git repository around the current directory, if there is one.
+/// Runs `git ARGS` in the current directory; its trimmed stdout when it succeeds.
+fn git(args: &[&str]) -> Option<String> {
+    git_output(start_git(args))
+}
+
+/// HEAD of the git repository around the current directory, if there is one. The three
+/// questions go to three `git` processes at once (one after another they were a third
+/// of the ingest of a small file); the commit and its time come from one of them, so
+/// they agree even when HEAD moves meanwhile.
 pub fn git_head() -> Option<GitHead> {
-    let commit = git(&["rev-parse", "--verify", "--quiet", "HEAD"])?;
-    let branch =
-        git(&["rev-parse", "--abbrev-ref", "HEAD"]).filter(|b| b != "HEAD" && !b.is_empty());
-    let time = commit_time(&commit);
-    let dirty =
-        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    let head = start_git(&[
+        "log",
+        "-1",
+        "--no-show-signature",
+        "--format=%H%n%cI",
+        "HEAD",
+        "--",
+    ]);
+    let branch = start_git(&["rev-parse", "--abbrev-ref", "HEAD"]);
+    let status = start_git(&["status", "--porcelain", "--untracked-files=no"]);
+    let head = git_output(head);
+    let branch = git_output(branch).filter(|b| b != "HEAD" && !b.is_empty());
+    let dirty = git_output(status).is_some_and(|s| !s.is_empty());
+    let head = head?;
+    let mut lines = head.lines();
+    let commit = lines.next().filter(|c| !c.is_empty())?.to_string();
+    let time = lines.next().and_then(|t| parse_time(t).ok());
     Some(GitHead {
         commit,
         branch,
@@ -175,6 +205,13 @@ impl Sources {
         }
         tags
     }
+}
+
+/// Asks CI variables and git on another thread, so that `git` runs while the caller
+/// opens its store; the first reader of [`sources`] then waits for the answer, if
+/// still needed.
+pub fn detect_beside() {
+    std::thread::spawn(detected);
 }
 
 /// CI variables and git HEAD, asked once per process (git is not run once per file).

@@ -90,6 +90,9 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
     }
     // A PostgreSQL store has no file a walk could meet.
     let inputs = collect_inputs(&args.paths, db.as_path().unwrap_or(Path::new("")));
+    if !args.no_git {
+        crate::metadata::detect_beside();
+    }
     let mut store = Db::open(db)?;
     let progress = progress_bar(&inputs);
     let mut out = Out::default();
