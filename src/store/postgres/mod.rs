@@ -75,6 +75,10 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// schema name's hash, so stores in different schemas migrate independently.
 const LOCK_KEY: i32 = 0x6244_6231;
 
+/// The schema version: the one row of `bench_db_schema` (the schema has no bench-db
+/// tables when that table is missing).
+const VERSION_SQL: &str = "SELECT max(version) FROM bench_db_schema";
+
 /// The settings every connection starts with, sent as statements in one round trip right
 /// after the handshake rather than as the startup packet's `options`: a connection pooler
 /// such as PgBouncer refuses that startup parameter, and in session mode it hands each
@@ -96,30 +100,30 @@ pub struct PgStore {
 impl PgStore {
     /// Connects and brings the schema to this binary's version (creating it when empty).
     pub fn open(url: &PgUrl) -> Result<PgStore> {
-        let store = Self::connect(url)?;
-        store.migrate_schema()?;
+        let (store, version) = Self::connect(url)?;
+        store.migrate_schema(version)?;
         Ok(store)
     }
 
     /// Connects for writing to a schema that must already hold bench-db's tables.
     pub fn open_existing(url: &PgUrl) -> Result<PgStore> {
-        let store = Self::connect(url)?;
-        if store.version()?.is_none() {
+        let (store, version) = Self::connect(url)?;
+        if version.is_none() {
             bail!(no_tables(url));
         }
-        store.migrate_schema()?;
+        store.migrate_schema(version)?;
         Ok(store)
     }
 
     /// Connects for reading: refuses a schema without bench-db's tables, and upgrades an
     /// older one only when this role can (else the error names `bench-db migrate`).
     pub fn open_read(url: &PgUrl) -> Result<PgStore> {
-        let store = Self::connect(url)?;
-        match store.version()? {
+        let (store, version) = Self::connect(url)?;
+        match version {
             None => bail!(no_tables(url)),
             Some(v) if v > SCHEMA_VERSION => bail!(newer(v)),
             Some(v) if v < SCHEMA_VERSION => {
-                store.migrate_schema().map_err(|e| {
+                store.migrate_schema(version).map_err(|e| {
                     anyhow!(
                         "{} has schema version {v}, older than this bench-db's {SCHEMA_VERSION}, and \
                          cannot be upgraded with these credentials ({e:#}); run `bench-db --db URL \
@@ -135,13 +139,13 @@ impl PgStore {
 
     /// Upgrades the schema; returns the versions before and after.
     pub fn migrate(url: &PgUrl) -> Result<(i64, i64)> {
-        let store = Self::connect(url)?;
-        let before = store.version()?.unwrap_or(0);
-        store.migrate_schema()?;
-        Ok((before, store.version()?.unwrap_or(0)))
+        let (store, version) = Self::connect(url)?;
+        store.migrate_schema(version)?;
+        Ok((version.unwrap_or(0), store.version()?.unwrap_or(0)))
     }
 
-    fn connect(url: &PgUrl) -> Result<PgStore> {
+    /// Connects, sets the session up and reads the schema version ([`Self::start_session`]).
+    fn connect(url: &PgUrl) -> Result<(PgStore, Option<i64>)> {
         let mut cfg = postgres::Config::new();
         cfg.user(&url.user)
             .dbname(&url.dbname)
@@ -179,12 +183,36 @@ impl PgStore {
             client: RefCell::new(client),
             url: url.clone(),
         };
-        store
-            .client
-            .borrow_mut()
-            .batch_execute(&session_settings(&url.schema))
-            .map_err(|e| store.err(e))?;
-        Ok(store)
+        let version = store.start_session()?;
+        Ok((store, version))
+    }
+
+    /// Sends the [`session_settings`] and reads the version row in one round trip (one
+    /// simple-query message); `None` when the schema has no bench-db tables. The
+    /// statements of that message are one implicit transaction, so the "undefined table"
+    /// of a schema without tables undoes the settings too: they are sent again alone.
+    fn start_session(&self) -> Result<Option<i64>> {
+        use postgres::SimpleQueryMessage;
+        let settings = session_settings(&self.url.schema);
+        let mut c = self.client.borrow_mut();
+        match c.simple_query(&format!("{settings}; {VERSION_SQL}")) {
+            Ok(messages) => {
+                let value = messages.iter().find_map(|m| match m {
+                    SimpleQueryMessage::Row(row) => Some(row.get(0)),
+                    _ => None,
+                });
+                value
+                    .flatten()
+                    .map(|v| v.parse::<i64>())
+                    .transpose()
+                    .with_context(|| format!("{}: unreadable schema version", self.url.masked()))
+            }
+            Err(e) if e.code() == Some(&postgres::error::SqlState::UNDEFINED_TABLE) => {
+                c.batch_execute(&settings).map_err(|e| self.err(e))?;
+                Ok(None)
+            }
+            Err(e) => Err(self.err(e)),
+        }
     }
 
     /// The version row, or `None` when the schema has no bench-db tables. Only reads, in
@@ -192,7 +220,7 @@ impl PgStore {
     /// `search_path`), and a schema without it answers "undefined table".
     fn version(&self) -> Result<Option<i64>> {
         let mut c = self.client.borrow_mut();
-        match c.query_typed("SELECT max(version) FROM bench_db_schema", &[]) {
+        match c.query_typed(VERSION_SQL, &[]) {
             Ok(rows) => Ok(rows.first().and_then(|r| r.get::<_, Option<i64>>(0))),
             Err(e) if e.code() == Some(&postgres::error::SqlState::UNDEFINED_TABLE) => Ok(None),
             Err(e) => Err(self.err(e)),
@@ -201,9 +229,10 @@ impl PgStore {
 
     /// Applies the missing migrations in one transaction holding the advisory lock, after
     /// re-reading the version under it: many jobs starting at once migrate exactly once.
-    /// Takes no lock and writes nothing when the schema is already current.
-    fn migrate_schema(&self) -> Result<()> {
-        match self.version()? {
+    /// Takes no lock and writes nothing when the schema is already current at `seen`, the
+    /// version read when the connection started.
+    fn migrate_schema(&self, seen: Option<i64>) -> Result<()> {
+        match seen {
             Some(v) if v == SCHEMA_VERSION => return Ok(()),
             Some(v) if v > SCHEMA_VERSION => bail!(newer(v)),
             _ => {}

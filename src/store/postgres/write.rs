@@ -345,7 +345,7 @@ fn draw_ahead(
     counts: Receiver<[i32; 3]>,
     ids: SyncSender<Result<Drawn, IngestError>>,
 ) {
-    let Ok(store) = PgStore::connect(url) else {
+    let Ok((store, _)) = PgStore::connect(url) else {
         return;
     };
     if go.recv().is_err() {
