@@ -29,6 +29,10 @@ pub struct Format {
     pub version: &'static str,
     /// Confidence 0–100 that `head` is this format.
     pub sniff: fn(&Head) -> u8,
+    /// The most confident [`sniff`](Self::sniff) ever is (100 unless declared lower with
+    /// [`claims_at_most`](Self::claims_at_most)); a claim above it counts as it.
+    /// Detection stops once no format still to ask could outbid the best claim so far.
+    pub most: u8,
     /// Parse a whole input, yielding blocks as they complete.
     pub parse: for<'a> fn(Box<dyn BufRead + 'a>) -> ParseIter<'a>,
     /// Whether the tool prints K/M/G as powers of 1024, so values are shown back as it
@@ -59,12 +63,18 @@ impl Format {
             name,
             version,
             sniff,
+            most: 100,
             parse,
             binary_prefixes: false,
             first_run_is_warmup: false,
             local_times: false,
             whole: false,
         }
+    }
+
+    /// This format, its sniffer never more confident than `most`.
+    pub const fn claims_at_most(self, most: u8) -> Self {
+        Format { most, ..self }
     }
 
     /// This format, its parser reading the input whole.

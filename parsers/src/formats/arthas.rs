@@ -46,7 +46,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The `arthas` format.
-pub const FORMAT: Format = Format::new("arthas", "1", sniff, parse);
+pub const FORMAT: Format = Format::new("arthas", "1", sniff, parse).claims_at_most(95);
 
 /// The console prompt (optional) and an `ognl` command; group 1 = its arguments.
 static COMMAND: LazyLock<Regex> =

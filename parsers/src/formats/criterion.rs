@@ -64,7 +64,9 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("criterion", "1", sniff, parse).read_whole();
+pub const FORMAT: Format = Format::new("criterion", "1", sniff, parse)
+    .read_whole()
+    .claims_at_most(95);
 
 /// `name   time:   [a u b u c u]`, the name optional (printed on its own line when long).
 static TIME: LazyLock<Regex> =

@@ -47,7 +47,9 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("go-bench", "1", sniff, parse).read_whole();
+pub const FORMAT: Format = Format::new("go-bench", "1", sniff, parse)
+    .read_whole()
+    .claims_at_most(95);
 
 /// `BenchmarkX-8  N  value unit [value unit …]`.
 static RESULT: LazyLock<Regex> =

@@ -38,7 +38,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("hdr-percentiles", "1", sniff, parse);
+pub const FORMAT: Format = Format::new("hdr-percentiles", "1", sniff, parse).claims_at_most(95);
 
 /// wrk's own lines: its `Running … test @` first line, and what an excerpt cut above it
 /// still shows (the thread stats header, wrk2's `Latency Distribution (HdrHistogram …)`

@@ -52,7 +52,9 @@ use std::sync::LazyLock;
 const METRIC: &str = "time";
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("hyperfine", "1", sniff, parse).read_whole();
+pub const FORMAT: Format = Format::new("hyperfine", "1", sniff, parse)
+    .read_whole()
+    .claims_at_most(95);
 
 static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| re(r"^Benchmark #?(\d+): (.*?)\s*$"));
 /// `Time (mean ± σ):  12.7 ms ±  2.4 ms  [User: 0.8 ms, System: 0.6 ms]`; the symbols are

@@ -68,7 +68,7 @@ use std::sync::LazyLock;
 const PERF_TEST: &str = "perf.Test";
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("jgroups", "1", sniff, parse);
+pub const FORMAT: Format = Format::new("jgroups", "1", sniff, parse).claims_at_most(95);
 
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("valid pattern")

@@ -56,7 +56,9 @@ const CONFIG: &[&str] = &[
 ];
 
 /// The JLBH format.
-pub const FORMAT: Format = Format::new("jlbh", "1", sniff, parse).with_first_run_warmup();
+pub const FORMAT: Format = Format::new("jlbh", "1", sniff, parse)
+    .with_first_run_warmup()
+    .claims_at_most(95);
 
 /// Room in a ladder for every row JLBH prints (up to 99.9999997 and worst).
 const LADDER_CAPACITY: usize = 16;

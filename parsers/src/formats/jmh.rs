@@ -61,7 +61,9 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("jmh", "1", sniff, parse).read_whole();
+pub const FORMAT: Format = Format::new("jmh", "1", sniff, parse)
+    .read_whole()
+    .claims_at_most(95);
 
 static TABLE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^\s*Benchmark((?:\s+\(\w+\))*)\s+Mode\s+Cnt\s+Score(?:\s+Error)?\s+Units\s*$")

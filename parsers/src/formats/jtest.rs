@@ -25,7 +25,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The `jtest` format.
-pub const FORMAT: Format = Format::new("jtest", "1", sniff, parse);
+pub const FORMAT: Format = Format::new("jtest", "1", sniff, parse).claims_at_most(95);
 
 /// The header line, both spellings of the first-byte column.
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {

@@ -58,7 +58,9 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("k6", "1", sniff, parse).read_whole();
+pub const FORMAT: Format = Format::new("k6", "1", sniff, parse)
+    .read_whole()
+    .claims_at_most(95);
 
 /// `name.....: values`; the name may be a sub-metric `{ tag:value }`.
 static ROW: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*(\S.*?)\.{2,}:\s+(\S.*?)\s*$"));

@@ -60,7 +60,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("sockperf", "1", sniff, parse);
+pub const FORMAT: Format = Format::new("sockperf", "1", sniff, parse).claims_at_most(95);
 
 static VERSION: LazyLock<Regex> = LazyLock::new(|| re(r"^sockperf: == version #(\S+)"));
 static ADDRESS: LazyLock<Regex> =

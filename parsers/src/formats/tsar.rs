@@ -29,7 +29,8 @@ use std::io::BufRead;
 /// The tsar format.
 pub const FORMAT: Format = Format::new("tsar", "1", sniff, parse)
     .with_binary_prefixes()
-    .with_local_times();
+    .with_local_times()
+    .claims_at_most(95);
 
 /// Width of one column in the module line: a 6-character header plus 2 spaces.
 const COLUMN_WIDTH: usize = 8;

@@ -58,7 +58,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The format entry for the registry.
-pub const FORMAT: Format = Format::new("wrk", "1", sniff, parse);
+pub const FORMAT: Format = Format::new("wrk", "1", sniff, parse).claims_at_most(95);
 
 static RUNNING: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*Running (\S+) test @ (\S+)\s*$"));
 static THREADS: LazyLock<Regex> =

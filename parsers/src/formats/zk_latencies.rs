@@ -26,7 +26,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The `zk-latencies` format.
-pub const FORMAT: Format = Format::new("zk-latencies", "1", sniff, parse);
+pub const FORMAT: Format = Format::new("zk-latencies", "1", sniff, parse).claims_at_most(95);
 
 /// `Testing latencies on server host1:2181 using syncronous calls` (sic, as printed).
 static TESTING: LazyLock<Regex> = LazyLock::new(|| {

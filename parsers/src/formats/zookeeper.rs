@@ -37,7 +37,7 @@ use std::io::BufRead;
 use std::sync::LazyLock;
 
 /// The `zookeeper` format.
-pub const FORMAT: Format = Format::new("zookeeper", "1", sniff, parse);
+pub const FORMAT: Format = Format::new("zookeeper", "1", sniff, parse).claims_at_most(95);
 
 /// A `mntr` line: key, separator (TAB as printed, spaces when pasted), value.
 /// Python sources keep the TAB as the two characters `\t`.
