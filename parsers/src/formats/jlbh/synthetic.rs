@@ -126,3 +126,30 @@ pub fn generate(path: &std::path::Path, megabytes: u64) -> std::io::Result<(u64,
     w.flush()?;
     Ok((std::fs::metadata(path)?.len(), outputs))
 }
+
+/// Writes the outputs [`generate`] writes, in the same order, as files of about `file_kb`
+/// KiB each (`out-0000.log`, …) in `dir` until they hold at least `megabytes` MB; returns
+/// their total size and the number of files.
+pub fn generate_folder(
+    dir: &std::path::Path,
+    megabytes: u64,
+    file_kb: u64,
+) -> std::io::Result<(u64, usize)> {
+    use std::fs::File;
+    use std::io::BufWriter;
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let target = megabytes * 1_000_000;
+    let (mut total, mut files, mut outputs) = (0u64, 0usize, 0usize);
+    while total <= target {
+        let path = dir.join(format!("out-{files:04}.log"));
+        let mut w = BufWriter::new(File::create(&path)?);
+        while (w.get_ref().metadata()?.len() + w.buffer().len() as u64) < file_kb * 1024 {
+            write_output(&mut w, outputs, &mut rng)?;
+            outputs += 1;
+        }
+        w.flush()?;
+        total += std::fs::metadata(&path)?.len();
+        files += 1;
+    }
+    Ok((total, files))
+}
