@@ -59,7 +59,7 @@ use crate::lines::{LineMachine, Queue, drive};
 use crate::model::{Block, Param, Run, Series};
 use crate::text::{LabelTracker, metric_name};
 use records::Field;
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::sync::LazyLock;
@@ -77,9 +77,10 @@ fn re(pattern: &str) -> Regex {
 /// Optional ANSI colour codes and spaces that may start a line in raw terminal output.
 const LEAD: &str = r"(?:\x1b\[[0-9;]*m|[ \t])*";
 
-/// Distinctive JGroups lines and how sure each makes us.
-static SNIFFERS: LazyLock<Vec<(Regex, u8)>> = LazyLock::new(|| {
-    [
+/// Distinctive JGroups lines and how sure each makes us: one set, so that a head is read
+/// once for all of them (one pass each took 2 ms of a 256 KiB head).
+static SNIFFERS: LazyLock<(RegexSet, Vec<u8>)> = LazyLock::new(|| {
+    let patterns = [
         // The 2006 table, one cell per line or header cells on one line.
         (
             r"(?mi)^[ \t]*test run #[ \t]*\r?\n(?:[ \t]*\r?\n)*[ \t]*number of messages read per second[ \t]*\r?$".to_string(),
@@ -121,18 +122,17 @@ static SNIFFERS: LazyLock<Vec<(Regex, u8)>> = LazyLock::new(|| {
             r"(?m)^(?:sender: [^\n]*?: )?num_msgs_expected=\S+, num_msgs_received=".to_string(),
             90,
         ),
-    ]
-    .into_iter()
-    .map(|(p, c)| (re(&p), c))
-    .collect()
+    ];
+    let set = RegexSet::new(patterns.iter().map(|(p, _)| p)).expect("valid patterns");
+    (set, patterns.iter().map(|&(_, c)| c).collect())
 });
 
 /// Confidence that `head` is JGroups output: only its distinctive result lines count.
 pub fn sniff(head: &Head) -> u8 {
-    SNIFFERS
+    let (set, confidence) = &*SNIFFERS;
+    set.matches(head.text)
         .iter()
-        .filter(|(r, _)| r.is_match(head.text))
-        .map(|(_, c)| *c)
+        .map(|i| confidence[i])
         .max()
         .unwrap_or(0)
 }
