@@ -54,20 +54,36 @@ static WRK_OWN: LazyLock<Regex> = LazyLock::new(|| {
 /// Confidence that `head` holds percentile tables: the header line is required; the
 /// `#[Mean` footer (or the CSV header, which has none) makes it near certain. Files that
 /// are wrk outputs are left to the `wrk` format. Lines are matched as the parsers read
-/// them ([`clean_line`]), so line ends and colours do not change the decision.
+/// them ([`clean_line`]), so line ends and colours do not change the decision. Without
+/// colour codes a line is matched as written (less a final `\r`), so a pattern whose
+/// literal text the whole head lacks is not tried on its lines: a head without
+/// `TotalCount` has no header of either kind and is not read line by line.
 pub fn sniff(head: &Head) -> u8 {
+    let text = head.text;
+    let plain = !text.contains('\x1b');
+    let may = |literals: &[&str]| !plain || literals.iter().any(|l| text.contains(l));
+    if !may(&["TotalCount"]) {
+        return 0;
+    }
+    let wrk = may(&[
+        "Running ",
+        "Thread Stats",
+        "Latency Distribution (HdrHistogram",
+        "Detailed Percentile spectrum:",
+    ]);
+    let mean = may(&["#[Mean"]);
     let mut header = false;
     let mut csv = false;
     let mut footer = false;
-    for line in head.text.lines() {
+    for line in text.lines() {
         let line = clean_line(line);
         let line = line.as_ref();
-        if WRK_OWN.is_match(line) {
+        if wrk && WRK_OWN.is_match(line) {
             return 0;
         }
         header |= TEXT_HEADER.is_match(line);
         csv |= CSV_HEADER.is_match(line);
-        footer |= MEAN.is_match(line);
+        footer |= mean && MEAN.is_match(line);
     }
     match (header, csv, footer) {
         (true, _, true) => 95,
@@ -200,6 +216,22 @@ mod tests {
     use super::*;
     use crate::model::{Data, LadderPoint, Series};
     use crate::testutil::{parse_ok, shared};
+
+    /// The literal pre-check reads colour codes as the lines are matched: without them.
+    #[test]
+    fn a_header_split_by_colour_codes_is_still_a_header() {
+        let head = |text| Head {
+            file_name: "p.txt",
+            text,
+            complete: true,
+        };
+        let coloured = "       Value     Percentile TotalCount 1/(1-Percentile)\n";
+        assert_eq!(sniff(&head(coloured)), 60);
+        let coloured = "       Value     Percentile Total\x1b[1mCount\x1b[0m 1/(1-Percentile)\n\
+                        #[Mean    = 1.0, StdDeviation   = 0.5]\r\n";
+        assert_eq!(sniff(&head(coloured)), 95);
+        assert_eq!(sniff(&head("Value Percentile Count\n")), 0);
+    }
 
     fn fixture(name: &str) -> Vec<u8> {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

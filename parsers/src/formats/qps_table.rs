@@ -74,18 +74,21 @@ const CONFIDENCE: u8 = 20;
 pub fn sniff(head: &Head) -> u8 {
     let mut prev: Option<usize> = None;
     for line in head.text.lines() {
+        let Some(width) = prev else {
+            // Most lines are no header: found without collecting their cells.
+            prev = header_width(line);
+            continue;
+        };
         let toks = tokens(line);
-        if let Some(width) = prev {
-            // Rows named by their first cell only in pipe tables: a whitespace table's
-            // first cell may be a time (`28/01/14-16:10`, tsar).
-            let named = line.contains('|') && toks.len() >= 2 && cell(toks[0]).is_none();
-            let numbers = if named { &toks[1..] } else { &toks[..] };
-            if toks.len() == width && data_cells(numbers).is_some() {
-                return CONFIDENCE;
-            }
-            if is_rule(&toks) {
-                continue;
-            }
+        // Rows named by their first cell only in pipe tables: a whitespace table's
+        // first cell may be a time (`28/01/14-16:10`, tsar).
+        let named = line.contains('|') && toks.len() >= 2 && cell(toks[0]).is_none();
+        let numbers = if named { &toks[1..] } else { &toks[..] };
+        if toks.len() == width && data_cells(numbers).is_some() {
+            return CONFIDENCE;
+        }
+        if is_rule(&toks) {
+            continue;
         }
         prev = is_header(&toks).then_some(toks.len());
     }
@@ -105,30 +108,41 @@ fn is_header(toks: &[&str]) -> bool {
         && toks.iter().filter(|t| known_column(t)).count() >= 2
 }
 
+/// [`is_header`] of the line's [`tokens`] as their count, without collecting them.
+fn header_width(line: &str) -> Option<usize> {
+    let (mut n, mut known) = (0, 0);
+    for t in cells(line) {
+        if cell(t).is_some() {
+            return None;
+        }
+        n += 1;
+        known += usize::from(known_column(t));
+    }
+    (n >= 2 && known >= 2).then_some(n)
+}
+
 /// Splits a line into cells: on `|` when it has one (a Markdown table row without outer
 /// pipes, whose cells may hold spaces: `native thrift | 60 | 6.9w`), else on whitespace.
 fn tokens(line: &str) -> Vec<&str> {
-    if line.contains('|') {
-        return line
-            .split('|')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .collect();
-    }
-    line.split(char::is_whitespace)
+    cells(line).collect()
+}
+
+/// The cells of [`tokens`], one at a time.
+fn cells(line: &str) -> impl Iterator<Item = &str> {
+    let piped = line.contains('|');
+    line.split(move |c: char| if piped { c == '|' } else { c.is_whitespace() })
+        .map(move |t| if piped { t.trim() } else { t })
         .filter(|t| !t.is_empty())
-        .collect()
 }
 
 /// Whether a header cell names a known column: exactly (`QPS`, `cpu`), as a known name
 /// followed by a non-ASCII word (`cpu利用率`), or as a Chinese thread-count heading.
+/// Compared without case and without a lowered copy of the cell.
 fn known_column(t: &str) -> bool {
-    let lower = t.to_ascii_lowercase();
     KNOWN.iter().any(|k| {
-        lower == *k
-            || lower
-                .strip_prefix(k)
-                .is_some_and(|rest| rest.starts_with(|c: char| !c.is_ascii()))
+        t.len() >= k.len()
+            && t.as_bytes()[..k.len()].eq_ignore_ascii_case(k.as_bytes())
+            && (t.len() == k.len() || t[k.len()..].starts_with(|c: char| !c.is_ascii()))
     }) || CJK_PARAMS.iter().any(|w| t.starts_with(w))
 }
 
@@ -649,6 +663,20 @@ mod tests {
                 p.display()
             );
         }
+    }
+
+    #[test]
+    fn known_columns_are_matched_without_case_and_before_a_non_ascii_word() {
+        for t in ["qps", "QPS", "Rt", "cpu利用率", "CPU利用率", "线程数"] {
+            assert!(known_column(t), "{t}");
+        }
+        for t in ["rtx", "qpsx", "q", "", "cpu-usage", "利用率cpu"] {
+            assert!(!known_column(t), "{t}");
+        }
+        assert_eq!(header_width("QPS  RT  cpu"), Some(3));
+        assert_eq!(header_width("| 线程数 | qps | 平均延时 |"), Some(3));
+        assert_eq!(header_width("QPS  RT  12"), None);
+        assert_eq!(header_width("QPS  name"), None);
     }
 
     #[test]

@@ -38,28 +38,34 @@ const COLUMN_WIDTH: usize = 8;
 /// Names of the tail rows, in the order tsar prints them.
 const TAIL: [&str; 3] = ["MAX", "MEAN", "MIN"];
 
+/// The first whitespace-separated token of a line.
+fn first_token(line: &str) -> Option<&str> {
+    line.split_whitespace().next()
+}
+
 /// Confidence that `head` is tsar output: a module line, its column line and a dated row.
+/// Only a line with dashes can be a module line, so only those are split into tokens.
 pub fn sniff(head: &Head) -> u8 {
-    let lines: Vec<Vec<&str>> = head
-        .text
-        .lines()
-        .map(|l| l.split_whitespace().collect())
-        .collect();
+    let lines: Vec<&str> = head.text.lines().collect();
     let mut best = 0;
-    for (i, toks) in lines.iter().enumerate() {
-        if !is_module_line(toks) {
+    for (i, line) in lines.iter().enumerate() {
+        if !line.contains("--") || !is_module_line(&line.split_whitespace().collect::<Vec<_>>()) {
             continue;
         }
         // The column line follows, possibly after wrapped parts of the module line.
         let rest = &lines[i + 1..];
-        let Some(names_at) = rest.iter().take(4).position(|t| t.first() == Some(&"Time")) else {
+        let Some(names_at) = rest
+            .iter()
+            .take(4)
+            .position(|l| first_token(l) == Some("Time"))
+        else {
             best = best.max(30);
             continue;
         };
         let dated = rest[names_at + 1..]
             .iter()
             .take(4)
-            .any(|t| t.first().is_some_and(|s| is_timestamp(s)));
+            .any(|l| first_token(l).is_some_and(is_timestamp));
         if dated {
             return 95;
         }
