@@ -44,6 +44,11 @@ pub struct Format {
     /// Whether its times are wall-clock times as printed, with no time zone (tsar's
     /// `14/04/13-00:21`): stored as if UTC, shown as local time as printed.
     pub local_times: bool,
+    /// Whether the format's own output can be what the shared un-wrapping takes off (a
+    /// Markdown table, as hyperfine and JMH export them): its sniffer is then also shown
+    /// the head as it is, and the higher claim counts. Other sniffers see the head as
+    /// their parsers see the lines, un-wrapped.
+    pub reads_wrapper: bool,
     /// Whether the parser reads the input whole ([`crate::document`]): its lines may be
     /// as long as a document (Criterion's `sample.json` is one line), so [`read`](Self::read)
     /// caps them at [`MAX_DOCUMENT`](crate::document::MAX_DOCUMENT), not
@@ -68,7 +73,16 @@ impl Format {
             binary_prefixes: false,
             first_run_is_warmup: false,
             local_times: false,
+            reads_wrapper: false,
             whole: false,
+        }
+    }
+
+    /// This format, its own output possibly a wrapper ([`reads_wrapper`](Self::reads_wrapper)).
+    pub const fn reading_its_wrapper(self) -> Self {
+        Format {
+            reads_wrapper: true,
+            ..self
         }
     }
 

@@ -54,7 +54,8 @@ const METRIC: &str = "time";
 /// The format entry for the registry.
 pub const FORMAT: Format = Format::new("hyperfine", "1", sniff, parse)
     .read_whole()
-    .claims_at_most(95);
+    .claims_at_most(95)
+    .reading_its_wrapper();
 
 static BENCHMARK: LazyLock<Regex> = LazyLock::new(|| re(r"^Benchmark #?(\d+): (.*?)\s*$"));
 /// `Time (mean ± σ):  12.7 ms ±  2.4 ms  [User: 0.8 ms, System: 0.6 ms]`; the symbols are

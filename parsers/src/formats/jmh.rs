@@ -63,7 +63,8 @@ use std::sync::LazyLock;
 /// The format entry for the registry.
 pub const FORMAT: Format = Format::new("jmh", "1", sniff, parse)
     .read_whole()
-    .claims_at_most(95);
+    .claims_at_most(95)
+    .reading_its_wrapper();
 
 static TABLE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^\s*Benchmark((?:\s+\(\w+\))*)\s+Mode\s+Cnt\s+Score(?:\s+Error)?\s+Units\s*$")

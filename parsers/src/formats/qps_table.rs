@@ -24,7 +24,9 @@ use crate::text::{LabelTracker, metric_name};
 use std::io::BufRead;
 
 /// The QPS–RT table format.
-pub const FORMAT: Format = Format::new("qps-table", "1", sniff, parse).claims_at_most(CONFIDENCE);
+pub const FORMAT: Format = Format::new("qps-table", "1", sniff, parse)
+    .claims_at_most(CONFIDENCE)
+    .reading_its_wrapper();
 
 /// Column names that mark a QPS–RT header (whole cells, compared ignoring ASCII case).
 const KNOWN: &[&str] = &[
