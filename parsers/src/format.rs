@@ -31,7 +31,7 @@ pub struct Format {
     pub sniff: fn(&Head) -> u8,
     /// The most confident [`sniff`](Self::sniff) ever is (100 unless declared lower with
     /// [`claims_at_most`](Self::claims_at_most)); a claim above it counts as it.
-    /// Detection stops once no format still to ask could outbid the best claim so far.
+    /// Detection does not ask a format whose `most` cannot outbid the best claim so far.
     pub most: u8,
     /// Parse a whole input, yielding blocks as they complete.
     pub parse: for<'a> fn(Box<dyn BufRead + 'a>) -> ParseIter<'a>,

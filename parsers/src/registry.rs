@@ -63,7 +63,7 @@ pub fn detect(head: &Head) -> Option<&'static Format> {
 }
 
 /// Every format that claims `head` (confidence above 0), in tie-break order, with its
-/// confidence; sniffers see the head un-wrapped, and as it is when un-wrapping changed it.
+/// confidence ([`View::claim`]): every format is asked, none skipped.
 pub fn claims(head: &Head) -> Vec<(&'static Format, u8)> {
     let view = View::of(head);
     formats()
@@ -73,7 +73,8 @@ pub fn claims(head: &Head) -> Vec<(&'static Format, u8)> {
         .collect()
 }
 
-/// A head as the sniffers see it: un-wrapped, and as given when un-wrapping changed it.
+/// A head as the sniffers see it: un-wrapped, and as given for the formats that read their
+/// own wrapper ([`Format::reads_wrapper`]).
 struct View<'h> {
     given: &'h Head<'h>,
     text: std::borrow::Cow<'h, str>,
@@ -108,6 +109,7 @@ impl<'h> View<'h> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::FileHead;
 
     #[test]
     fn names_are_unique() {
@@ -144,17 +146,10 @@ mod tests {
 
     /// Runs every sniffer on a file and returns the names of those that claim it.
     fn claims(path: &std::path::Path) -> Vec<&'static str> {
-        let bytes = std::fs::read(path).unwrap();
-        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(HEAD_BYTES)]).into_owned();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let head = Head {
-            file_name: &name,
-            text: &text,
-            complete: bytes.len() <= HEAD_BYTES,
-        };
+        let file = crate::testutil::FileHead::read(path);
         formats()
             .iter()
-            .filter(|f| (f.sniff)(&head) > 0)
+            .filter(|f| (f.sniff)(&file.head()) > 0)
             .map(|f| f.name)
             .collect()
     }
@@ -307,8 +302,8 @@ mod tests {
     }
 
     /// Every file we hold (fixtures, the real corpus, the malformed inputs) and the shared
-    /// samples when present, as the head detection reads.
-    fn every_head() -> Vec<(std::path::PathBuf, String, bool)> {
+    /// samples when present, as detection reads them.
+    fn every_head() -> Vec<(std::path::PathBuf, FileHead)> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
         let mut files = crate::testutil::files_under(&root);
         if let Some(samples) = crate::testutil::shared("samples") {
@@ -317,10 +312,8 @@ mod tests {
         files
             .into_iter()
             .map(|p| {
-                let bytes = std::fs::read(&p).unwrap();
-                let n = bytes.len().min(HEAD_BYTES);
-                let text = String::from_utf8_lossy(&bytes[..n]).into_owned();
-                (p, text, bytes.len() <= HEAD_BYTES)
+                let file = FileHead::read(&p);
+                (p, file)
             })
             .collect()
     }
@@ -331,17 +324,11 @@ mod tests {
     fn no_sniffer_is_more_confident_than_its_format_declares() {
         let heads = every_head();
         assert!(heads.len() > 100, "only {} files", heads.len());
-        for (path, text, complete) in &heads {
-            let name = path.file_name().unwrap().to_string_lossy();
-            let unwrapped = crate::unwrap::unwrapped(text);
-            for t in [text.as_str(), &unwrapped] {
-                let head = Head {
-                    file_name: &name,
-                    text: t,
-                    complete: *complete,
-                };
+        for (path, file) in &heads {
+            let unwrapped = crate::unwrap::unwrapped(&file.text);
+            for t in [file.text.as_str(), &unwrapped] {
                 for f in formats() {
-                    let c = (f.sniff)(&head);
+                    let c = (f.sniff)(&file.with_text(t));
                     assert!(
                         c <= f.most,
                         "{}: {} claims {c} > {}",
@@ -380,20 +367,15 @@ mod tests {
     #[test]
     fn only_formats_reading_their_wrapper_need_the_raw_head() {
         let mut changed = 0;
-        for (path, text, complete) in every_head() {
-            let unwrapped = crate::unwrap::unwrapped(&text);
+        for (path, file) in every_head() {
+            let unwrapped = crate::unwrap::unwrapped(&file.text);
             if matches!(unwrapped, std::borrow::Cow::Borrowed(_)) {
                 continue;
             }
             changed += 1;
-            let name = path.file_name().unwrap().to_string_lossy();
-            let head = |t| Head {
-                file_name: &name,
-                text: t,
-                complete,
-            };
             for f in formats().iter().filter(|f| !f.reads_wrapper) {
-                let (raw, un) = ((f.sniff)(&head(&text)), (f.sniff)(&head(&unwrapped)));
+                let raw = (f.sniff)(&file.head());
+                let un = (f.sniff)(&file.with_text(&unwrapped));
                 assert!(raw <= un, "{}: {} {raw} > {un}", path.display(), f.name);
             }
         }
@@ -418,13 +400,8 @@ mod tests {
     #[test]
     fn detect_names_the_best_claim_of_all_formats() {
         let mut named = 0;
-        for (path, text, complete) in every_head() {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let head = Head {
-                file_name: &name,
-                text: &text,
-                complete,
-            };
+        for (path, file) in every_head() {
+            let head = file.head();
             let mut best: Option<(&Format, u8)> = None;
             for (f, c) in super::claims(&head) {
                 if best.is_none_or(|(_, b)| c > b) {
@@ -446,7 +423,7 @@ mod tests {
                 .to_string_lossy();
             // Our own inputs sit in their format's folder (the samples' folders are tools').
             let ours = path.components().any(|c| c.as_os_str() == "fixtures");
-            if ours && format_by_name(&folder).is_some() && name != "MANIFEST" {
+            if ours && format_by_name(&folder).is_some() {
                 assert_eq!(found.map(|f| f.name), Some(&*folder), "{}", path.display());
                 named += 1;
             }

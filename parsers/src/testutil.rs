@@ -76,17 +76,45 @@ pub fn shared_files() -> Option<Vec<PathBuf>> {
     Some(out)
 }
 
+/// A file's name and first [`HEAD_BYTES`](crate::format::HEAD_BYTES), as detection reads
+/// them (decoded lossily), and whether that is the whole file.
+pub struct FileHead {
+    pub name: String,
+    pub text: String,
+    pub complete: bool,
+}
+
+impl FileHead {
+    pub fn read(path: &Path) -> FileHead {
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let n = bytes.len().min(crate::format::HEAD_BYTES);
+        FileHead {
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            text: String::from_utf8_lossy(&bytes[..n]).into_owned(),
+            complete: n == bytes.len(),
+        }
+    }
+
+    /// The head a sniffer is shown, with `text` in place of the file's.
+    pub fn with_text<'a>(&'a self, text: &'a str) -> Head<'a> {
+        Head {
+            file_name: &self.name,
+            text,
+            complete: self.complete,
+        }
+    }
+
+    pub fn head(&self) -> Head<'_> {
+        self.with_text(&self.text)
+    }
+}
+
 /// What `format`'s sniffer answers for a file, seen as detection sees it.
 pub fn sniff_file(format: &crate::Format, path: &std::path::Path) -> u8 {
-    let bytes = std::fs::read(path).unwrap();
-    let head = &bytes[..bytes.len().min(crate::format::HEAD_BYTES)];
-    let text = String::from_utf8_lossy(head);
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    (format.sniff)(&crate::Head {
-        file_name: name,
-        text: &text,
-        complete: head.len() == bytes.len(),
-    })
+    (format.sniff)(&FileHead::read(path).head())
 }
 
 // Helpers first written for the ZooKeeper-family tests.
@@ -101,32 +129,15 @@ pub fn fixture(rel: &str) -> Vec<u8> {
 
 /// The format detection picks for the file at `path`, as the CLI would see it.
 pub fn detect_file(path: &Path) -> Option<&'static str> {
-    let bytes = std::fs::read(path).expect("readable file");
-    let n = bytes.len().min(crate::format::HEAD_BYTES);
-    let text = String::from_utf8_lossy(&bytes[..n]);
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let head = Head {
-        file_name: name,
-        text: &text,
-        complete: n == bytes.len(),
-    };
-    crate::detect(&head).map(|f| f.name)
+    crate::detect(&FileHead::read(path).head()).map(|f| f.name)
 }
 
 /// Every confidence the given sniffers give the file at `path`.
 pub fn sniff_files(path: &Path, sniffers: &[&Format]) -> Vec<(&'static str, u8)> {
-    let bytes = std::fs::read(path).expect("readable file");
-    let n = bytes.len().min(crate::format::HEAD_BYTES);
-    let text = String::from_utf8_lossy(&bytes[..n]);
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let head = Head {
-        file_name: name,
-        text: &text,
-        complete: n == bytes.len(),
-    };
+    let file = FileHead::read(path);
     sniffers
         .iter()
-        .map(|f| (f.name, (f.sniff)(&head)))
+        .map(|f| (f.name, (f.sniff)(&file.head())))
         .collect()
 }
 

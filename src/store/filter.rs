@@ -132,10 +132,9 @@ impl Filter {
                     } else {
                         let (rk, rv) = pair(&mut args);
                         let (bk, bv) = pair(&mut args);
-                        format!(
-                            "r.id IN (SELECT t.run_id FROM run_tag t WHERE t.key = {rk} AND t.value = {rv} \
-                             UNION ALL SELECT rb.id FROM block_tag bt JOIN run rb ON rb.block_id = bt.block_id \
-                             WHERE bt.key = {bk} AND bt.value = {bv})"
+                        tagged_runs(
+                            &format!("t.key = {rk} AND t.value = {rv}"),
+                            &format!("bt.key = {bk} AND bt.value = {bv}"),
                         )
                     });
                 }
@@ -169,10 +168,9 @@ impl Filter {
                     let among = d.text_among("t.value", commits, &mut args);
                     let bkey = bind(&mut args, Arg::Text("commit".to_string()));
                     let bamong = d.text_among("bt.value", commits, &mut args);
-                    let mut any = vec![format!(
-                        "r.id IN (SELECT t.run_id FROM run_tag t WHERE t.key = {key} AND {among} \
-                         UNION ALL SELECT rb.id FROM block_tag bt JOIN run rb ON rb.block_id = bt.block_id \
-                         WHERE bt.key = {bkey} AND {bamong})"
+                    let mut any = vec![tagged_runs(
+                        &format!("t.key = {key} AND {among}"),
+                        &format!("bt.key = {bkey} AND {bamong}"),
                     )];
                     if !ids.is_empty() {
                         any.push(d.id_among(ids, &mut args));
@@ -187,6 +185,16 @@ impl Filter {
             (format!("WHERE {}", conds.join(" AND ")), args)
         }
     }
+}
+
+/// The runs with a tag, as one list: those whose own rows (`run_tag t`) meet `own`, and
+/// those of the blocks whose shared rows (`block_tag bt`) meet `shared`.
+fn tagged_runs(own: &str, shared: &str) -> String {
+    format!(
+        "r.id IN (SELECT t.run_id FROM run_tag t WHERE {own} \
+         UNION ALL SELECT rb.id FROM block_tag bt JOIN run rb ON rb.block_id = bt.block_id \
+         WHERE {shared})"
+    )
 }
 
 #[cfg(test)]

@@ -225,8 +225,8 @@ mod tests {
             text,
             complete: true,
         };
-        let coloured = "       Value     Percentile TotalCount 1/(1-Percentile)\n";
-        assert_eq!(sniff(&head(coloured)), 60);
+        let plain = "       Value     Percentile TotalCount 1/(1-Percentile)\n";
+        assert_eq!(sniff(&head(plain)), 60);
         let coloured = "       Value     Percentile Total\x1b[1mCount\x1b[0m 1/(1-Percentile)\n\
                         #[Mean    = 1.0, StdDeviation   = 0.5]\r\n";
         assert_eq!(sniff(&head(coloured)), 95);
@@ -477,14 +477,8 @@ mod tests {
         ];
         let mut checked = 0;
         for path in paths.iter().filter(|p| !p.ends_with("README.md")) {
-            let bytes = std::fs::read(path).unwrap();
-            let text =
-                String::from_utf8_lossy(&bytes[..bytes.len().min(crate::format::HEAD_BYTES)]);
-            let head = Head {
-                file_name: path.file_name().unwrap().to_str().unwrap(),
-                text: &text,
-                complete: bytes.len() <= crate::format::HEAD_BYTES,
-            };
+            let file = crate::testutil::FileHead::read(path);
+            let head = file.head();
             match expected(path) {
                 Some(name) => {
                     let got = crate::detect(&head).map(|f| f.name);

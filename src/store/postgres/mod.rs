@@ -6,9 +6,10 @@
 //! `search_path` by a statement (so a pooler in session mode can stand between). The schema
 //! version is the single row of table `bench_db_schema`, numbered like SQLite's
 //! `user_version` (`migrations/postgres/NNNN_*.sql` mirror `migrations/NNNN_*.sql`; a
-//! migration in SQL both engines read, such as 0005, is one file for both). A read-only open only reads that row: when it is current,
-//! nothing is locked, written or drawn from a sequence, so a role with `USAGE` on the schema
-//! and `SELECT` on its tables can run every read command.
+//! migration in SQL both engines read, such as 0005, is one file for both). A read-only
+//! open only reads that row: when it is current, nothing is locked, written or drawn from a
+//! sequence, so a role with `USAGE` on the schema and `SELECT` on its tables can run every
+//! read command.
 
 mod read;
 mod tls;

@@ -116,15 +116,28 @@ pub fn generate(path: &std::path::Path, megabytes: u64) -> std::io::Result<(u64,
     use std::fs::File;
     use std::io::BufWriter;
     let mut w = BufWriter::with_capacity(1 << 20, File::create(path)?);
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let target = megabytes * 1_000_000;
+    let mut rng = Rng(SEED);
     let mut outputs = 0;
-    while w.get_ref().metadata()?.len() + w.buffer().len() as u64 <= target {
-        write_output(&mut w, outputs, &mut rng)?;
-        outputs += 1;
-    }
-    w.flush()?;
+    fill(&mut w, megabytes * 1_000_000 + 1, &mut outputs, &mut rng)?;
     Ok((std::fs::metadata(path)?.len(), outputs))
+}
+
+/// The state of the values' generator at the first output.
+const SEED: u64 = 0x2545_f491_4f6c_dd1d;
+
+/// Writes outputs (numbered on from `outputs`) to `w` until it holds at least `bytes`, and
+/// flushes it.
+fn fill(
+    w: &mut std::io::BufWriter<std::fs::File>,
+    bytes: u64,
+    outputs: &mut usize,
+    rng: &mut Rng,
+) -> std::io::Result<()> {
+    while w.get_ref().metadata()?.len() + (w.buffer().len() as u64) < bytes {
+        write_output(w, *outputs, rng)?;
+        *outputs += 1;
+    }
+    w.flush()
 }
 
 /// Writes the outputs [`generate`] writes, in the same order, as files of about `file_kb`
@@ -137,17 +150,13 @@ pub fn generate_folder(
 ) -> std::io::Result<(u64, usize)> {
     use std::fs::File;
     use std::io::BufWriter;
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng(SEED);
     let target = megabytes * 1_000_000;
     let (mut total, mut files, mut outputs) = (0u64, 0usize, 0usize);
     while total <= target {
         let path = dir.join(format!("out-{files:04}.log"));
         let mut w = BufWriter::new(File::create(&path)?);
-        while (w.get_ref().metadata()?.len() + w.buffer().len() as u64) < file_kb * 1024 {
-            write_output(&mut w, outputs, &mut rng)?;
-            outputs += 1;
-        }
-        w.flush()?;
+        fill(&mut w, file_kb * 1024, &mut outputs, &mut rng)?;
         total += std::fs::metadata(&path)?.len();
         files += 1;
     }
