@@ -471,7 +471,7 @@ fn try_ingest(
     // The run metadata (tags from CI or git, the file's time) is read once per file: the
     // stored-content check below and the ingest both use it.
     let metadata = metadata_defaults(args, path);
-    let source: Source = match path {
+    let mut source: Source = match path {
         Some(p) if p.is_dir() || super::criterion_dirs::is_lone_estimates(p) => {
             super::criterion_dirs::open(p).map_err(io)?
         }
@@ -504,7 +504,6 @@ fn try_ingest(
         }
         None => Box::new(std::io::stdin()),
     };
-    let mut source = source;
     let (head, complete) = read_head(&mut source).map_err(io)?;
     let Some(format) = forced.or_else(|| sniff(&file_name, &head, complete)) else {
         outcome.status = Status::Skipped;
