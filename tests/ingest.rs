@@ -96,6 +96,27 @@ fn reingest_is_unchanged_and_adds_nothing() {
     assert_eq!(env.json(&["runs", "--json"]).as_array().unwrap().len(), 3);
 }
 
+/// A stored source's size makes a file be hashed before it is parsed: the same bytes are
+/// `unchanged` (with the format their head names), other bytes of that size are stored.
+#[test]
+fn a_file_of_a_stored_size_is_stored_unless_its_bytes_are() {
+    let env = Env::new();
+    let stored = std::fs::read(fixture("jlbh/two-outputs.txt")).unwrap();
+    let mut other = stored.clone();
+    let at = other.iter().rposition(|&b| b == b'1').unwrap();
+    other[at] = b'2';
+    let first = env.write("first.txt", &stored);
+    let second = env.write("second.txt", &other);
+    let copy = env.write("copy.txt", &stored);
+    env.ok(&["ingest", "--no-git", &first]);
+    let out = env.json(&["ingest", "--no-git", "--json", &second, &copy]);
+    assert_eq!(out["files"][0]["status"], "ingested", "{out:#}");
+    assert_eq!(out["files"][0]["runs"], 6);
+    assert_eq!(out["files"][1]["status"], "unchanged", "{out:#}");
+    assert_eq!(out["files"][1]["format"], "jlbh");
+    assert_eq!(env.json(&["runs", "--json"]).as_array().unwrap().len(), 12);
+}
+
 #[test]
 fn seeds_folder_ingests_with_exit_0() {
     let env = Env::new();

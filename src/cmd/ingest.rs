@@ -476,20 +476,21 @@ fn try_ingest(
             super::criterion_dirs::open(p).map_err(io)?
         }
         Some(p) => {
-            let file = File::open(p).map_err(io)?;
+            let mut file = File::open(p).map_err(io)?;
             let meta = file.metadata().map_err(io)?;
             // Re-ingesting a folder is common; a stored source of the same size is worth
-            // one extra read to avoid parsing and inserting content that is stored.
+            // one extra read to avoid parsing and inserting content that is stored. That
+            // read keeps the head, which names the format of a file found stored.
             if meta.is_file() && store.has_source_of_size(meta.len()).map_err(db)? {
-                let digest = hash_all(File::open(p).map_err(io)?).map_err(io)?;
+                let (head, complete) = read_head(&mut file).map_err(io)?;
+                let digest = hash_all(Cursor::new(&head).chain(file)).map_err(io)?;
                 if store
                     .has_source(&digest.sha256, &metadata.identity())
                     .map_err(db)?
                 {
-                    outcome.format = forced.map(|f| f.name.to_string()).or_else(|| {
-                        let (head, complete) = read_head(File::open(p).ok()?).ok()?;
-                        sniff(&file_name, &head, complete).map(|f| f.name.to_string())
-                    });
+                    outcome.format = forced
+                        .or_else(|| sniff(&file_name, &head, complete))
+                        .map(|f| f.name.to_string());
                     outcome.status = match outcome.format {
                         Some(_) => Status::Unchanged,
                         None => {
@@ -499,6 +500,7 @@ fn try_ingest(
                     };
                     return Ok(());
                 }
+                file = File::open(p).map_err(io)?;
             }
             Box::new(progress.wrap_read(file))
         }
