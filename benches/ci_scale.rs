@@ -16,7 +16,9 @@
 //!   pull-request commit; 150 + 15 runs): target < 100 ms at any size;
 //! - `compare` of one suite's 10 latest `main` commits against the 10 before (50 vs 50
 //!   runs × 12 cells): target < 0.3 s;
-//! - `report` of the whole database: targets < 3 s and < 256 MB;
+//! - `report` of the whole database: targets < 3 s and < 256 MB; each run writes into a
+//!   new directory, as a CI job does (the report before is renamed aside and deleted at
+//!   the end: see `set_aside`);
 //! - `history 'tag.branch=main'`, `runs --json`, `export` (no fixed target).
 //!
 //! `--bin PATH` measures another `bench-db` binary (an older build, for paired runs);
@@ -254,10 +256,32 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Median wall seconds, CPU seconds and MB of `reps` runs of `case` against `db`.
+/// Moves the last report into `aside` (renamed, not deleted), so that the next one is
+/// written into a new directory, as a CI job writes it. Deleting it there would free its
+/// 400 inodes just before the next report allocates as many, and ext4 then passes over
+/// every inode freed in the last minutes while it looks for a free one: that search took
+/// 13% of the report's CPU time (`perf`: `find_inode_bit`, `recently_deleted`) when each
+/// round deleted the round before. The reports set aside are deleted at the end.
+fn set_aside(report_dir: &Path, aside: &Path) -> anyhow::Result<()> {
+    if report_dir.exists() {
+        std::fs::create_dir_all(aside)?;
+        let n = std::fs::read_dir(aside)?.count();
+        std::fs::rename(report_dir, aside.join(n.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Where [`set_aside`] puts the reports of the history in `dir`.
+fn aside_of(dir: &Path) -> PathBuf {
+    dir.join("reports-set-aside")
+}
+
+/// Median wall seconds, CPU seconds and MB of `reps` runs of `case` against `db`, each
+/// report written into a new directory.
 fn run_case(bin: &str, db: &str, case: &Case, dir: &Path, reps: usize) -> anyhow::Result<Cost> {
     let (mut secs, mut cpu, mut mbs) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..reps {
+        set_aside(&dir.join("report"), &aside_of(dir))?;
         let mut cmd = Command::new(bin);
         cmd.arg("--db").arg(db).args(&case.args);
         let out = dir.join(format!("{}.txt", case.name.replace(' ', "")));
@@ -279,13 +303,11 @@ fn paired(
     dbs: &[&str],
     case: &Case,
     dir: &Path,
-    report_dir: &Path,
     reps: usize,
 ) -> anyhow::Result<Vec<Cost>> {
     let mut costs: Vec<Vec<Cost>> = vec![Vec::new(); dbs.len()];
     for _ in 0..reps {
         for (db, seen) in dbs.iter().zip(&mut costs) {
-            let _ = std::fs::remove_dir_all(report_dir);
             seen.push(run_case(bin, db, case, dir, 1)?);
         }
     }
@@ -356,7 +378,6 @@ fn main() -> anyhow::Result<()> {
         let report_dir = dir.join("report");
         let db_arg = db.display().to_string();
         for case in cases(commits, &report_dir) {
-            let _ = std::fs::remove_dir_all(&report_dir);
             let Cost { secs: s, cpu, mb } = run_case(&bin, &db_arg, &case, &dir, reps)?;
             seen.entry(case.name).or_default().push((size, s, cpu, mb));
             let mut line = format!(
@@ -396,7 +417,7 @@ fn main() -> anyhow::Result<()> {
                 };
                 let mut dbs = vec![db_arg.as_str()];
                 dbs.extend(sides.iter().map(|(_, u)| *u));
-                let costs = paired(&bin, &dbs, &case, &dir, &report_dir, rounds)?;
+                let costs = paired(&bin, &dbs, &case, &dir, rounds)?;
                 let sqlite = costs[0].secs;
                 for ((side, _), c) in sides.iter().zip(&costs[1..]) {
                     println!(
@@ -411,6 +432,10 @@ fn main() -> anyhow::Result<()> {
                 }
             }
         }
+    }
+    // Deleted only now, after every timed run (see `set_aside`).
+    for &size in &sizes {
+        let _ = std::fs::remove_dir_all(aside_of(&root.join(size.to_string())));
     }
     if sizes.len() > 1 {
         println!("== growth from the smallest size to the largest");
