@@ -25,7 +25,7 @@ use serde::Serialize;
 use sha2::Sha256;
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{BufReader, Cursor, Read, Write};
+use std::io::{BufReader, Cursor, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -483,7 +483,7 @@ fn try_ingest(
             // read keeps the head, which names the format of a file found stored.
             if meta.is_file() && store.has_source_of_size(meta.len()).map_err(db)? {
                 let (head, complete) = read_head(&mut file).map_err(io)?;
-                let digest = hash_all(Cursor::new(&head).chain(file)).map_err(io)?;
+                let digest = hash_all(Cursor::new(&head).chain(&mut file)).map_err(io)?;
                 if store
                     .has_source(&digest.sha256, &metadata.identity())
                     .map_err(db)?
@@ -500,7 +500,7 @@ fn try_ingest(
                     };
                     return Ok(());
                 }
-                file = File::open(p).map_err(io)?;
+                file.rewind().map_err(io)?;
             }
             Box::new(progress.wrap_read(file))
         }
