@@ -271,6 +271,11 @@ fn set_aside(report_dir: &Path, aside: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where the report of the history in `dir` is written.
+fn report_of(dir: &Path) -> PathBuf {
+    dir.join("report")
+}
+
 /// Where [`set_aside`] puts the reports of the history in `dir`.
 fn aside_of(dir: &Path) -> PathBuf {
     dir.join("reports-set-aside")
@@ -281,7 +286,7 @@ fn aside_of(dir: &Path) -> PathBuf {
 fn run_case(bin: &str, db: &str, case: &Case, dir: &Path, reps: usize) -> anyhow::Result<Cost> {
     let (mut secs, mut cpu, mut mbs) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..reps {
-        set_aside(&dir.join("report"), &aside_of(dir))?;
+        set_aside(&report_of(dir), &aside_of(dir))?;
         let mut cmd = Command::new(bin);
         cmd.arg("--db").arg(db).args(&case.args);
         let out = dir.join(format!("{}.txt", case.name.replace(' ', "")));
@@ -375,7 +380,7 @@ fn main() -> anyhow::Result<()> {
             "== {} runs stored (medians of {reps})",
             commits * RUNS_PER_COMMIT
         );
-        let report_dir = dir.join("report");
+        let report_dir = report_of(&dir);
         let db_arg = db.display().to_string();
         for case in cases(commits, &report_dir) {
             let Cost { secs: s, cpu, mb } = run_case(&bin, &db_arg, &case, &dir, reps)?;
