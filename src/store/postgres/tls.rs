@@ -16,7 +16,7 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 
 /// The connector for `url`'s `sslmode`.
 pub fn connector(url: &PgUrl) -> Result<MakeRustlsConnect> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .context("TLS setup")?;
@@ -30,6 +30,18 @@ pub fn connector(url: &PgUrl) -> Result<MakeRustlsConnect> {
             .with_no_client_auth(),
     };
     Ok(MakeRustlsConnect::new(config))
+}
+
+/// The ring provider with P-256 offered first. A client sends its key share for one group;
+/// PostgreSQL up to 17 accepts only P-256 (`ssl_ecdh_curve = prime256v1`), so a first
+/// share for X25519 costs a HelloRetryRequest: one more round trip and a second key.
+/// A server that prefers X25519 takes the P-256 share as well.
+fn provider() -> rustls::crypto::CryptoProvider {
+    use rustls::crypto::ring::kx_group;
+    rustls::crypto::CryptoProvider {
+        kx_groups: vec![kx_group::SECP256R1, kx_group::X25519, kx_group::SECP384R1],
+        ..rustls::crypto::ring::default_provider()
+    }
 }
 
 fn roots(url: &PgUrl) -> Result<RootCertStore> {
