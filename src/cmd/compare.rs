@@ -1,11 +1,10 @@
 //! `bench-db compare`: select both sides, compare, print. Exits 0 whatever the verdicts.
 
-use super::select::{check_metrics, earlier_invocations, select_some};
-use crate::analysis::compare::{CompareOptions, compare};
-use crate::analysis::samples::Axis;
+use super::select::{check_metrics, compare_options, select_some};
+use crate::analysis::compare::compare;
 use crate::cli::{CompareArgs, CompareFormat};
 use crate::output;
-use crate::selector::{Contrast, Selector};
+
 use crate::store::Db;
 use crate::store::url::Target;
 use anyhow::Result;
@@ -17,15 +16,7 @@ pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
     let base = select_some(&store, &args.sides.baseline, "--baseline")?;
     let cand = select_some(&store, &args.sides.candidate, "--candidate")?;
     check_metrics(&args.metric, &[&base, &cand])?;
-    let opts = CompareOptions {
-        include_first: args.warm_up.include_first,
-        axis: Axis::of(&Contrast::between(
-            &Selector::parse(&args.sides.baseline)?,
-            &Selector::parse(&args.sides.candidate)?,
-        )),
-        earlier: earlier_invocations(&store, &base, &cand)?,
-        ..CompareOptions::default()
-    };
+    let opts = compare_options(&store, &args.sides, &args.warm_up, &base, &cand)?;
     let cells = compare(&base, &cand, &args.metric, &opts);
     for m in &args.metric {
         if !cells.iter().any(|c| &c.metric == m) {

@@ -1,13 +1,11 @@
 //! `bench-db gate`: policy + `--max` terms, both sides selected, verdict rendered and
 //! written; the exit code is the outcome (0 pass, 1 regression, 3 cannot decide; errors 2).
 
-use super::select::{earlier_invocations, nothing_selected, select_series, select_some_series};
-use crate::analysis::compare::CompareOptions;
+use super::select::{compare_options, nothing_selected, select_series, select_some_series};
 use crate::analysis::gate::{Policy, gate};
-use crate::analysis::samples::Axis;
 use crate::cli::{GateArgs, GateFormat};
 use crate::output;
-use crate::selector::{Contrast, Selector};
+use crate::selector::Selector;
 use crate::store::Db;
 use crate::store::url::Target;
 use anyhow::{Context, Result};
@@ -43,15 +41,7 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
             base.len()
         );
     }
-    let opts = CompareOptions {
-        include_first: args.warm_up.include_first,
-        axis: Axis::of(&Contrast::between(
-            &Selector::parse(&args.sides.baseline)?,
-            &Selector::parse(&args.sides.candidate)?,
-        )),
-        earlier: earlier_invocations(&store, &base, &cand)?,
-        ..CompareOptions::default()
-    };
+    let opts = compare_options(&store, &args.sides, &args.warm_up, &base, &cand)?;
     let report = gate(&base, &cand, &policy, &opts)?;
     let commits = output::gate::Commits::of(&base, &cand);
     let color = args.out.is_none() && crate::cli::color_enabled(std::io::stdout().is_terminal());

@@ -2,10 +2,13 @@
 //! `store::Db`): collections of runs at the detail a command reads, and, for commands
 //! that need runs, an error naming near matches when a selector selects none.
 
+use crate::analysis::compare::CompareOptions;
+use crate::analysis::samples::Axis;
+use crate::cli::{Sides, WarmUp};
 use crate::dataset::StoredRun;
-use crate::selector::{Selector, Term, near_matches};
+use crate::selector::{Contrast, Selector, Term, near_matches};
 use crate::store::{Db, Detail};
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use std::collections::{BTreeSet, HashSet};
 
 /// The runs `sel` selects.
@@ -165,7 +168,27 @@ const EARLIER_PAIRS: usize = 4;
 /// outside both sides. Looked up only when each side is one invocation
 /// ([`StoredRun::invocation`]), where their spread is the noise floor of the comparison;
 /// empty otherwise.
-pub fn earlier_invocations(
+/// The options of a comparison of `sides` (`compare`, `gate`): run 1 kept or not, the
+/// axis the two selectors differ on, and the earlier invocations of a one-invocation pair.
+pub fn compare_options(
+    store: &Db,
+    sides: &Sides,
+    warm_up: &WarmUp,
+    base: &[StoredRun],
+    cand: &[StoredRun],
+) -> Result<CompareOptions> {
+    Ok(CompareOptions {
+        include_first: warm_up.include_first,
+        axis: Axis::of(&Contrast::between(
+            &Selector::parse(&sides.baseline).context("--baseline")?,
+            &Selector::parse(&sides.candidate).context("--candidate")?,
+        )),
+        earlier: earlier_invocations(store, base, cand)?,
+        ..CompareOptions::default()
+    })
+}
+
+fn earlier_invocations(
     store: &Db,
     baseline: &[StoredRun],
     candidate: &[StoredRun],
