@@ -156,29 +156,39 @@ impl Unwrapper {
 /// the sniffers see a head; borrowed when the pass changed nothing.
 pub fn unwrapped(text: &str) -> Cow<'_, str> {
     let mut u = Unwrapper::new();
-    let mut out = String::new();
-    let mut changed = false;
+    // Built from the first line the pass changes: a head it leaves as it is (most heads)
+    // is not copied.
+    let mut out: Option<String> = None;
+    let mut done = 0;
     for raw in text.split('\n') {
+        let start = done;
+        done += raw.len() + 1;
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        match u.line(raw) {
-            Some(Cow::Borrowed(l)) => {
-                changed |= l.len() != raw.len();
-                out.push_str(l);
-                out.push('\n');
-            }
-            Some(Cow::Owned(l)) => {
-                changed = true;
-                out.push_str(&l);
-                out.push('\n');
-            }
-            None => changed = true,
+        let line = u.line(raw);
+        if out.is_none() && matches!(&line, Some(Cow::Borrowed(l)) if l.len() == raw.len()) {
+            continue;
+        }
+        let out = out.get_or_insert_with(|| unchanged_lines(&text[..start]));
+        if let Some(l) = line {
+            out.push_str(&l);
+            out.push('\n');
         }
     }
-    if changed {
-        Cow::Owned(out)
-    } else {
-        Cow::Borrowed(text)
+    match out {
+        Some(out) => Cow::Owned(out),
+        None => Cow::Borrowed(text),
     }
+}
+
+/// The lines of `text` (each ended by `\n`) as [`unwrapped`] writes lines the pass
+/// leaves as they are: without a trailing `\r`, each followed by `\n`.
+fn unchanged_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for raw in text.split_terminator('\n') {
+        out.push_str(raw.strip_suffix('\r').unwrap_or(raw));
+        out.push('\n');
+    }
+    out
 }
 
 /// Takes off Python triple quotes at either end of a line (`"""`, `'''`, `r"""`).
@@ -312,6 +322,42 @@ fn html_tag_len(s: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `unwrapped` is the pass line for line: the text itself when the pass borrows
+        /// every line whole, else every line it keeps followed by `\n` (a `\r` before a
+        /// `\n` taken off).
+        #[test]
+        fn unwrapped_is_the_pass_line_for_line(
+            lines in proptest::collection::vec(
+                "[a-c0-9 |<>&#/*`~'\"{}:\r-]{0,12}", 0..12),
+            last_newline in any::<bool>(),
+        ) {
+            let mut text = lines.join("\n");
+            if last_newline {
+                text.push('\n');
+            }
+            let mut u = Unwrapper::new();
+            let mut kept = String::new();
+            let mut changed = false;
+            for raw in text.split('\n') {
+                let raw = raw.strip_suffix('\r').unwrap_or(raw);
+                match u.line(raw) {
+                    Some(l) => {
+                        changed |= matches!(l, Cow::Owned(_)) || l.len() != raw.len();
+                        kept.push_str(&l);
+                        kept.push('\n');
+                    }
+                    None => changed = true,
+                }
+            }
+            let want = if changed { kept } else { text.clone() };
+            let got = unwrapped(&text);
+            prop_assert_eq!(&*got, want.as_str());
+            prop_assert_eq!(matches!(got, Cow::Borrowed(_)), !changed);
+        }
+    }
 
     fn all(text: &str) -> Vec<Option<String>> {
         let mut u = Unwrapper::new();

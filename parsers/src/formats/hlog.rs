@@ -69,12 +69,16 @@ pub fn sniff(head: &Head) -> u8 {
     let mut intervals = 0;
     for line in head.text.lines() {
         let line = line.trim();
-        if VERSION.is_match(line) {
+        // Each test first looks for what its pattern cannot match without (a line
+        // starting `#[`, a field starting `HIST` after a comma), which most lines of
+        // other formats lack: the regexes then run on a few lines of a head, not all.
+        if line.starts_with("#[") && VERSION.is_match(line) {
             return 100;
         }
-        if INTERVAL
-            .captures(line)
-            .is_some_and(|c| c[5].starts_with("HIST"))
+        if line.contains(",HIST")
+            && INTERVAL
+                .captures(line)
+                .is_some_and(|c| c[5].starts_with("HIST"))
         {
             intervals += 1;
         }

@@ -22,19 +22,19 @@ impl From<rusqlite::Error> for IngestError {
 
 impl SqliteStore {
     pub(super) fn has_source(&self, sha256: &str, identity: &str) -> anyhow::Result<bool> {
-        Ok(self.conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1 AND identity = ?2)",
-            [sha256, identity],
-            |r| r.get(0),
-        )?)
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1 AND identity = ?2)",
+            )?
+            .query_row([sha256, identity], |r| r.get(0))?)
     }
 
     pub(super) fn has_source_of_size(&self, bytes: u64) -> anyhow::Result<bool> {
-        Ok(self.conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM source WHERE bytes = ?1)",
-            [bytes as i64],
-            |r| r.get(0),
-        )?)
+        Ok(self
+            .conn
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM source WHERE bytes = ?1)")?
+            .query_row([bytes as i64], |r| r.get(0))?)
     }
 
     /// Runs `write` with SQLite's CHECK constraints and foreign keys off and a page cache
