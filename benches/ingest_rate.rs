@@ -87,7 +87,7 @@ fn main() -> anyhow::Result<()> {
         .map(|m| m.len())
         .sum();
     // The same outputs as a folder of half-megabyte logs, as a folder of CI results is
-    // ingested: detection, one transaction and one parsing thread per file.
+    // ingested: detection and one transaction per file.
     let folder = dir.path().join("folder");
     std::fs::create_dir(&folder)?;
     let (folder_bytes, files) = jlbh::synthetic::generate_folder(&folder, mb, FILE_KB)?;

@@ -2,9 +2,10 @@
 //!
 //! Each file is read once: its head (kept in memory) decides the format, then the parser
 //! reads the head again followed by the rest of the same stream, and the SHA-256 that
-//! identifies the content is computed as the bytes go by, on a thread of its own that
-//! hands the parsed items to the store through a bounded queue. Each file is its own
-//! transaction; a failing file or folder entry is reported (with `path:line`) and the
+//! identifies the content is computed as the bytes go by. One reading thread does this
+//! for every file in turn and hands the parsed items to the store through a bounded
+//! queue, so that it opens, recognises and parses a file while the store writes and
+//! commits the one before. Each file is its own transaction; a failing file or folder entry is reported (with `path:line`) and the
 //! others go on; exit code 2 at the end when any failed. A failure of the database
 //! itself (a lost PostgreSQL connection, a SQLite file that cannot be written or is
 //! corrupt) would fail every later file too: it stops the ingest at once, with one line
@@ -16,7 +17,7 @@ use crate::cli::IngestArgs;
 use crate::output::escape;
 use crate::store::open_error;
 use crate::store::url::Target;
-use crate::store::{BlockDefaults, Db, Digest, IngestError, Prepare, SourceMeta};
+use crate::store::{BlockDefaults, Db, Digest, IngestError, Prepare, Prepared, SourceMeta};
 use anyhow::{Context, Result, bail};
 use bench_db_parsers::{
     Format, Head, ParseError, Parsed, detect, format_by_name, registry::HEAD_BYTES,
@@ -24,9 +25,11 @@ use bench_db_parsers::{
 use serde::Serialize;
 use sha2::Sha256;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufReader, Cursor, Read, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 /// What happened to one file.
@@ -44,6 +47,28 @@ pub struct FileOutcome {
     /// cannot be written): every later file would fail the same way, so the ingest stops.
     #[serde(skip)]
     pub fatal: bool,
+}
+
+impl FileOutcome {
+    /// A file not yet dealt with (an error until it is).
+    fn new(path: &str) -> Self {
+        FileOutcome {
+            path: path.to_string(),
+            format: None,
+            status: Status::Error,
+            runs: 0,
+            error: None,
+            reason: None,
+            fatal: false,
+        }
+    }
+
+    fn failed(path: &str, error: String) -> Self {
+        FileOutcome {
+            error: Some(error),
+            ..FileOutcome::new(path)
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -73,6 +98,16 @@ enum Input {
     Unreadable { path: String, error: String },
 }
 
+impl Input {
+    /// The bytes of a regular file (0 for anything else): what the progress bar counts.
+    fn size(&self) -> u64 {
+        match self {
+            Input::File(p) => p.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        }
+    }
+}
+
 pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
     let forced = match &args.parser {
         Some(name) => Some(format_by_name(name).with_context(|| {
@@ -95,55 +130,70 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
     }
     let mut store = Db::open(db)?;
     let progress = progress_bar(&inputs);
+    let sizes: Vec<u64> = inputs.iter().map(Input::size).collect();
+    // Asked once, so that the reading thread knows which files to hand the store for a
+    // content check before parsing them. A store that cannot answer has every file
+    // checked, one after the other: its error is then each file's, as it is met.
+    let stored_sizes = store.stored_sizes(&sizes).ok();
+    let reading = Reading {
+        forced,
+        args,
+        progress: &progress,
+    };
     let mut out = Out::default();
     let mut outcomes = Vec::with_capacity(inputs.len());
-    for input in &inputs {
+    std::thread::scope(|scope| -> Result<()> {
+        let (send, jobs) = std::sync::mpsc::sync_channel(1);
+        let reader = std::thread::Builder::new().name("parse".into());
+        reader.spawn_scoped(scope, || reading.read_all(&inputs, stored_sizes, send))?;
         // The bar counts bytes: parsing advances it within a file (one 200 MB log moves
         // it too), and each file ends at its full size whether parsed, skipped or not.
-        let done = progress.position()
-            + match input {
-                Input::File(path) => path.metadata().map_or(0, |m| m.len()),
-                _ => 0,
+        let mut done = 0;
+        for (input, size) in inputs.iter().zip(&sizes) {
+            done += size;
+            let mut outcome = match input {
+                Input::Unreadable { path, error } => {
+                    FileOutcome::failed(path, format!("{path}: {error}"))
+                }
+                Input::Stdin | Input::File(_) => match next_outcome(&mut store, db, &jobs) {
+                    Some(outcome) => outcome,
+                    // The reading thread ended early: it panicked, which the scope
+                    // passes on.
+                    None => break,
+                },
             };
-        let mut outcome = match input {
-            Input::Stdin => ingest_input(&mut store, db, None, forced, args, &progress),
-            Input::File(path) => ingest_input(&mut store, db, Some(path), forced, args, &progress),
-            Input::Unreadable { path, error } => FileOutcome {
-                path: path.clone(),
-                format: None,
-                status: Status::Error,
-                runs: 0,
-                error: Some(format!("{path}: {error}")),
-                reason: None,
-                fatal: false,
-            },
-        };
-        if outcome.fatal {
-            let stored = outcomes
-                .iter()
-                .filter(|o: &&FileOutcome| matches!(o.status, Status::Ingested | Status::Unchanged))
-                .count();
-            let left = inputs.len() - outcomes.len() - 1;
-            if let Some(e) = &mut outcome.error {
-                e.push_str(&format!(
-                    "; stopped: {} stored before it, {} not read",
-                    crate::output::plural(stored, "file"),
-                    crate::output::plural(left, "file")
-                ));
+            if outcome.fatal {
+                let stored = outcomes
+                    .iter()
+                    .filter(|o: &&FileOutcome| {
+                        matches!(o.status, Status::Ingested | Status::Unchanged)
+                    })
+                    .count();
+                let left = inputs.len() - outcomes.len() - 1;
+                if let Some(e) = &mut outcome.error {
+                    e.push_str(&format!(
+                        "; stopped: {} stored before it, {} not read",
+                        crate::output::plural(stored, "file"),
+                        crate::output::plural(left, "file")
+                    ));
+                }
+            }
+            if let Some(e) = &outcome.error {
+                progress.suspend(|| eprintln!("bench-db: error: {}", escape::text(e)));
+            } else if !args.output.json {
+                progress.suspend(|| out.line(&human_line(&outcome)));
+            }
+            progress.set_position(done);
+            let fatal = outcome.fatal;
+            outcomes.push(outcome);
+            if fatal {
+                break;
             }
         }
-        if let Some(e) = &outcome.error {
-            progress.suspend(|| eprintln!("bench-db: error: {}", escape::text(e)));
-        } else if !args.output.json {
-            progress.suspend(|| out.line(&human_line(&outcome)));
-        }
-        progress.set_position(done);
-        let fatal = outcome.fatal;
-        outcomes.push(outcome);
-        if fatal {
-            break;
-        }
-    }
+        // The reading thread stops at its next hand-over.
+        drop(jobs);
+        Ok(())
+    })?;
     progress.finish_and_clear();
     let count = |s: Status| outcomes.iter().filter(|o| o.status == s).count();
     let summary = Summary {
@@ -398,156 +448,143 @@ fn progress_bar(inputs: &[Input]) -> indicatif::ProgressBar {
     bar
 }
 
-/// Ingests a file, or standard input when `path` is `None`.
-fn ingest_input(
-    store: &mut Db,
-    target: &Target,
-    path: Option<&Path>,
-    forced: Option<&'static Format>,
-    args: &IngestArgs,
-    progress: &indicatif::ProgressBar,
-) -> FileOutcome {
-    let shown = match path {
-        Some(p) => shown_path(p),
-        None => args.name.clone().unwrap_or_else(|| "-".to_string()),
-    };
-    let mut outcome = FileOutcome {
-        path: shown.clone(),
-        format: None,
-        status: Status::Error,
-        runs: 0,
-        error: None,
-        reason: None,
-        fatal: false,
-    };
-    let fatal = std::cell::Cell::new(false);
-    let failed = try_ingest(
-        store,
-        target,
-        &fatal,
-        path,
-        &shown,
-        forced,
-        args,
-        &mut outcome,
-        progress,
-    );
-    if let Err(e) = failed {
-        outcome.status = Status::Error;
-        outcome.error = Some(e);
-        outcome.fatal = fatal.get();
-    }
-    outcome
+/// What the reading thread hands the store for one input, in the inputs' order.
+enum Job {
+    /// The outcome, known without the store: a file that cannot be read, or that no
+    /// format claims.
+    Done(FileOutcome),
+    /// A file of a size some stored source has (or a file read before in this ingest
+    /// had): the store hashes it and looks the content up, then either ends it as
+    /// unchanged or hands it back for parsing.
+    Check(Check),
+    /// A file being parsed on the reading thread, its items taken as they come.
+    Parse(Box<Parsing>),
 }
 
-/// Fills `outcome`; `Err` carries the user-facing message (`path:line: …`).
-#[allow(clippy::too_many_arguments)]
-fn try_ingest(
-    store: &mut Db,
-    target: &Target,
-    fatal: &std::cell::Cell<bool>,
-    path: Option<&Path>,
-    shown: &str,
+struct Check {
+    shown: String,
+    file_name: String,
+    file: File,
+    bytes: u64,
+    identity: String,
     forced: Option<&'static Format>,
-    args: &IngestArgs,
-    outcome: &mut FileOutcome,
-    progress: &indicatif::ProgressBar,
-) -> Result<(), String> {
-    let io = |e: std::io::Error| format!("{shown}: {}", said(&e.to_string()));
-    let db = |e: anyhow::Error| {
-        let (line, stop) = store_failure(target, e);
-        fatal.set(stop);
-        format!("{shown}: {line}")
-    };
-    let name_path = match path {
-        Some(p) => Some(p.to_path_buf()),
-        None => args.name.as_ref().map(PathBuf::from),
-    };
-    let file_name = name_path
-        .as_ref()
-        .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    // The run metadata (tags from CI or git, the file's time) is read once per file: the
-    // stored-content check below and the ingest both use it.
-    let metadata = metadata_defaults(args, path);
-    let mut source: Source = match path {
-        Some(p) if p.is_dir() || super::criterion_dirs::is_lone_estimates(p) => {
-            super::criterion_dirs::open(p).map_err(io)?
-        }
-        Some(p) => {
-            let mut file = File::open(p).map_err(io)?;
-            let meta = file.metadata().map_err(io)?;
-            // Re-ingesting a folder is common; a stored source of the same size is worth
-            // one extra read to avoid parsing and inserting content that is stored. That
-            // read keeps the head, which names the format of a file found stored.
-            if meta.is_file() && store.has_source_of_size(meta.len()).map_err(db)? {
-                let (head, complete) = read_head(&mut file).map_err(io)?;
-                let digest = hash_all(Cursor::new(&head).chain(&mut file)).map_err(io)?;
-                if store
-                    .has_source(&digest.sha256, &metadata.identity())
-                    .map_err(db)?
-                {
-                    outcome.format = forced
-                        .or_else(|| sniff(&file_name, &head, complete))
-                        .map(|f| f.name.to_string());
-                    outcome.status = match outcome.format {
-                        Some(_) => Status::Unchanged,
-                        None => {
-                            outcome.reason = Some(NOT_RECOGNISED.to_string());
-                            Status::Skipped
-                        }
-                    };
-                    return Ok(());
+    /// The file, rewound, back to the reading thread: not stored, so to be parsed.
+    parse: SyncSender<File>,
+}
+
+struct Parsing {
+    outcome: FileOutcome,
+    format: &'static Format,
+    forced: bool,
+    meta: SourceMeta,
+    defaults: BlockDefaults,
+    items: Receiver<Result<Prepared, IngestError>>,
+    /// The content's digest once the parser has read it all; nothing when it stopped.
+    digest: Receiver<std::io::Result<Digest>>,
+}
+
+/// The outcome of the next input, from the store's side of the jobs: `None` when the
+/// reading thread is gone.
+fn next_outcome(store: &mut Db, target: &Target, jobs: &Receiver<Job>) -> Option<FileOutcome> {
+    loop {
+        match jobs.recv().ok()? {
+            Job::Done(outcome) => return Some(outcome),
+            Job::Parse(parsing) => return Some(store_parsed(store, target, *parsing)),
+            Job::Check(check) => {
+                if let Some(outcome) = check_stored(store, target, check) {
+                    return Some(outcome);
                 }
-                file.rewind().map_err(io)?;
+                // Handed back: its parsing job comes next.
             }
-            Box::new(progress.wrap_read(file))
         }
-        None => Box::new(std::io::stdin()),
+    }
+}
+
+/// The line of a database error met on one file, and whether it ends the ingest.
+fn db_failure(target: &Target, shown: &str, e: anyhow::Error) -> (String, bool) {
+    let (line, stop) = store_failure(target, e);
+    (format!("{shown}: {line}"), stop)
+}
+
+/// The line of a read error met on one file.
+fn read_failure(shown: &str, e: &std::io::Error) -> String {
+    format!("{shown}: {}", said(&e.to_string()))
+}
+
+/// A file whose size a stored source has: hashed and looked up, as content that is
+/// stored is not parsed again. `None` when it is not stored and went back to be parsed.
+fn check_stored(store: &mut Db, target: &Target, check: Check) -> Option<FileOutcome> {
+    let Check {
+        shown,
+        file_name,
+        mut file,
+        bytes,
+        identity,
+        forced,
+        parse,
+    } = check;
+    let mut outcome = FileOutcome::new(&shown);
+    let look = || -> Result<Option<File>, (String, bool)> {
+        let io = |e: std::io::Error| (read_failure(&shown, &e), false);
+        let db = |e: anyhow::Error| db_failure(target, &shown, e);
+        if !store.stored_sizes(&[bytes]).map_err(db)?.contains(&bytes) {
+            return Ok(Some(file));
+        }
+        let (head, complete) = read_head(&mut file).map_err(io)?;
+        let digest = hash_all(Cursor::new(&head).chain(&mut file)).map_err(io)?;
+        if store.has_source(&digest.sha256, &identity).map_err(db)? {
+            outcome.format = forced
+                .or_else(|| sniff(&file_name, &head, complete))
+                .map(|f| f.name.to_string());
+            outcome.status = match outcome.format {
+                Some(_) => Status::Unchanged,
+                None => {
+                    outcome.reason = Some(NOT_RECOGNISED.to_string());
+                    Status::Skipped
+                }
+            };
+            return Ok(None);
+        }
+        file.rewind().map_err(io)?;
+        Ok(Some(file))
     };
-    let (head, complete) = read_head(&mut source).map_err(io)?;
-    let Some(format) = forced.or_else(|| sniff(&file_name, &head, complete)) else {
-        outcome.status = Status::Skipped;
-        outcome.reason = Some(NOT_RECOGNISED.to_string());
-        return Ok(());
-    };
-    outcome.format = Some(format.name.to_string());
-    let (stream, hashed) = reread(head, source);
-    let meta = SourceMeta {
-        path: shown.to_string(),
-        format: format.name.to_string(),
-        parser: format!("{} {}", format.name, format.version),
-    };
-    let fallback_label = if file_name.is_empty() {
-        shown.to_string()
-    } else {
-        file_name.clone()
-    };
-    let defaults = BlockDefaults {
-        suite: args
-            .suite
-            .clone()
-            .unwrap_or_else(|| format.name.to_string()),
-        label_override: args.label.clone(),
-        fallback_label,
-        ..metadata
-    };
-    let mut prepare = Prepare::new(&defaults);
-    let stored = parse_beside(
-        stream,
-        hashed,
+    match look() {
+        Ok(Some(file)) => match parse.send(file) {
+            Ok(()) => None,
+            Err(_) => Some(FileOutcome::failed(&shown, format!("{shown}: not read"))),
+        },
+        Ok(None) => Some(outcome),
+        Err((error, fatal)) => {
+            outcome.error = Some(error);
+            outcome.fatal = fatal;
+            Some(outcome)
+        }
+    }
+}
+
+/// Stores the items of a file parsed on the reading thread, in one transaction.
+fn store_parsed(store: &mut Db, target: &Target, parsing: Parsing) -> FileOutcome {
+    let Parsing {
+        mut outcome,
         format,
-        move |item| prepare.item(item),
-        |items, digest| store.ingest_prepared(&meta, items, &defaults, digest),
-    )
-    .map_err(io)?;
-    match stored {
+        forced,
+        meta,
+        defaults,
+        items,
+        digest,
+    } = parsing;
+    let shown = outcome.path.clone();
+    let stored = store.ingest_prepared(&meta, items.into_iter(), &defaults, || {
+        digest
+            .recv()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the parser stopped early")))
+    });
+    let failed = match stored {
         Ok(done) => {
             for (line, message) in &done.warnings {
                 eprintln!(
                     "bench-db: warning: {}:{line}: {}: {}",
-                    escape::text(shown),
+                    escape::text(&shown),
                     format.name,
                     escape::message(message)
                 );
@@ -556,22 +593,268 @@ fn try_ingest(
             outcome.status = if done.unchanged {
                 Status::Unchanged
             } else if done.blocks == 0 {
-                outcome.reason = Some(no_result(format.name, forced.is_some()));
+                outcome.reason = Some(no_result(format.name, forced));
                 Status::Skipped
             } else {
                 Status::Ingested
             };
-            Ok(())
+            return outcome;
         }
-        Err(IngestError::Parse(e)) => Err(format!(
-            "{shown}:{}: {}: {}",
-            e.line,
-            format.name,
-            said(&e.message)
-        )),
-        Err(IngestError::Db(e) | IngestError::Read(e)) => Err(db(e)),
-        Err(e) => Err(format!("{shown}: {}", said(&e.to_string()))),
+        Err(IngestError::Parse(e)) => (
+            format!("{shown}:{}: {}: {}", e.line, format.name, said(&e.message)),
+            false,
+        ),
+        Err(IngestError::Db(e) | IngestError::Read(e)) => db_failure(target, &shown, e),
+        Err(e) => (format!("{shown}: {}", said(&e.to_string())), false),
+    };
+    outcome.status = Status::Error;
+    (outcome.error, outcome.fatal) = (Some(failed.0), failed.1);
+    outcome
+}
+
+/// The reading side of an ingest: what it needs of the command line.
+struct Reading<'a> {
+    forced: Option<&'static Format>,
+    args: &'a IngestArgs,
+    progress: &'a indicatif::ProgressBar,
+}
+
+/// The file sizes a stored source may have: the stored sizes among the inputs' (asked
+/// before the reading starts; `None` when the store could not answer, then every size
+/// may) and the sizes of the files read before in this ingest, which the store may hold
+/// by the time it reaches this one.
+struct Sizes {
+    stored: Option<HashSet<u64>>,
+    met: HashSet<u64>,
+}
+
+impl Sizes {
+    fn may_be_stored(&mut self, bytes: u64) -> bool {
+        let may =
+            self.stored.as_ref().is_none_or(|s| s.contains(&bytes)) || self.met.contains(&bytes);
+        self.met.insert(bytes);
+        may
     }
+}
+
+/// A file opened and recognised, ready to be parsed.
+struct Opened {
+    shown: String,
+    file_name: String,
+    metadata: BlockDefaults,
+    source: Source,
+    head: Vec<u8>,
+    format: &'static Format,
+}
+
+impl Reading<'_> {
+    /// Reads the inputs in order on the reading thread, each opened, recognised and
+    /// parsed while the store writes the one before, and hands over their jobs; stops
+    /// when the store stops taking them.
+    fn read_all(&self, inputs: &[Input], stored: Option<HashSet<u64>>, jobs: SyncSender<Job>) {
+        let mut sizes = Sizes {
+            stored,
+            met: HashSet::new(),
+        };
+        for input in inputs {
+            let path = match input {
+                Input::Unreadable { .. } => continue,
+                Input::Stdin => None,
+                Input::File(path) => Some(path.as_path()),
+            };
+            if !self.read_input(path, &mut sizes, &jobs) {
+                return;
+            }
+        }
+    }
+
+    /// Reads a file, or standard input when `path` is `None`; false when the store has
+    /// stopped taking jobs.
+    fn read_input(&self, path: Option<&Path>, sizes: &mut Sizes, jobs: &SyncSender<Job>) -> bool {
+        let shown = match path {
+            Some(p) => shown_path(p),
+            None => self.args.name.clone().unwrap_or_else(|| "-".to_string()),
+        };
+        let mut outcome = FileOutcome::new(&shown);
+        match self.open(path, shown, sizes, jobs) {
+            Ok(Some(opened)) => self.parse(opened, outcome, jobs),
+            // The store has the outcome.
+            Ok(None) => true,
+            Err(Unopened::Skipped) => {
+                outcome.status = Status::Skipped;
+                outcome.reason = Some(NOT_RECOGNISED.to_string());
+                jobs.send(Job::Done(outcome)).is_ok()
+            }
+            Err(Unopened::Failed(error)) => {
+                outcome.error = Some(error);
+                jobs.send(Job::Done(outcome)).is_ok()
+            }
+        }
+    }
+
+    /// Opens an input and recognises its format; `None` when the store took the file
+    /// to check its content and found it stored (or the store stopped).
+    fn open(
+        &self,
+        path: Option<&Path>,
+        shown: String,
+        sizes: &mut Sizes,
+        jobs: &SyncSender<Job>,
+    ) -> Result<Option<Opened>, Unopened> {
+        let io = |e: std::io::Error| Unopened::Failed(read_failure(&shown, &e));
+        let name_path = match path {
+            Some(p) => Some(p.to_path_buf()),
+            None => self.args.name.as_ref().map(PathBuf::from),
+        };
+        let file_name = name_path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // The run metadata (tags from CI or git, the file's time) is read once per file:
+        // the stored-content check and the ingest both use it.
+        let metadata = metadata_defaults(self.args, path);
+        let mut source: Source = match path {
+            Some(p) if p.is_dir() || super::criterion_dirs::is_lone_estimates(p) => {
+                super::criterion_dirs::open(p).map_err(io)?
+            }
+            Some(p) => {
+                let mut file = File::open(p).map_err(io)?;
+                let meta = file.metadata().map_err(io)?;
+                // Re-ingesting a folder is common; a stored source of the same size is
+                // worth one extra read to avoid parsing and inserting content that is
+                // stored. That read keeps the head, which names the format of a file
+                // found stored.
+                if meta.is_file() && sizes.may_be_stored(meta.len()) {
+                    let (parse, back) = std::sync::mpsc::sync_channel(1);
+                    let check = Check {
+                        shown: shown.clone(),
+                        file_name: file_name.clone(),
+                        file,
+                        bytes: meta.len(),
+                        identity: metadata.identity(),
+                        forced: self.forced,
+                        parse,
+                    };
+                    if jobs.send(Job::Check(check)).is_err() {
+                        return Ok(None);
+                    }
+                    match back.recv() {
+                        Ok(rewound) => file = rewound,
+                        Err(_) => return Ok(None),
+                    }
+                }
+                Box::new(self.progress.wrap_read(file))
+            }
+            None => Box::new(std::io::stdin()),
+        };
+        let (head, complete) = read_head(&mut source).map_err(io)?;
+        let format = self
+            .forced
+            .or_else(|| sniff(&file_name, &head, complete))
+            .ok_or(Unopened::Skipped)?;
+        Ok(Some(Opened {
+            shown,
+            file_name,
+            metadata,
+            source,
+            head,
+            format,
+        }))
+    }
+
+    /// Hands the store a recognised file's parsing job, then parses it (the head again,
+    /// then the rest, hashed as it goes by) and passes each item through [`Prepare`]
+    /// into the job's bounded queue; false when the store has stopped taking jobs.
+    fn parse(&self, opened: Opened, mut outcome: FileOutcome, jobs: &SyncSender<Job>) -> bool {
+        let Opened {
+            shown,
+            file_name,
+            metadata,
+            source,
+            head,
+            format,
+        } = opened;
+        outcome.format = Some(format.name.to_string());
+        let (stream, hashed) = reread(head, source);
+        let meta = SourceMeta {
+            path: shown.clone(),
+            format: format.name.to_string(),
+            parser: format!("{} {}", format.name, format.version),
+        };
+        let fallback_label = if file_name.is_empty() {
+            shown
+        } else {
+            file_name
+        };
+        let defaults = BlockDefaults {
+            suite: self
+                .args
+                .suite
+                .clone()
+                .unwrap_or_else(|| format.name.to_string()),
+            label_override: self.args.label.clone(),
+            fallback_label,
+            ..metadata
+        };
+        let (send_item, items) = std::sync::mpsc::sync_channel(QUEUE);
+        let (send_digest, digest) = std::sync::mpsc::sync_channel(1);
+        let job = Parsing {
+            outcome,
+            format,
+            forced: self.forced.is_some(),
+            meta,
+            defaults: defaults.clone(),
+            items,
+            digest,
+        };
+        if jobs.send(Job::Parse(Box::new(job))).is_err() {
+            return false;
+        }
+        let mut prepare = Prepare::new(&defaults);
+        parse_into(
+            stream,
+            hashed,
+            format,
+            |item| prepare.item(item),
+            &send_item,
+            &send_digest,
+        );
+        true
+    }
+}
+
+/// Parses `stream` as `format`, passes each item through `prepare` into `items` and,
+/// once the parser has read it all, sends the digest of all it read. Stops at the first
+/// failed item, or when the store stops taking them (then leaving the rest unread).
+fn parse_into<R, P, E>(
+    stream: BufReader<R>,
+    hashed: Hashed<Source>,
+    format: &'static Format,
+    mut prepare: impl FnMut(Parsed) -> Result<P, E>,
+    items: &SyncSender<Result<P, E>>,
+    digest: &SyncSender<std::io::Result<Digest>>,
+) where
+    R: Read + Send,
+    E: From<ParseError>,
+{
+    for item in format.read(Box::new(stream)) {
+        let item = item.map_err(E::from).and_then(&mut prepare);
+        let failed = item.is_err();
+        if items.send(item).is_err() || failed {
+            // The store stopped or will stop this file: the digest is not needed.
+            return;
+        }
+    }
+    let _ = digest.send(hashed.finish());
+}
+
+/// Why an input was not opened for parsing.
+enum Unopened {
+    /// No format claims it.
+    Skipped,
+    /// Its error line.
+    Failed(String),
 }
 
 /// The run metadata of one file: tags (`--tag`s, commit, branch, host), the time derived
@@ -591,63 +874,11 @@ fn metadata_defaults(args: &IngestArgs, path: Option<&Path>) -> BlockDefaults {
     }
 }
 
-/// How many prepared items may wait between the parsing thread and the store: enough to
-/// keep the parsing going while the store waits on its database (a PostgreSQL batch of
-/// five hundred runs is about a hundred JLBH outputs), few enough (a JLBH
-/// item is one output, a few KiB) that memory stays flat.
+/// How many prepared items may wait between the reading thread and the store: enough
+/// to keep the parsing going while the store waits on its database (a PostgreSQL batch
+/// of five hundred runs is about a hundred JLBH outputs), few enough (a JLBH item is one
+/// output, a few KiB) that memory stays flat.
 const QUEUE: usize = 512;
-
-/// Runs `write` (the store's ingest) on this thread while another thread reads, hashes
-/// and parses `stream` and passes each item through `prepare` (the rows and their stored
-/// form, [`Prepare`]), handing them over through a bounded queue: on a machine with two
-/// cores the parsing and preparing of a large file then overlap its database writes.
-/// `write` gets the items and the digest to call once it has taken them all. When the
-/// store stops early (a parse error it was handed, a database error), the queue closes
-/// and the parsing thread stops at its next item, leaving the rest of the file unread.
-fn parse_beside<R, P, E, T>(
-    stream: BufReader<R>,
-    hashed: Hashed<Source>,
-    format: &'static Format,
-    mut prepare: impl FnMut(Parsed) -> Result<P, E> + Send,
-    write: impl FnOnce(
-        &mut dyn Iterator<Item = Result<P, E>>,
-        &mut dyn FnMut() -> std::io::Result<Digest>,
-    ) -> T,
-) -> std::io::Result<T>
-where
-    R: Read + Send,
-    P: Send,
-    E: From<ParseError> + Send,
-{
-    std::thread::scope(|scope| {
-        let (send, receive) = std::sync::mpsc::sync_channel(QUEUE);
-        let parser = std::thread::Builder::new().name("parse".into());
-        let parser = parser.spawn_scoped(scope, move || {
-            for item in format.read(Box::new(stream)) {
-                let item = item.map_err(E::from).and_then(&mut prepare);
-                let failed = item.is_err();
-                if send.send(item).is_err() || failed {
-                    // The store stopped or will stop: the digest is not needed.
-                    return None;
-                }
-            }
-            Some(hashed.finish())
-        })?;
-        let mut parser = Some(parser);
-        let mut digest = || -> std::io::Result<Digest> {
-            let done = parser
-                .take()
-                .ok_or_else(|| std::io::Error::other("the digest was asked for twice"))?;
-            match done.join() {
-                Ok(Some(digest)) => digest,
-                Ok(None) => Err(std::io::Error::other("the parser stopped early")),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        };
-        let mut items = receive.into_iter();
-        Ok(write(&mut items, &mut digest))
-    })
-}
 
 fn sniff(file_name: &str, head: &[u8], complete: bool) -> Option<&'static Format> {
     // `from_utf8` checks a head that is all UTF-8 (the usual case) several times faster
@@ -765,8 +996,8 @@ mod tests {
         assert_eq!(shown_path(Path::new("a\nb")), "'a'$'\\012''b'");
     }
 
-    /// `two-outputs.txt` repeated `times` times, and the stream `try_ingest` builds on it
-    /// once it has read the head.
+    /// `two-outputs.txt` repeated `times` times, and the stream the reading thread builds
+    /// on it once it has read the head.
     fn jlbh_stream(times: usize) -> (Vec<u8>, BufReader<impl Read + Send>, Hashed<Source>) {
         let one = std::fs::read(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/jlbh/two-outputs.txt"),
@@ -791,14 +1022,20 @@ mod tests {
         let (data, stream, hashed) = jlbh_stream(100);
         assert!(data.len() > HEAD_BYTES);
         let want = (jlbh.parse)(Box::new(Cursor::new(data.clone()))).count();
-        let (n, digest) = parse_beside(stream, hashed, jlbh, as_parsed, |items, digest| {
-            let n = items.inspect(|i| assert!(i.is_ok(), "{i:?}")).count();
-            (n, digest().unwrap())
-        })
-        .unwrap();
+        let (send_item, items) = std::sync::mpsc::sync_channel(QUEUE);
+        let (send_digest, digest) = std::sync::mpsc::sync_channel(1);
+        let n = std::thread::scope(|scope| {
+            scope.spawn(move || {
+                parse_into(stream, hashed, jlbh, as_parsed, &send_item, &send_digest)
+            });
+            items
+                .iter()
+                .inspect(|i| assert!(i.is_ok(), "{i:?}"))
+                .count()
+        });
         assert_eq!(n, want);
         assert!(n >= 200, "{n} items");
-        assert_eq!(digest, Digest::of(&data));
+        assert_eq!(digest.recv().unwrap().unwrap(), Digest::of(&data));
     }
 
     #[test]
@@ -806,17 +1043,43 @@ mod tests {
         let jlbh = format_by_name("jlbh").unwrap();
         // Far more items than the queue holds: the parser must stop, not wait forever.
         let (data, stream, hashed) = jlbh_stream(2_000);
-        let first = parse_beside(stream, hashed.clone(), jlbh, as_parsed, |items, _digest| {
-            items.next().map(|i| i.is_ok())
-        })
-        .unwrap();
-        assert_eq!(first, Some(true));
+        let (send_item, items) = std::sync::mpsc::sync_channel(QUEUE);
+        let (send_digest, digest) = std::sync::mpsc::sync_channel(1);
+        let reading = hashed.clone();
+        let first = std::thread::scope(|scope| {
+            scope.spawn(move || {
+                parse_into(stream, reading, jlbh, as_parsed, &send_item, &send_digest)
+            });
+            let first = items.recv().map(|i| i.is_ok());
+            drop(items);
+            first
+        });
+        assert_eq!(first, Ok(true));
+        assert!(digest.recv().is_err(), "no digest of a parse that stopped");
         let read = hashed.lock().bytes;
         assert!(
             read < data.len() as u64 / 2,
             "read {read} of {} bytes",
             data.len()
         );
+    }
+
+    #[test]
+    fn a_size_may_be_stored_when_the_store_has_it_or_a_file_before_had_it() {
+        let mut sizes = Sizes {
+            stored: Some(HashSet::from([10])),
+            met: HashSet::new(),
+        };
+        assert!(sizes.may_be_stored(10));
+        assert!(!sizes.may_be_stored(20));
+        // The file before may be stored by the time the store reaches this one.
+        assert!(sizes.may_be_stored(20));
+        // A store that could not answer: every size may be stored.
+        let mut unknown = Sizes {
+            stored: None,
+            met: HashSet::new(),
+        };
+        assert!(unknown.may_be_stored(30));
     }
 
     #[test]

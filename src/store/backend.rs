@@ -59,8 +59,8 @@ pub trait Store: Send {
     /// Whether a source with this content hash is stored under this metadata identity.
     fn has_source(&self, sha256: &str, identity: &str) -> Result<bool>;
 
-    /// Whether a source of exactly this many bytes is stored.
-    fn has_source_of_size(&self, bytes: u64) -> Result<bool>;
+    /// Which of these sizes, in bytes, some stored source has.
+    fn stored_sizes(&self, sizes: &[u64]) -> Result<std::collections::HashSet<u64>>;
 
     /// Writes one source in one transaction: all of it or none of it. The source row
     /// (`record`, its hash not yet known) is written with the first block, each block as

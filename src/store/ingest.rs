@@ -137,10 +137,10 @@ impl Db {
         self.store.has_source(sha256, identity)
     }
 
-    /// Whether a source of exactly this many bytes is stored (then a file of that size
-    /// is worth hashing before it is parsed).
-    pub fn has_source_of_size(&self, bytes: u64) -> anyhow::Result<bool> {
-        self.store.has_source_of_size(bytes)
+    /// Which of these sizes, in bytes, some stored source has (a file of such a size is
+    /// worth hashing before it is parsed).
+    pub fn stored_sizes(&self, sizes: &[u64]) -> anyhow::Result<std::collections::HashSet<u64>> {
+        self.store.stored_sizes(sizes)
     }
 
     /// Stores every block of one source in one transaction: all or nothing.

@@ -307,8 +307,8 @@ impl Store for PgStore {
     fn has_source(&self, sha256: &str, identity: &str) -> Result<bool> {
         PgStore::has_source(self, sha256, identity)
     }
-    fn has_source_of_size(&self, bytes: u64) -> Result<bool> {
-        PgStore::has_source_of_size(self, bytes)
+    fn stored_sizes(&self, sizes: &[u64]) -> Result<std::collections::HashSet<u64>> {
+        PgStore::stored_sizes(self, sizes)
     }
     fn write_source(
         &mut self,

@@ -18,6 +18,7 @@ use crate::store::backend::{Digest, IngestError};
 use crate::store::rows::{BlockRows, Removed, SourceRecord, Written, index_tags};
 use bench_db_parsers::Data;
 use postgres::{Client, GenericClient, Transaction};
+use std::collections::HashSet;
 use std::io::Write;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
@@ -60,16 +61,21 @@ impl PgStore {
         Ok(row.get(0))
     }
 
-    pub(super) fn has_source_of_size(&self, bytes: u64) -> anyhow::Result<bool> {
-        let row = self
+    /// One query for all the sizes.
+    pub(super) fn stored_sizes(&self, sizes: &[u64]) -> anyhow::Result<HashSet<u64>> {
+        if sizes.is_empty() {
+            return Ok(HashSet::new());
+        }
+        let sizes: Vec<i64> = sizes.iter().map(|&b| b as i64).collect();
+        let rows = self
             .client
             .borrow_mut()
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM source WHERE bytes = $1::bigint)",
-                &[&(bytes as i64)],
+            .query(
+                "SELECT DISTINCT bytes FROM source WHERE bytes = ANY($1::bigint[])",
+                &[&sizes],
             )
             .map_err(|e| self.err(e))?;
-        Ok(row.get(0))
+        Ok(rows.iter().map(|r| r.get::<_, i64>(0) as u64).collect())
     }
 
     /// Writes one source in one transaction, its blocks sent in batches as the feed

@@ -180,8 +180,8 @@ impl Store for SqliteStore {
     fn has_source(&self, sha256: &str, identity: &str) -> Result<bool> {
         SqliteStore::has_source(self, sha256, identity).map_err(|e| self.corrupt(e))
     }
-    fn has_source_of_size(&self, bytes: u64) -> Result<bool> {
-        SqliteStore::has_source_of_size(self, bytes).map_err(|e| self.corrupt(e))
+    fn stored_sizes(&self, sizes: &[u64]) -> Result<std::collections::HashSet<u64>> {
+        SqliteStore::stored_sizes(self, sizes).map_err(|e| self.corrupt(e))
     }
     fn write_source(
         &mut self,

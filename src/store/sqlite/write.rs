@@ -8,7 +8,7 @@ use crate::store::backend::{Digest, IngestError};
 use crate::store::rows::{BlockRows, Removed, SeriesValues, SourceRecord, Written, index_tags};
 use bench_db_parsers::{Data, Series};
 use rusqlite::{OptionalExtension, Statement, Transaction, TransactionBehavior, params};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// The page cache of an ingest, in KiB: what a large source's writes touch between two
 /// commits (the tables' last pages, the indexes' pages) without spilling.
@@ -30,11 +30,18 @@ impl SqliteStore {
             .query_row([sha256, identity], |r| r.get(0))?)
     }
 
-    pub(super) fn has_source_of_size(&self, bytes: u64) -> anyhow::Result<bool> {
-        Ok(self
+    /// One indexed lookup per distinct size.
+    pub(super) fn stored_sizes(&self, sizes: &[u64]) -> anyhow::Result<HashSet<u64>> {
+        let mut stmt = self
             .conn
-            .prepare_cached("SELECT EXISTS (SELECT 1 FROM source WHERE bytes = ?1)")?
-            .query_row([bytes as i64], |r| r.get(0))?)
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM source WHERE bytes = ?1)")?;
+        let mut found = HashSet::new();
+        for &bytes in sizes {
+            if !found.contains(&bytes) && stmt.query_row([bytes as i64], |r| r.get(0))? {
+                found.insert(bytes);
+            }
+        }
+        Ok(found)
     }
 
     /// Runs `write` with SQLite's CHECK constraints and foreign keys off and a page cache
