@@ -4,7 +4,6 @@ use super::select::{check_metrics, compare_options, select_some};
 use crate::analysis::compare::compare;
 use crate::cli::{CompareArgs, CompareFormat};
 use crate::output;
-
 use crate::store::Db;
 use crate::store::url::Target;
 use anyhow::Result;

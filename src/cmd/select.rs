@@ -164,10 +164,6 @@ pub fn check_metric_names(wanted: &[String], known: &[String]) -> Result<()> {
 /// is not of one invocation a side.
 const EARLIER_PAIRS: usize = 4;
 
-/// Earlier invocations of what two sides measured: the runs of their suites and labels
-/// outside both sides. Looked up only when each side is one invocation
-/// ([`StoredRun::invocation`]), where their spread is the noise floor of the comparison;
-/// empty otherwise.
 /// The options of a comparison of `sides` (`compare`, `gate`): run 1 kept or not, the
 /// axis the two selectors differ on, and the earlier invocations of a one-invocation pair.
 pub fn compare_options(
@@ -188,6 +184,10 @@ pub fn compare_options(
     })
 }
 
+/// Earlier invocations of what two sides measured: the runs of their suites and labels
+/// outside both sides. Looked up only when each side is one invocation
+/// ([`StoredRun::invocation`]), where their spread is the noise floor of the comparison;
+/// empty otherwise.
 fn earlier_invocations(
     store: &Db,
     baseline: &[StoredRun],
