@@ -14,7 +14,11 @@ impl Input {
     /// The bytes of a regular file (0 for anything else): what the progress bar counts.
     pub(super) fn size(&self) -> u64 {
         match self {
-            Input::File(p) => p.metadata().map_or(0, |m| m.len()),
+            Input::File(p) => p
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .map_or(0, |m| m.len()),
             _ => 0,
         }
     }

@@ -19,7 +19,7 @@ use crate::store::open_error;
 use crate::store::url::Target;
 use crate::store::{Db, IngestError};
 use anyhow::{Context, Result, bail};
-use bench_db_parsers::format_by_name;
+use bench_db_parsers::{Format, format_by_name};
 use inputs::{Input, collect_inputs, is_stdin};
 use outcome::{NOT_RECOGNISED, read_failure, said};
 use reading::{Check, Job, Parsing, Reading, hash_all, read_head, sniff};
@@ -68,8 +68,8 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
         crate::metadata::detect_beside();
     }
     let mut store = Db::open(db)?;
-    let progress = progress_bar(&inputs);
     let sizes: Vec<u64> = inputs.iter().map(Input::size).collect();
+    let progress = progress_bar(&sizes);
     // Asked once, so that the reading thread knows which files to hand the store for a
     // content check before parsing them. A store that cannot answer has every file
     // checked, one after the other: its error is then each file's, as it is met.
@@ -94,12 +94,14 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
                 Input::Unreadable { path, error } => {
                     FileOutcome::failed(path, format!("{path}: {error}"))
                 }
-                Input::Stdin | Input::File(_) => match next_outcome(&mut store, db, &jobs) {
-                    Some(outcome) => outcome,
-                    // The reading thread ended early: it panicked, which the scope
-                    // passes on.
-                    None => break,
-                },
+                Input::Stdin | Input::File(_) => {
+                    match next_outcome(&mut store, db, forced, &jobs) {
+                        Some(outcome) => outcome,
+                        // The reading thread ended early: it panicked, which the scope
+                        // passes on.
+                        None => break,
+                    }
+                }
             };
             if outcome.fatal {
                 let stored = outcomes
@@ -237,16 +239,11 @@ fn store_failure(target: &Target, e: anyhow::Error) -> (String, bool) {
     )
 }
 
-fn progress_bar(inputs: &[Input]) -> indicatif::ProgressBar {
+/// A bar over the inputs' `sizes` ([`Input::size`]), shown on a terminal for a large ingest.
+fn progress_bar(sizes: &[u64]) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
-    let bytes: u64 = inputs
-        .iter()
-        .filter_map(|i| match i {
-            Input::File(p) => p.metadata().ok().map(|m| m.len()),
-            _ => None,
-        })
-        .sum();
-    let large = inputs.len() > 50 || bytes > 64 << 20;
+    let bytes: u64 = sizes.iter().sum();
+    let large = sizes.len() > 50 || bytes > 64 << 20;
     if !(large && std::io::stderr().is_terminal()) {
         return indicatif::ProgressBar::hidden();
     }
@@ -260,14 +257,21 @@ fn progress_bar(inputs: &[Input]) -> indicatif::ProgressBar {
 }
 
 /// The outcome of the next input, from the store's side of the jobs: `None` when the
-/// reading thread is gone.
-fn next_outcome(store: &mut Db, target: &Target, jobs: &Receiver<Job>) -> Option<FileOutcome> {
+/// reading thread is gone. `forced` is the `--parser` format.
+fn next_outcome(
+    store: &mut Db,
+    target: &Target,
+    forced: Option<&'static Format>,
+    jobs: &Receiver<Job>,
+) -> Option<FileOutcome> {
     loop {
         match jobs.recv().ok()? {
             Job::Done(outcome) => return Some(outcome),
-            Job::Parse(parsing) => return Some(store_parsed(store, target, *parsing)),
+            Job::Parse(parsing) => {
+                return Some(store_parsed(store, target, forced.is_some(), *parsing));
+            }
             Job::Check(check) => {
-                if let Some(outcome) = check_stored(store, target, check) {
+                if let Some(outcome) = check_stored(store, target, forced, check) {
                     return Some(outcome);
                 }
                 // Handed back: its parsing job comes next.
@@ -284,14 +288,18 @@ fn db_failure(target: &Target, shown: &str, e: anyhow::Error) -> (String, bool) 
 
 /// A file whose size a stored source has: hashed and looked up, as content that is
 /// stored is not parsed again. `None` when it is not stored and went back to be parsed.
-fn check_stored(store: &mut Db, target: &Target, check: Check) -> Option<FileOutcome> {
+fn check_stored(
+    store: &mut Db,
+    target: &Target,
+    forced: Option<&'static Format>,
+    check: Check,
+) -> Option<FileOutcome> {
     let Check {
         shown,
         file_name,
         mut file,
         bytes,
         identity,
-        forced,
         parse,
     } = check;
     let mut outcome = FileOutcome::new(&shown);
@@ -334,11 +342,10 @@ fn check_stored(store: &mut Db, target: &Target, check: Check) -> Option<FileOut
 }
 
 /// Stores the items of a file parsed on the reading thread, in one transaction.
-fn store_parsed(store: &mut Db, target: &Target, parsing: Parsing) -> FileOutcome {
+fn store_parsed(store: &mut Db, target: &Target, forced: bool, parsing: Parsing) -> FileOutcome {
     let Parsing {
         mut outcome,
         format,
-        forced,
         meta,
         defaults,
         items,

@@ -35,7 +35,6 @@ pub(super) struct Check {
     pub(super) file: File,
     pub(super) bytes: u64,
     pub(super) identity: String,
-    pub(super) forced: Option<&'static Format>,
     /// The file, rewound, back to the reading thread: not stored, so to be parsed.
     pub(super) parse: SyncSender<File>,
 }
@@ -43,7 +42,6 @@ pub(super) struct Check {
 pub(super) struct Parsing {
     pub(super) outcome: FileOutcome,
     pub(super) format: &'static Format,
-    pub(super) forced: bool,
     pub(super) meta: SourceMeta,
     pub(super) defaults: BlockDefaults,
     pub(super) items: Receiver<Result<Prepared, IngestError>>,
@@ -177,7 +175,6 @@ impl Reading<'_> {
                         file,
                         bytes: meta.len(),
                         identity: metadata.identity(),
-                        forced: self.forced,
                         parse,
                     };
                     if jobs.send(Job::Check(check)).is_err() {
@@ -211,25 +208,18 @@ impl Reading<'_> {
     /// then the rest, hashed as it goes by) and passes each item through [`Prepare`]
     /// into the job's bounded queue; false when the store has stopped taking jobs.
     fn parse(&self, opened: Opened, mut outcome: FileOutcome, jobs: &SyncSender<Job>) -> bool {
-        let Opened {
-            shown,
-            file_name,
-            metadata,
-            source,
-            head,
-            format,
-        } = opened;
+        let format = opened.format;
         outcome.format = Some(format.name.to_string());
-        let (stream, hashed) = reread(head, source);
+        let (stream, hashed) = reread(opened.head, opened.source);
         let meta = SourceMeta {
-            path: shown.clone(),
+            path: opened.shown.clone(),
             format: format.name.to_string(),
             parser: format!("{} {}", format.name, format.version),
         };
-        let fallback_label = if file_name.is_empty() {
-            shown
+        let fallback_label = if opened.file_name.is_empty() {
+            opened.shown
         } else {
-            file_name
+            opened.file_name
         };
         let defaults = BlockDefaults {
             suite: self
@@ -239,14 +229,13 @@ impl Reading<'_> {
                 .unwrap_or_else(|| format.name.to_string()),
             label_override: self.args.label.clone(),
             fallback_label,
-            ..metadata
+            ..opened.metadata
         };
         let (send_item, items) = std::sync::mpsc::sync_channel(QUEUE);
         let (send_digest, digest) = std::sync::mpsc::sync_channel(1);
         let job = Parsing {
             outcome,
             format,
-            forced: self.forced.is_some(),
             meta,
             defaults: defaults.clone(),
             items,
