@@ -1,6 +1,7 @@
 //! The `bench-db` binary: parse arguments, run, map the outcome to an exit code.
 
 use bench_db::cli::{Cli, ColorWhen};
+use bench_db::output::escape::Lines;
 use clap::{CommandFactory, FromArgMatches};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -50,11 +51,15 @@ fn main() -> ExitCode {
 /// The error's chain as `{:#}` prints it (causes joined by `: `), each cause escaped and
 /// cut to its first [`MAX_MESSAGE`](bench_db::output::escape::MAX_MESSAGE) characters:
 /// a value from the input (a label, a selector, a line of a file) may hold terminal
-/// escapes or be a megabyte long.
+/// escapes or be a megabyte long. A cause of several [`Lines`] keeps its line breaks,
+/// its hints indented under it.
 fn error_line(e: &anyhow::Error) -> String {
     let causes: Vec<String> = e
         .chain()
-        .map(|c| bench_db::output::escape::message(&c.to_string()).into_owned())
+        .map(|c| match c.downcast_ref::<Lines>() {
+            Some(lines) => lines.escaped("  "),
+            None => bench_db::output::escape::message(&c.to_string()).into_owned(),
+        })
         .collect();
     causes.join(": ")
 }

@@ -144,9 +144,12 @@ fn empty_selections_typos_and_unitless_slos_are_errors_with_hints() {
     ] {
         let (code, _, err) = run(args);
         assert_eq!(code, Some(2), "{args:?}: {err}");
+        // The hint is a line of its own under the error, not a `\n` shown in one line.
         assert!(
-            err.contains("selects no run")
-                && err.contains("near matches: label=Before this changes"),
+            err.contains(
+                "\"label=Before\" selects no run\n  \
+                 no run has label=Before; near matches: label=Before this changes\n"
+            ),
             "{args:?}: {err}"
         );
     }
@@ -154,7 +157,10 @@ fn empty_selections_typos_and_unitless_slos_are_errors_with_hints() {
     let (code, _, err) = run(&["gate", "--baseline", "label=Befor", "--candidate", after]);
     assert_eq!(code, Some(3), "{err}");
     assert!(
-        err.contains("near matches: label=Before this changes"),
+        err.contains(
+            "hint: --baseline \"label=Befor\" selects no run\n  \
+             no run has label=Befor; near matches: label=Before this changes\n"
+        ),
         "{err}"
     );
     // A comma where a ';' was meant gets a hint on any command.

@@ -9,7 +9,7 @@ use crate::output;
 use crate::selector::Selector;
 use crate::store::url::Target;
 use crate::store::{Db, Detail};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use std::io::Write;
 
 pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
@@ -36,7 +36,7 @@ pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
     })?;
     if let (0, Some(text)) = (selected, args.selector.as_deref()) {
         let parsed = Selector::parse(text)?;
-        bail!("{}", nothing_selected(&store, &parsed, text, "selector")?);
+        return Err(nothing_selected(&store, &parsed, text, "selector")?.into());
     }
     if late > 0 {
         eprintln!(

@@ -25,10 +25,7 @@ pub fn run(db: &Target, args: &RmArgs) -> Result<u8> {
     let mut store = Db::open_existing(db)?;
     let removed = store.remove(&sel, args.dry_run)?;
     if removed.runs.is_empty() {
-        bail!(
-            "{}",
-            super::select::nothing_selected(&store, &sel, text, "selector")?
-        );
+        return Err(super::select::nothing_selected(&store, &sel, text, "selector")?.into());
     }
     if args.output.json() {
         let doc = serde_json::json!({

@@ -6,6 +6,7 @@ use crate::analysis::compare::CompareOptions;
 use crate::analysis::samples::Axis;
 use crate::cli::{Sides, WarmUp};
 use crate::dataset::StoredRun;
+use crate::output::escape::Lines;
 use crate::selector::{Contrast, Selector, Term, near_matches};
 use crate::store::{Db, Detail};
 use anyhow::{Context, Result, bail};
@@ -44,7 +45,7 @@ pub fn select_some(store: &Db, text: &str, what: &str) -> Result<Vec<StoredRun>>
     if !runs.is_empty() {
         return Ok(runs);
     }
-    bail!("{}", nothing_selected(store, &sel, text, what)?)
+    Err(nothing_selected(store, &sel, text, what)?.into())
 }
 
 /// [`select_some`] as the analyses read runs ([`select_series`]).
@@ -54,17 +55,20 @@ pub fn select_some_series(store: &Db, text: &str, what: &str) -> Result<Vec<Stor
     if !runs.is_empty() {
         return Ok(runs);
     }
-    bail!("{}", nothing_selected(store, &sel, text, what)?)
+    Err(nothing_selected(store, &sel, text, what)?.into())
 }
 
-/// The message for a selector that selects no run.
-pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> Result<String> {
+/// The message for a selector that selects no run: a line, then one for each term that
+/// matches nothing on its own, indented when shown.
+pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> Result<Lines> {
     let all = select_heads(store, &Selector::all())?;
-    let mut msg = format!("{what} {text:?} selects no run");
+    let head = format!("{what} {text:?} selects no run");
     if all.is_empty() {
-        msg.push_str(" (the database holds no runs: `bench-db ingest PATH` first)");
-        return Ok(msg);
+        return Ok(Lines(vec![format!(
+            "{head} (the database holds no runs: `bench-db ingest PATH` first)"
+        )]));
     }
+    let mut msg = vec![head];
     for term in &sel.terms {
         let alone = Selector {
             terms: vec![term.clone()],
@@ -104,22 +108,22 @@ pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> R
             ),
             Term::Param(k, v) => (format!("param.{k}"), v, Vec::new()),
             Term::Runs(_) => {
-                msg.push_str("\n  no run has those ids (`bench-db runs` lists them)");
+                msg.push("no run has those ids (`bench-db runs` lists them)".to_string());
                 continue;
             }
         };
         let near = near_matches(want, &stored, 5);
         if near.is_empty() {
-            msg.push_str(&format!("\n  no run has {key}={want}"));
+            msg.push(format!("no run has {key}={want}"));
         } else {
             let near: Vec<String> = near.iter().map(|n| format!("{key}={n}")).collect();
-            msg.push_str(&format!(
-                "\n  no run has {key}={want}; near matches: {}",
+            msg.push(format!(
+                "no run has {key}={want}; near matches: {}",
                 near.join(" | ")
             ));
         }
     }
-    Ok(msg)
+    Ok(Lines(msg))
 }
 
 /// Errors on a `--metric` that no selected run has, naming the nearest metrics.

@@ -61,6 +61,30 @@ pub fn message(s: &str) -> Cow<'_, str> {
     bounded(s, MAX_MESSAGE)
 }
 
+/// A message of several lines, an error and its hints, as an error: its line breaks are
+/// its own, while a line break inside one of its lines came with a value and is escaped
+/// like any control character. Shown with [`Lines::escaped`]; `Display` gives the lines
+/// as they are, indented alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lines(pub Vec<String>);
+
+impl Lines {
+    /// Each line as [`message`] shows it, the lines joined with a line break and each
+    /// after the first indented by `indent`.
+    pub fn escaped(&self, indent: &str) -> String {
+        let lines: Vec<Cow<'_, str>> = self.0.iter().map(|l| message(l)).collect();
+        lines.join(&format!("\n{indent}"))
+    }
+}
+
+impl std::fmt::Display for Lines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.join("\n  "))
+    }
+}
+
+impl std::error::Error for Lines {}
+
 fn push_escaped(out: &mut String, c: char) {
     match c {
         '\t' => out.push_str("\\t"),
@@ -85,6 +109,22 @@ fn escaped_len(c: char) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_keep_their_own_breaks_and_escape_those_of_values() {
+        let l = Lines(vec![
+            "selects no run".to_string(),
+            "no run has label=a\nb\x1b[2J".to_string(),
+        ]);
+        assert_eq!(
+            l.escaped("  "),
+            "selects no run\n  no run has label=a\\nb\\x1b[2J"
+        );
+        assert_eq!(
+            l.to_string(),
+            "selects no run\n  no run has label=a\nb\x1b[2J"
+        );
+    }
 
     #[test]
     fn control_characters_are_shown_and_other_text_kept() {
