@@ -255,6 +255,42 @@ pub fn pct2(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))
 }
 
+/// Decimals for a table's values: for each value the fewer of the decimals it was written
+/// with (`0.09` has two, `12.345` three) and those that show four significant digits
+/// (`0.01265`), the most of those over the values; at least two, as JLBH prints its
+/// tables, and at most nine.
+pub fn table_decimals(values: impl IntoIterator<Item = f64>) -> usize {
+    values
+        .into_iter()
+        .filter(|v| v.is_finite() && *v != 0.0)
+        .map(|v| {
+            let significant = (3 - v.abs().log10().floor() as i64).clamp(0, 9) as usize;
+            written_decimals(v).unwrap_or(9).min(significant)
+        })
+        .fold(2, usize::max)
+}
+
+/// The fewest decimals (up to nine) that write `v` exactly, as `{v:.N}` then parsing back.
+fn written_decimals(v: f64) -> Option<usize> {
+    (0..=9).find(|&n| {
+        format!("{v:.n$}")
+            .parse::<f64>()
+            .is_ok_and(|back| back.to_bits() == v.to_bits())
+    })
+}
+
+/// `v` with `decimals` decimals (see [`table_decimals`]), with an exponent where they would
+/// show a nonzero value as zero (`1.110e-16`); `-` for none.
+pub fn fixed(v: Option<f64>, decimals: usize) -> String {
+    match v {
+        None => "-".to_string(),
+        Some(v) if v != 0.0 && v.is_finite() && v.abs() < 0.5 * 10f64.powi(-(decimals as i32)) => {
+            format!("{v:.3e}")
+        }
+        Some(v) => format!("{v:.decimals$}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,5 +356,24 @@ mod tests {
         assert_eq!(pct(Some(-12.584)), "-12.58%");
         assert_eq!(pct2(Some(13.914)), "13.91");
         assert_eq!(pct2(None), "-");
+    }
+
+    #[test]
+    fn table_values_keep_their_digits() {
+        // JLBH's tables: two decimals, as it printed them.
+        let jlbh = [10.66, 0.09, 2031.62];
+        assert_eq!(table_decimals(jlbh), 2);
+        assert_eq!(fixed(Some(0.09), 2), "0.09");
+        // hyperfine's seconds: four significant digits, not `0.01`.
+        let secs = [0.012654691440000001, 0.0099708, 0.026671475440000002];
+        assert_eq!(table_decimals(secs), 6);
+        assert_eq!(fixed(Some(0.012654691440000001), 6), "0.012655");
+        // Its own decimals, up to four significant digits; below what nine show, an exponent.
+        assert_eq!(table_decimals([1.234, 7.0]), 3);
+        assert_eq!(table_decimals([12.345, 7.0]), 2);
+        assert_eq!(table_decimals([1.1102230246251565e-16]), 9);
+        assert_eq!(fixed(Some(1.1102230246251565e-16), 9), "1.110e-16");
+        assert_eq!(fixed(Some(0.0), 2), "0.00");
+        assert_eq!(fixed(None, 2), "-");
     }
 }

@@ -122,6 +122,15 @@ fn hyperfine_exports_compare_time_as_lower_is_better() {
     let c = cell(&slower, "time", None);
     assert!(c["delta_pct"].as_f64().unwrap() > 0.0, "{c}");
     assert_eq!(c["verdict"], "worse", "{c}");
+    // `variation` shows the seconds with their digits (times[0..3] of the export:
+    // 0.018943906679999997, 0.00954031868, 0.00959508068), not as 0.02 0.01 0.01.
+    let table = env.ok(&["variation", "label=sleep 10ms"]);
+    let row: Vec<&str> = table.lines().nth(2).unwrap().split_whitespace().collect();
+    assert_eq!(
+        row[..4],
+        ["value:", "0.018944", "0.009540", "0.009595"],
+        "{table}"
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use crate::analysis::variation::{VariationRow, variation};
 use crate::cli::VariationArgs;
 use crate::dataset::StoredRun;
+use crate::numfmt::{fixed, table_decimals};
 use crate::output::escape::text as esc;
 use crate::selector::Selector;
 use crate::stats::describe::quantile;
@@ -124,6 +125,13 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
         // Many runs (100 Criterion samples) are a distribution: its quartiles, not a column
         // per run (`--json` keeps every value).
         let summarised = first.run_indexes.len() > MAX_RUN_COLUMNS;
+        // The values keep their digits (hyperfine's seconds, an exponent's worth); the
+        // variations are percentages with two decimals, as JLBH prints them.
+        let decimals = table_decimals(
+            rows[i..end]
+                .iter()
+                .flat_map(|r| r.values.iter().flatten().copied()),
+        );
         let _ = write!(out, "{:<11}", "Percentile");
         if summarised {
             for h in ["runs", "min", "p25", "median", "p75", "max"] {
@@ -145,11 +153,11 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
                 let v: Vec<f64> = r.values.iter().flatten().copied().collect();
                 let _ = write!(out, "{:>12}", v.len());
                 for q in [0.0, 0.25, 0.5, 0.75, 1.0] {
-                    let _ = write!(out, "{:>12}", opt(quantile(&v, q)));
+                    let _ = write!(out, "{:>12}", fixed(quantile(&v, q), decimals));
                 }
             } else {
                 for v in &r.values {
-                    let _ = write!(out, "{:>12}", opt(*v));
+                    let _ = write!(out, "{:>12}", fixed(*v, decimals));
                 }
             }
             let _ = writeln!(
