@@ -604,7 +604,7 @@ mod tests {
         let cand = ladder_runs("end_to_end", "us", &[(99.0, &[12.0, 12.0, 12.0, 12.0])], 1);
         let r = gate(&base, &cand, &Policy::default(), &CompareOptions::default()).unwrap();
         let md = markdown(&r, &Commits::of(&base, &cand));
-        assert!(md.contains("| 10.00 us | 12.00 us |"), "{md}");
+        assert!(md.contains("| 10 us | 12 us |"), "{md}");
         assert!(md.contains("(no commit tag)"), "{md}");
     }
 
