@@ -272,12 +272,13 @@ pub fn table_decimals(values: impl IntoIterator<Item = f64>) -> usize {
         .fold(2, usize::max)
 }
 
-/// The fewest decimals (up to nine) that write `v` exactly, as `{v:.N}` then parsing back.
+/// The fewest decimals (up to nine) that write `v` exactly: `m / 10^N` gives `v` back for
+/// the integer `m` nearest `v·10^N` (as reading the number `m` with N decimals does).
 fn written_decimals(v: f64) -> Option<usize> {
     (0..=9).find(|&n| {
-        format!("{v:.n$}")
-            .parse::<f64>()
-            .is_ok_and(|back| back.to_bits() == v.to_bits())
+        let p = 10f64.powi(n as i32);
+        let m = (v * p).round();
+        m.abs() < 9_007_199_254_740_992.0 && (m / p).to_bits() == v.to_bits()
     })
 }
 
