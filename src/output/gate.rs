@@ -64,9 +64,15 @@ fn status_color(s: Status) -> &'static str {
     }
 }
 
+/// The threshold as a change beside `delta`: `+10%` where lower is better, `-10%` where
+/// higher is (a throughput may fall by that much).
 fn allowed(c: &GateCell) -> String {
+    let sign = match c.cell.polarity {
+        Polarity::Lower => '+',
+        Polarity::Higher => '-',
+    };
     c.threshold_pct
-        .map_or("-".to_string(), |t| format!("+{t}%"))
+        .map_or("-".to_string(), |t| format!("{sign}{t}%"))
 }
 
 fn header(r: &GateReport) -> String {
@@ -542,6 +548,30 @@ mod tests {
         assert_eq!(v["exit_code"], 1);
         assert_eq!(v["cells"][0]["metric"], "ts.rt");
         assert_eq!(v["cells"][0]["status"], "regression");
+    }
+
+    #[test]
+    fn a_throughputs_allowed_change_is_a_fall() {
+        let policy = Policy::default()
+            .with_max(&["ts.qps=+5%".to_string(), "ts.rt=+5%".to_string()])
+            .unwrap();
+        let r = gate(
+            &seed003_master(),
+            &seed003_patch(),
+            &policy,
+            &CompareOptions::default(),
+        )
+        .unwrap();
+        let row = |out: &str, metric: &str| -> Vec<String> {
+            let line = out.lines().find(|l| l.contains(metric)).unwrap();
+            line.split_whitespace().map(str::to_string).collect()
+        };
+        let t = text(&r, false);
+        // status, metric, pct, baseline, candidate, delta, allowed
+        assert_eq!(row(&t, "ts.qps")[6], "-5%", "{t}");
+        assert_eq!(row(&t, "ts.rt")[6], "+5%", "{t}");
+        let md = markdown(&r, &Commits::default());
+        assert!(md.contains("% | -5% |"), "{md}");
     }
 
     #[test]
