@@ -174,17 +174,17 @@ pub fn signed_pct_round(v: f64) -> String {
 }
 
 /// A number for tables: four significant digits without exponent (`3.388`, `68.36`,
-/// `13467`), or fewer where the number was written with fewer decimals (`5`, not `5.000`;
-/// `12.5`); `-` for none.
+/// `13467`, `12.50`), a whole number without decimals (`5`, not `5.000`); `-` for none.
 pub fn num(v: Option<f64>) -> String {
     match v {
         None => "-".to_string(),
         Some(v) if !v.is_finite() => v.to_string(),
         Some(0.0) => "0".to_string(),
+        // A whole number as it was written: a count of 5 is not 5.000.
+        Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
         Some(v) => {
-            let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
-            let digits = written_decimals(v).map_or(digits, |w| w.min(digits));
-            format!("{v:.digits$}")
+            let digits = 3 - v.abs().log10().floor() as i32;
+            format!("{v:.*}", digits.clamp(0, 6) as usize)
         }
     }
 }
@@ -344,10 +344,11 @@ mod tests {
         assert_eq!(num(Some(68.36)), "68.36");
         assert_eq!(num(Some(13467.0)), "13467");
         assert_eq!(num(Some(0.012_34)), "0.01234");
-        // No digits the number was not written with.
+        // A whole number has no decimals to show; others keep four significant digits.
         assert_eq!(num(Some(5.0)), "5");
         assert_eq!(num(Some(320.0)), "320");
-        assert_eq!(num(Some(12.5)), "12.5");
+        assert_eq!(num(Some(-2.0)), "-2");
+        assert_eq!(num(Some(12.5)), "12.50");
         assert_eq!(num(Some(0.012_654_691_44)), "0.01265");
         assert_eq!(num(None), "-");
         assert_eq!(pct(Some(2.5)), "+2.50%");
