@@ -57,7 +57,7 @@ fn error_line(e: &anyhow::Error) -> String {
     let causes: Vec<String> = e
         .chain()
         .map(|c| match c.downcast_ref::<Lines>() {
-            Some(lines) => lines.escaped("  "),
+            Some(lines) => lines.escaped(),
             None => bench_db::output::escape::message(&c.to_string()).into_owned(),
         })
         .collect();

@@ -258,9 +258,10 @@ pub fn pct2(v: Option<f64>) -> String {
 }
 
 /// Decimals for a table's values: for each value the fewer of the decimals it was written
-/// with (`0.09` has two, `12.345` three) and those that show four significant digits
-/// (`0.01265`), the most of those over the values; at least two, as JLBH prints its
-/// tables, and at most nine.
+/// with and those that show four significant digits (`0.09` takes two, `0.0126547` five,
+/// `12.345` two), the most of those over the values; at least two, as JLBH prints its
+/// tables, and at most nine. (Not the point encoder's `decimal`: that one fixes stored
+/// bytes, this one only how many digits a table shows.)
 pub fn table_decimals(values: impl IntoIterator<Item = f64>) -> usize {
     values
         .into_iter()

@@ -22,7 +22,7 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     let base = select_series(&store, &base_sel)?;
     if base.is_empty() {
         let why = nothing_selected(&store, &base_sel, &args.sides.baseline, "--baseline")?;
-        eprintln!("hint: {}", why.escaped("  "));
+        eprintln!("hint: {}", why.escaped());
     }
     // A baseline over several commits: only its most recent segment (after its last
     // change point), whose runs then give the baseline noise.

@@ -64,22 +64,24 @@ pub fn message(s: &str) -> Cow<'_, str> {
 /// A message of several lines, an error and its hints, as an error: its line breaks are
 /// its own, while a line break inside one of its lines came with a value and is escaped
 /// like any control character. Shown with [`Lines::escaped`]; `Display` gives the lines
-/// as they are, indented alike.
+/// as they are. Either way each line after the first is indented under the first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lines(pub Vec<String>);
 
+/// What joins the lines of [`Lines`]: a line break and the hints' indent.
+const HINT_BREAK: &str = "\n  ";
+
 impl Lines {
-    /// Each line as [`message`] shows it, the lines joined with a line break and each
-    /// after the first indented by `indent`.
-    pub fn escaped(&self, indent: &str) -> String {
+    /// Each line as [`message`] shows it, joined with [`HINT_BREAK`].
+    pub fn escaped(&self) -> String {
         let lines: Vec<Cow<'_, str>> = self.0.iter().map(|l| message(l)).collect();
-        lines.join(&format!("\n{indent}"))
+        lines.join(HINT_BREAK)
     }
 }
 
 impl std::fmt::Display for Lines {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0.join("\n  "))
+        f.write_str(&self.0.join(HINT_BREAK))
     }
 }
 
@@ -117,7 +119,7 @@ mod tests {
             "no run has label=a\nb\x1b[2J".to_string(),
         ]);
         assert_eq!(
-            l.escaped("  "),
+            l.escaped(),
             "selects no run\n  no run has label=a\\nb\\x1b[2J"
         );
         assert_eq!(
