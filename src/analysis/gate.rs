@@ -345,14 +345,14 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
     if w > thr && w > noise {
         if p_adj.is_none() {
             let reason = format!(
-                "worse by {w:+.2}% (allowed +{thr}%), but no test is possible with {} baseline and {} candidate {unit}; add runs",
+                "worse by {w:.2}% (allowed {thr}%), but no test is possible with {} baseline and {} candidate {unit}; add runs",
                 cell.n_baseline, cell.n_candidate
             );
             return mk(cell, Status::Undecided, reason);
         }
         if let Some(floor) = cell.p_floor.filter(|f| *f >= policy.alpha) {
             let reason = format!(
-                "worse by {w:+.2}% (allowed +{thr}%), but {} baseline and {} candidate {unit} cannot reach p < {} (smallest possible p {}); add runs",
+                "worse by {w:.2}% (allowed {thr}%), but {} baseline and {} candidate {unit} cannot reach p < {} (smallest possible p {}); add runs",
                 cell.n_baseline,
                 cell.n_candidate,
                 policy.alpha,
@@ -380,7 +380,7 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
     };
     if w > thr && w > noise && significant {
         let reason = format!(
-            "worse by {w:+.2}%: beyond the allowed +{thr}% and {noise_name} {noise:.2}%, p_adj {p_txt} < {}",
+            "worse by {w:.2}%: beyond the allowed {thr}% and {noise_name} {noise:.2}%, p_adj {p_txt} < {}",
             policy.alpha
         );
         mk(cell, Status::Regression, reason)
@@ -390,11 +390,11 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
         } else {
             format!("not significant (p_adj {p_txt} ≥ {})", policy.alpha)
         };
-        let reason = format!("worse by {w:+.2}% (allowed +{thr}%) but {why}");
+        let reason = format!("worse by {w:.2}% (allowed {thr}%) but {why}");
         mk(cell, Status::Warning, reason)
     } else {
         let reason = if w > 0.0 {
-            format!("worse by {w:+.2}%, within the allowed +{thr}%")
+            format!("worse by {w:.2}%, within the allowed {thr}%")
         } else if w < 0.0 {
             format!("better by {:.2}%", -w)
         } else {

@@ -572,6 +572,22 @@ mod tests {
         assert_eq!(row(&t, "ts.rt")[6], "+5%", "{t}");
         let md = markdown(&r, &Commits::default());
         assert!(md.contains("% | -5% |"), "{md}");
+        // The reason speaks of worsening in magnitudes, so a fall in throughput reads like a
+        // rise in latency.
+        let back = gate(
+            &seed003_patch(),
+            &seed003_master(),
+            &policy,
+            &CompareOptions::default(),
+        )
+        .unwrap();
+        let qps = back.gated().find(|c| c.cell.metric == "ts.qps").unwrap();
+        assert!(
+            qps.reason
+                .starts_with("worse by 0.23%, within the allowed 5%;"),
+            "{}",
+            qps.reason
+        );
     }
 
     #[test]
@@ -588,7 +604,7 @@ mod tests {
         assert!(text(&r, true).contains("\x1b[32mpass\x1b[0m"));
     }
 
-    /// The percentage in a reason ("better by 12.57%", "worse by +14.37%") is the one in
+    /// The percentage in a reason ("better by 12.57%", "worse by 14.37%") is the one in
     /// the delta column, up to the sign the reason words.
     #[test]
     fn the_delta_column_and_the_reason_state_one_number() {
