@@ -99,6 +99,13 @@ impl Default for CompareOptions {
     }
 }
 
+/// The effective samples a side a series tested within one run needs for a verdict. The
+/// calibration (README) holds the level there: the gate's A/A on 30 minutes of AR(1) at
+/// ρ 0.8 (about 3.3 effective samples) is 0.1%, the test alone at 1% one-sided 0.67%, and
+/// 0.91% at ρ 0.85 (about 2.4); below 2 (ρ 0.9: 1.54%) it no longer holds. Between this and
+/// [`crate::stats::autocorr::ESS_FLOOR`] a gate verdict carries a caveat.
+pub const SERIES_MIN_ESS: f64 = 2.0;
+
 /// The verdict on one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -110,6 +117,8 @@ pub enum Verdict {
     /// counts cannot reach α): no evidence either way.
     Inconclusive,
     Insufficient,
+    /// Significant, but the metric has no known better direction (`ts.rpc`).
+    Changed,
 }
 
 impl Verdict {
@@ -121,6 +130,7 @@ impl Verdict {
             Verdict::Same => "same",
             Verdict::Inconclusive => "inconclusive",
             Verdict::Insufficient => "insufficient",
+            Verdict::Changed => "changed",
         }
     }
 }
@@ -145,6 +155,11 @@ impl Replicates {
             Replicates::Samples => "samples",
             Replicates::Invocations => "invocations",
         }
+    }
+
+    /// One replicate's noun, for [`crate::numfmt::plural`].
+    pub fn noun_one(self) -> &'static str {
+        self.noun().trim_end_matches('s')
     }
 }
 
@@ -334,10 +349,16 @@ impl Cell {
     }
 
     /// Whether each side has the two replicates a test needs (for one invocation against
-    /// several: two invocations on the one side, two runs on the other).
+    /// several: two invocations on the one side, two runs on the other; for a series
+    /// tested on its samples, [`SERIES_MIN_ESS`] effective samples a side).
     pub fn testable(&self) -> bool {
-        if self.prediction.is_some() {
-            return self.replicate_count() >= 2.0;
+        if self.prediction.is_some() || self.ess_baseline.is_some() {
+            let needed = if self.prediction.is_some() {
+                2.0
+            } else {
+                SERIES_MIN_ESS
+            };
+            return self.replicate_count() >= needed;
         }
         self.n_baseline >= 2 && self.n_candidate >= 2
     }
@@ -1096,12 +1117,12 @@ fn merged_percentile(side: &SideCell, percentile: f64) -> Option<f64> {
 }
 
 fn verdict(c: &Cell, opts: &CompareOptions) -> Verdict {
-    // 0 → 0 has no relative delta and nothing to test: the same, whatever the counts.
-    if c.baseline == Some(0.0) && c.candidate == Some(0.0) {
-        return Verdict::Same;
-    }
     if !c.testable() {
         return Verdict::Insufficient;
+    }
+    // 0 → 0 has no relative delta and nothing to test: the same.
+    if c.baseline == Some(0.0) && c.candidate == Some(0.0) {
+        return Verdict::Same;
     }
     let Some(p) = c.p_adjusted else {
         return Verdict::Inconclusive;
@@ -1116,6 +1137,9 @@ fn verdict(c: &Cell, opts: &CompareOptions) -> Verdict {
         return Verdict::Inconclusive;
     }
     if p < opts.alpha && shift != 0.0 {
+        if !c.polarity_known {
+            return Verdict::Changed;
+        }
         let improved = match c.polarity {
             Polarity::Lower => shift < 0.0,
             Polarity::Higher => shift > 0.0,
@@ -1205,11 +1229,47 @@ mod tests {
                 vec![Series::value("errors", "", Some(0.0))],
             )
         };
+        // One value a side is insufficient even when both are 0, as 17 → 17 is.
         let cells = compare(&[zero(1)], &[zero(2)], &[], &CompareOptions::default());
+        assert_eq!(
+            (cells[0].delta_pct, cells[0].verdict),
+            (None, Verdict::Insufficient)
+        );
+        let cells = compare(
+            &[zero(1), zero(3)],
+            &[zero(2), zero(4)],
+            &[],
+            &CompareOptions::default(),
+        );
         assert_eq!(
             (cells[0].delta_pct, cells[0].verdict),
             (None, Verdict::Same)
         );
+    }
+
+    #[test]
+    fn a_significant_change_of_unknown_direction_is_changed() {
+        let side = |first: i64, values: [f64; 5]| -> Vec<StoredRun> {
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    stored(
+                        first + i as i64,
+                        "arthas",
+                        "z",
+                        vec![Series::value("ts.cons", "", Some(*v))],
+                    )
+                })
+                .collect()
+        };
+        let base = side(1, [10.0, 10.2, 9.9, 10.1, 10.0]);
+        let cand = side(10, [13.0, 13.1, 12.9, 13.2, 13.0]);
+        let cells = compare(&base, &cand, &[], &CompareOptions::default());
+        assert!(!cells[0].polarity_known);
+        assert_eq!(cells[0].verdict, Verdict::Changed, "{:?}", cells[0]);
+        let cells = compare(&cand, &base, &[], &CompareOptions::default());
+        assert_eq!(cells[0].verdict, Verdict::Changed);
     }
 
     #[test]

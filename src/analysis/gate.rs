@@ -24,7 +24,7 @@
 //! gate, or an empty side) → undecided; else pass. Identical sides have a zero delta and
 //! so can never regress.
 
-use super::compare::{Cell, CompareOptions, prepare, test_family};
+use super::compare::{Cell, CompareOptions, SERIES_MIN_ESS, prepare, test_family};
 pub use super::policy::{
     DEFAULT_ALPHA, DEFAULT_MIN_RUNS, DEFAULT_NOISE_MULTIPLIER, DEFAULT_THRESHOLD_PCT, GateError,
     Policy, Target, Term, Threshold, parse_max, parse_pct, parse_target,
@@ -33,12 +33,6 @@ use crate::dataset::StoredRun;
 use crate::numfmt::{p_value, percentile_number, plural};
 use crate::stats::autocorr::ESS_FLOOR;
 
-/// The effective samples a side a series tested within one run needs for a verdict. The
-/// calibration (README) holds the level there: the gate's A/A on 30 minutes of AR(1) at
-/// ρ 0.8 (about 3.3 effective samples) is 0.1%, the test alone at 1% one-sided 0.67%, and
-/// 0.91% at ρ 0.85 (about 2.4); below 2 (ρ 0.9: 1.54%) it no longer holds. Between this and
-/// [`ESS_FLOOR`] a verdict carries a caveat.
-pub const SERIES_MIN_ESS: f64 = 2.0;
 use serde::Serialize;
 
 /// Status of one cell.
@@ -243,7 +237,9 @@ pub fn gate(
 }
 
 fn present(cells: &[Cell]) -> String {
+    // Cells come per benchmark, so one metric recurs: list each once.
     let mut names: Vec<String> = cells.iter().map(|c| c.metric.clone()).collect();
+    names.sort();
     names.dedup();
     let mut pcts: Vec<String> = cells
         .iter()
@@ -279,7 +275,17 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
             );
         }
         Threshold::Ignored => return mk(cell, Status::Info, "not gated: ignored".to_string()),
-        Threshold::None => return mk(cell, Status::Info, "not gated".to_string()),
+        Threshold::None => {
+            let why = if policy.terms.is_empty() {
+                format!(
+                    "not gated: not a latency or throughput (--max '{}=+N%' gates it)",
+                    cell.metric
+                )
+            } else {
+                "not gated: no threshold names it".to_string()
+            };
+            return mk(cell, Status::Info, why);
+        }
     };
     let count = cell.replicate_count();
     let series = cell.ess_baseline.is_some();
@@ -303,10 +309,12 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
                 policy.min_runs
             ),
             _ => format!(
-                "{} baseline and {} candidate {}; the policy needs {} a side",
+                "{} baseline and {}; the policy needs {} a side",
                 cell.n_baseline,
-                cell.n_candidate,
-                cell.replicates.noun(),
+                plural(
+                    cell.n_candidate,
+                    &format!("candidate {}", cell.replicates.noun_one())
+                ),
                 policy.min_runs
             ),
         };

@@ -2,6 +2,10 @@
 //! normalised name and unit. The policy file can override the polarity per metric.
 //!
 //! Rules, first match wins, on the name's tokens (split at `.`, `_`, `-`, lower-cased):
+//! - before the unit: a token `within` (a share of samples within a spread) has no
+//!   known polarity; an allocation (`alloc`, `churn`) or a spread (`stdev`, `mad`, …) is
+//!   lower-is-better, whatever its unit (`gc.alloc.rate` is in MB/sec);
+//! - a microbenchmark's rate unit decides next ([`kind_of_rate_unit`]);
 //! 0. cost: a token starting with `loss`, `lost`, `error`, `fail`, `drop`, `miss`,
 //!    `timeout`, `retrans`, `outstanding` or `queue` → lower is better, checked before
 //!    the throughput tokens (`loss_rate`, `zk_outstanding_requests`, `dropped_msgs`);
@@ -79,8 +83,28 @@ fn is_cost(t: &[String]) -> bool {
     t.iter().any(|x| COST.iter().any(|c| x.starts_with(c)))
 }
 
+/// Tokens of what a unit alone would misread, decided before it: memory allocated
+/// (JMH's `gc.alloc.rate` in MB/sec, `gc.churn.*`) is a cost, a spread (`stdev`) is
+/// lower-is-better whatever it spreads, and a share of samples `within` a spread has no
+/// better direction.
+const ALLOCATION: &[&str] = &["alloc", "allocs", "allocated", "allocation", "churn"];
+const SPREAD: &[&str] = &["stdev", "stddev", "sd", "sigma", "variance", "mad", "iqr"];
+
+fn is_share_within(t: &[String]) -> bool {
+    t.iter().any(|x| x == "within")
+}
+
+fn is_before_unit_cost(t: &[String]) -> bool {
+    t.iter()
+        .any(|x| ALLOCATION.contains(&x.as_str()) || SPREAD.contains(&x.as_str()))
+}
+
 /// The kind of a metric (rules in the module doc); `ladder` says its data is a percentile ladder.
 pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
+    let t = tokens(metric);
+    if is_share_within(&t) || is_before_unit_cost(&t) {
+        return Kind::Other;
+    }
     const THROUGHPUT: &[&str] = &[
         "qps",
         "tps",
@@ -93,12 +117,12 @@ pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
         "bps",
         "rate",
         "bandwidth",
+        "iterations",
     ];
     const LATENCY: &[&str] = &["latency", "rt", "time", "duration", "end", "lat"];
     if let Some(k) = kind_of_rate_unit(unit) {
         return k;
     }
-    let t = tokens(metric);
     let has = |w: &str| t.iter().any(|x| x == w);
     let unit = unit.trim().to_ascii_lowercase();
     if is_cost(&t) {
@@ -160,8 +184,12 @@ pub fn known_polarity(metric: &str, unit: &str) -> Option<Polarity> {
         Kind::Latency => Some(Polarity::Lower),
         Kind::Other => {
             let t = tokens(metric);
+            if is_share_within(&t) {
+                return None;
+            }
             // A cost per operation (`B/op`, `allocs/op`) is lower-is-better by its unit.
             (is_cost(&t)
+                || is_before_unit_cost(&t)
                 || t.iter().any(|x| RESOURCE.contains(&x.as_str()))
                 || unit.trim().ends_with("/op"))
             .then_some(Polarity::Lower)
@@ -228,5 +256,27 @@ mod tests {
         }
         assert_eq!(polarity("sleep_0_01", "s"), Polarity::Lower);
         assert_eq!(kind("fib_fib_10", "ns", false), Kind::Latency);
+    }
+
+    #[test]
+    fn allocation_and_spread_are_costs_whatever_their_unit() {
+        // JMH's GC profiler (fixtures/jmh/gc-profiler-and-single-shot.txt) and wrk's
+        // thread stats: a faster allocation rate or a wider spread is worse.
+        for (m, u) in [
+            ("gc_alloc_rate", "MB/sec"),
+            ("gc_alloc_rate_norm", "B/op"),
+            ("gc_churn_g1_eden_space", "MB/sec"),
+            ("req_per_thread_stdev", "req/s"),
+            ("latency_stdev", "ms"),
+        ] {
+            assert_eq!(known_polarity(m, u), Some(Polarity::Lower), "{m}");
+            assert_eq!(kind(m, u, false), Kind::Other, "{m}");
+        }
+        // The share of samples within one stdev has no better direction.
+        assert_eq!(known_polarity("latency_within_stdev", "%"), None);
+        assert_eq!(known_polarity("req_per_thread_within_stdev", "%"), None);
+        // k6 counts iterations as it counts requests.
+        assert_eq!(known_polarity("iterations", ""), Some(Polarity::Higher));
+        assert_eq!(known_polarity("http_reqs", ""), Some(Polarity::Higher));
     }
 }

@@ -2,16 +2,39 @@
 
 use super::table::Cell as T;
 use super::{json_num, md_cell, num, p, pct, percentile};
-use crate::analysis::compare::{Cell, Replicates, TestMethod, Verdict};
+use crate::analysis::compare::{Cell, Replicates, SERIES_MIN_ESS, TestMethod, Verdict};
 use crate::analysis::printed::Headline;
+use crate::numfmt::plural;
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// What the rarer verdicts mean, where a row has one.
+fn verdict_note(cells: &[Cell]) -> Option<String> {
+    let mut notes = Vec::new();
+    let thin_series = cells
+        .iter()
+        .filter(|c| c.verdict == Verdict::Insufficient && c.ess_baseline.is_some())
+        .count();
+    if thin_series > 0 {
+        notes.push(format!(
+            "insufficient ({}): autocorrelation leaves fewer than {SERIES_MIN_ESS} independent samples a side (ess_baseline, ess_candidate in --json), so p and CI do not hold their level; store more minutes or runs",
+            plural(thin_series, "row")
+        ));
+    }
+    if cells.iter().any(|c| c.verdict == Verdict::Changed) {
+        notes.push(
+            "changed = significant, but the metric has no known better direction (give it one in a gate policy's [polarity])"
+                .to_string(),
+        );
+    }
+    (!notes.is_empty()).then(|| notes.join("\n"))
+}
 
 fn verdict_color(v: Verdict) -> &'static str {
     match v {
         Verdict::Better => "32",
         Verdict::Worse => "31",
-        Verdict::Same => "",
+        Verdict::Same | Verdict::Changed => "",
         Verdict::Inconclusive | Verdict::Insufficient => "33",
     }
 }
@@ -155,6 +178,10 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
          across the series tested on samples. same = not \
          significant and the CI within ±10%; inconclusive = neither.\n",
     );
+    if let Some(note) = verdict_note(cells) {
+        out.push_str(&note);
+        out.push('\n');
+    }
     if let Some(note) = replicate_note(cells) {
         out.push_str(&note);
         out.push('\n');
