@@ -509,10 +509,20 @@ mod tests {
         // Four runs a side are below the default minimum of 5.
         let r = run(&seed002_tcp(), &seed002_default(), &["msgs_per_sec=+1%"]).unwrap();
         assert_eq!(r.outcome, Outcome::Undecided, "{}", r.summary);
-        assert!(
-            r.cells[0].reason.contains("needs 5"),
-            "{}",
-            r.cells[0].reason
+        assert_eq!(
+            r.cells[0].reason,
+            "4 baseline and 4 candidate runs; the policy needs 5 a side"
+        );
+        // One run a side is one run, not "1 runs".
+        let r = run(
+            &seed002_tcp()[..1],
+            &seed002_default()[..1],
+            &["msgs_per_sec=+1%"],
+        )
+        .unwrap();
+        assert_eq!(
+            r.cells[0].reason,
+            "1 baseline and 1 candidate run; the policy needs 5 a side"
         );
         // With a minimum of 4, the exact test's smallest one-sided p is 1/70 > 0.01.
         let policy = Policy {
