@@ -68,9 +68,11 @@ static TIME: LazyLock<Regex> = LazyLock::new(|| {
 static RANGE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^\s*Range \(min[^)]*\):\s+(\S+) (\S+)\s+\S+\s+(\S+) (\S+)(?:\s+(\d+) runs)?\s*$")
 });
-static RAN: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*'(.*)' ran\s*$"));
+/// `'sleep 0.01' ran`; with colours (`--style full`) hyperfine prints the name unquoted.
+static RAN: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*(?:'(.*)'|(\S.*?)) ran\s*$"));
+/// `1.75 ± 0.40 times faster than 'sleep 0.02'`, the name quoted or not as in [`RAN`].
 static FASTER: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^\s*(\S+)(?: \S+ (\S+))? times faster than '(.*)'\s*$"));
+    LazyLock::new(|| re(r"^\s*(\S+)(?: \S+ (\S+))? times faster than (?:'(.*)'|(\S.*?))\s*$"));
 static MD_HEADER: LazyLock<Regex> =
     LazyLock::new(|| re(r"^\|\s*Command\s*\|\s*Mean \[(\w+)\]\s*\|"));
 
@@ -531,14 +533,15 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
             p.last_line = n;
         } else if let Some(c) = RAN.captures(&line) {
             done.extend(cur.take());
-            fastest = Some(c[1].to_string());
+            fastest = Some(quoted_or_bare(&c, 1).to_string());
         } else if let Some(c) = FASTER.captures(&line) {
             let rel = number(&c[1], "times faster", n)?;
             let err = match c.get(2) {
                 Some(e) => Some(number(e.as_str(), "times faster", n)?),
                 None => None,
             };
-            if let Some(p) = done.iter_mut().find(|p| p.command == c[3]) {
+            let slower = quoted_or_bare(&c, 3);
+            if let Some(p) = done.iter_mut().find(|p| p.command == slower) {
                 p.printed.extend(relative(METRIC, rel, err));
             }
         }
@@ -578,6 +581,11 @@ fn terminal(doc: &Document) -> Result<Vec<Block>, ParseError> {
         });
     }
     Ok(blocks)
+}
+
+/// The command name captured at group `i` (quoted) or `i + 1` (bare).
+fn quoted_or_bare<'t>(c: &regex::Captures<'t>, i: usize) -> &'t str {
+    c.get(i).or_else(|| c.get(i + 1)).map_or("", |m| m.as_str())
 }
 
 #[cfg(test)]
@@ -738,6 +746,25 @@ mod tests {
         assert_eq!(printed(&blocks[2], "relative"), Some(2.85));
         let blocks = real("shell-none-terminal.txt");
         assert_eq!(point(&blocks[0], "max"), (Some(100.0), Some(0.7)));
+    }
+
+    #[test]
+    fn coloured_summary_with_unquoted_names() {
+        // process-info-bench-bench.ans, last five lines: `clang.exe ran` and
+        // `1.00 ± 0.04 times faster than g++.exe` …, every name wrapped in SGR colours.
+        let blocks = real("process-info-bench-bench.ans");
+        let rel = |cmd: &str| {
+            let b = blocks
+                .iter()
+                .find(|b| b.runs[0].bench.as_deref() == Some(cmd))
+                .expect(cmd);
+            (printed(b, "relative"), printed(b, "relative_error"))
+        };
+        assert_eq!(rel("clang.exe"), (Some(1.0), None));
+        assert_eq!(rel("g++.exe"), (Some(1.00), Some(0.04)));
+        assert_eq!(rel("gcc.exe"), (Some(1.04), Some(0.08)));
+        assert_eq!(rel("msvc.exe"), (Some(1.06), Some(0.05)));
+        assert_eq!(rel("rust.exe"), (Some(1.11), Some(0.07)));
     }
 
     #[test]
