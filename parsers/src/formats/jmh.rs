@@ -42,10 +42,11 @@
 //! and `jmh_version` when given. Fixtures: `fixtures/real/jmh/jcasbin-jmh-result.json`,
 //! `fixtures/real/jmh/dubbo-triple-20240118.md`, `fixtures/real/jmh/branch-prediction.txt`.
 //!
-//! A number cell of a table row or iteration line that does not read (`12x.3`; `10??`, what
-//! a cp1252 copy makes of `≈ 10⁻⁴`) is left out with a warning naming its line (one per
-//! distinct text, counting the others), and the rest of the file is kept; `≈ 10⁻⁴` and
-//! `NaN` are absent values. A table row with no mode, or a JSON file not of the result
+//! A number cell of a table row or iteration line that does not read (`12x.3`) is left out
+//! with a warning naming its line (one per distinct text, counting the others), and the
+//! rest of the file is kept. So is a value JMH printed only as below its precision,
+//! `≈ 10⁻⁴` (`? 10??` in a cp1252 copy), with a warning saying so; `NaN` and `≈ 0` are
+//! absent values. A table row with no mode, or a JSON file not of the result
 //! shape, is an error naming the line.
 
 use crate::document::{self, Document};
@@ -388,9 +389,18 @@ struct LogState {
 struct Collector {
     benches: Vec<Bench>,
     index: BTreeMap<String, usize>,
-    /// Cells that did not read as numbers (left out, the rest of their row kept), by
-    /// text: what was read, its first line, how many lines had it and the last one.
-    unreadable: BTreeMap<String, (String, u64, u64, u64)>,
+    /// Cells left out (the rest of their row kept), by why and text: what was read, its
+    /// first line, how many lines had it and the last one.
+    left_out: BTreeMap<(LeftOut, String), (String, u64, u64, u64)>,
+}
+
+/// Why a number cell was left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum LeftOut {
+    /// It does not read as a number (`12x.3`).
+    Unreadable,
+    /// JMH printed it only as below its precision (`≈ 10⁻⁴`, `? 10??`).
+    BelowPrecision,
 }
 
 /// The `·` before a secondary metric (`:createUser·p0.50`): a cp1252 copy writes it as
@@ -422,40 +432,55 @@ impl Collector {
             b.strip_prefix("10")
                 .is_some_and(|e| !e.is_empty() && e.chars().all(|c| "⁻⁰¹²³⁴⁵⁶⁷⁸⁹".contains(c)))
         };
-        if body == "≈" || (marked && (body == "0" || power_of_ten(body))) {
+        if body == "≈" || (marked && body == "0") {
+            return None;
+        }
+        if marked && (power_of_ten(body) || approx_power(body)) {
+            self.leave_out(LeftOut::BelowPrecision, s, what, n);
             return None;
         }
         match jmh_number(body, what, n) {
             Ok(v) => v,
             Err(_) => {
-                let e = self
-                    .unreadable
-                    .entry(body.to_string())
-                    .or_insert_with(|| (what.to_string(), n, 0, 0));
-                // Lines, not cells: a row may hold the same text as score and error.
-                if e.3 != n {
-                    e.2 += 1;
-                    e.3 = n;
-                }
+                self.leave_out(LeftOut::Unreadable, body, what, n);
                 None
             }
         }
     }
 
-    /// The warnings about unreadable cells, one per distinct text at its first line.
+    /// Notes the cell `text` (read as `what`) at line `n` as left out for `why`.
+    fn leave_out(&mut self, why: LeftOut, text: &str, what: &str, n: u64) {
+        let e = self
+            .left_out
+            .entry((why, text.to_string()))
+            .or_insert_with(|| (what.to_string(), n, 0, 0));
+        // Lines, not cells: a row may hold the same text as score and error.
+        if e.3 != n {
+            e.2 += 1;
+            e.3 = n;
+        }
+    }
+
+    /// The warnings about cells left out, one per reason and distinct text at its first
+    /// line.
     fn warnings(&mut self) -> Vec<Parsed> {
-        let mut w: Vec<Parsed> = std::mem::take(&mut self.unreadable)
+        let mut w: Vec<Parsed> = std::mem::take(&mut self.left_out)
             .into_iter()
-            .map(|(text, (what, first, count, last))| {
+            .map(|((why, text), (what, first, count, last))| {
                 let more = match count {
                     1 => String::new(),
                     k => format!("; {} more lines have it, the last at line {last}", k - 1),
                 };
+                let cell = match why {
+                    LeftOut::Unreadable => format!("cannot read `{text}` ({what}) as a number"),
+                    LeftOut::BelowPrecision => {
+                        format!("`{text}` ({what}) is below the precision JMH printed")
+                    }
+                };
                 Parsed::Warning {
                     line: first,
                     message: format!(
-                        "JMH: cannot read `{text}` ({what}) as a number: the value is left out, \
-                         the rest of its line is kept{more}"
+                        "JMH: {cell}: the value is left out, the rest of its line is kept{more}"
                     ),
                 }
             })
@@ -508,7 +533,7 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
     let mut c = Collector {
         benches: Vec::new(),
         index: BTreeMap::new(),
-        unreadable: BTreeMap::new(),
+        left_out: BTreeMap::new(),
     };
     let mut st = LogState::default();
     let mut table: Option<Vec<String>> = None;
@@ -1103,16 +1128,38 @@ ClientPb.getUser:·gc.alloc.rate         sample      5  123.000 ±  4.000  MB/se
                 Parsed::Block(_) => None,
             })
             .collect();
-        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert_eq!(warnings.len(), 4, "{warnings:?}");
         assert_eq!(warnings[0].0, 2);
         assert!(
-            warnings[0].1.contains("`12x.3` (score)"),
+            warnings[0].1.contains("cannot read `12x.3` (score)"),
             "{}",
             warnings[0].1
         );
+        // The error of line 3 lost its `≈` in the copy: it is only unreadable.
         assert_eq!(warnings[1].0, 3);
-        assert!(warnings[1].1.contains("`10??`"), "{}", warnings[1].1);
-        assert!(warnings[1].1.contains("2 more lines"), "{}", warnings[1].1);
+        assert!(
+            warnings[1].1.contains("cannot read `10??` (error)"),
+            "{}",
+            warnings[1].1
+        );
+        // `≈ 10⁻⁴` and its cp1252 copy `? 10??` warn alike.
+        assert_eq!(warnings[2].0, 3);
+        assert!(
+            warnings[2]
+                .1
+                .contains("`? 10??` (score) is below the precision"),
+            "{}",
+            warnings[2].1
+        );
+        assert!(warnings[2].1.contains("2 more lines"), "{}", warnings[2].1);
+        assert_eq!(warnings[3].0, 4);
+        assert!(
+            warnings[3]
+                .1
+                .contains("`≈ 10⁻⁴` (score) is below the precision"),
+            "{}",
+            warnings[3].1
+        );
         let blocks: Vec<&Block> = items
             .iter()
             .filter_map(|p| match p {
@@ -1141,6 +1188,40 @@ ClientPb.getUser:·gc.alloc.rate         sample      5  123.000 ±  4.000  MB/se
             .unwrap();
         assert_eq!(err.line, 2);
         assert!(err.message.contains("has no mode"), "{}", err.message);
+    }
+
+    #[test]
+    fn an_approximate_score_warns_naming_its_line() {
+        // fixtures/jmh/gc-profiler-and-single-shot.txt line 7: `Parse.noop … avgt 5 ≈ 10⁻⁴ us/op`.
+        let bytes = crate::testutil::fixture("jmh/gc-profiler-and-single-shot.txt");
+        let items: Vec<Parsed> = (FORMAT.parse)(Box::new(&bytes[..]))
+            .map(|r| r.expect("no error"))
+            .collect();
+        let warnings: Vec<(u64, &str)> = items
+            .iter()
+            .filter_map(|p| match p {
+                Parsed::Warning { line, message } => Some((*line, message.as_str())),
+                Parsed::Block(_) => None,
+            })
+            .collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].0, 7);
+        assert!(
+            warnings[0]
+                .1
+                .contains("`≈ 10⁻⁴` (score) is below the precision"),
+            "{}",
+            warnings[0].1
+        );
+        let noop = items
+            .iter()
+            .find_map(|p| match p {
+                Parsed::Block(b) if b.runs[0].bench.as_deref() == Some("Parse.noop") => Some(b),
+                _ => None,
+            })
+            .expect("Parse.noop");
+        assert_eq!(value(&noop.runs[0].series[0]), None);
+        assert_eq!(noop.runs[0].series[0].stats["count"], 5.0);
     }
 
     #[test]
