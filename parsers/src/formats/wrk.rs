@@ -30,6 +30,9 @@
 //! - Thread stats as values: `latency_avg`, `latency_stdev`, `latency_max` (`us`),
 //!   `latency_within_stdev` (`%`, the `+/- Stdev` column), `req_per_thread_avg`,
 //!   `req_per_thread_stdev`, `req_per_thread_max` (`req/s`), `req_per_thread_within_stdev` (`%`).
+//!   A `-nan` cell is absent, with a warning, and so is what it makes meaningless: a row
+//!   whose `Avg` is `-nan` (wrk2 took no sample; `Req/Sec -nan -nan 0.00 0.00%`) is
+//!   left out whole, and a `-nan` `Stdev` takes its `+/- Stdev` with it.
 //! - `requests`, `bytes_read` (`bytes`), `socket_errors.connect|read|write|timeout`,
 //!   `non2xx`, `requests_per_sec` (`req/s`), `transfer_per_sec` (`bytes/s`; wrk's `MB` is
 //!   1024², its `k` in request rates is 1000).
@@ -123,7 +126,7 @@ struct Output {
     first_line: u64,
     label: Option<String>,
     params: BTreeMap<String, Param>,
-    /// Thread stats rows: `[avg, stdev, max, within_stdev_pct]` (`None` for `-nan`).
+    /// Thread stats rows: `[avg, stdev, max, within_stdev_pct]` (`None` when absent).
     latency_stats: Option<[Option<f64>; 4]>,
     req_stats: Option<[Option<f64>; 4]>,
     /// The short `Latency Distribution` rows, recorded and uncorrected.
@@ -138,6 +141,8 @@ struct Output {
     table: Option<TableParser>,
     /// Single-value series in the order printed.
     values: Vec<Series>,
+    /// Warnings about the output, handed out before its block.
+    warnings: Vec<Parsed>,
 }
 
 fn parse_err(n: u64, what: &str, text: &str) -> ParseError {
@@ -199,7 +204,44 @@ fn stats_cells(
     Ok(out)
 }
 
+/// The values of a thread stats row that mean something, and why any others are left
+/// out: without an average (no sample) the row's zeros are not measurements, and without
+/// a standard deviation neither is the share of threads within it.
+fn meaningful(row: [Option<f64>; 4], what: &str) -> ([Option<f64>; 4], Option<String>) {
+    match row {
+        [None, ..] => (
+            [None; 4],
+            Some(format!(
+                "the `{what}` thread stats have no average (`-nan`): none of the row is kept"
+            )),
+        ),
+        [avg, None, max, Some(_)] => (
+            [avg, None, max, None],
+            Some(format!(
+                "the `{what}` thread stats have no standard deviation (`-nan`): its \
+                 `+/- Stdev` is not kept either"
+            )),
+        ),
+        [_, _, None, _] | [_, None, _, _] | [_, _, _, None] => (
+            row,
+            Some(format!(
+                "the `{what}` thread stats have a `-nan` cell: it is not kept"
+            )),
+        ),
+        _ => (row, None),
+    }
+}
+
 impl Output {
+    /// Keeps a thread stats row's meaningful values, with a warning for any left out.
+    fn stats_row(&mut self, row: [Option<f64>; 4], what: &str, n: u64) -> [Option<f64>; 4] {
+        let (row, warning) = meaningful(row, what);
+        if let Some(message) = warning {
+            self.warnings.push(Parsed::Warning { line: n, message });
+        }
+        row
+    }
+
     /// Takes one line inside the output; `Ok(true)` when it ended the output.
     fn feed(&mut self, line: &str, n: u64) -> Result<bool, ParseError> {
         if let Some(t) = &mut self.table {
@@ -241,9 +283,11 @@ impl Output {
             self.section = Some(if uncorrected { UNCORRECTED } else { RECORDED });
         } else if let Some(c) = STATS_ROW.captures(line) {
             if &c[1] == "Latency" {
-                self.latency_stats = Some(stats_cells(&c[2], "Latency", n, time_us)?);
+                let row = stats_cells(&c[2], "Latency", n, time_us)?;
+                self.latency_stats = Some(self.stats_row(row, "Latency", n));
             } else {
-                self.req_stats = Some(stats_cells(&c[2], "Req/Sec", n, metric_count)?);
+                let row = stats_cells(&c[2], "Req/Sec", n, metric_count)?;
+                self.req_stats = Some(self.stats_row(row, "Req/Sec", n));
             }
         } else if let (Some(section), Some(c)) = (self.section, PERCENTILE_ROW.captures(line)) {
             let percentile =
@@ -363,7 +407,9 @@ impl Output {
                 ("max", unit, max),
                 ("within_stdev", "%", within),
             ] {
-                series.push(Series::value(&format!("{prefix}_{name}"), unit, v));
+                if v.is_some() {
+                    series.push(Series::value(&format!("{prefix}_{name}"), unit, v));
+                }
             }
         }
         series.append(&mut self.values);
@@ -398,8 +444,8 @@ struct Parser<R> {
     /// A target rate from an echoed command line, for the next output.
     pending_rate: Option<f64>,
     open: Option<Output>,
-    /// A block held back until the warning about it is handed out.
-    held: Option<Parsed>,
+    /// Items ready to hand out, in order (warnings before the block they are about).
+    ready: std::collections::VecDeque<Parsed>,
     done: bool,
 }
 
@@ -428,8 +474,8 @@ impl<R: BufRead> Iterator for Parser<R> {
     type Item = Result<Parsed, ParseError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(b) = self.held.take() {
-            return Some(Ok(b));
+        if let Some(item) = self.ready.pop_front() {
+            return Some(Ok(item));
         }
         if self.done {
             return None;
@@ -448,17 +494,19 @@ impl<R: BufRead> Iterator for Parser<R> {
                         // An excerpt cut short by its author: keep what it printed.
                         open.end_table();
                         let first = open.first_line;
-                        let block = open.into_block(last);
-                        if !block.runs[0].series.is_empty() {
-                            self.held = Some(Parsed::Block(block));
-                        }
-                        return Some(Ok(Parsed::Warning {
+                        self.ready.push_back(Parsed::Warning {
                             line: last,
                             message: format!(
                                 "the wrk output started at line {first} ends before its \
                                  `Transfer/sec:` line: what it printed is kept"
                             ),
-                        }));
+                        });
+                        self.ready.extend(open.warnings.drain(..));
+                        let block = open.into_block(last);
+                        if !block.runs[0].series.is_empty() {
+                            self.ready.push_back(Parsed::Block(block));
+                        }
+                        return self.ready.pop_front().map(Ok);
                     }
                 },
                 Ok(Some(l)) => l,
@@ -498,8 +546,10 @@ impl<R: BufRead> Iterator for Parser<R> {
                     Err(e) => break e,
                     Ok(false) => {}
                     Ok(true) => {
-                        let out = self.open.take()?;
-                        return Some(Ok(Parsed::Block(out.into_block(n))));
+                        let mut out = self.open.take()?;
+                        self.ready.extend(out.warnings.drain(..));
+                        self.ready.push_back(Parsed::Block(out.into_block(n)));
+                        return self.ready.pop_front().map(Ok);
                     }
                 },
                 None => {
@@ -522,7 +572,7 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
         labels: LabelTracker::new(),
         pending_rate: None,
         open: None,
-        held: None,
+        ready: Default::default(),
         done: false,
     })
 }
@@ -834,5 +884,64 @@ mod tests {
         // Measured, not chosen.
         assert_eq!(run.params["elapsed"], Param::Num(10.0));
         assert_eq!(run.bench, None);
+    }
+
+    /// Every item of `bytes`, warnings included.
+    fn items(bytes: &[u8]) -> Vec<Parsed> {
+        (FORMAT.parse)(Box::new(bytes))
+            .map(|r| r.expect("parses"))
+            .collect()
+    }
+
+    #[test]
+    fn a_nan_thread_stats_row_is_left_out_with_a_warning() {
+        // fixtures/real/wrk/avio-README.md.txt line 60: `Req/Sec  -nan  -nan  0.00  0.00%`.
+        let items = items(&fixture("real/wrk/avio-README.md.txt"));
+        let warnings: Vec<(u64, &str)> = items
+            .iter()
+            .filter_map(|i| match i {
+                Parsed::Warning { line, message } => Some((*line, message.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].0, 60);
+        assert!(warnings[0].1.contains("Req/Sec"), "{}", warnings[0].1);
+        let Some(Parsed::Block(b)) = items.iter().find(|i| matches!(i, Parsed::Block(_))) else {
+            panic!("no block")
+        };
+        let run = &b.runs[0];
+        assert!(
+            !run.series
+                .iter()
+                .any(|s| s.metric.starts_with("req_per_thread")),
+            "{:?}",
+            run.series.iter().map(|s| &s.metric).collect::<Vec<_>>()
+        );
+        // The Latency row of line 59 is whole: `3.13ms  1.90ms  11.32ms  73.87%`.
+        assert_eq!(value(run, "latency_max"), (11320.0, "us"));
+        assert_eq!(value(run, "latency_within_stdev"), (73.87, "%"));
+    }
+
+    #[test]
+    fn a_nan_stdev_takes_its_within_share_along() {
+        let text = "Running 10s test @ http://x\n  1 threads and 1 connections\n  Thread Stats   Avg      Stdev     Max   +/- Stdev\n    Latency     1.00ms    -nan   1.00ms  100.00%\n  10 requests in 10.00s, 1.00KB read\nRequests/sec:      1.00\nTransfer/sec:      100.00B\n";
+        let items = items(text.as_bytes());
+        assert!(
+            matches!(&items[0], Parsed::Warning { line: 4, .. }),
+            "{items:?}"
+        );
+        let Parsed::Block(b) = &items[1] else {
+            panic!("{items:?}")
+        };
+        let run = &b.runs[0];
+        assert_eq!(value(run, "latency_avg"), (1000.0, "us"));
+        assert_eq!(value(run, "latency_max"), (1000.0, "us"));
+        assert!(!run.series.iter().any(|s| s.metric == "latency_stdev"));
+        assert!(
+            !run.series
+                .iter()
+                .any(|s| s.metric == "latency_within_stdev")
+        );
     }
 }
