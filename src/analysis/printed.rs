@@ -45,11 +45,17 @@ pub fn metrics(run: &StoredRun) -> Vec<&str> {
 }
 
 /// The unit of a printed number named `name` about a metric stored in `unit`: `%` for a
-/// percentage (`change_pct`, `…_pct`), none for counts, ratios and p-values, else the
-/// metric's own.
+/// percentage (`change_pct`, `…_pct`), none for counts, ratios, flags, p-values and
+/// JLBH's `var(log)`, else the metric's own.
 pub fn unit<'a>(name: &str, unit: &'a str) -> &'a str {
-    const UNITLESS: [&str; 9] = [
+    const UNITLESS: [&str; 15] = [
         "count",
+        "buckets",
+        "sub_buckets",
+        "var_log",
+        "change_improved",
+        "change_regressed",
+        "change_none",
         "change_p",
         "relative",
         "relative_error",
@@ -405,5 +411,15 @@ mod tests {
         assert_eq!(unit("change_p", "ns"), "");
         assert_eq!(unit("relative", "ms"), "");
         assert_eq!(unit("score_error", "ops/ms"), "ops/ms");
+        // HdrHistogram's footer counts, JLBH's var(log) and Criterion's verdict flags.
+        for name in [
+            "buckets",
+            "sub_buckets",
+            "var_log",
+            "change_regressed",
+            "change_none",
+        ] {
+            assert_eq!(unit(name, "us"), "", "{name}");
+        }
     }
 }
