@@ -53,7 +53,7 @@ fn with_unit(v: Option<f64>, unit: &str) -> String {
 }
 
 /// What `delta` is, under the text and Markdown tables.
-const DELTA_NOTE: &str = "delta: the change the verdict tested, inside its interval (delta_pct in --json; central_delta_pct is the change of the medians or means shown)";
+const DELTA_NOTE: &str = "delta: the change the verdict tested, inside its interval (delta_pct in --json; central_delta_pct is the change of the values shown: the median of the runs' percentiles, the mean of single values or of a series' samples, the percentile of a side's merged histograms)";
 
 fn status_color(s: Status) -> &'static str {
     match s {
