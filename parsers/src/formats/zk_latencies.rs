@@ -39,6 +39,10 @@ static PHASE_SHAPE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
+/// The start of a phase line: its operation word.
+static PHASE_START: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(created|set|get|deleted|watched|notif)\b").expect("valid regex"));
+
 /// A phase line, strictly.
 static PHASE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -74,6 +78,9 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
 #[derive(Default)]
 struct Machine {
     open: Option<Section>,
+    /// The line that just ended a section, when it starts like a phase line: cut short if
+    /// the input ends there. Its line number and the section's server.
+    partial_phase: Option<(u64, String)>,
     out: Queue,
 }
 
@@ -131,6 +138,7 @@ fn number(text: &str, what: &str, n: u64) -> Result<f64, ParseError> {
 impl LineMachine for Machine {
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
         let t = line.trim();
+        self.partial_phase = None;
         if let Some(c) = TESTING.captures(t) {
             self.close();
             self.open = Some(Section {
@@ -179,13 +187,24 @@ impl LineMachine for Machine {
         }
         if t == "Latency test complete" {
             section.last_line = n;
+        } else if PHASE_START.is_match(t) {
+            self.partial_phase = Some((n, section.server.clone()));
         }
         self.close();
         Ok(())
     }
 
-    fn finish(&mut self, _last: u64) -> Result<(), ParseError> {
+    fn finish(&mut self, last: u64) -> Result<(), ParseError> {
         self.close();
+        if let Some((n, server)) = self.partial_phase.take().filter(|(n, _)| *n == last) {
+            self.out.warning(
+                n,
+                format!(
+                    "input ends inside this phase line of server {server}: \
+                     only the phases before it are stored"
+                ),
+            );
+        }
         Ok(())
     }
 
@@ -247,6 +266,32 @@ mod tests {
         let e = parse_err(&FORMAT, &fixture("malformed/zk-latencies-bad-number.txt"));
         assert_eq!(e.line, 3);
         assert!(e.message.contains("set ms"), "{e}");
+    }
+
+    /// Output cut inside server zk2's second phase line: its first phase is stored and the
+    /// cut is reported; the same line with more input after it ends the section quietly.
+    #[test]
+    fn a_phase_line_cut_at_the_end_is_reported() {
+        let text = "Testing latencies on server zk2.staging:2181 using syncronous calls\n\
+            created 100 permanent znodes in 141 ms (1.417971 ms/op 705.233211/sec)\n\
+            set     100         ";
+        let blocks = parse_ok(&FORMAT, text.as_bytes());
+        assert_eq!(blocks[0].runs[0].series.len(), 3);
+        assert_eq!(
+            value(&blocks[0].runs[0], "created_permanent_rate"),
+            705.233211
+        );
+        assert_eq!(
+            crate::testutil::warnings(&FORMAT, text.as_bytes()),
+            [(
+                3,
+                "input ends inside this phase line of server zk2.staging:2181: \
+                 only the phases before it are stored"
+                    .to_string()
+            )]
+        );
+        let followed = format!("{text}\nLatency test complete\n");
+        assert!(crate::testutil::warnings(&FORMAT, followed.as_bytes()).is_empty());
     }
 
     #[test]
