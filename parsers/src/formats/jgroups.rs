@@ -25,6 +25,9 @@
 //!   `combined_throughput`, and `combined_time` … when a `MemberInfo`), beside the
 //!   members'. Its separate gnuplot output file is not this format.
 //!
+//! Results that the input ends inside keep the member lines printed in full, with a warning;
+//! results cut before any member line are an error.
+//!
 //! Sizes are decimal (`137.61MB` = 137 610 000 bytes), grouping commas are dropped and
 //! `Util.printTime` durations are converted to microseconds (module `values`). ANSI colours
 //! are stripped by the line reader.

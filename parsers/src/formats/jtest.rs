@@ -6,7 +6,8 @@
 //! `con new ops 1B lat bytes/per svrs new ops total time err` (older builds print `1byte`
 //! for `1B`), then rows of twelve cells, `bytes/per` being one `a/b` cell. Client and
 //! server both have `new` and `ops` columns; the second pair is the server's. A row of
-//! twelve cells whose numbers do not read is an error; any other line ends the table.
+//! twelve cells whose numbers do not read is an error; any other line ends the table (with a
+//! warning when it is the input's last line and reads as the start of a row: a cut row).
 //!
 //! Output: one block per table (labelled by its lead line) with one run; every column is a
 //! time series over the rows, `t` = the row's `time` cell (seconds): `con`, `new`, `ops`
@@ -90,7 +91,10 @@ struct Table {
 /// fifth a possibly cut `a/b`) but fewer than twelve.
 fn partial_row(t: &str) -> Option<usize> {
     let cells: Vec<&str> = t.split_whitespace().collect();
-    let numeric = |c: &&str| c.split('/').all(|p| p.is_empty() || p.parse::<f64>().is_ok());
+    let numeric = |c: &&str| {
+        c.split('/')
+            .all(|p| p.is_empty() || p.parse::<f64>().is_ok())
+    };
     (!cells.is_empty() && cells.len() < 12 && cells.iter().all(numeric)).then_some(cells.len())
 }
 

@@ -6,7 +6,8 @@
 //! `qps`, `rt`, `tps`, `cpu`, `count`, `sleep`, `threads`, …), then data rows until a blank
 //! line. A data row's cells are all numbers with an optional unit; a passage under a header
 //! whose rows are formulas (`25ms * x * 15.4`) is skipped with a warning; a data row whose
-//! cell count differs from the header's is an error. Fixture: `fixtures/qps-table/sweep.txt`.
+//! cell count differs from the header's is an error, but a short last line of the input,
+//! cut there, which is left out with a warning. Fixture: `fixtures/qps-table/sweep.txt`.
 //!
 //! Output: one block per table (labelled by its lead line), one run per data row (index =
 //! row number). Parameter columns (`count`, `sleep`, thread counts) become `Param::Num`
@@ -426,7 +427,10 @@ impl LineMachine for Machine {
         if let Some(cut) = self.short_row.take() {
             self.out.warning(
                 cut.line,
-                format!("input ends inside this row: {}; the row is left out", cut.message),
+                format!(
+                    "input ends inside this row: {}; the row is left out",
+                    cut.message
+                ),
             );
         }
         self.end_table();
@@ -625,12 +629,16 @@ mod tests {
         let cut = b"| threads | qps | rt |\n|---|---|---|\n| 8 | 640 | 12ms |\n| 16 | 1,221 |";
         let blocks = parse_ok(&FORMAT, cut);
         assert_eq!(blocks[0].runs.len(), 1);
-        assert_eq!(cells(&blocks[0].runs[0]), [("qps", 640.0, ""), ("rt", 12.0, "ms")]);
+        assert_eq!(
+            cells(&blocks[0].runs[0]),
+            [("qps", 640.0, ""), ("rt", 12.0, "ms")]
+        );
         let w = crate::testutil::warnings(&FORMAT, cut);
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].0, 4);
         assert!(
-            w[0].1.starts_with("input ends inside this row: table row has 2 cells"),
+            w[0].1
+                .starts_with("input ends inside this row: table row has 2 cells"),
             "{w:?}"
         );
     }

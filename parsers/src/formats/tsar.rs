@@ -14,6 +14,9 @@
 //! printed local time as UTC. The MAX/MEAN/MIN tail goes into `Series::stats` as printed.
 //! This module only reads text: no files, no clocks.
 //!
+//! A row with fewer values than its header is an error, unless the input ends inside it: a
+//! row cut by the end of input is left out with a warning and the rows before it are kept.
+//!
 //! Identity: no bench, no config. The run's tag `time` is its first row's time in RFC 3339
 //! (`2013-04-14T00:21:00Z`): tsar prints local time without a zone, written as-is with `Z`.
 
@@ -575,7 +578,10 @@ impl LineMachine for Machine {
             self.row = None;
             self.out.warning(
                 cut.line,
-                format!("input ends inside this row: {}; the row is left out", cut.message),
+                format!(
+                    "input ends inside this row: {}; the row is left out",
+                    cut.message
+                ),
             );
         }
         self.end_table();

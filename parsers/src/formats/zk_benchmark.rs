@@ -14,7 +14,9 @@
 //! writes a line when each request completes), and its mean latency is below its mean
 //! submit time; a rate file, whose second column is a rate in the thousands, fails at
 //! least one of these. Each file is one block with one run. Lines that do not start
-//! with a number are ignored; a line that does must be exactly two numbers.
+//! with a number are ignored; a line that does must be exactly two numbers. A timings file
+//! cut inside its last number breaks the shape on that line alone: the line is left out with
+//! a warning.
 //! Fixtures: `fixtures/zk-benchmark/READ.dat`, `fixtures/zk-benchmark/0-READ_timings.dat`.
 //!
 //! Identity: no bench, no config; no timestamp.

@@ -6,7 +6,8 @@
 //! unpadded form `created 100 permanent znodes in 177 ms (1.772718 ms/op 564.105378/sec)`
 //! or the newer padded one (`created   10000 permanent znodes  in   3280 ms (…)`), and
 //! `notif 10000 watches in 0 ms (included in prior)`; `Latency test complete` ends it.
-//! Anything else (`Connecting to …`, `.... more ....` elisions, prose) ends a section too.
+//! Anything else (`Connecting to …`, `.... more ....` elisions, prose) ends a section too;
+//! a phase line cut by the end of input ends it with a warning.
 //!
 //! Output: one block per section, labelled by the server, with one run whose params are
 //! `server`, `calls` (`synchronous`/`asynchronous`) and `znode_count`; per phase
@@ -40,8 +41,9 @@ static PHASE_SHAPE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The start of a phase line: its operation word.
-static PHASE_START: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(created|set|get|deleted|watched|notif)\b").expect("valid regex"));
+static PHASE_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(created|set|get|deleted|watched|notif)\b").expect("valid regex")
+});
 
 /// A phase line, strictly.
 static PHASE: LazyLock<Regex> = LazyLock::new(|| {

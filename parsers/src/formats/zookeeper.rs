@@ -19,6 +19,8 @@
 //! `zk_cnt_` counters) and to keys whose printed name ends in `_ms`; every other key has
 //! no unit.
 //!
+//! Fewer than three `zk_` lines are a fragment (a test's broken sample), skipped with a warning.
+//!
 //! Several outputs in one file are separate blocks, labelled by their lead lines. Other
 //! lines are ignored. Fixtures: `fixtures/zookeeper/srvr-3.9.txt`, `fixtures/zookeeper/mntr-3.4.txt`.
 //!
@@ -226,8 +228,11 @@ impl Srvr {
                     for (name, v) in ["last", "min", "max"].iter().zip(vals) {
                         // ZooKeeper prints -1 for a size it has not measured yet: no value.
                         if v != Some(-1.0) {
-                            self.series
-                                .push(Series::value(&format!("proposal_size_{name}"), "", v));
+                            self.series.push(Series::value(
+                                &format!("proposal_size_{name}"),
+                                "",
+                                v,
+                            ));
                         }
                     }
                 }
@@ -358,7 +363,7 @@ impl Mntr {
         let v = mntr_value(v);
         match java_number(v) {
             // 3.6+ prints -1 for "not available": no value.
-            Ok(Some(n)) if n == -1.0 => {}
+            Ok(Some(-1.0)) => {}
             Ok(n) => self.series.push(Series::value(key, mntr_unit(key), n)),
             Err(_) => {
                 self.params.insert(key.to_string(), v.into());
@@ -761,7 +766,11 @@ mod tests {
         let blocks = parse_ok(&FORMAT, text.as_bytes());
         let run = &blocks[0].runs[0];
         assert_eq!(value(run, "node_count"), Some(Some(5.0)));
-        assert!(!run.series.iter().any(|s| s.metric.starts_with("proposal_size")));
+        assert!(
+            !run.series
+                .iter()
+                .any(|s| s.metric.starts_with("proposal_size"))
+        );
     }
 
     /// `fixtures/real/zookeeper/zookeeper-contrib-monitoring-test.py.txt`: the mntr answer
@@ -780,7 +789,10 @@ mod tests {
             "3.4.0--1, built on 06/19/2010 15:07 GMT"
         );
         assert_eq!(value(mntr, "zk_avg_latency"), Some(Some(1.0)));
-        assert_eq!(value(mntr, "zk_max_file_descriptor_count"), Some(Some(1024.0)));
+        assert_eq!(
+            value(mntr, "zk_max_file_descriptor_count"),
+            Some(Some(1024.0))
+        );
         let stat = &blocks[1].runs[0];
         assert_eq!(blocks[1].first_line, 48);
         assert_eq!(

@@ -359,7 +359,10 @@ fn run_date_and_author_are_not_configuration() {
         "Date: Tue Sep 01 10:12:44 CEST 2020",
         "Date: Wed Sep 02 09:00:00 CEST 2020",
     );
-    let (a, b) = (&blocks(&day1)[0].runs[0], &blocks(day2.as_bytes())[0].runs[0]);
+    let (a, b) = (
+        &blocks(&day1)[0].runs[0],
+        &blocks(day2.as_bytes())[0].runs[0],
+    );
     assert_eq!(a.config_params(), b.config_params());
     assert!(!a.config.contains("date") && !a.config.contains("run_by"));
     assert!(a.config.contains("jgroups_version") && a.config.contains("num_threads"));
@@ -559,7 +562,10 @@ fn results_cut_at_the_end_keep_their_complete_members_with_a_warning() {
         B: 24449.88 reqs/sec (15807 gets, 4193 puts, get RTT 873.63 us, put RTT 1551.84 us)\n\
         C: 22371.36 ---\n\n";
     let b = blocks(uperf);
-    assert_eq!(values(&b[0], "reqs_per_sec"), [23121.39, 22805.02, 24449.88]);
+    assert_eq!(
+        values(&b[0], "reqs_per_sec"),
+        [23121.39, 22805.02, 24449.88]
+    );
     let w = warnings(uperf);
     assert_eq!(w.len(), 2, "{w:?}");
     assert_eq!(w[1].0, 6);
