@@ -191,29 +191,23 @@ fn unchanged_lines(text: &str) -> String {
     out
 }
 
-/// Takes off Python triple quotes at either end of a line (`"""`, `'''`, `r"""`).
+/// Takes off Python triple quotes at either end of a line (`"""`, `'''`, `r"""`). Code
+/// before opening quotes (`NAME = """`, `print("""`) is not output; text after them on
+/// the same line is (`NAME = """zk_version\t3.4.0` holds the output's first line).
 fn triple_quotes(s: Cow<'_, str>) -> Cow<'_, str> {
     if !s.contains("\"\"\"") && !s.contains("'''") {
         return s;
     }
     let mut out = s.into_owned();
     for q in ["\"\"\"", "'''"] {
-        let t = out.trim_start();
-        let t = t
-            .strip_prefix(['r', 'b', 'f'])
-            .filter(|r| r.starts_with(q))
-            .unwrap_or(t);
-        if let Some(rest) = t.strip_prefix(q) {
-            out = rest.to_string();
+        if let Some(i) = out.find(q) {
+            let before = out[..i].trim_end_matches(['r', 'b', 'f']).trim();
+            if before.is_empty() || before.ends_with(['=', '(']) {
+                out = out[i + q.len()..].to_string();
+            }
         }
         if let Some(rest) = out.trim_end().strip_suffix(q) {
-            // `x = """` or `print("""`: the code before the quotes is not output.
-            let code = rest.trim_end().ends_with(['=', '(']);
-            out = if code {
-                String::new()
-            } else {
-                rest.to_string()
-            };
+            out = rest.to_string();
         }
     }
     out.into()
@@ -417,6 +411,25 @@ mod tests {
                 Some("".into()),
                 Some("$ echo stat".into()),
                 Some("99: 2".into()),
+            ]
+        );
+    }
+
+    /// `zookeeper-contrib-monitoring-test.py.txt` line 26 opens its string on the line of
+    /// the assignment: the text after the quotes is the output's first line.
+    #[test]
+    fn text_after_opening_quotes_is_output() {
+        let got = all(
+            "ZK_MNTR_OUTPUT = \"\"\"zk_version\\t3.4.0--1, built on 06/19/2010 15:07 GMT\nzk_avg_latency\\t1\n\"\"\"\nprint(r'''Mode: leader\nsay \"\"\"",
+        );
+        assert_eq!(
+            got,
+            vec![
+                Some("zk_version\\t3.4.0--1, built on 06/19/2010 15:07 GMT".into()),
+                Some("zk_avg_latency\\t1".into()),
+                Some("".into()),
+                Some("Mode: leader".into()),
+                Some("say".into()),
             ]
         );
     }

@@ -25,6 +25,9 @@
 //!   `combined_throughput`, and `combined_time` … when a `MemberInfo`), beside the
 //!   members'. Its separate gnuplot output file is not this format.
 //!
+//! Results that the input ends inside keep the member lines printed in full, with a warning;
+//! results cut before any member line are an error.
+//!
 //! Sizes are decimal (`137.61MB` = 137 610 000 bytes), grouping commas are dropped and
 //! `Util.printTime` durations are converted to microseconds (module `values`). ANSI colours
 //! are stripped by the line reader.
@@ -42,8 +45,9 @@
 //!
 //! Identity: `bench` is the test: `MPerf`, `UPerf`, or `perf.Test` (its results, and the
 //! 2006 report tables of its runs). `config` is the file's configuration above (`num_msgs`,
-//! `msg_size`, `num_members`, …); a run's `member` or `receiver` is a plain param, as the
-//! members of one test are its replicates. One block is one test's result output; no
+//! `msg_size`, `num_members`, …) but the banner's `Date:` and `Run by:`, which describe the
+//! run (plain params `date`, `run_by`); a run's `member` or `receiver` is a plain param, as
+//! the members of one test are its replicates. One block is one test's result output; no
 //! timestamp is printed.
 //!
 //! Per-interval progress lines (`-- received …`, `++ sent …`, `1: … msgs/sec`) are not kept:
@@ -63,6 +67,11 @@ use regex::{Regex, RegexSet};
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::sync::LazyLock;
+
+/// Banner entries that describe one run of a test, not its settings (`Date:`, `Run by:`):
+/// kept as parameters, left out of the configuration so that two runs of one test on
+/// different days are replicates.
+const RUN_METADATA: &[&str] = &["date", "run_by"];
 
 /// The bench of perf.Test results, and of the 2006 report tables of its runs.
 const PERF_TEST: &str = "perf.Test";
@@ -366,7 +375,12 @@ impl Machine {
     fn emit(&mut self, mut block: Block) {
         for run in &mut block.runs {
             for (k, v) in &self.config {
-                if !run.params.contains_key(k) {
+                if run.params.contains_key(k) {
+                    continue;
+                }
+                if RUN_METADATA.contains(&k.as_str()) {
+                    run.params.insert(k.clone(), v.clone());
+                } else {
                     run.set_config(k.clone(), v.clone());
                 }
             }
@@ -786,7 +800,8 @@ impl Machine {
         true
     }
 
-    /// End of input: a block still open is complete or cut off.
+    /// End of input: a block still open is complete or cut short. A cut result block keeps
+    /// the members it printed in full, with a warning; one cut before any is an error.
     fn end(&mut self, last: u64) -> Result<(), ParseError> {
         let cut = |what: &str, first: u64| {
             Err(ParseError::new(
@@ -810,19 +825,43 @@ impl Machine {
             }
             State::MPerf(m) => {
                 if !(m.block.runs.is_empty() && m.block.printed.is_empty()) {
-                    return cut("MPerf results", m.block.first_line);
+                    self.finish_cut(m.block, "MPerf", "MPerf results", last);
                 }
             }
-            State::UPerf(u) => return cut("UPerf results", u.block.first_line),
+            State::UPerf(u) => {
+                if u.block.runs.is_empty() {
+                    return cut("UPerf results", u.block.first_line);
+                }
+                self.finish_cut(u.block, "UPerf", "UPerf results", last);
+            }
             State::PerfTest(p) => {
-                if p.strict && !(p.block.runs.is_empty() && p.member.is_none()) {
+                if p.strict && p.block.runs.is_empty() && p.member.is_some() {
                     return cut("perf.Test results", p.block.first_line);
                 }
-                self.finish(p.block, PERF_TEST);
+                if p.strict && !p.block.runs.is_empty() {
+                    self.finish_cut(p.block, PERF_TEST, "perf.Test results", last);
+                } else {
+                    self.finish(p.block, PERF_TEST);
+                }
             }
         }
         self.release_held();
         Ok(())
+    }
+
+    /// Files `block`, cut short by the end of input at line `last`, with a warning saying
+    /// what of it is kept.
+    fn finish_cut(&mut self, block: Block, bench: &str, what: &str, last: u64) {
+        let members = block.runs.len();
+        self.warn(
+            last,
+            format!(
+                "input ends inside the {what} that starts at line {}: \
+                 stored the {members} member line(s) printed in full",
+                block.first_line
+            ),
+        );
+        self.finish(block, bench);
     }
 }
 

@@ -6,7 +6,8 @@
 //! `con new ops 1B lat bytes/per svrs new ops total time err` (older builds print `1byte`
 //! for `1B`), then rows of twelve cells, `bytes/per` being one `a/b` cell. Client and
 //! server both have `new` and `ops` columns; the second pair is the server's. A row of
-//! twelve cells whose numbers do not read is an error; any other line ends the table.
+//! twelve cells whose numbers do not read is an error; any other line ends the table (with a
+//! warning when it is the input's last line and reads as the start of a row: a cut row).
 //!
 //! Output: one block per table (labelled by its lead line) with one run; every column is a
 //! time series over the rows, `t` = the row's `time` cell (seconds): `con`, `new`, `ops`
@@ -73,6 +74,9 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
 struct Machine {
     labels: LabelTracker,
     open: Option<Table>,
+    /// The line that just ended a table, when it reads as the start of a row: cut short
+    /// if the input ends there. Its line number and how many cells it has.
+    partial_row: Option<(u64, usize)>,
     out: Queue,
 }
 
@@ -81,6 +85,17 @@ struct Table {
     first_line: u64,
     last_line: u64,
     rows: Vec<[f64; 13]>,
+}
+
+/// How many cells `t` has when it reads as the first cells of a row (numbers, the
+/// fifth a possibly cut `a/b`) but fewer than twelve.
+fn partial_row(t: &str) -> Option<usize> {
+    let cells: Vec<&str> = t.split_whitespace().collect();
+    let numeric = |c: &&str| {
+        c.split('/')
+            .all(|p| p.is_empty() || p.parse::<f64>().is_ok())
+    };
+    (!cells.is_empty() && cells.len() < 12 && cells.iter().all(numeric)).then_some(cells.len())
 }
 
 /// The 13 values of a row of twelve cells, or `None` when the line is not a row;
@@ -154,6 +169,7 @@ impl Machine {
 impl LineMachine for Machine {
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
         let t = line.trim();
+        self.partial_row = None;
         if HEADER.is_match(t) {
             self.close();
             self.open = Some(Table {
@@ -171,15 +187,24 @@ impl LineMachine for Machine {
                     table.last_line = n;
                     return Ok(());
                 }
-                None => self.close(),
+                None => {
+                    self.partial_row = partial_row(t).map(|cells| (n, cells));
+                    self.close();
+                }
             }
         }
         self.labels.observe(line);
         Ok(())
     }
 
-    fn finish(&mut self, _last: u64) -> Result<(), ParseError> {
+    fn finish(&mut self, last: u64) -> Result<(), ParseError> {
         self.close();
+        if let Some((n, cells)) = self.partial_row.filter(|&(n, _)| n == last) {
+            self.out.warning(
+                n,
+                format!("input ends inside a jtest row ({cells} of its 12 cells): row left out"),
+            );
+        }
         Ok(())
     }
 
@@ -235,6 +260,30 @@ mod tests {
         let e = parse_err(&FORMAT, &fixture("malformed/jtest-bad-cell.txt"));
         assert_eq!(e.line, 4);
         assert!(e.message.contains("`lat`"), "{e}");
+    }
+
+    /// A table whose last row is cut by the end of input keeps its complete rows and warns;
+    /// a short line with more input after it just ends the table.
+    #[test]
+    fn a_row_cut_at_the_end_is_reported() {
+        let text = "con  new    ops 1byte   lat   bytes/per     svrs  new  ops    total   time  err\n\
+            100  468 2329.6    39    39 36323315/363233   617  617  617  46131904 136980.9    0\n\
+            100  471 2361.5    39    40 35993941/359939   619  619  619  45466393 136981.9    0\n\
+            100  465 2327.0    40    41 35385";
+        let blocks = parse_ok(&FORMAT, text.as_bytes());
+        assert_eq!(
+            column(&blocks[0], "ops"),
+            vec![(136980.9, 2329.6), (136981.9, 2361.5)]
+        );
+        assert_eq!(
+            crate::testutil::warnings(&FORMAT, text.as_bytes()),
+            [(
+                4,
+                "input ends inside a jtest row (6 of its 12 cells): row left out".to_string()
+            )]
+        );
+        let followed = format!("{text}\nthe end\n");
+        assert!(crate::testutil::warnings(&FORMAT, followed.as_bytes()).is_empty());
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! `qps`, `rt`, `tps`, `cpu`, `count`, `sleep`, `threads`, …), then data rows until a blank
 //! line. A data row's cells are all numbers with an optional unit; a passage under a header
 //! whose rows are formulas (`25ms * x * 15.4`) is skipped with a warning; a data row whose
-//! cell count differs from the header's is an error. Fixture: `fixtures/qps-table/sweep.txt`.
+//! cell count differs from the header's is an error, but a short last line of the input,
+//! cut there, which is left out with a warning. Fixture: `fixtures/qps-table/sweep.txt`.
 //!
 //! Output: one block per table (labelled by its lead line), one run per data row (index =
 //! row number). Parameter columns (`count`, `sleep`, thread counts) become `Param::Num`
@@ -14,7 +15,8 @@
 //! series named by [`metric_name`] with the unit printed in its cell.
 //!
 //! Identity: no bench. A setting column (`threads`, `concurrency`, `count`, `sleep`, their
-//! Chinese names) is config; one block is one table, its rows are runs. No timestamp.
+//! Chinese names, and the text first column naming the system under test, `Framework`) is
+//! config; one block is one table, its rows are runs. No timestamp.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
@@ -248,7 +250,7 @@ impl Table {
             .collect()
     }
 
-    /// A row whose first cell is its name: the name is the first column's parameter.
+    /// A row whose first cell is its name: the name is the first column's setting.
     fn add_named_row(&mut self, name: &str, cells: Vec<(f64, &str)>, n: u64) {
         let (header, metrics) = (self.header.clone(), self.metrics.clone());
         self.header.remove(0);
@@ -257,8 +259,9 @@ impl Table {
         self.header = header;
         self.metrics = metrics;
         if let Some(run) = self.runs.last_mut() {
-            run.params
-                .insert(self.metrics[0].clone(), Param::from(name.to_string()));
+            // The system under test (`native thrift`, `brpc thrift`): a setting like the
+            // thread count, so two systems are two cells, never replicates of one.
+            run.set_config(self.metrics[0].clone(), name.to_string());
         }
     }
 
@@ -294,6 +297,9 @@ impl Table {
 struct Machine {
     labels: LabelTracker,
     table: Option<Table>,
+    /// A row with fewer cells than its header: an error if any line follows it, a row cut
+    /// by the end of input (left out with a warning) if none does.
+    short_row: Option<ParseError>,
     out: Queue,
 }
 
@@ -302,6 +308,7 @@ impl Machine {
         Machine {
             labels: LabelTracker::new(),
             table: None,
+            short_row: None,
             out: Queue::default(),
         }
     }
@@ -338,6 +345,9 @@ impl Machine {
 
 impl LineMachine for Machine {
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
+        if let Some(e) = self.short_row.take() {
+            return Err(e);
+        }
         let toks = tokens(line);
         if let Some(table) = &mut self.table {
             if table.runs.is_empty() && table.other_rows == 0 && is_rule(&toks) {
@@ -364,7 +374,7 @@ impl LineMachine for Machine {
             match data_cells(&toks) {
                 Some(cells) if table.other_rows == 0 => {
                     if cells.len() != table.header.len() {
-                        return Err(ParseError::new(
+                        let e = ParseError::new(
                             n,
                             format!(
                                 "table row has {} cells but its header (line {}) names {} \
@@ -374,7 +384,12 @@ impl LineMachine for Machine {
                                 table.header.len(),
                                 table.header.join(" ")
                             ),
-                        ));
+                        );
+                        if cells.len() > table.header.len() {
+                            return Err(e);
+                        }
+                        self.short_row = Some(e);
+                        return Ok(());
                     }
                     table.add_row(cells, n);
                     return Ok(());
@@ -409,6 +424,15 @@ impl LineMachine for Machine {
     }
 
     fn finish(&mut self, _last: u64) -> Result<(), ParseError> {
+        if let Some(cut) = self.short_row.take() {
+            self.out.warning(
+                cut.line,
+                format!(
+                    "input ends inside this row: {}; the row is left out",
+                    cut.message
+                ),
+            );
+        }
         self.end_table();
         Ok(())
     }
@@ -597,6 +621,51 @@ mod tests {
         assert!(e.message.contains("names 5 columns"), "{e}");
         // Nothing of the broken table is yielded before the error.
         assert_eq!(out.len(), 1);
+    }
+
+    /// A Markdown table cut inside its last row: the rows before it are stored.
+    #[test]
+    fn a_row_cut_at_the_end_keeps_the_rows_before_it() {
+        let cut = b"| threads | qps | rt |\n|---|---|---|\n| 8 | 640 | 12ms |\n| 16 | 1,221 |";
+        let blocks = parse_ok(&FORMAT, cut);
+        assert_eq!(blocks[0].runs.len(), 1);
+        assert_eq!(
+            cells(&blocks[0].runs[0]),
+            [("qps", 640.0, ""), ("rt", 12.0, "ms")]
+        );
+        let w = crate::testutil::warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].0, 4);
+        assert!(
+            w[0].1
+                .starts_with("input ends inside this row: table row has 2 cells"),
+            "{w:?}"
+        );
+    }
+
+    /// `brpc-docs-en-thrift.md.txt` lines 139–140: `native thrift | 60 | 5.2w | …` and
+    /// `brpc thrift | 60 | 19.5w | …` are two systems, so two configurations.
+    #[test]
+    fn the_system_column_is_config() {
+        let bytes = fixture("real/qps-table/brpc-docs-en-thrift.md.txt");
+        let blocks = parse_ok(&FORMAT, &bytes);
+        let configs: Vec<Vec<(String, String)>> = blocks[1]
+            .runs
+            .iter()
+            .map(|r| {
+                r.config_params()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect()
+            })
+            .collect();
+        let config = |framework: &str| {
+            vec![
+                ("framework".to_string(), framework.to_string()),
+                ("threads_num".to_string(), "60".to_string()),
+            ]
+        };
+        assert_eq!(configs, [config("native thrift"), config("brpc thrift")]);
     }
 
     #[test]

@@ -14,6 +14,9 @@
 //! printed local time as UTC. The MAX/MEAN/MIN tail goes into `Series::stats` as printed.
 //! This module only reads text: no files, no clocks.
 //!
+//! A row with fewer values than its header is an error, unless the input ends inside it: a
+//! row cut by the end of input is left out with a warning and the rows before it are kept.
+//!
 //! Identity: no bench, no config. The run's tag `time` is its first row's time in RFC 3339
 //! (`2013-04-14T00:21:00Z`): tsar prints local time without a zone, written as-is with `Z`.
 
@@ -570,7 +573,16 @@ impl LineMachine for Machine {
             ));
         }
         if self.row.is_some() {
-            return Err(self.short_row_error());
+            // Input that stops inside a row was cut there: the rows before it are whole.
+            let cut = self.short_row_error();
+            self.row = None;
+            self.out.warning(
+                cut.line,
+                format!(
+                    "input ends inside this row: {}; the row is left out",
+                    cut.message
+                ),
+            );
         }
         self.end_table();
         Ok(())
@@ -1131,6 +1143,33 @@ mod tests {
             Some(Err(e)) => e.clone(),
             other => panic!("expected an error, got {other:?}"),
         }
+    }
+
+    /// A row cut by the end of input (no newline after it) is left out with a warning and
+    /// the rows before it are kept; a short row with anything after it stays an error.
+    #[test]
+    fn a_row_cut_at_the_end_keeps_the_rows_before_it() {
+        let cut = b"Time           --------------------ts------------------ \n\
+            Time              qps    cons     Bps      rt     rpc   \n\
+            28/01/14-16:10   3.4K    1.2K   87.8M   64.66    2.87   \n\
+            28/01/14-16:15   3.4K    1.2K   89.8M   61.59    2.83   \n\
+            28/01/14-16:20   3.5K    1.2K   87.3M   ";
+        let blocks = parse_ok(&FORMAT, cut);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(values(&blocks[0], "ts.rt"), [Some(64.66), Some(61.59)]);
+        assert_eq!(
+            crate::testutil::warnings(&FORMAT, cut),
+            [(
+                5,
+                "input ends inside this row: tsar row has 3 values but its header names 5 \
+                 columns; the row is left out"
+                    .to_string()
+            )]
+        );
+        let mut followed = cut.to_vec();
+        followed.extend_from_slice(b"\n28/01/14-16:25   3.5K    1.2K   87.3M   60.01    2.80\n");
+        let e = error_of(&followed);
+        assert_eq!(e.line, 5);
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //! writes a line when each request completes), and its mean latency is below its mean
 //! submit time; a rate file, whose second column is a rate in the thousands, fails at
 //! least one of these. Each file is one block with one run. Lines that do not start
-//! with a number are ignored; a line that does must be exactly two numbers.
+//! with a number are ignored; a line that does must be exactly two numbers. A timings file
+//! cut inside its last number breaks the shape on that line alone: the line is left out with
+//! a warning.
 //! Fixtures: `fixtures/zk-benchmark/READ.dat`, `fixtures/zk-benchmark/0-READ_timings.dat`.
 //!
 //! Identity: no bench, no config; no timestamp.
@@ -100,19 +102,24 @@ fn pair(t: &str) -> Option<Result<Row, String>> {
 pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
     let mut reader = LineReader::new(r);
     let mut done = false;
+    let mut out = std::collections::VecDeque::new();
     Box::new(std::iter::from_fn(move || {
-        if done {
-            return None;
+        if !done {
+            done = true;
+            match read_all(&mut reader) {
+                Ok(items) => out.extend(items),
+                Err(e) => return Some(Err(e)),
+            }
         }
-        done = true;
-        read_all(&mut reader).transpose()
+        out.pop_front().map(Ok)
     }))
 }
 
-/// Reads every data line, then builds the block (`None` when there were no data lines).
-fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Option<Parsed>, ParseError> {
+/// Reads every data line, then builds the block (nothing when there were no data lines),
+/// after the warning about a cut last line if there is one.
+fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Vec<Parsed>, ParseError> {
     let mut rows: Vec<Row> = Vec::new();
-    let (mut first_line, mut last_line) = (0, 0);
+    let (mut first_line, mut last_line, mut before_last) = (0, 0, 0);
     while let Some((n, l)) = reader.next_numbered()? {
         match pair(l.trim()) {
             None => continue,
@@ -122,12 +129,27 @@ fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Option<Parsed>, Pa
         if first_line == 0 {
             first_line = n;
         }
+        before_last = last_line;
         last_line = n;
     }
     if rows.is_empty() {
-        return Ok(None);
+        return Ok(Vec::new());
     }
-    let series = if is_timings(&rows) {
+    let mut out = Vec::new();
+    // A file cut inside its last number (`3.506` of `3.506717391`) breaks the timings
+    // shape on that line alone: the requests before it are whole.
+    let cut = rows.len() > 2 && !is_timings(&rows) && is_timings(&rows[..rows.len() - 1]);
+    if cut {
+        out.push(Parsed::Warning {
+            line: last_line,
+            message: "the last request's times break the timings file's order (the input \
+                      was cut inside a number?): it is left out"
+                .to_string(),
+        });
+        rows.pop();
+        last_line = before_last;
+    }
+    let series = if cut || is_timings(&rows) {
         latency_ladder(&rows)
     } else {
         let points = rows
@@ -136,7 +158,7 @@ fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Option<Parsed>, Pa
             .collect();
         Series::new("ops_per_sec", "rate", "ops/s", Data::TimeSeries { points })
     };
-    Ok(Some(Parsed::Block(Block {
+    out.push(Parsed::Block(Block {
         label: None,
         first_line,
         last_line,
@@ -148,7 +170,8 @@ fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Option<Parsed>, Pa
             ..Default::default()
         }],
         printed: Vec::new(),
-    })))
+    }));
+    Ok(out)
 }
 
 /// Whether the rows are `<submit> <complete>` pairs (see the module doc).
@@ -295,6 +318,28 @@ mod tests {
                 (100.0, Some(0.00958276)),
             ]
         );
+    }
+
+    /// The shared 40-line sample without its last 7 bytes: the last line reads
+    /// `3.497134631 3.506`, whose complete time is before the line above's. The 39 whole
+    /// requests are stored as timings, with a warning at line 40.
+    #[test]
+    fn timings_cut_inside_the_last_number() {
+        let Some(dir) = shared("samples/zookeeper") else {
+            return;
+        };
+        let bytes = std::fs::read(dir.join("zk-benchmark-0-READ_timings.dat.head40.txt")).unwrap();
+        let cut = &bytes[..bytes.len() - 7];
+        assert!(cut.ends_with(b"3.497134631 3.506"));
+        let blocks = parse_ok(&FORMAT, cut);
+        let (count, points) = ladder(only_series(&blocks));
+        assert_eq!(count, Some(39));
+        // Rank 20 of 39 is the same latency as rank 20 of 40.
+        assert_eq!(points[0], (50.0, Some(0.007483066)));
+        assert_eq!(blocks[0].last_line, 39);
+        let w = crate::testutil::warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].0, 40);
     }
 
     #[test]

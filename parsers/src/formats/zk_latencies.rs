@@ -6,7 +6,8 @@
 //! unpadded form `created 100 permanent znodes in 177 ms (1.772718 ms/op 564.105378/sec)`
 //! or the newer padded one (`created   10000 permanent znodes  in   3280 ms (…)`), and
 //! `notif 10000 watches in 0 ms (included in prior)`; `Latency test complete` ends it.
-//! Anything else (`Connecting to …`, `.... more ....` elisions, prose) ends a section too.
+//! Anything else (`Connecting to …`, `.... more ....` elisions, prose) ends a section too;
+//! a phase line cut by the end of input ends it with a warning.
 //!
 //! Output: one block per section, labelled by the server, with one run whose params are
 //! `server`, `calls` (`synchronous`/`asynchronous`) and `znode_count`; per phase
@@ -37,6 +38,11 @@ static TESTING: LazyLock<Regex> = LazyLock::new(|| {
 static PHASE_SHAPE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(created|set|get|deleted|watched|notif)\s+\S+\s+.*\bin\s+\S+\s+ms\b")
         .expect("valid regex")
+});
+
+/// The start of a phase line: its operation word.
+static PHASE_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(created|set|get|deleted|watched|notif)\b").expect("valid regex")
 });
 
 /// A phase line, strictly.
@@ -74,6 +80,9 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
 #[derive(Default)]
 struct Machine {
     open: Option<Section>,
+    /// The line that just ended a section, when it starts like a phase line: cut short if
+    /// the input ends there. Its line number and the section's server.
+    partial_phase: Option<(u64, String)>,
     out: Queue,
 }
 
@@ -131,6 +140,7 @@ fn number(text: &str, what: &str, n: u64) -> Result<f64, ParseError> {
 impl LineMachine for Machine {
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
         let t = line.trim();
+        self.partial_phase = None;
         if let Some(c) = TESTING.captures(t) {
             self.close();
             self.open = Some(Section {
@@ -179,13 +189,24 @@ impl LineMachine for Machine {
         }
         if t == "Latency test complete" {
             section.last_line = n;
+        } else if PHASE_START.is_match(t) {
+            self.partial_phase = Some((n, section.server.clone()));
         }
         self.close();
         Ok(())
     }
 
-    fn finish(&mut self, _last: u64) -> Result<(), ParseError> {
+    fn finish(&mut self, last: u64) -> Result<(), ParseError> {
         self.close();
+        if let Some((n, server)) = self.partial_phase.take().filter(|(n, _)| *n == last) {
+            self.out.warning(
+                n,
+                format!(
+                    "input ends inside this phase line of server {server}: \
+                     only the phases before it are stored"
+                ),
+            );
+        }
         Ok(())
     }
 
@@ -247,6 +268,32 @@ mod tests {
         let e = parse_err(&FORMAT, &fixture("malformed/zk-latencies-bad-number.txt"));
         assert_eq!(e.line, 3);
         assert!(e.message.contains("set ms"), "{e}");
+    }
+
+    /// Output cut inside server zk2's second phase line: its first phase is stored and the
+    /// cut is reported; the same line with more input after it ends the section quietly.
+    #[test]
+    fn a_phase_line_cut_at_the_end_is_reported() {
+        let text = "Testing latencies on server zk2.staging:2181 using syncronous calls\n\
+            created 100 permanent znodes in 141 ms (1.417971 ms/op 705.233211/sec)\n\
+            set     100         ";
+        let blocks = parse_ok(&FORMAT, text.as_bytes());
+        assert_eq!(blocks[0].runs[0].series.len(), 3);
+        assert_eq!(
+            value(&blocks[0].runs[0], "created_permanent_rate"),
+            705.233211
+        );
+        assert_eq!(
+            crate::testutil::warnings(&FORMAT, text.as_bytes()),
+            [(
+                3,
+                "input ends inside this phase line of server zk2.staging:2181: \
+                 only the phases before it are stored"
+                    .to_string()
+            )]
+        );
+        let followed = format!("{text}\nLatency test complete\n");
+        assert!(crate::testutil::warnings(&FORMAT, followed.as_bytes()).is_empty());
     }
 
     #[test]

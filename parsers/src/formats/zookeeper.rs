@@ -8,16 +8,18 @@
 //! `Value` series `latency_min`, `latency_avg`, `latency_max` (unit `ms`), `received`,
 //! `sent`, `connections`, `outstanding`, `node_count` and, from `stat`, `clients` (the
 //! number of client lines listed; unit empty for every count); `proposal_size_last`,
-//! `proposal_size_min`, `proposal_size_max` when printed (`-1`, "unset", is absent).
+//! `proposal_size_min`, `proposal_size_max` when printed (`-1`, "unset", stores no series).
 //! `version`, `mode` and `zxid` (as printed, e.g. `0x1e00000024`) are text parameters;
 //! read-only mode sets the flag `read_only`.
 //!
 //! `mntr` prints `zk_<key>\t<value>` lines; each key becomes a `Value` series under its own
-//! name (`zk_avg_latency`, …), `-1` ("not available" in 3.6+) is absent, and values that
+//! name (`zk_avg_latency`, …), `-1` ("not available" in 3.6+) stores no series, and values that
 //! are not numbers (`zk_version`, `zk_server_state`, `zk_peer_state`) become text
 //! parameters. Unit `ms` goes to latency keys (names containing `latency`, except the
 //! `zk_cnt_` counters) and to keys whose printed name ends in `_ms`; every other key has
 //! no unit.
+//!
+//! Fewer than three `zk_` lines are a fragment (a test's broken sample), skipped with a warning.
 //!
 //! Several outputs in one file are separate blocks, labelled by their lead lines. Other
 //! lines are ignored. Fixtures: `fixtures/zookeeper/srvr-3.9.txt`, `fixtures/zookeeper/mntr-3.4.txt`.
@@ -116,6 +118,10 @@ struct Srvr {
     latency_seen: bool,
     node_count_seen: bool,
 }
+
+/// The fewest keys a `mntr` output has: every version prints its version and the
+/// minimum, average and maximum latency first.
+const MNTR_MIN_KEYS: usize = 3;
 
 /// A `mntr` output in progress.
 struct Mntr {
@@ -220,10 +226,14 @@ impl Srvr {
                 "Proposal sizes last/min/max" => {
                     let vals = triple(v, line, key, "<last>/<min>/<max>")?;
                     for (name, v) in ["last", "min", "max"].iter().zip(vals) {
-                        // ZooKeeper prints -1 for a size it has not measured yet.
-                        let v = v.filter(|&x| x != -1.0);
-                        self.series
-                            .push(Series::value(&format!("proposal_size_{name}"), "", v));
+                        // ZooKeeper prints -1 for a size it has not measured yet: no value.
+                        if v != Some(-1.0) {
+                            self.series.push(Series::value(
+                                &format!("proposal_size_{name}"),
+                                "",
+                                v,
+                            ));
+                        }
                     }
                 }
                 _ => return Ok(false),
@@ -352,11 +362,9 @@ impl Mntr {
         }
         let v = mntr_value(v);
         match java_number(v) {
-            // 3.6+ prints -1 for "not available".
-            Ok(n) => {
-                let n = n.filter(|&x| x != -1.0);
-                self.series.push(Series::value(key, mntr_unit(key), n));
-            }
+            // 3.6+ prints -1 for "not available": no value.
+            Ok(Some(-1.0)) => {}
+            Ok(n) => self.series.push(Series::value(key, mntr_unit(key), n)),
             Err(_) => {
                 self.params.insert(key.to_string(), v.into());
             }
@@ -365,7 +373,20 @@ impl Mntr {
         true
     }
 
+    /// The finished block; a fragment of fewer than [`MNTR_MIN_KEYS`] keys (a test's
+    /// broken sample, a key quoted in prose) is no output and only warns.
     fn finish(self) -> Parsed {
+        if self.keys.len() < MNTR_MIN_KEYS {
+            return Parsed::Warning {
+                line: self.first_line,
+                message: format!(
+                    "{} `zk_` line(s) (lines {}–{}) are too few for a mntr output: skipped",
+                    self.keys.len(),
+                    self.first_line,
+                    self.last_line
+                ),
+            };
+        }
         Parsed::Block(one_run_block(
             self.label,
             self.first_line,
@@ -675,16 +696,17 @@ mod tests {
         assert_eq!(blocks.len(), 1);
         let run = &blocks[0].runs[0];
         assert_eq!((run.first_line, run.last_line), (1, 441));
-        assert_eq!(run.series.len(), 439);
+        // 441 lines: 2 text parameters and 439 numbers, 5 of them -1 (lines 7, 11, 15, 20, 23).
+        assert_eq!(run.series.len(), 434);
         assert_eq!(run.params.len(), 2);
         assert_eq!(text(run, "zk_server_state"), "standalone");
-        let absent = run
-            .series
-            .iter()
-            .filter(|s| s.data == crate::model::Data::Value { value: None })
-            .count();
-        assert_eq!(absent, 5, "the five -1 values are absent");
-        assert_eq!(value(run, "zk_max_file_descriptor_count"), Some(None));
+        assert!(
+            run.series
+                .iter()
+                .all(|s| s.data != crate::model::Data::Value { value: None })
+        );
+        assert_eq!(value(run, "zk_max_file_descriptor_count"), None);
+        assert_eq!(value(run, "zk_min_client_response_size"), None);
         assert_eq!(value(run, "zk_uptime"), Some(Some(65612622.0)));
         assert_eq!(value(run, "zk_bytes_received_count"), Some(Some(24.0)));
         assert_eq!(value(run, "zk_avg_latency"), Some(Some(0.0)));
@@ -723,14 +745,70 @@ mod tests {
         let blocks = parse_ok(&FORMAT, &fixture("zookeeper/mntr-3.4.txt"));
         assert_eq!(blocks.len(), 1);
         let run = &blocks[0].runs[0];
-        assert_eq!(run.series.len(), 20);
+        assert_eq!(run.series.len(), 19);
         assert_eq!(text(run, "zk_server_state"), "leader");
         assert_eq!(value(run, "zk_avg_latency"), Some(Some(3.0)));
         assert_eq!(value(run, "zk_max_latency"), Some(Some(187.0)));
         assert_eq!(value(run, "zk_followers"), Some(Some(2.0)));
-        assert_eq!(value(run, "zk_last_proposal_size"), Some(None));
+        // `zk_last_proposal_size\t-1` (line 20): none measured yet, so no series.
+        assert_eq!(value(run, "zk_last_proposal_size"), None);
         assert_eq!(value(run, "zk_max_proposal_size"), Some(Some(512.0)));
         assert_eq!(unit(run, "zk_max_proposal_size"), "");
+    }
+
+    /// A 3.6 leader's `srvr` before any proposal prints `Proposal sizes last/min/max:
+    /// -1/-1/-1`: no proposal size series at all, not series without a value.
+    #[test]
+    fn unset_proposal_sizes_store_nothing() {
+        let text = "Zookeeper version: 3.6.1--104dcb3e3fb464b30c5186d229e00af9f332524b, built on 04/21/2020 15:01 GMT\n\
+            Latency min/avg/max: 0/0.0/0\nReceived: 1\nSent: 0\nConnections: 1\nOutstanding: 0\n\
+            Zxid: 0x100000000\nMode: leader\nNode count: 5\nProposal sizes last/min/max: -1/-1/-1\n";
+        let blocks = parse_ok(&FORMAT, text.as_bytes());
+        let run = &blocks[0].runs[0];
+        assert_eq!(value(run, "node_count"), Some(Some(5.0)));
+        assert!(
+            !run.series
+                .iter()
+                .any(|s| s.metric.starts_with("proposal_size"))
+        );
+    }
+
+    /// `fixtures/real/zookeeper/zookeeper-contrib-monitoring-test.py.txt`: the mntr answer
+    /// opens on line 26 (`ZK_MNTR_OUTPUT = """zk_version\t3.4.0--1, …`), the stat answer on
+    /// line 48 (`ZK_STAT_OUTPUT = """Zookeeper version: 3.3.0-943314, …`, one client on
+    /// line 50); lines 42–46 are a broken two-key fragment, no output.
+    #[test]
+    fn python_strings_opened_on_the_assignment_line() {
+        let path = "real/zookeeper/zookeeper-contrib-monitoring-test.py.txt";
+        let blocks = parse_ok(&FORMAT, &fixture(path));
+        assert_eq!(blocks.len(), 2);
+        let mntr = &blocks[0].runs[0];
+        assert_eq!(blocks[0].first_line, 26);
+        assert_eq!(
+            text(mntr, "zk_version"),
+            "3.4.0--1, built on 06/19/2010 15:07 GMT"
+        );
+        assert_eq!(value(mntr, "zk_avg_latency"), Some(Some(1.0)));
+        assert_eq!(
+            value(mntr, "zk_max_file_descriptor_count"),
+            Some(Some(1024.0))
+        );
+        let stat = &blocks[1].runs[0];
+        assert_eq!(blocks[1].first_line, 48);
+        assert_eq!(
+            text(stat, "version"),
+            "3.3.0-943314, built on 05/11/2010 22:20 GMT"
+        );
+        assert_eq!(value(stat, "clients"), Some(Some(1.0)));
+        assert_eq!(value(stat, "latency_avg"), Some(Some(40.0)));
+        assert_eq!(value(stat, "node_count"), Some(Some(4.0)));
+        assert_eq!(
+            crate::testutil::warnings(&FORMAT, &fixture(path)),
+            [(
+                42,
+                "2 `zk_` line(s) (lines 42–43) are too few for a mntr output: skipped".to_string()
+            )]
+        );
     }
 
     #[test]

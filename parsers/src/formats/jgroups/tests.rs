@@ -349,6 +349,34 @@ fn fixture_mperf_time_based_with_ansi_and_parameters() {
     );
 }
 
+/// Two MPerf outputs that differ in their banner's `Date:` are runs of one configuration:
+/// the date and `Run by:` stay parameters, out of `config`.
+#[test]
+fn run_date_and_author_are_not_configuration() {
+    let day1 = fixture("jgroups/mperf-time-based.txt");
+    let text = String::from_utf8(day1.clone()).unwrap();
+    let day2 = text.replace(
+        "Date: Tue Sep 01 10:12:44 CEST 2020",
+        "Date: Wed Sep 02 09:00:00 CEST 2020",
+    );
+    let (a, b) = (
+        &blocks(&day1)[0].runs[0],
+        &blocks(day2.as_bytes())[0].runs[0],
+    );
+    assert_eq!(a.config_params(), b.config_params());
+    assert!(!a.config.contains("date") && !a.config.contains("run_by"));
+    assert!(a.config.contains("jgroups_version") && a.config.contains("num_threads"));
+    assert_eq!(
+        param(a, "date"),
+        Param::Text("Tue Sep 01 10:12:44 CEST 2020".into())
+    );
+    assert_eq!(
+        param(b, "date"),
+        Param::Text("Wed Sep 02 09:00:00 CEST 2020".into())
+    );
+    assert_eq!(param(b, "run_by"), Param::Text("bela".into()));
+}
+
 #[test]
 fn fixture_uperf_with_ansi_grouping_and_a_silent_member() {
     let bytes = fixture("jgroups/uperf-ansi.txt");
@@ -504,16 +532,51 @@ fn malformed_fixtures_name_the_line() {
         "{e}"
     );
 
-    let e = first_error(&fixture("malformed/jgroups-truncated.txt"));
-    assert_eq!(e.line, 9);
-    assert_eq!(
-        e.message,
-        "input ends inside the MPerf results that starts at line 3"
-    );
-
     let e = first_error(&fixture("malformed/jgroups-truncated-table.txt"));
     assert_eq!(e.line, 11);
     assert_eq!(e.message, "table cut off: test run 2 (line 9) has no value");
+}
+
+/// MPerf results cut after the first `Average/node:` line
+/// (`fixtures/jgroups/mperf-cut-before-averages.txt`): members A and B are complete.
+#[test]
+fn results_cut_at_the_end_keep_their_complete_members_with_a_warning() {
+    let bytes = fixture("jgroups/mperf-cut-before-averages.txt");
+    let b = blocks(&bytes);
+    assert_eq!(b.len(), 1);
+    assert_eq!(values(&b[0], "msgs_per_sec"), [755857.9, 757002.27]);
+    assert_eq!(
+        warnings(&bytes),
+        [(
+            9,
+            "input ends inside the MPerf results that starts at line 3: \
+             stored the 2 member line(s) printed in full"
+                .to_string()
+        )]
+    );
+
+    // UPerf cut inside member C's line: A, B and D are complete.
+    let uperf = b"======================= Results: ===========================\n\
+        D: 23121.39 reqs/sec (15813 gets, 4187 puts, get RTT 971.37 us, put RTT 1495.74 us)\n\
+        A: 22805.02 reqs/sec (15826 gets, 4174 puts, get RTT 992.44 us, put RTT 1541.44 us)\n\
+        B: 24449.88 reqs/sec (15807 gets, 4193 puts, get RTT 873.63 us, put RTT 1551.84 us)\n\
+        C: 22371.36 ---\n\n";
+    let b = blocks(uperf);
+    assert_eq!(
+        values(&b[0], "reqs_per_sec"),
+        [23121.39, 22805.02, 24449.88]
+    );
+    let w = warnings(uperf);
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert_eq!(w[1].0, 6);
+    assert!(w[1].1.contains("stored the 3 member line(s)"), "{w:?}");
+
+    // Cut before any member line printed in full: nothing to keep.
+    let e = first_error(b"=== Results: ===\nC: 22371.36 ---\n");
+    assert_eq!(
+        e.message,
+        "input ends inside the UPerf results that starts at line 1"
+    );
 }
 
 #[test]
@@ -550,8 +613,12 @@ fn garbage_inside_result_lines_is_an_error() {
     let row_without_value = b"Test Run #\tNumber of messages read per second\n1\t13402\n2\n";
     assert_eq!(first_error(row_without_value).line, 3);
 
+    // perf.Test results cut before `combined:`: member A is kept, with a warning.
     let perf = b"-- results:\n\nA (myself):\nnum_msgs_expected=1, num_msgs_received=1 (loss rate=0.0%), received=1KB, time=1ms, msgs/sec=1, throughput=1KB\n";
-    assert_eq!(first_error(perf).line, 4);
+    assert_eq!(blocks(perf)[0].runs.len(), 1);
+    assert_eq!(warnings(perf)[0].0, 4);
+    let perf_member_only = b"-- results:\n\nA (myself):\n";
+    assert_eq!(first_error(perf_member_only).line, 3);
 }
 
 #[test]
