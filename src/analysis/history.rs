@@ -3,17 +3,19 @@
 //! order, each the median of that commit's runs, and the series' change points as
 //! Apache Otava finds them ([`crate::stats::change_point`]). Pure: runs in, structs out.
 //!
-//! Warm-up rule as in `variation`: run 1 of a block is left out when the block has later
-//! runs (JLBH's first run is often still warming up); a block of one run keeps it.
+//! Warm-up rule: the one `variation` and `compare` share ([`super::warmup`]): run 1 of a
+//! JLBH-layout block (`jlbh`, `loopback`) is left out when the block has later runs; a
+//! block of one run keeps it, and other formats' runs all count.
 
 use super::samples::{Axis, Identity};
+use super::warmup::is_warmup;
 use crate::dataset::StoredRun;
 use crate::selector::run_time;
 use crate::stats::change_point::{self, ChangePointError, Options};
 use bench_db_parsers::Data;
 use serde::Serialize;
 use std::borrow::Borrow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What to follow.
 #[derive(Debug, Clone, Default)]
@@ -154,9 +156,18 @@ impl History {
     }
 }
 
-/// Whether a run counts (the warm-up rule).
-fn counted(r: &StoredRun, later_runs: &HashMap<i64, bool>) -> bool {
-    r.run.index != 1 || !later_runs.get(&r.block_id).copied().unwrap_or(false)
+/// Whether a run counts in a history: not the warm-up run ([`is_warmup`]) of a block that
+/// has later runs.
+pub fn counted(r: &StoredRun, block_has_later_runs: bool) -> bool {
+    !(block_has_later_runs && is_warmup(r))
+}
+
+/// The blocks of `runs` that hold a run after run 1.
+fn blocks_with_later_runs<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> HashSet<i64> {
+    runs.into_iter()
+        .filter(|r| r.run.index > 1)
+        .map(|r| r.block_id)
+        .collect()
 }
 
 /// Median of a non-empty slice (mean of the two middle values when even).
@@ -176,15 +187,12 @@ pub fn history<R: Borrow<StoredRun>>(
     opts: &HistoryOptions,
 ) -> Result<Vec<History>, ChangePointError> {
     let runs: Vec<&StoredRun> = runs.iter().map(Borrow::borrow).collect();
-    let mut later_runs: HashMap<i64, bool> = HashMap::new();
-    for r in &runs {
-        if r.run.index > 1 {
-            later_runs.insert(r.block_id, true);
-        }
-    }
+    let later_runs = blocks_with_later_runs(runs.iter().copied());
     let mut b = HistoryBuilder::new(opts);
-    for r in runs.into_iter().filter(|r| counted(r, &later_runs)) {
-        b.add(r);
+    for r in runs {
+        if counted(r, later_runs.contains(&r.block_id)) {
+            b.add(r);
+        }
     }
     b.finish()
 }
@@ -261,17 +269,13 @@ impl<'o> HistoryBuilder<'o> {
     }
 
     /// Adds runs that hold every selected run of their blocks, applying the warm-up
-    /// rule (run 1 left out when its block has later runs): one block at a time from a
-    /// stream, or a whole selection.
+    /// rule ([`counted`]): one block at a time from a stream, or a whole selection.
     pub fn add_blocks(&mut self, runs: &[StoredRun]) {
-        let mut later_runs: HashMap<i64, bool> = HashMap::new();
+        let later_runs = blocks_with_later_runs(runs);
         for r in runs {
-            if r.run.index > 1 {
-                later_runs.insert(r.block_id, true);
+            if counted(r, later_runs.contains(&r.block_id)) {
+                self.add(r);
             }
-        }
-        for r in runs.iter().filter(|r| counted(r, &later_runs)) {
-            self.add(r);
         }
     }
 
@@ -581,6 +585,26 @@ mod tests {
         assert_eq!(h.len(), 3);
         assert_eq!(h[0].label.as_deref(), Some("l2"));
         assert_eq!(h[0].name(), "jlbh / l2 / end_to_end p50");
+    }
+
+    #[test]
+    fn only_jlbh_layouts_leave_run_one_out() {
+        let go = |id, index| StoredRun {
+            format: "go-bench".into(),
+            ..run(id, index, 10, "a", 1, 10.0 * f64::from(index))
+        };
+        // A Go `-count 3` block: every repeat is measured, run 1 too.
+        let h = history(&[go(1, 1), go(2, 2), go(3, 3)], &HistoryOptions::default()).unwrap();
+        assert_eq!((h[0].points[0].runs, h[0].points[0].value), (3, 20.0));
+        // The same block from JLBH: run 1 is its warm-up.
+        let jlbh = [run(1, 1, 10, "a", 1, 10.0), run(2, 2, 10, "a", 1, 20.0)];
+        let h = history(&jlbh, &HistoryOptions::default()).unwrap();
+        assert_eq!((h[0].points[0].runs, h[0].points[0].value), (1, 20.0));
+        // The builder, fed block by block, applies the same rule.
+        let opts = HistoryOptions::default();
+        let mut b = HistoryBuilder::new(&opts);
+        b.add_blocks(&[go(1, 1), go(2, 2), go(3, 3)]);
+        assert_eq!(b.finish().unwrap()[0].points[0].runs, 3);
     }
 
     #[test]
