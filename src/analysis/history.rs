@@ -6,13 +6,19 @@
 //! Warm-up rule: the one `variation` and `compare` share ([`super::warmup`]): run 1 of a
 //! JLBH-layout block (`jlbh`, `loopback`) is left out when the block has later runs; a
 //! block of one run keeps it, and other formats' runs all count.
+//!
+//! Units: a series holds one unit, the first its runs print; time units convert to it
+//! ([`crate::units::convert`], as `compare` converts a side), so hyperfine's JSON export
+//! (s) and its Markdown (ms) are one series. A metric printed in a unit that does not
+//! convert (`%` beside `ms`) is followed as a series of its own.
 
 use super::samples::{Axis, Identity};
 use super::warmup::is_warmup;
 use crate::dataset::StoredRun;
 use crate::selector::run_time;
 use crate::stats::change_point::{self, ChangePointError, Options};
-use bench_db_parsers::Data;
+use crate::units::{convert, is_time};
+use bench_db_parsers::{Data, Series};
 use serde::Serialize;
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -207,15 +213,35 @@ pub struct HistoryBuilder<'o> {
 }
 
 /// One group's commits, each looked up once a run for all its series, and per metric
-/// its unit, percentiles and their accumulators.
+/// and kind of unit its unit, percentiles and their accumulators.
 #[derive(Default)]
 struct Group {
     commits: Commits,
-    metrics: BTreeMap<String, Followed>,
+    metrics: BTreeMap<(String, UnitKind), Followed>,
 }
 
-/// One metric of one group: the unit first seen, the percentiles in first-seen order,
-/// and one accumulator per percentile.
+/// What a series' unit converts to: any time unit to another ([`crate::units::convert`],
+/// as `compare` converts a side), any other unit only to itself. A metric whose runs
+/// print different kinds (`ms` and `%`) is followed as one series per kind.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum UnitKind {
+    Time,
+    Other(String),
+}
+
+impl UnitKind {
+    fn of(unit: &str) -> UnitKind {
+        if is_time(unit) {
+            UnitKind::Time
+        } else {
+            UnitKind::Other(unit.trim().to_string())
+        }
+    }
+}
+
+/// One metric of one group in one kind of unit: the unit first seen, which every value
+/// is converted to, the percentiles in first-seen order, and one accumulator per
+/// percentile.
 struct Followed {
     unit: String,
     percentiles: Vec<Option<f64>>,
@@ -296,9 +322,13 @@ impl<'o> HistoryBuilder<'o> {
         .identity(r);
         let group = self.groups.entry((identity, label)).or_default();
         let metrics = &mut group.metrics;
-        let mut seen: Vec<&str> = Vec::new();
+        // The run's first series of each followed metric, which its values come from.
+        let mut seen: Vec<&Series> = Vec::new();
         for s in &r.run.series {
             if !opts.metrics.is_empty() && !opts.metrics.contains(&s.metric) {
+                continue;
+            }
+            if seen.iter().any(|f| f.metric == s.metric) {
                 continue;
             }
             let ps: Vec<Option<f64>> = match &s.data {
@@ -318,43 +348,38 @@ impl<'o> HistoryBuilder<'o> {
                     .map(Some)
                     .collect(),
             };
-            if !metrics.contains_key(&s.metric) {
-                metrics.insert(
-                    s.metric.clone(),
-                    Followed {
-                        unit: s.unit.clone(),
-                        percentiles: Vec::new(),
-                        cells: Vec::new(),
-                    },
-                );
-            }
-            let Some(e) = metrics.get_mut(&s.metric) else {
-                continue;
-            };
+            let e = metrics
+                .entry((s.metric.clone(), UnitKind::of(&s.unit)))
+                .or_insert_with(|| Followed {
+                    unit: s.unit.clone(),
+                    percentiles: Vec::new(),
+                    cells: Vec::new(),
+                });
             for p in ps {
                 if !e.percentiles.contains(&p) {
                     e.percentiles.push(p);
                     e.cells.push(Points::default());
                 }
             }
-            if !seen.contains(&s.metric.as_str()) {
-                seen.push(&s.metric);
-            }
+            seen.push(s);
         }
         if seen.is_empty() {
             return;
         }
-        // The run's values: a value at a percentile comes from the run's first series
-        // of the metric, whose percentiles were all recorded above. The run's commit slot
-        // and time are worked out once, not once per cell.
+        // The run's values, in the series' unit: a value at a percentile comes from the
+        // run's first series of the metric, whose percentiles were all recorded above.
+        // The run's commit slot and time are worked out once, not once per cell.
         let at = RunAt::of(r);
         let slot = group.commits.slot(r, &at.key);
-        for metric in seen {
-            let Some(e) = metrics.get_mut(metric) else {
+        for s in seen {
+            let Some(e) = metrics.get_mut(&(s.metric.clone(), UnitKind::of(&s.unit))) else {
                 continue;
             };
             for (p, cell) in e.percentiles.iter().zip(&mut e.cells) {
-                if let Some(v) = r.value_at(metric, *p) {
+                if let Some(v) = r
+                    .value_at(&s.metric, *p)
+                    .and_then(|v| convert(v, &s.unit, &e.unit))
+                {
                     cell.push(slot, r, at.time, v);
                 }
             }
@@ -366,7 +391,7 @@ impl<'o> HistoryBuilder<'o> {
     pub fn finish(self) -> Result<Vec<History>, ChangePointError> {
         let mut out = Vec::new();
         for ((identity, label), group) in self.groups {
-            for (metric, f) in group.metrics {
+            for ((metric, _), f) in group.metrics {
                 let mut cells: Vec<(Option<f64>, Points)> =
                     f.percentiles.into_iter().zip(f.cells).collect();
                 cells.sort_by(|a, b| a.0.unwrap_or(-1.0).total_cmp(&b.0.unwrap_or(-1.0)));
@@ -605,6 +630,30 @@ mod tests {
         let mut b = HistoryBuilder::new(&opts);
         b.add_blocks(&[go(1, 1), go(2, 2), go(3, 3)]);
         assert_eq!(b.finish().unwrap()[0].points[0].runs, 3);
+    }
+
+    #[test]
+    fn one_series_holds_one_unit() {
+        let in_unit = |id, day, v: f64, unit: &str| {
+            let mut r = run(id, 1, id, &format!("c{id}"), day, v);
+            r.run.series[0].unit = unit.into();
+            r
+        };
+        // hyperfine's JSON export in s, its Markdown export in ms
+        // (fixtures/real/hyperfine/two-commands.md line 3: 12.7 ms).
+        let runs = [
+            in_unit(1, 1, 0.012654691440000001, "s"),
+            in_unit(2, 2, 12.7, "ms"),
+            in_unit(3, 3, 50.0, "%"),
+        ];
+        let h = history(&runs, &HistoryOptions::default()).unwrap();
+        let units: Vec<&str> = h.iter().map(|h| h.unit.as_str()).collect();
+        assert_eq!(units, ["s", "%"]);
+        let s: Vec<f64> = h[0].points.iter().map(|p| p.value).collect();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0], 0.012654691440000001);
+        assert!((s[1] - 0.0127).abs() < 1e-15, "{s:?}");
+        assert_eq!(h[1].points[0].value, 50.0);
     }
 
     #[test]
