@@ -35,6 +35,10 @@ pub enum CurveError {
         "SLO term {0:?} has no unit: write one, e.g. \"p99<=200us\" (ns, us, ms, s, or the metric's own unit)"
     )]
     SloNoUnit(String),
+    #[error(
+        "SLO term {term:?} names a percentile, but {metric} has single values, no percentiles: choose a metric with percentiles (--metric)"
+    )]
+    SloWithoutPercentiles { term: String, metric: String },
     #[error("no selected run has a latency metric{0}")]
     NoMetric(String),
     #[error(
@@ -468,6 +472,15 @@ impl CurveBuilder {
         }
         let knee_percentile = knee_percentile(&points, &percentiles);
         let knee = knee(&series_at(&points, knee_percentile));
+        if let Some(t) = slo.first()
+            && points.iter().all(|p| p.percentile.is_none())
+        {
+            // An SLO names percentiles; a single value (a mean `rt`) is none of them.
+            return Err(CurveError::SloWithoutPercentiles {
+                term: t.text.clone(),
+                metric,
+            });
+        }
         let max_throughput_within_slo = if slo.is_empty() {
             None
         } else {
@@ -872,6 +885,22 @@ mod tests {
             Some("created_permanent_latency")
         );
         assert!(names_a_latency("lat.avg") && !names_a_latency("translation_total"));
+    }
+
+    /// An SLO names a percentile; a metric of single values has none, and says so rather
+    /// than finding no throughput that meets it.
+    #[test]
+    fn an_slo_on_single_values_says_they_have_no_percentile() {
+        let mut runs = seed003_master();
+        runs.extend(seed003_patch());
+        assert_eq!(
+            curve(&runs, Some("ts.rt"), &[99.0], Some("p50<=15ms")),
+            Err(CurveError::SloWithoutPercentiles {
+                term: "p50<=15ms".into(),
+                metric: "ts.rt".into()
+            })
+        );
+        assert!(curve(&runs, Some("ts.rt"), &[99.0], None).is_ok());
     }
 
     /// A curve is its cell less the rate: the target rate and the interval that restates
