@@ -543,6 +543,8 @@ pub struct CurveArgs {
     #[arg(long)]
     pub include_late: bool,
     #[command(flatten)]
+    pub warm_up: WarmUp,
+    #[command(flatten)]
     pub output: Output<TextFormat>,
 }
 

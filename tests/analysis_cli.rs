@@ -1,7 +1,7 @@
 //! `compare`, `curve` and `gate` through the binary, on the seed documents in
 //! `../shared/seeds` (skipped when absent).
 
-use crate::common::{Env, shared};
+use crate::common::{Env, close, fixture, shared};
 use serde_json::Value;
 
 /// A fresh database holding the seed whose file name starts with `prefix`.
@@ -215,16 +215,58 @@ fn seed_000_curve_has_one_throughput() {
     assert!(
         points
             .iter()
-            .all(|p| p["throughput"].as_f64() == Some(20000.0) && p["runs"] == 3)
+            .all(|p| p["throughput"].as_f64() == Some(20000.0) && p["runs"] == 2)
     );
-    let p90 = points
+    let p90 = |curve: &Value| {
+        curve["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["percentile"].as_f64() == Some(90.0))
+            .unwrap()
+            .clone()
+    };
+    // Run 1 (2949.12) is JLBH's warm-up: the median of runs 2 and 3, 868.35 and 151.55.
+    let p = p90(&curve);
+    close(p["value"].as_f64().unwrap(), 509.95, 1e-9);
+    assert_eq!(p["min"].as_f64(), Some(151.55));
+    assert_eq!(p["max"].as_f64(), Some(868.35));
+    // `--include-first` keeps it: the median of the three.
+    let all = env.json(&[
+        "curve",
+        "--json",
+        "--percentiles",
+        "50,90",
+        "--include-first",
+    ]);
+    let p = p90(&all);
+    assert_eq!(p["runs"], 3);
+    assert_eq!(p["value"].as_f64(), Some(868.35));
+    assert_eq!(p["max"].as_f64(), Some(2949.12));
+}
+
+/// `curve` leaves JLBH's warm-up run out as `compare` does (fixtures/jlbh/v10-current.txt
+/// line 8: run 1's end-to-end p50 8.07; runs 2 and 3: 8.03 and 7.99).
+#[test]
+fn curve_leaves_the_jlbh_warm_up_run_out() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        "--label",
+        "after",
+        &fixture("jlbh/v10-current.txt"),
+    ]);
+    let curve = env.json(&["curve", "label=after;suite=jlbh", "--json"]);
+    let p50 = curve["points"]
+        .as_array()
+        .unwrap()
         .iter()
-        .find(|p| p["percentile"].as_f64() == Some(90.0))
+        .find(|p| p["percentile"].as_f64() == Some(50.0))
         .unwrap();
-    // Median over the three runs of 2949.12, 868.35, 151.55.
-    assert_eq!(p90["value"].as_f64(), Some(868.35));
-    assert_eq!(p90["min"].as_f64(), Some(151.55));
-    assert_eq!(p90["max"].as_f64(), Some(2949.12));
+    assert_eq!(p50["runs"], 2, "{curve}");
+    close(p50["value"].as_f64().unwrap(), 8.01, 1e-9);
+    assert_eq!(p50["max"].as_f64(), Some(8.03));
+    assert_eq!(p50["min"].as_f64(), Some(7.99));
 }
 
 #[test]

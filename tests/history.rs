@@ -2,7 +2,7 @@
 //! `history` on a backfill of per-commit logs (medians in order, Otava's change
 //! points), history selectors, and the README's CI script against a throwaway repo.
 
-use crate::common::Env;
+use crate::common::{Env, fixture};
 use crate::otava::{Noise, otava, otava_python};
 use bench_db::stats::change_point::{Options, compute_change_points};
 use std::path::Path;
@@ -597,4 +597,37 @@ fn gate_against_history_uses_the_last_segment() {
         .collect();
     assert_eq!(idx, vec![20]);
     assert_eq!(h[0]["points"][20]["commit"], "m20");
+}
+
+/// The warm-up rule is JLBH's alone: a Go `-count 3` block and a qps-table sweep keep
+/// their first run.
+#[test]
+fn history_keeps_run_one_outside_jlbh_layouts() {
+    let env = Env::new();
+    for f in ["real/go-bench/bench-count3.txt", "qps-table/sweep.txt"] {
+        env.ok(&["ingest", "--tag", "commit=a", &fixture(f)]);
+    }
+    // bench-count3.txt lines 5-7: BenchmarkJoin 1064, 1289, 1102 ns/op, the median of
+    // all three.
+    let join = env.json(&[
+        "history",
+        "--json",
+        "bench=BenchmarkJoin",
+        "--metric",
+        "ns_op",
+    ]);
+    assert_eq!(join[0]["points"][0]["runs"], 3);
+    assert_eq!(join[0]["points"][0]["value"], 1102.0);
+    // sweep.txt line 4, threads=8 (run 1 of the table): qps 640.
+    let qps = env.json(&["history", "--json", "suite=qps-table", "--metric", "qps"]);
+    let by_threads: Vec<(&str, f64)> = qps
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let threads = s["config"]["threads"].as_str().unwrap();
+            (threads, s["points"][0]["value"].as_f64().unwrap())
+        })
+        .collect();
+    assert_eq!(by_threads, [("16", 1221.0), ("32", 1524.0), ("8", 640.0)]);
 }

@@ -35,6 +35,10 @@ pub enum CurveError {
         "SLO term {0:?} has no unit: write one, e.g. \"p99<=200us\" (ns, us, ms, s, or the metric's own unit)"
     )]
     SloNoUnit(String),
+    #[error(
+        "SLO term {term:?} names a percentile, but {metric} has single values, no percentiles: choose a metric with percentiles (--metric)"
+    )]
+    SloWithoutPercentiles { term: String, metric: String },
     #[error("no selected run has a latency metric{0}")]
     NoMetric(String),
     #[error(
@@ -468,6 +472,15 @@ impl CurveBuilder {
         }
         let knee_percentile = knee_percentile(&points, &percentiles);
         let knee = knee(&series_at(&points, knee_percentile));
+        if let Some(t) = slo.first()
+            && points.iter().all(|p| p.percentile.is_none())
+        {
+            // An SLO names percentiles; a single value (a mean `rt`) is none of them.
+            return Err(CurveError::SloWithoutPercentiles {
+                term: t.text.clone(),
+                metric,
+            });
+        }
         let max_throughput_within_slo = if slo.is_empty() {
             None
         } else {
@@ -487,13 +500,17 @@ impl CurveBuilder {
 }
 
 /// The default metric of a curve, found one run at a time: `end_to_end` if any run has
-/// it, else `latency`, else the first ladder metric, else the first latency metric.
+/// it, else `latency`, else the first ladder metric, else the first metric named a
+/// latency (zk-latencies' per-operation `created_permanent_latency`), else the first
+/// latency metric (one that is only a time, such as zk-latencies'
+/// `created_permanent_total`, the wall time of all its operations).
 /// Runs without their points (heads) do: only names, units and shapes are read.
 #[derive(Debug, Default)]
 pub struct MetricChooser {
     end_to_end: bool,
     latency: bool,
     first_ladder: Option<String>,
+    first_named_latency: Option<String>,
     first_latency: Option<String>,
 }
 
@@ -505,7 +522,13 @@ impl MetricChooser {
             if self.first_ladder.is_none() && s.ladder().is_some() {
                 self.first_ladder = Some(s.metric.clone());
             }
-            if self.first_latency.is_none() && kind(&s.metric, &s.unit, false) == Kind::Latency {
+            if kind(&s.metric, &s.unit, false) != Kind::Latency {
+                continue;
+            }
+            if self.first_named_latency.is_none() && names_a_latency(&s.metric) {
+                self.first_named_latency = Some(s.metric.clone());
+            }
+            if self.first_latency.is_none() {
                 self.first_latency = Some(s.metric.clone());
             }
         }
@@ -520,8 +543,16 @@ impl MetricChooser {
         }
         self.first_ladder
             .clone()
+            .or_else(|| self.first_named_latency.clone())
             .or_else(|| self.first_latency.clone())
     }
+}
+
+/// Whether a metric's name says it is a latency (`latency`, `set_latency`, `lat.avg`).
+fn names_a_latency(metric: &str) -> bool {
+    metric
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case("latency") || w.eq_ignore_ascii_case("lat"))
 }
 
 fn key(p: f64) -> i64 {
@@ -827,6 +858,49 @@ mod tests {
             curve(&runs, Some("nope"), &[99.0], None),
             Err(CurveError::NoMetric(_))
         ));
+    }
+
+    /// zk-latencies prints per operation a total (ms for all 10,000 operations), a
+    /// per-operation latency and a rate: the latency is the default.
+    #[test]
+    fn a_metric_named_latency_wins_over_a_time_total() {
+        let mut r = seed003_master().remove(0);
+        let value = |metric: &str, unit: &str, v: f64| Series {
+            metric: metric.into(),
+            display: metric.into(),
+            unit: unit.into(),
+            data: Data::Value { value: Some(v) },
+            stats: BTreeMap::new(),
+        };
+        // fixtures/real/zk-latencies: created_permanent 3280 ms total, 0.32807 ms each.
+        r.run.series = vec![
+            value("created_permanent_total", "ms", 3280.0),
+            value("created_permanent_latency", "ms", 0.32807),
+            value("created_permanent_rate", "ops/s", 3048.128008),
+        ];
+        let mut chooser = MetricChooser::default();
+        chooser.see(&r);
+        assert_eq!(
+            chooser.choice().as_deref(),
+            Some("created_permanent_latency")
+        );
+        assert!(names_a_latency("lat.avg") && !names_a_latency("translation_total"));
+    }
+
+    /// An SLO names a percentile; a metric of single values has none, and says so rather
+    /// than finding no throughput that meets it.
+    #[test]
+    fn an_slo_on_single_values_says_they_have_no_percentile() {
+        let mut runs = seed003_master();
+        runs.extend(seed003_patch());
+        assert_eq!(
+            curve(&runs, Some("ts.rt"), &[99.0], Some("p50<=15ms")),
+            Err(CurveError::SloWithoutPercentiles {
+                term: "p50<=15ms".into(),
+                metric: "ts.rt".into()
+            })
+        );
+        assert!(curve(&runs, Some("ts.rt"), &[99.0], None).is_ok());
     }
 
     /// A curve is its cell less the rate: the target rate and the interval that restates

@@ -3,17 +3,25 @@
 //! order, each the median of that commit's runs, and the series' change points as
 //! Apache Otava finds them ([`crate::stats::change_point`]). Pure: runs in, structs out.
 //!
-//! Warm-up rule as in `variation`: run 1 of a block is left out when the block has later
-//! runs (JLBH's first run is often still warming up); a block of one run keeps it.
+//! Warm-up rule: the one `variation` and `compare` share ([`super::warmup`]): run 1 of a
+//! JLBH-layout block (`jlbh`, `loopback`) is left out when the block has later runs; a
+//! block of one run keeps it, and other formats' runs all count.
+//!
+//! Units: a series holds one unit, the first its runs print; time units convert to it
+//! ([`crate::units::convert`], as `compare` converts a side), so hyperfine's JSON export
+//! (s) and its Markdown (ms) are one series. A metric printed in a unit that does not
+//! convert (`%` beside `ms`) is followed as a series of its own.
 
 use super::samples::{Axis, Identity};
+use super::warmup::is_warmup;
 use crate::dataset::StoredRun;
 use crate::selector::run_time;
 use crate::stats::change_point::{self, ChangePointError, Options};
-use bench_db_parsers::Data;
+use crate::units::{convert, is_time};
+use bench_db_parsers::{Data, Series};
 use serde::Serialize;
 use std::borrow::Borrow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What to follow.
 #[derive(Debug, Clone, Default)]
@@ -154,9 +162,18 @@ impl History {
     }
 }
 
-/// Whether a run counts (the warm-up rule).
-fn counted(r: &StoredRun, later_runs: &HashMap<i64, bool>) -> bool {
-    r.run.index != 1 || !later_runs.get(&r.block_id).copied().unwrap_or(false)
+/// Whether a run counts in a history: not the warm-up run ([`is_warmup`]) of a block that
+/// has later runs.
+pub fn counted(r: &StoredRun, block_has_later_runs: bool) -> bool {
+    !(block_has_later_runs && is_warmup(r))
+}
+
+/// The blocks of `runs` that hold a run after run 1.
+fn blocks_with_later_runs<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> HashSet<i64> {
+    runs.into_iter()
+        .filter(|r| r.run.index > 1)
+        .map(|r| r.block_id)
+        .collect()
 }
 
 /// Median of a non-empty slice (mean of the two middle values when even).
@@ -176,15 +193,12 @@ pub fn history<R: Borrow<StoredRun>>(
     opts: &HistoryOptions,
 ) -> Result<Vec<History>, ChangePointError> {
     let runs: Vec<&StoredRun> = runs.iter().map(Borrow::borrow).collect();
-    let mut later_runs: HashMap<i64, bool> = HashMap::new();
-    for r in &runs {
-        if r.run.index > 1 {
-            later_runs.insert(r.block_id, true);
-        }
-    }
+    let later_runs = blocks_with_later_runs(runs.iter().copied());
     let mut b = HistoryBuilder::new(opts);
-    for r in runs.into_iter().filter(|r| counted(r, &later_runs)) {
-        b.add(r);
+    for r in runs {
+        if counted(r, later_runs.contains(&r.block_id)) {
+            b.add(r);
+        }
     }
     b.finish()
 }
@@ -199,15 +213,35 @@ pub struct HistoryBuilder<'o> {
 }
 
 /// One group's commits, each looked up once a run for all its series, and per metric
-/// its unit, percentiles and their accumulators.
+/// and kind of unit its unit, percentiles and their accumulators.
 #[derive(Default)]
 struct Group {
     commits: Commits,
-    metrics: BTreeMap<String, Followed>,
+    metrics: BTreeMap<(String, UnitKind), Followed>,
 }
 
-/// One metric of one group: the unit first seen, the percentiles in first-seen order,
-/// and one accumulator per percentile.
+/// What a series' unit converts to: any time unit to another ([`crate::units::convert`],
+/// as `compare` converts a side), any other unit only to itself. A metric whose runs
+/// print different kinds (`ms` and `%`) is followed as one series per kind.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum UnitKind {
+    Time,
+    Other(String),
+}
+
+impl UnitKind {
+    fn of(unit: &str) -> UnitKind {
+        if is_time(unit) {
+            UnitKind::Time
+        } else {
+            UnitKind::Other(unit.trim().to_string())
+        }
+    }
+}
+
+/// One metric of one group in one kind of unit: the unit first seen, which every value
+/// is converted to, the percentiles in first-seen order, and one accumulator per
+/// percentile.
 struct Followed {
     unit: String,
     percentiles: Vec<Option<f64>>,
@@ -261,17 +295,13 @@ impl<'o> HistoryBuilder<'o> {
     }
 
     /// Adds runs that hold every selected run of their blocks, applying the warm-up
-    /// rule (run 1 left out when its block has later runs): one block at a time from a
-    /// stream, or a whole selection.
+    /// rule ([`counted`]): one block at a time from a stream, or a whole selection.
     pub fn add_blocks(&mut self, runs: &[StoredRun]) {
-        let mut later_runs: HashMap<i64, bool> = HashMap::new();
+        let later_runs = blocks_with_later_runs(runs);
         for r in runs {
-            if r.run.index > 1 {
-                later_runs.insert(r.block_id, true);
+            if counted(r, later_runs.contains(&r.block_id)) {
+                self.add(r);
             }
-        }
-        for r in runs.iter().filter(|r| counted(r, &later_runs)) {
-            self.add(r);
         }
     }
 
@@ -292,9 +322,13 @@ impl<'o> HistoryBuilder<'o> {
         .identity(r);
         let group = self.groups.entry((identity, label)).or_default();
         let metrics = &mut group.metrics;
-        let mut seen: Vec<&str> = Vec::new();
+        // The run's first series of each followed metric, which its values come from.
+        let mut seen: Vec<&Series> = Vec::new();
         for s in &r.run.series {
             if !opts.metrics.is_empty() && !opts.metrics.contains(&s.metric) {
+                continue;
+            }
+            if seen.iter().any(|f| f.metric == s.metric) {
                 continue;
             }
             let ps: Vec<Option<f64>> = match &s.data {
@@ -314,43 +348,38 @@ impl<'o> HistoryBuilder<'o> {
                     .map(Some)
                     .collect(),
             };
-            if !metrics.contains_key(&s.metric) {
-                metrics.insert(
-                    s.metric.clone(),
-                    Followed {
-                        unit: s.unit.clone(),
-                        percentiles: Vec::new(),
-                        cells: Vec::new(),
-                    },
-                );
-            }
-            let Some(e) = metrics.get_mut(&s.metric) else {
-                continue;
-            };
+            let e = metrics
+                .entry((s.metric.clone(), UnitKind::of(&s.unit)))
+                .or_insert_with(|| Followed {
+                    unit: s.unit.clone(),
+                    percentiles: Vec::new(),
+                    cells: Vec::new(),
+                });
             for p in ps {
                 if !e.percentiles.contains(&p) {
                     e.percentiles.push(p);
                     e.cells.push(Points::default());
                 }
             }
-            if !seen.contains(&s.metric.as_str()) {
-                seen.push(&s.metric);
-            }
+            seen.push(s);
         }
         if seen.is_empty() {
             return;
         }
-        // The run's values: a value at a percentile comes from the run's first series
-        // of the metric, whose percentiles were all recorded above. The run's commit slot
-        // and time are worked out once, not once per cell.
+        // The run's values, in the series' unit: a value at a percentile comes from the
+        // run's first series of the metric, whose percentiles were all recorded above.
+        // The run's commit slot and time are worked out once, not once per cell.
         let at = RunAt::of(r);
         let slot = group.commits.slot(r, &at.key);
-        for metric in seen {
-            let Some(e) = metrics.get_mut(metric) else {
+        for s in seen {
+            let Some(e) = metrics.get_mut(&(s.metric.clone(), UnitKind::of(&s.unit))) else {
                 continue;
             };
             for (p, cell) in e.percentiles.iter().zip(&mut e.cells) {
-                if let Some(v) = r.value_at(metric, *p) {
+                if let Some(v) = r
+                    .value_at(&s.metric, *p)
+                    .and_then(|v| convert(v, &s.unit, &e.unit))
+                {
                     cell.push(slot, r, at.time, v);
                 }
             }
@@ -362,7 +391,7 @@ impl<'o> HistoryBuilder<'o> {
     pub fn finish(self) -> Result<Vec<History>, ChangePointError> {
         let mut out = Vec::new();
         for ((identity, label), group) in self.groups {
-            for (metric, f) in group.metrics {
+            for ((metric, _), f) in group.metrics {
                 let mut cells: Vec<(Option<f64>, Points)> =
                     f.percentiles.into_iter().zip(f.cells).collect();
                 cells.sort_by(|a, b| a.0.unwrap_or(-1.0).total_cmp(&b.0.unwrap_or(-1.0)));
@@ -581,6 +610,50 @@ mod tests {
         assert_eq!(h.len(), 3);
         assert_eq!(h[0].label.as_deref(), Some("l2"));
         assert_eq!(h[0].name(), "jlbh / l2 / end_to_end p50");
+    }
+
+    #[test]
+    fn only_jlbh_layouts_leave_run_one_out() {
+        let go = |id, index| StoredRun {
+            format: "go-bench".into(),
+            ..run(id, index, 10, "a", 1, 10.0 * f64::from(index))
+        };
+        // A Go `-count 3` block: every repeat is measured, run 1 too.
+        let h = history(&[go(1, 1), go(2, 2), go(3, 3)], &HistoryOptions::default()).unwrap();
+        assert_eq!((h[0].points[0].runs, h[0].points[0].value), (3, 20.0));
+        // The same block from JLBH: run 1 is its warm-up.
+        let jlbh = [run(1, 1, 10, "a", 1, 10.0), run(2, 2, 10, "a", 1, 20.0)];
+        let h = history(&jlbh, &HistoryOptions::default()).unwrap();
+        assert_eq!((h[0].points[0].runs, h[0].points[0].value), (1, 20.0));
+        // The builder, fed block by block, applies the same rule.
+        let opts = HistoryOptions::default();
+        let mut b = HistoryBuilder::new(&opts);
+        b.add_blocks(&[go(1, 1), go(2, 2), go(3, 3)]);
+        assert_eq!(b.finish().unwrap()[0].points[0].runs, 3);
+    }
+
+    #[test]
+    fn one_series_holds_one_unit() {
+        let in_unit = |id, day, v: f64, unit: &str| {
+            let mut r = run(id, 1, id, &format!("c{id}"), day, v);
+            r.run.series[0].unit = unit.into();
+            r
+        };
+        // hyperfine's JSON export in s, its Markdown export in ms
+        // (fixtures/real/hyperfine/two-commands.md line 3: 12.7 ms).
+        let runs = [
+            in_unit(1, 1, 0.012654691440000001, "s"),
+            in_unit(2, 2, 12.7, "ms"),
+            in_unit(3, 3, 50.0, "%"),
+        ];
+        let h = history(&runs, &HistoryOptions::default()).unwrap();
+        let units: Vec<&str> = h.iter().map(|h| h.unit.as_str()).collect();
+        assert_eq!(units, ["s", "%"]);
+        let s: Vec<f64> = h[0].points.iter().map(|p| p.value).collect();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0], 0.012654691440000001);
+        assert!((s[1] - 0.0127).abs() < 1e-15, "{s:?}");
+        assert_eq!(h[1].points[0].value, 50.0);
     }
 
     #[test]

@@ -1,9 +1,11 @@
-//! `bench-db curve`: throughput versus latency of the selected runs.
+//! `bench-db curve`: throughput versus latency of the selected runs, less JLBH's warm-up
+//! runs ([`crate::analysis::warmup`]) unless `--include-first`.
 
 use super::select::{check_metric_names, nothing_selected};
 use crate::analysis::curve::{
     CurveError, CurvesBuilder, MetricChooser, missed_schedule, parse_slo,
 };
+use crate::analysis::warmup::is_warmup;
 use crate::cli::CurveArgs;
 use crate::output;
 use crate::selector::Selector;
@@ -20,8 +22,12 @@ pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
     let (mut selected, mut late) = (0, 0);
     let mut known: Vec<String> = Vec::new();
     let mut chooser = MetricChooser::default();
+    let warm_up = |r: &_| !args.warm_up.include_first && is_warmup(r);
     store.for_each_run(&sel, Detail::Heads, |r| {
         selected += 1;
+        if warm_up(&r) {
+            return Ok(());
+        }
         if !args.include_late && missed_schedule(&r) {
             late += 1;
             return Ok(());
@@ -59,7 +65,7 @@ pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
     // stay.
     let mut curves = CurvesBuilder::new(metric, &args.percentiles, slo)?;
     store.for_each_run(&sel, Detail::Series, |r| {
-        if args.include_late || !missed_schedule(&r) {
+        if !warm_up(&r) && (args.include_late || !missed_schedule(&r)) {
             curves.add(&r)?;
         }
         Ok(())

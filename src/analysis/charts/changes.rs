@@ -68,11 +68,11 @@ impl<'o> Changes<'o> {
         }
     }
 
-    /// Adds one run when it has a commit and counts (run 1 of a block with later runs
-    /// is left out, as [`crate::analysis::history::history`] does).
+    /// Adds one run when it has a commit and counts in a history
+    /// ([`crate::analysis::history::counted`]).
     pub fn add(&mut self, r: &StoredRun) {
         if r.run.tags.contains_key("commit")
-            && (r.run.index != 1 || !self.later_runs.contains(&r.block_id))
+            && crate::analysis::history::counted(r, self.later_runs.contains(&r.block_id))
         {
             self.builder.add(r);
         }
