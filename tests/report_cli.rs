@@ -210,3 +210,104 @@ fn hostile_suite_names_and_values_still_give_a_report() {
     let page = std::fs::read_to_string(out.join(slot)).unwrap();
     assert!(page.contains("<title>Suite {{body}}</title>"), "{page}");
 }
+
+/// The rows of a page's before/after tables: (cell, baseline, candidate) as shown.
+fn comparison_rows(page: &str) -> Vec<(String, String, String)> {
+    let section = &page[page.find("id=\"compare\"").expect("a comparison")..];
+    let section = &section[..section
+        .find("<h2 id=\"replicates\"")
+        .unwrap_or(section.len())];
+    section
+        .split("<tr><th>")
+        .skip(1)
+        .filter_map(|row| {
+            let (name, rest) = row.split_once("</th>")?;
+            let cells: Vec<&str> = rest
+                .split("</td>")
+                .filter_map(|c| c.rsplit_once('>').map(|x| x.1))
+                .collect();
+            Some((
+                name.to_string(),
+                cells.first()?.to_string(),
+                cells.get(1)?.to_string(),
+            ))
+        })
+        .filter(|r| r.0 != "cell")
+        .collect()
+}
+
+/// Each before/after row names its own cell as `compare` does (benchmark, configuration,
+/// metric), beside that cell's numbers, on two real pairs: Go's `-count 3` runs of three
+/// benchmarks sharing metrics, and jcasbin's JMH results of one method under 37 parameter
+/// sets.
+#[test]
+fn comparison_rows_name_their_own_cell() {
+    let env = Env::new();
+    for (file, commit) in [("bench-count3.txt", "gA"), ("bench-count3-b.txt", "gB")] {
+        let tag = format!("commit={commit}");
+        env.ok(&[
+            "ingest",
+            &fixture(&format!("real/go-bench/{file}")),
+            "--tag",
+            &tag,
+        ]);
+    }
+    let out = env.dir.path().join("go");
+    let out_s = out.display().to_string();
+    env.ok(&[
+        "report",
+        "--out",
+        &out_s,
+        "--baseline",
+        "tag.commit=gA",
+        "--candidate",
+        "tag.commit=gB",
+    ]);
+    let rows = comparison_rows(&std::fs::read_to_string(out.join("suite-go-bench.html")).unwrap());
+    let cfg = "[cpu=AMD EPYC goarch=amd64 goos=linux pkg=example.com/benchdemo procs=2]";
+    let row = |bench: &str, metric: &str| {
+        let name = format!("{bench} {cfg} {metric}");
+        rows.iter()
+            .find(|r| r.0 == name)
+            .unwrap_or_else(|| panic!("no row {name}: {rows:?}"))
+            .clone()
+    };
+    // bench-count3.txt lines 11-13: 126.7, 175.4, 196.4 ns/op, mean 166.17;
+    // bench-count3-b.txt lines 11-13: 298.0, 863.2, 646.5 ns/op, mean 602.57.
+    let parallel = row("BenchmarkParallelJoin", "ns_op");
+    assert_eq!(
+        (&parallel.1[..], &parallel.2[..]),
+        ("166 ns/op", "603 ns/op")
+    );
+    // BenchmarkJoin: 1152 ns/op before, 2797 after; 7 allocs and 1016 B per op.
+    let join = row("BenchmarkJoin", "ns_op");
+    assert_eq!((&join.1[..], &join.2[..]), ("1152 ns/op", "2797 ns/op"));
+    assert_eq!(row("BenchmarkJoin", "allocs_op").1, "7 allocs/op");
+    assert_eq!(row("BenchmarkParallelJoin", "allocs_op").1, "3 allocs/op");
+    assert_eq!(row("BenchmarkSortCopy", "b_op").1, "8216 B/op");
+
+    let jmh = Env::new();
+    for (file, branch) in [("9fbceef", "main"), ("0b7774d", "fix")] {
+        let tag = format!("branch={branch}");
+        let path = fixture(&format!("real/jmh/jcasbin-jmh-result-{file}.json"));
+        jmh.ok(&["ingest", &path, "--tag", &tag]);
+    }
+    let out = jmh.dir.path().join("jmh");
+    let out_s = out.display().to_string();
+    jmh.ok(&[
+        "report",
+        "--out",
+        &out_s,
+        "--baseline",
+        "tag.branch=main",
+        "--candidate",
+        "tag.branch=fix",
+    ]);
+    let rows = comparison_rows(&std::fs::read_to_string(out.join("suite-jmh.html")).unwrap());
+    assert_eq!(rows.len(), 37, "{rows:?}");
+    let names: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(names.len(), 37, "every row tells its cell apart: {names:?}");
+    assert!(names.contains(
+        "org.casbin.jcasbin.main.benchmark.BenchmarkEnforce.enforce [dataScale=large modelType=rbac useCache=false] thrpt"
+    ));
+}

@@ -1,5 +1,5 @@
 //! Before/after comparisons for the report: two groups of runs, their per-cell deltas
-//! (the compare analysis' cells with the metric's display name and which way each
+//! (the compare analysis' cells, named as `compare` names them, and which way each
 //! moved) and, for time series, both sides' values over time. Sides are what the user asked for
 //! (`--baseline/--candidate`) or the same suite and label on two branches, paired and judged as
 //! the README's CI gate does (main's latest commits after their last change point against the
@@ -18,7 +18,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delta {
     pub metric: String,
-    /// Display name as printed by the tool.
+    /// The cell as `compare` names it: benchmark, configuration and metric
+    /// ([`Cell::metric_with_bench`]), so cells of one metric stay apart.
     pub display: String,
     pub unit: String,
     /// Percentile for ladder cells.
@@ -53,16 +54,12 @@ impl Delta {
         }
     }
 
-    /// The report's view of an analysis cell; `runs` supply the display name.
+    /// The report's view of an analysis cell; `runs` supply the tool's prefixes.
     pub fn from_cell(cell: &Cell, runs: &[&StoredRun]) -> Self {
-        let display = runs
-            .iter()
-            .find_map(|r| r.series(&cell.metric))
-            .map_or_else(|| cell.metric.clone(), |s| s.display.clone());
         let verdict = cell.verdict.as_str();
         Delta {
             metric: cell.metric.clone(),
-            display,
+            display: cell.metric_with_bench(),
             unit: cell.unit.clone(),
             percentile: cell.percentile,
             baseline: cell.baseline,
