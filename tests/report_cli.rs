@@ -311,3 +311,27 @@ fn comparison_rows_name_their_own_cell() {
         "org.casbin.jcasbin.main.benchmark.BenchmarkEnforce.enforce [dataScale=large modelType=rbac useCache=false] thrpt"
     ));
 }
+
+/// Main's JLBH runs against a branch's far slower ones: the gate cannot decide a single
+/// cell (too few replicates), and the index says so, linking to the comparison,
+/// rather than an empty "Got worse".
+#[test]
+fn the_index_counts_and_links_undecided_cells() {
+    let env = Env::new();
+    for (file, branch) in [("v10-current.txt", "main"), ("v1-varlog.txt", "fix")] {
+        let tag = format!("branch={branch}");
+        env.ok(&["ingest", &fixture(&format!("jlbh/{file}")), "--tag", &tag]);
+    }
+    let out = env.dir.path().join("r");
+    env.ok(&["report", "--out", &out.display().to_string()]);
+    let page = std::fs::read_to_string(out.join("suite-jlbh.html")).unwrap();
+    // End to End and OS Jitter at six percentiles each; end to end 50% 8.01 µs → 252 µs.
+    assert_eq!(page.matches("<td>undecided</td>").count(), 12, "{page}");
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        index.contains(
+            "12 cells are undecided: the change may be large but the runs are too few or too noisy to tell; add runs. See <a href=\"suite-jlbh.html#compare\">jlbh: v10-current.txt → v1-varlog.txt</a> (12).</p>"
+        ),
+        "{index}"
+    );
+}
