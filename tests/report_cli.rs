@@ -335,3 +335,26 @@ fn the_index_counts_and_links_undecided_cells() {
         "{index}"
     );
 }
+
+/// The variation caption says run 1 was left out only where the warm-up rule left it
+/// out: JLBH's blocks, not JGroups' perf.Test results, whose runs are all measured.
+#[test]
+fn variation_captions_name_the_warm_up_run_only_for_jlbh() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        &fixture("real/jgroups/jgroups-2011-INSTALL.html.txt"),
+    ]);
+    env.ok(&["ingest", &fixture("jlbh/v10-current.txt")]);
+    let out = env.dir.path().join("r");
+    env.ok(&["report", "--out", &out.display().to_string()]);
+    let jgroups = std::fs::read_to_string(out.join("suite-jgroups.html")).unwrap();
+    // Three members' lines per '-- results:' block (jgroups-2011-INSTALL.html.txt).
+    assert!(
+        jgroups.contains("<span class=\"muted\">(3 runs)</span></h4>"),
+        "{jgroups}"
+    );
+    assert!(!jgroups.contains("left out"));
+    let jlbh = std::fs::read_to_string(out.join("suite-jlbh.html")).unwrap();
+    assert!(jlbh.contains("<h4>v10-current.txt <span class=\"muted\">(3 runs; run 1 left out, as JLBH does)</span></h4>"));
+}
