@@ -358,3 +358,45 @@ fn variation_captions_name_the_warm_up_run_only_for_jlbh() {
     let jlbh = std::fs::read_to_string(out.join("suite-jlbh.html")).unwrap();
     assert!(jlbh.contains("<h4>v10-current.txt <span class=\"muted\">(3 runs; run 1 left out, as JLBH does)</span></h4>"));
 }
+
+/// A metric of unknown polarity (tsar's `rpc`, requests per connection) is listed neither
+/// as better nor as worse, whatever its change; latency (`rt`) still is.
+#[test]
+fn unknown_polarity_is_neither_better_nor_worse() {
+    let Some(base) = shared("samples/tsar/history-ts-module-ats.txt") else {
+        return;
+    };
+    let env = Env::new();
+    env.ok(&["ingest", &base.display().to_string(), "--label", "base"]);
+    env.ok(&[
+        "ingest",
+        &fixture("tsar/history-tail.txt"),
+        "--label",
+        "cand",
+    ]);
+    let out = env.dir.path().join("r").display().to_string();
+    let report = env.json(&[
+        "report",
+        "--out",
+        &out,
+        "--baseline",
+        "label=base",
+        "--candidate",
+        "label=cand",
+        "--json",
+    ]);
+    let listed = |side: &str| -> Vec<String> {
+        report["comparisons"][0][side]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["metric"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (better, worse) = (listed("better"), listed("worse"));
+    // rpc 2.84 → 4.99 (+75.8%): unknown polarity.
+    assert!(!worse.contains(&"ts.rpc".to_string()), "{report}");
+    assert!(!better.contains(&"ts.rpc".to_string()), "{report}");
+    // rt 63.35 → 3.38 ms: lower is better.
+    assert!(better.contains(&"ts.rt".to_string()), "{report}");
+}
