@@ -210,3 +210,193 @@ fn hostile_suite_names_and_values_still_give_a_report() {
     let page = std::fs::read_to_string(out.join(slot)).unwrap();
     assert!(page.contains("<title>Suite {{body}}</title>"), "{page}");
 }
+
+/// The rows of a page's before/after tables: (cell, baseline, candidate) as shown.
+fn comparison_rows(page: &str) -> Vec<(String, String, String)> {
+    let section = &page[page.find("id=\"compare\"").expect("a comparison")..];
+    let section = &section[..section
+        .find("<h2 id=\"replicates\"")
+        .unwrap_or(section.len())];
+    section
+        .split("<tr><th>")
+        .skip(1)
+        .filter_map(|row| {
+            let (name, rest) = row.split_once("</th>")?;
+            let cells: Vec<&str> = rest
+                .split("</td>")
+                .filter_map(|c| c.rsplit_once('>').map(|x| x.1))
+                .collect();
+            Some((
+                name.to_string(),
+                cells.first()?.to_string(),
+                cells.get(1)?.to_string(),
+            ))
+        })
+        .filter(|r| r.0 != "cell")
+        .collect()
+}
+
+/// Each before/after row names its own cell as `compare` does (benchmark, configuration,
+/// metric), beside that cell's numbers, on two real pairs: Go's `-count 3` runs of three
+/// benchmarks sharing metrics, and jcasbin's JMH results of one method under 37 parameter
+/// sets.
+#[test]
+fn comparison_rows_name_their_own_cell() {
+    let env = Env::new();
+    for (file, commit) in [("bench-count3.txt", "gA"), ("bench-count3-b.txt", "gB")] {
+        let tag = format!("commit={commit}");
+        env.ok(&[
+            "ingest",
+            &fixture(&format!("real/go-bench/{file}")),
+            "--tag",
+            &tag,
+        ]);
+    }
+    let out = env.dir.path().join("go");
+    let out_s = out.display().to_string();
+    env.ok(&[
+        "report",
+        "--out",
+        &out_s,
+        "--baseline",
+        "tag.commit=gA",
+        "--candidate",
+        "tag.commit=gB",
+    ]);
+    let rows = comparison_rows(&std::fs::read_to_string(out.join("suite-go-bench.html")).unwrap());
+    let cfg = "[cpu=AMD EPYC goarch=amd64 goos=linux pkg=example.com/benchdemo procs=2]";
+    let row = |bench: &str, metric: &str| {
+        let name = format!("{bench} {cfg} {metric}");
+        rows.iter()
+            .find(|r| r.0 == name)
+            .unwrap_or_else(|| panic!("no row {name}: {rows:?}"))
+            .clone()
+    };
+    // bench-count3.txt lines 11-13: 126.7, 175.4, 196.4 ns/op, mean 166.17;
+    // bench-count3-b.txt lines 11-13: 298.0, 863.2, 646.5 ns/op, mean 602.57.
+    let parallel = row("BenchmarkParallelJoin", "ns_op");
+    assert_eq!(
+        (&parallel.1[..], &parallel.2[..]),
+        ("166 ns/op", "603 ns/op")
+    );
+    // BenchmarkJoin: 1152 ns/op before, 2797 after; 7 allocs and 1016 B per op.
+    let join = row("BenchmarkJoin", "ns_op");
+    assert_eq!((&join.1[..], &join.2[..]), ("1152 ns/op", "2797 ns/op"));
+    assert_eq!(row("BenchmarkJoin", "allocs_op").1, "7 allocs/op");
+    assert_eq!(row("BenchmarkParallelJoin", "allocs_op").1, "3 allocs/op");
+    assert_eq!(row("BenchmarkSortCopy", "b_op").1, "8216 B/op");
+
+    let jmh = Env::new();
+    for (file, branch) in [("9fbceef", "main"), ("0b7774d", "fix")] {
+        let tag = format!("branch={branch}");
+        let path = fixture(&format!("real/jmh/jcasbin-jmh-result-{file}.json"));
+        jmh.ok(&["ingest", &path, "--tag", &tag]);
+    }
+    let out = jmh.dir.path().join("jmh");
+    let out_s = out.display().to_string();
+    jmh.ok(&[
+        "report",
+        "--out",
+        &out_s,
+        "--baseline",
+        "tag.branch=main",
+        "--candidate",
+        "tag.branch=fix",
+    ]);
+    let rows = comparison_rows(&std::fs::read_to_string(out.join("suite-jmh.html")).unwrap());
+    assert_eq!(rows.len(), 37, "{rows:?}");
+    let names: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(names.len(), 37, "every row tells its cell apart: {names:?}");
+    assert!(names.contains(
+        "org.casbin.jcasbin.main.benchmark.BenchmarkEnforce.enforce [dataScale=large modelType=rbac useCache=false] thrpt"
+    ));
+}
+
+/// Main's JLBH runs against a branch's far slower ones: the gate cannot decide a single
+/// cell (too few replicates), and the index says so, linking to the comparison,
+/// rather than an empty "Got worse".
+#[test]
+fn the_index_counts_and_links_undecided_cells() {
+    let env = Env::new();
+    for (file, branch) in [("v10-current.txt", "main"), ("v1-varlog.txt", "fix")] {
+        let tag = format!("branch={branch}");
+        env.ok(&["ingest", &fixture(&format!("jlbh/{file}")), "--tag", &tag]);
+    }
+    let out = env.dir.path().join("r");
+    env.ok(&["report", "--out", &out.display().to_string()]);
+    let page = std::fs::read_to_string(out.join("suite-jlbh.html")).unwrap();
+    // End to End and OS Jitter at six percentiles each; end to end 50% 8.01 µs → 252 µs.
+    assert_eq!(page.matches("<td>undecided</td>").count(), 12, "{page}");
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        index.contains(
+            "12 cells are undecided: the change may be large but the runs are too few or too noisy to tell; add runs. See <a href=\"suite-jlbh.html#compare\">jlbh: v10-current.txt → v1-varlog.txt</a> (12).</p>"
+        ),
+        "{index}"
+    );
+}
+
+/// The variation caption says run 1 was left out only where the warm-up rule left it
+/// out: JLBH's blocks, not JGroups' perf.Test results, whose runs are all measured.
+#[test]
+fn variation_captions_name_the_warm_up_run_only_for_jlbh() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        &fixture("real/jgroups/jgroups-2011-INSTALL.html.txt"),
+    ]);
+    env.ok(&["ingest", &fixture("jlbh/v10-current.txt")]);
+    let out = env.dir.path().join("r");
+    env.ok(&["report", "--out", &out.display().to_string()]);
+    let jgroups = std::fs::read_to_string(out.join("suite-jgroups.html")).unwrap();
+    // Three members' lines per '-- results:' block (jgroups-2011-INSTALL.html.txt).
+    assert!(
+        jgroups.contains("<span class=\"muted\">(3 runs)</span></h4>"),
+        "{jgroups}"
+    );
+    assert!(!jgroups.contains("left out"));
+    let jlbh = std::fs::read_to_string(out.join("suite-jlbh.html")).unwrap();
+    assert!(jlbh.contains("<h4>v10-current.txt <span class=\"muted\">(3 runs; run 1 left out, as JLBH does)</span></h4>"));
+}
+
+/// A metric of unknown polarity (tsar's `rpc`, requests per connection) is listed neither
+/// as better nor as worse, whatever its change; latency (`rt`) still is.
+#[test]
+fn unknown_polarity_is_neither_better_nor_worse() {
+    let Some(base) = shared("samples/tsar/history-ts-module-ats.txt") else {
+        return;
+    };
+    let env = Env::new();
+    env.ok(&["ingest", &base.display().to_string(), "--label", "base"]);
+    env.ok(&[
+        "ingest",
+        &fixture("tsar/history-tail.txt"),
+        "--label",
+        "cand",
+    ]);
+    let out = env.dir.path().join("r").display().to_string();
+    let report = env.json(&[
+        "report",
+        "--out",
+        &out,
+        "--baseline",
+        "label=base",
+        "--candidate",
+        "label=cand",
+        "--json",
+    ]);
+    let listed = |side: &str| -> Vec<String> {
+        report["comparisons"][0][side]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["metric"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (better, worse) = (listed("better"), listed("worse"));
+    // rpc 2.84 → 4.99 (+75.8%): unknown polarity.
+    assert!(!worse.contains(&"ts.rpc".to_string()), "{report}");
+    assert!(!better.contains(&"ts.rpc".to_string()), "{report}");
+    // rt 63.35 → 3.38 ms: lower is better.
+    assert!(better.contains(&"ts.rt".to_string()), "{report}");
+}

@@ -1,5 +1,5 @@
 //! Before/after comparisons for the report: two groups of runs, their per-cell deltas
-//! (the compare analysis' cells with the metric's display name and which way each
+//! (the compare analysis' cells, named as `compare` names them, and which way each
 //! moved) and, for time series, both sides' values over time. Sides are what the user asked for
 //! (`--baseline/--candidate`) or the same suite and label on two branches, paired and judged as
 //! the README's CI gate does (main's latest commits after their last change point against the
@@ -9,7 +9,7 @@
 use super::charts::timeseries::TimeSeriesInput;
 use super::compare::{self as analysis, Cell, CompareOptions};
 use super::gate::{Policy, Status};
-use super::polarity::{Polarity, polarity};
+use super::polarity::Polarity;
 use crate::dataset::StoredRun;
 use crate::numfmt::{self as fmt, Prefixes, prefixes_of};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -18,7 +18,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delta {
     pub metric: String,
-    /// Display name as printed by the tool.
+    /// The cell as `compare` names it: benchmark, configuration and metric
+    /// ([`Cell::metric_with_bench`]), so cells of one metric stay apart.
     pub display: String,
     pub unit: String,
     /// Percentile for ladder cells.
@@ -53,16 +54,12 @@ impl Delta {
         }
     }
 
-    /// The report's view of an analysis cell; `runs` supply the display name.
+    /// The report's view of an analysis cell; `runs` supply the tool's prefixes.
     pub fn from_cell(cell: &Cell, runs: &[&StoredRun]) -> Self {
-        let display = runs
-            .iter()
-            .find_map(|r| r.series(&cell.metric))
-            .map_or_else(|| cell.metric.clone(), |s| s.display.clone());
         let verdict = cell.verdict.as_str();
         Delta {
             metric: cell.metric.clone(),
-            display,
+            display: cell.metric_with_bench(),
             unit: cell.unit.clone(),
             percentile: cell.percentile,
             baseline: cell.baseline,
@@ -70,7 +67,7 @@ impl Delta {
             delta_pct: cell.delta_pct,
             ci_low: cell.ci_low_pct,
             ci_high: cell.ci_high_pct,
-            direction: direction(verdict, cell.delta_pct, &cell.metric, &cell.unit),
+            direction: direction(verdict, cell.delta_pct, known_polarity(cell)),
             verdict: verdict.to_string(),
             prefixes: runs
                 .first()
@@ -79,16 +76,23 @@ impl Delta {
     }
 }
 
-/// Whether a cell got better (`Some(true)`), worse (`Some(false)`) or neither. Tested
-/// verdicts are taken as they are; a cell with too few replicates for a test
+/// The cell's polarity, when the name rules (or an override) know it.
+fn known_polarity(cell: &Cell) -> Option<Polarity> {
+    cell.polarity_known.then_some(cell.polarity)
+}
+
+/// Whether a cell got better (`Some(true)`), worse (`Some(false)`) or neither. A cell of
+/// unknown `polarity` is neither, whatever its verdict: which way is better is not known.
+/// Tested verdicts are taken as they are; a cell with too few replicates for a test
 /// (`insufficient`, e.g. one value per side) goes by the direction of its change.
-fn direction(verdict: &str, delta_pct: Option<f64>, metric: &str, unit: &str) -> Option<bool> {
+fn direction(verdict: &str, delta_pct: Option<f64>, polarity: Option<Polarity>) -> Option<bool> {
+    let polarity = polarity?;
     match verdict {
         "better" => Some(true),
         "worse" => Some(false),
         "insufficient" => {
             let pct = delta_pct.filter(|p| p.abs() >= 0.005)?;
-            Some((pct < 0.0) == (polarity(metric, unit) == Polarity::Lower))
+            Some((pct < 0.0) == (polarity == Polarity::Lower))
         }
         _ => None,
     }
@@ -168,7 +172,8 @@ fn gate_cells(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> Vec<Delta> {
         .iter()
         .map(|g| {
             let mut d = Delta::from_cell(&g.cell, baseline);
-            let improved = g.cell.worsening_pct().is_some_and(|w| w < 0.0)
+            let improved = g.cell.polarity_known
+                && g.cell.worsening_pct().is_some_and(|w| w < 0.0)
                 && g.cell.p_adjusted.is_some_and(|p| p < policy.alpha);
             let (verdict, direction) = match g.status {
                 Status::Regression => ("worse", Some(false)),
@@ -705,17 +710,22 @@ mod tests {
 
     #[test]
     fn direction_follows_verdicts_then_polarity() {
-        let d = |metric: &str, unit: &str, pct: f64, verdict: &str| {
-            direction(verdict, Some(pct), metric, unit)
+        let d = |polarity: Option<Polarity>, pct: f64, verdict: &str| {
+            direction(verdict, Some(pct), polarity)
         };
-        assert_eq!(d("ts.rt", "ms", 5.0, "better"), Some(true));
-        assert_eq!(d("ts.rt", "ms", -5.0, "same"), None);
+        let (lower, higher) = (Some(Polarity::Lower), Some(Polarity::Higher));
+        assert_eq!(d(lower, 5.0, "better"), Some(true));
+        assert_eq!(d(lower, -5.0, "same"), None);
         // Untestable single values go by polarity: lower latency, higher throughput win.
-        assert_eq!(d("latency_avg", "ms", -72.4, "insufficient"), Some(true));
-        assert_eq!(d("msgs_per_sec", "", -3.0, "insufficient"), Some(false));
-        assert_eq!(d("latency_avg", "ms", 0.0, "insufficient"), None);
+        assert_eq!(d(lower, -72.4, "insufficient"), Some(true));
+        assert_eq!(d(higher, -3.0, "insufficient"), Some(false));
+        assert_eq!(d(lower, 0.0, "insufficient"), None);
         // Inconclusive is neither better nor worse.
-        assert_eq!(d("ts.rt", "ms", -90.0, "inconclusive"), None);
+        assert_eq!(d(lower, -90.0, "inconclusive"), None);
+        // Unknown polarity is never better or worse, whatever the verdict says.
+        for verdict in ["better", "worse", "insufficient"] {
+            assert_eq!(d(None, 75.8, verdict), None);
+        }
     }
 
     #[test]

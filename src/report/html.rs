@@ -277,17 +277,7 @@ pub fn index(
         h.push_str("</div>\n");
     }
     h.push_str("</div>\n");
-    let inconclusive = comparisons
-        .iter()
-        .flat_map(|c| &c.deltas)
-        .filter(|d| d.verdict == "inconclusive")
-        .count();
-    if inconclusive > 0 {
-        h.push_str(&format!(
-            "<p class=\"note inconclusive\">{inconclusive} cell{} inconclusive: the change may be large but the runs are too few or too noisy to tell; add runs (see the suite pages).</p>\n",
-            if inconclusive == 1 { " is" } else { "s are" }
-        ));
-    }
+    h.push_str(&unsettled_note(comparisons, names));
     if untested {
         h.push_str("<p class=\"note\">Cells marked insufficient have too few replicates for a significance test: they are listed by the direction of their change alone.</p>\n");
     }
@@ -315,6 +305,51 @@ pub fn index(
     }
     h.push_str("</table></div>\n");
     page("Benchmark report", &h)
+}
+
+/// Cells whose change the runs cannot settle: the gate's `undecided` (too few replicates)
+/// and compare's `inconclusive` (too few or too noisy runs).
+const UNSETTLED: [&str; 2] = ["undecided", "inconclusive"];
+
+/// The index's note on the cells neither better nor worse because the runs cannot tell:
+/// how many, of which verdict, and a link to each comparison holding them; empty when
+/// there are none.
+fn unsettled_note(comparisons: &[Comparison], names: &BTreeMap<&str, String>) -> String {
+    let count =
+        |c: &Comparison, verdict: &str| c.deltas.iter().filter(|d| d.verdict == verdict).count();
+    let per_verdict: Vec<(usize, &str)> = UNSETTLED
+        .iter()
+        .map(|v| (comparisons.iter().map(|c| count(c, v)).sum(), *v))
+        .filter(|x| x.0 > 0)
+        .collect();
+    let total: usize = per_verdict.iter().map(|x| x.0).sum();
+    if total == 0 {
+        return String::new();
+    }
+    let words = match &per_verdict[..] {
+        [(_, v)] => v.to_string(),
+        many => many
+            .iter()
+            .map(|(n, v)| format!("{v} ({n})"))
+            .collect::<Vec<_>>()
+            .join(" or "),
+    };
+    let links: Vec<String> = comparisons
+        .iter()
+        .filter_map(|c| {
+            let n: usize = UNSETTLED.iter().map(|v| count(c, v)).sum();
+            let what = escape(&format!("{}: {}", c.suite, c.title()));
+            (n > 0).then(|| match names.get(c.suite.as_str()) {
+                Some(page) => format!("<a href=\"{}#compare\">{what}</a> ({n})", escape(page)),
+                None => format!("{what} ({n})"),
+            })
+        })
+        .collect();
+    format!(
+        "<p class=\"note inconclusive\">{total} cell{} {words}: the change may be large but the runs are too few or too noisy to tell; add runs. See {}.</p>\n",
+        if total == 1 { " is" } else { "s are" },
+        links.join(", ")
+    )
 }
 
 /// The suite's page, named `name`, then its group pages when it has more groups than a

@@ -47,7 +47,8 @@ pub fn group_title(run: &StoredRun) -> String {
 }
 
 /// The table of every group (source block) with two or more runs, from the same
-/// computation as `bench-db variation` (run 1 left out, as JLBH does by default).
+/// computation as `bench-db variation` (run 1 of a JLBH-layout block left out, as JLBH
+/// does by default; see [`crate::analysis::warmup`]).
 pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
     let mut out = VariationTable::default();
     for (_, members) in analysis::groups(runs) {
@@ -58,20 +59,28 @@ pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
         // A metric without a percentile or a value has no row.
         metrics.retain(|m| !m.cells.is_empty());
         if !metrics.is_empty() {
-            out.groups
-                .push(group_table(members[0], members.len(), metrics));
+            out.groups.push(group_table(&members, metrics));
         }
     }
     out
 }
 
+/// How many runs a group has and, where the warm-up rule skipped run 1, that it did.
+fn group_note(members: &[&StoredRun]) -> String {
+    let runs = members.len();
+    if members
+        .iter()
+        .any(|r| crate::analysis::warmup::is_warmup(r))
+    {
+        format!("{runs} runs; run 1 left out, as JLBH does")
+    } else {
+        format!("{runs} runs")
+    }
+}
+
 /// A group's table: a column per percentile any of its metrics has (ascending, the
 /// single value last), a row per metric.
-fn group_table(
-    first: &StoredRun,
-    runs: usize,
-    metrics: Vec<analysis::MetricCells>,
-) -> VariationGroup {
+fn group_table(members: &[&StoredRun], metrics: Vec<analysis::MetricCells>) -> VariationGroup {
     let key = |p: Option<f64>| p.map(|p| (p * 1e6).round() as i64);
     let mut columns: BTreeMap<Option<i64>, String> = BTreeMap::new();
     for c in metrics.iter().flat_map(|m| &m.cells) {
@@ -104,9 +113,9 @@ fn group_table(
         })
         .collect();
     VariationGroup {
-        title: group_title(first),
-        runs,
-        note: format!("{runs} runs; run 1 left out, as JLBH does"),
+        title: group_title(members[0]),
+        runs: members.len(),
+        note: group_note(members),
         columns: keys
             .iter()
             .filter_map(|k| columns.get(k).cloned())
