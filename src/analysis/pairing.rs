@@ -19,7 +19,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 pub struct Delta {
     pub metric: String,
     /// The cell as `compare` names it: benchmark, configuration and metric
-    /// ([`Cell::metric_with_bench`]), so cells of one metric stay apart.
+    /// ([`Cell::metric_with_bench`]), so cells of one metric stay apart; a cell of no
+    /// benchmark (JLBH, tsar) by the metric's name as the tool printed it.
     pub display: String,
     pub unit: String,
     /// Percentile for ladder cells.
@@ -59,7 +60,14 @@ impl Delta {
         let verdict = cell.verdict.as_str();
         Delta {
             metric: cell.metric.clone(),
-            display: cell.metric_with_bench(),
+            display: if cell.bench_text().is_empty() {
+                // No benchmark to tell cells apart: the metric as the tool names it.
+                runs.iter()
+                    .find_map(|r| r.series(&cell.metric))
+                    .map_or_else(|| cell.metric.clone(), |s| s.display.clone())
+            } else {
+                cell.metric_with_bench()
+            },
             unit: cell.unit.clone(),
             percentile: cell.percentile,
             baseline: cell.baseline,
