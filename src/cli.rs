@@ -220,6 +220,31 @@ static INGEST_HELP: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// `ingest --parser NAME`: any name is taken (ingest says which are known), and the
+/// parsers' names are offered to shell completion.
+#[derive(Debug, Clone, Copy)]
+struct ParserName;
+
+impl clap::builder::TypedValueParser for ParserName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let names = bench_db_parsers::formats().iter().map(|f| f.name);
+        Some(Box::new(names.map(clap::builder::PossibleValue::new)))
+    }
+}
+
 /// `history --help`'s closing text: examples, the selector terms, then the JSON shape.
 static HISTORY_HELP: LazyLock<String> = LazyLock::new(|| {
     format!(
@@ -404,7 +429,13 @@ pub struct IngestArgs {
     pub name: Option<String>,
     /// Parse every file with this parser instead of detecting the format (see PARSERS
     /// below; `--format NAME` is the same).
-    #[arg(long, value_name = "NAME", alias = "format")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        alias = "format",
+        value_parser = ParserName,
+        hide_possible_values = true
+    )]
     pub parser: Option<String>,
     /// Label for every block of this invocation (overrides lead lines).
     #[arg(long)]

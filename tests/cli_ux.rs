@@ -71,6 +71,59 @@ fn completions_for_four_shells_and_version_with_commit() {
     assert!(version.contains("(commit "), "{version}");
 }
 
+/// What bash completes for `words` (the last is the word being completed), from the
+/// script `completions bash` prints, sourced as a user's shell would.
+fn bash_completes(env: &Env, words: &[&str]) -> String {
+    let script = env.write("bench-db.bash", env.ok(&["completions", "bash"]).as_bytes());
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let cword = words.len() - 1;
+    let prev = if cword > 0 { words[cword - 1] } else { "" };
+    // The function `complete -p bench-db` names: what bash itself would call.
+    let line = format!(
+        "source {script}; f=$(complete -p bench-db); f=${{f#*-F }}; f=${{f%% *}}; \
+         COMP_WORDS=({}); COMP_CWORD={cword}; $f bench-db '{}' '{prev}'; \
+         echo \"${{COMPREPLY[*]}}\"",
+        quoted.join(" "),
+        words[cword]
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &line])
+        .output()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn bash_completes_options_and_values_past_the_subcommand() {
+    let env = Env::new();
+    assert_eq!(
+        bash_completes(&env, &["bench-db", "rm", "--dr"]),
+        "--dry-run"
+    );
+    assert_eq!(
+        bash_completes(&env, &["bench-db", "ingest", "--pa"]),
+        "--parser"
+    );
+    assert_eq!(
+        bash_completes(&env, &["bench-db", "gate", "--format", ""]),
+        "text json markdown junit github"
+    );
+    // Parser names, not file names.
+    assert_eq!(
+        bash_completes(&env, &["bench-db", "ingest", "--parser", "hy"]),
+        "hyperfine"
+    );
+    assert_eq!(
+        bash_completes(&env, &["bench-db", "run", "loo"]),
+        "loopback"
+    );
+}
+
 #[test]
 fn colour_follows_flag_then_environment_and_errors_share_one_style() {
     let env = Env::new();
