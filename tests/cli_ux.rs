@@ -343,3 +343,81 @@ fn export_csv_neutralises_formula_cells() {
     let json = env.json(&["export", "--json"]);
     assert_eq!(json[0]["label"], "=HYPERLINK(\"http://x\")");
 }
+
+#[test]
+fn variation_columns_stay_apart_when_values_are_wide() {
+    let Some(hlog) = crate::common::shared("samples/hdrhistogram/hlog-v1.2-tagged.txt") else {
+        return;
+    };
+    let env = Env::new();
+    env.ok(&["ingest", &hlog.display().to_string(), "--no-git"]);
+    let table = env.ok(&["variation", "source=hlog-v1.2-tagged.txt"]);
+    // Both intervals' 95th percentile is 746586111 (twelve characters with decimals).
+    let row = table.lines().find(|l| l.starts_with("95:")).unwrap();
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>()[..3],
+        ["95:", "746586111.00", "746586111.00"],
+        "{table}"
+    );
+    // The run columns end where their headers end.
+    let header = table.lines().nth(1).unwrap();
+    let run2_end = header.find("run2").unwrap() + "run2".len();
+    assert_eq!(row.rfind("746586111.00").unwrap() + 12, run2_end, "{table}");
+}
+
+#[test]
+fn variation_columns_stay_apart_for_jgroups_byte_counts() {
+    let Some(file) =
+        crate::common::shared("samples/jgroups/mperf-2013-manual-jgroups3.x-count-based.txt")
+    else {
+        return;
+    };
+    let env = Env::new();
+    env.ok(&["ingest", &file.display().to_string(), "--no-git"]);
+    let table = env.ok(&["variation", "suite=jgroups"]);
+    // 2 runs of 1,000,000 messages of 1000 bytes: 2000000000 bytes received each.
+    let row = table
+        .lines()
+        .find(|l| l.contains("2000000000.00"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>()[..3],
+        ["value:", "2000000000.00", "2000000000.00"],
+        "{table}"
+    );
+}
+
+#[test]
+fn variation_headings_name_the_configuration_and_mode() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        &crate::common::fixture("real/jmh/jmh-playground-branch-prediction.txt"),
+        &crate::common::fixture("real/go-bench/bench-cpu.txt"),
+        "--no-git",
+    ]);
+    let table = env.ok(&["variation", "bench=BranchPrediction.hashSet"]);
+    let headings: Vec<&str> = table.lines().filter(|l| l.starts_with("== ")).collect();
+    // Lines 2-5 of the JMH table: (same) and (shuffle) false/true, mode avgt, in ns/op.
+    let name = "== jmh / jmh-playground-branch-prediction.txt / BranchPrediction.hashSet";
+    assert_eq!(
+        headings,
+        [
+            format!("{name} [same=false shuffle=false] avgt (ns/op)"),
+            format!("{name} [same=false shuffle=true] avgt (ns/op)"),
+            format!("{name} [same=true shuffle=false] avgt (ns/op)"),
+            format!("{name} [same=true shuffle=true] avgt (ns/op)"),
+        ],
+        "{table}"
+    );
+    // Go's BenchmarkJoin-2 (bench-cpu.txt lines 7-8) is BenchmarkJoin at procs=2; its
+    // metric ns_op spells its unit, which is not repeated.
+    let go = env.ok(&["variation", "source=bench-cpu.txt;param.procs=2"]);
+    let first = go.lines().next().unwrap();
+    assert!(
+        first.starts_with("== go-bench / bench-cpu.txt / BenchmarkJoin [")
+            && first.contains(" procs=2] ")
+            && first.ends_with(" ns_op"),
+        "{go}"
+    );
+}
