@@ -421,3 +421,45 @@ fn variation_headings_name_the_configuration_and_mode() {
         "{go}"
     );
 }
+
+#[test]
+fn selector_and_metric_errors_say_what_is_there() {
+    let env = Env::new();
+    let tsar = crate::common::fixture("real/tsar");
+    env.ok(&["ingest", &tsar, "--no-git"]);
+    // A selector that selects nothing is said to, for history and variation alike.
+    for cmd in ["history", "variation"] {
+        let out = env.cmd(&[cmd, "tag.commit=zzz"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("error: selector \"tag.commit=zzz\" selects no run\n"),
+            "{cmd}: {err}"
+        );
+    }
+    // An unknown key lists every term, the history terms too.
+    let out = env.cmd(&["runs", "foo=bar"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("time>=, time<, latest="), "{err}");
+    // `qsp` is `qps` with two letters swapped: the tsar metrics that end in it are named.
+    let out = env
+        .cmd(&["variation", "--metric", "qsp", "suite=tsar"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("did you mean nginx_ups.qps or php_fpm.qps?"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unchanged_file_shows_the_format_it_is_stored_as() {
+    let env = Env::new();
+    let file = crate::common::fixture("real/qps-table/brpc-docs-en-thrift.md.txt");
+    let first = env.ok(&["ingest", &file, "--no-git"]);
+    assert!(first.contains("(qps-table, "), "{first}");
+    let again = env.ok(&["ingest", &file, "--no-git", "--parser", "tsar"]);
+    assert!(again.starts_with("unchanged"), "{again}");
+    assert!(again.contains("(qps-table"), "{again}");
+}
