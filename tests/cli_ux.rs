@@ -463,3 +463,21 @@ fn unchanged_file_shows_the_format_it_is_stored_as() {
     assert!(again.starts_with("unchanged"), "{again}");
     assert!(again.contains("(qps-table"), "{again}");
 }
+
+#[test]
+fn runs_table_names_each_runs_benchmark() {
+    let env = Env::new();
+    let file = crate::common::fixture("real/hyperfine/two-commands.json");
+    env.ok(&["ingest", &file, "--no-git", "--tag", "commit=hA"]);
+    let out = env.ok(&["runs", "tag.commit=hA"]);
+    let header = out.lines().next().unwrap();
+    assert!(header.contains("  bench  "), "{out}");
+    // Ten runs of each command (two-commands.json lines 4 and 38).
+    for bench in ["sleep 0.01", "sleep 0.02"] {
+        let rows = out
+            .lines()
+            .filter(|l| l.contains(&format!("  {bench}  ")))
+            .count();
+        assert_eq!(rows, 10, "{bench}:\n{out}");
+    }
+}
