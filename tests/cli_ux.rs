@@ -423,6 +423,24 @@ fn variation_headings_name_the_configuration_and_mode() {
 }
 
 #[test]
+fn runs_table_names_each_runs_benchmark() {
+    let env = Env::new();
+    let file = crate::common::fixture("real/hyperfine/two-commands.json");
+    env.ok(&["ingest", &file, "--no-git", "--tag", "commit=hA"]);
+    let out = env.ok(&["runs", "tag.commit=hA"]);
+    let header = out.lines().next().unwrap();
+    assert!(header.contains("  bench  "), "{out}");
+    // Ten runs of each command (two-commands.json lines 4 and 38).
+    for bench in ["sleep 0.01", "sleep 0.02"] {
+        let rows = out
+            .lines()
+            .filter(|l| l.contains(&format!("  {bench}  ")))
+            .count();
+        assert_eq!(rows, 10, "{bench}:\n{out}");
+    }
+}
+
+#[test]
 fn selector_and_metric_errors_say_what_is_there() {
     let env = Env::new();
     let tsar = crate::common::fixture("real/tsar");
@@ -465,19 +483,17 @@ fn unchanged_file_shows_the_format_it_is_stored_as() {
 }
 
 #[test]
-fn runs_table_names_each_runs_benchmark() {
+fn help_names_the_json_fields_each_command_prints() {
     let env = Env::new();
-    let file = crate::common::fixture("real/hyperfine/two-commands.json");
-    env.ok(&["ingest", &file, "--no-git", "--tag", "commit=hA"]);
-    let out = env.ok(&["runs", "tag.commit=hA"]);
-    let header = out.lines().next().unwrap();
-    assert!(header.contains("  bench  "), "{out}");
-    // Ten runs of each command (two-commands.json lines 4 and 38).
-    for bench in ["sleep 0.01", "sleep 0.02"] {
-        let rows = out
-            .lines()
-            .filter(|l| l.contains(&format!("  {bench}  ")))
-            .count();
-        assert_eq!(rows, 10, "{bench}:\n{out}");
+    let help = |cmd: &str| env.ok(&[cmd, "--help"]);
+    assert!(help("ingest").contains("error, reason}]"));
+    // The fields of VariationRow, as `variation --json` prints them.
+    let variation = help("variation");
+    for field in ["suite, bench, config, label", "variation_pct", "spread"] {
+        assert!(variation.contains(field), "{field}: {variation}");
     }
+    assert!(help("migrate").contains("upgraded, reingest}"));
+    assert!(help("copy").contains("The global --db is not used"));
+    // printed::side shows a summary for the runs of one block: a JMH benchmark's forks.
+    assert!(help("compare").contains("the forks of one JMH benchmark are one block"));
 }
