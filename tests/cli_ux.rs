@@ -497,3 +497,17 @@ fn help_names_the_json_fields_each_command_prints() {
     // printed::side shows a summary for the runs of one block: a JMH benchmark's forks.
     assert!(help("compare").contains("the forks of one JMH benchmark are one block"));
 }
+
+#[test]
+fn check_on_a_file_too_damaged_to_open_does_not_send_the_reader_to_check() {
+    let env = Env::new();
+    std::fs::write(env.db(), vec![0x5a; 16384]).unwrap();
+    let out = env.cmd(&["check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("so nothing in it can be checked"), "{err}");
+    assert!(!err.contains("check` tells"), "{err}");
+    // Other commands still name `check`.
+    let out = env.cmd(&["runs"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("check` tells"));
+}
