@@ -144,7 +144,7 @@ pub enum Command {
     Rm(RmArgs),
     /// Run-to-run variation per percentile (JLBH's % Variation and a robust spread).
     #[command(
-        after_help = "EXAMPLES:\n  bench-db variation 'suite=jlbh'\n  bench-db variation 'label=TCP loopback' --metric end_to_end --include-first\n  bench-db variation --json\n\nJSON: an array of rows (group, metric, percentile, values, variation)."
+        after_help = "EXAMPLES:\n  bench-db variation 'suite=jlbh'\n  bench-db variation 'label=TCP loopback' --metric end_to_end --include-first\n  bench-db variation --json\n\nJSON: an array of rows (suite, bench, config, label, metric, percentile, values, variation_pct, printed_variation_pct, spread, unit): values has one entry per run of the group, in run order (null where a run has none)."
     )]
     Variation(VariationArgs),
     /// Export every stored point as CSV or JSON.
@@ -154,7 +154,7 @@ pub enum Command {
     Export(ExportArgs),
     /// Before/after comparison with confidence intervals and corrected p-values.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db compare --baseline 'tag.branch=main' --candidate 'tag.branch=fix'\n  bench-db compare --baseline 'label=before' --candidate 'label=after' --metric ts.rt --markdown\n  bench-db compare --baseline 'bench=sleep 0.01' --candidate 'bench=sleep 0.02'\n  bench-db compare --baseline 'param.note=before' --candidate 'param.note=after'\n\nCELLS: a baseline cell is paired with the candidate cell of the same suite, bench, config,\nlabel (when one was given: a log file's name is not a label), metric and percentile, except\nwhat both selectors name differently (suite=, bench=, param.KEY=, label=) or what takes one\nvalue on each side: that is what is compared.\n\nREPLICATES (per format: bench; config; the replicate; one block = one invocation):\n  JMH        package.Class.method; @Params; measurement iteration; one fork\n  Go         BenchmarkName/sub (no -N); config lines, procs; -count repeat; package run\n  Criterion  group/function/value; -; sample; one benchmark of one cargo bench\n  hyperfine  the command; parameter values; timing run; one command\n  JLBH       -; target rate, interval, distribution; run after the warm-up; one output\n  tsar       -; -; minute (a series); one table\n  others     -; target rate, size, threads where printed; run; one block\nReplicates are rearranged only among the runs that hold them: 3 runs a side never go\nbelow p = 0.1 and are never better or worse. A side whose runs come from several\ninvocations is tested on its invocations (each one's trimmed geometric mean); one\ninvocation against several, by the several's t prediction interval; one a side, on runs\n(the output says that covers one invocation's variation only).\n\nPRINTED: beside our estimate, what the tool printed for the cell on each side (JMH score ± error\nwith scoreConfidence, hyperfine mean ± stddev, Criterion's mean with its interval, k6's value\nat the percentile), only where the side's runs come from one invocation (one block).\n\nJSON: an array, one object per cell (suite, bench, config, label, metric, percentile) with its values, change (delta_pct, inside [ci_low_pct, ci_high_pct]; central_delta_pct of the central values), interval, replicates, invocations_baseline/candidate, within_invocation and verdict; printed_baseline and printed_candidate: {name, value, error, low, high, unit} (keys absent where not printed; null where nothing is shown), printed_note: why a side shows none (it pools several invocations), else null."
+        after_help = "EXAMPLES:\n  bench-db compare --baseline 'tag.branch=main' --candidate 'tag.branch=fix'\n  bench-db compare --baseline 'label=before' --candidate 'label=after' --metric ts.rt --markdown\n  bench-db compare --baseline 'bench=sleep 0.01' --candidate 'bench=sleep 0.02'\n  bench-db compare --baseline 'param.note=before' --candidate 'param.note=after'\n\nCELLS: a baseline cell is paired with the candidate cell of the same suite, bench, config,\nlabel (when one was given: a log file's name is not a label), metric and percentile, except\nwhat both selectors name differently (suite=, bench=, param.KEY=, label=) or what takes one\nvalue on each side: that is what is compared.\n\nREPLICATES (per format: bench; config; the replicate; one block = one invocation):\n  JMH        package.Class.method; @Params; measurement iteration; one fork\n  Go         BenchmarkName/sub (no -N); config lines, procs; -count repeat; package run\n  Criterion  group/function/value; -; sample; one benchmark of one cargo bench\n  hyperfine  the command; parameter values; timing run; one command\n  JLBH       -; target rate, interval, distribution; run after the warm-up; one output\n  tsar       -; -; minute (a series); one table\n  others     -; target rate, size, threads where printed; run; one block\nReplicates are rearranged only among the runs that hold them: 3 runs a side never go\nbelow p = 0.1 and are never better or worse. A side whose runs come from several\ninvocations is tested on its invocations (each one's trimmed geometric mean); one\ninvocation against several, by the several's t prediction interval; one a side, on runs\n(the output says that covers one invocation's variation only).\n\nPRINTED: beside our estimate, what the tool printed for the cell on each side (JMH score ± error\nwith scoreConfidence, hyperfine mean ± stddev, Criterion's mean with its interval, k6's value\nat the percentile), where the side's runs all come from one block, one result the tool\nprinted: the forks of one JMH benchmark are one block and show its score ± error; a side\nthat pools several blocks (files, or one file's repeated results) shows none, and\nprinted_note says so.\n\nJSON: an array, one object per cell (suite, bench, config, label, metric, percentile) with its values, change (delta_pct, inside [ci_low_pct, ci_high_pct]; central_delta_pct of the central values), interval, replicates, invocations_baseline/candidate, within_invocation and verdict; printed_baseline and printed_candidate: {name, value, error, low, high, unit} (keys absent where not printed; null where nothing is shown), printed_note: why a side shows none (it pools several invocations), else null."
     )]
     Compare(CompareArgs),
     /// Throughput versus latency, with the knee and the highest throughput within an SLO.
@@ -190,12 +190,12 @@ pub enum Command {
     /// Copy runs between two stores (SQLite files or PostgreSQL URLs); a source already
     /// present by content hash is skipped.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db copy --from bench.db --to \"$BENCH_DB\"\n  bench-db copy --from \"$BENCH_DB\" --to local.db 'suite=jlbh' --json\n\nJSON: {\"schema\": 1, from, to, sources, runs, present, copied: [{source, runs}], already_present: [source]}."
+        after_help = "EXAMPLES:\n  bench-db copy --from bench.db --to \"$BENCH_DB\"\n  bench-db copy --from \"$BENCH_DB\" --to local.db 'suite=jlbh' --json\n\nThe global --db is not used: copy reads --from and writes --to.\n\nJSON: {\"schema\": 1, from, to, sources, runs, present, copied: [{source, runs}], already_present: [source]}."
     )]
     Copy(CopyArgs),
     /// Upgrade the database to this bench-db's schema (read commands do it when they can write).
     #[command(
-        after_help = "EXAMPLES:\n  bench-db migrate\n  bench-db --db 'postgres://bench@db.example/perf' migrate --json\n\nJSON: {\"schema\": 1, db, from, to, upgraded}."
+        after_help = "EXAMPLES:\n  bench-db migrate\n  bench-db --db 'postgres://bench@db.example/perf' migrate --json\n\nJSON: {\"schema\": 1, db, from, to, upgraded, reingest}: reingest lists the sources stored before schema 4 whose benchmark names and configuration only a new ingest reads."
     )]
     Migrate(MigrateArgs),
     /// Check the database for damage: the SQLite file's integrity and every stored run.
@@ -215,10 +215,35 @@ pub enum Command {
 static INGEST_HELP: LazyLock<String> = LazyLock::new(|| {
     let names: Vec<&str> = bench_db_parsers::formats().iter().map(|f| f.name).collect();
     format!(
-        "EXAMPLES:\n  bench-db ingest logs/\n  bench-db ingest run.txt --suite loopback --label 'TCP 20k' --tag branch=main --tag commit=$(git rev-parse --short HEAD)\n  bench-db ingest wrk.txt --parser wrk --json\n\nPARSERS (--parser NAME; detected from the file's first 256 KiB when not given):\n  {}\n\nJSON: {{\"schema\": 1, files: [{{path, format, status, runs, error}}], ingested, unchanged, skipped, errors}}.",
+        "EXAMPLES:\n  bench-db ingest logs/\n  bench-db ingest run.txt --suite loopback --label 'TCP 20k' --tag branch=main --tag commit=$(git rev-parse --short HEAD)\n  bench-db ingest wrk.txt --parser wrk --json\n\nPARSERS (--parser NAME; detected from the file's first 256 KiB when not given):\n  {}\n\nJSON: {{\"schema\": 1, files: [{{path, format, status, runs, error, reason}}], ingested, unchanged, skipped, errors}}.",
         names.join(", ")
     )
 });
+
+/// `ingest --parser NAME`: any name is taken (ingest says which are known), and the
+/// parsers' names are offered to shell completion.
+#[derive(Debug, Clone, Copy)]
+struct ParserName;
+
+impl clap::builder::TypedValueParser for ParserName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let names = bench_db_parsers::formats().iter().map(|f| f.name);
+        Some(Box::new(names.map(clap::builder::PossibleValue::new)))
+    }
+}
 
 /// `history --help`'s closing text: examples, the selector terms, then the JSON shape.
 static HISTORY_HELP: LazyLock<String> = LazyLock::new(|| {
@@ -404,7 +429,13 @@ pub struct IngestArgs {
     pub name: Option<String>,
     /// Parse every file with this parser instead of detecting the format (see PARSERS
     /// below; `--format NAME` is the same).
-    #[arg(long, value_name = "NAME", alias = "format")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        alias = "format",
+        value_parser = ParserName,
+        hide_possible_values = true
+    )]
     pub parser: Option<String>,
     /// Label for every block of this invocation (overrides lead lines).
     #[arg(long)]

@@ -31,6 +31,10 @@ Examples:
   bench-db gate --baseline 'tag.branch=main;latest=10' --candidate \"tag.commit=$SHA\"
   bench-db runs 'suite=jlbh;time>=2024-05-01T00:00:00Z;time<2024-06-01T00:00:00Z'";
 
+/// Every term a selector takes, for the errors that list them.
+const KEYS: &str = "terms: label=, suite=, bench=, param.NAME=, run=, source=, tag.NAME=, \
+                    time>=, time<, latest=";
+
 /// A history condition applied to the runs the store returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PostTerm {
@@ -68,13 +72,9 @@ pub struct Selector {
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum SelectorError {
-    #[error(
-        "selector term {0:?} is not KEY=VALUE (keys: label, suite, bench, param.NAME, run, source, tag.NAME)"
-    )]
+    #[error("selector term {0:?} is not KEY=VALUE ({keys})", keys = KEYS)]
     NotKeyValue(String),
-    #[error(
-        "unknown selector key {0:?} (keys: label, suite, bench, param.NAME, run, source, tag.NAME)"
-    )]
+    #[error("unknown selector key {0:?} ({keys})", keys = KEYS)]
     UnknownKey(String),
     #[error("run ids must be whole numbers joined by '+' or a range A..B, got {0:?}")]
     BadRunIds(String),
@@ -408,8 +408,33 @@ pub fn latest(runs: Vec<HistoryKey>, n: usize) -> Vec<HistoryKey> {
 }
 
 /// Up to `n` distinct stored values nearest to `want`: those containing it or
-/// contained in it (case-insensitively) first, then those within a small edit distance.
+/// contained in it (case-insensitively) first, then those within a small edit distance
+/// of it, whole or by one of their dot- or underscore-separated parts (`qsp` is near
+/// `nginx_ups.qps`).
 pub fn near_matches<'a>(want: &str, stored: &[&'a str], n: usize) -> Vec<&'a str> {
+    let limit = (want.chars().count() / 3).max(2);
+    let mut scored: Vec<(usize, &str)> = ranked(want, stored)
+        .into_iter()
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    scored.truncate(n);
+    scored.into_iter().map(|x| x.1).collect()
+}
+
+/// Up to `n` distinct stored values, nearest to `want` first ([`near_matches`]' measure),
+/// however far: what to list when none is near.
+pub fn nearest_first<'a>(want: &str, stored: &[&'a str], n: usize) -> Vec<&'a str> {
+    let mut scored = ranked(want, stored);
+    scored.truncate(n);
+    scored.into_iter().map(|x| x.1).collect()
+}
+
+/// The distinct non-empty stored values with their distance to `want`, nearest first
+/// (ties in name order): 0 for containment either way, else the least edit distance to
+/// the whole value, or to one of its parts when that is a closer call than the whole's
+/// (within a third of `want`, at least 1: any part of three letters is two edits from
+/// `qsp`).
+fn ranked<'a>(want: &str, stored: &[&'a str]) -> Vec<(usize, &'a str)> {
     let w = want.to_lowercase();
     let mut scored: Vec<(usize, &str)> = Vec::new();
     for &s in stored {
@@ -417,33 +442,45 @@ pub fn near_matches<'a>(want: &str, stored: &[&'a str], n: usize) -> Vec<&'a str
             continue;
         }
         let l = s.to_lowercase();
-        let score = if l.contains(&w) || (!l.is_empty() && w.contains(&l)) {
+        let score = if l.contains(&w) || w.contains(&l) {
             0
         } else {
-            let d = edit_distance(&w, &l);
-            if d > (w.chars().count() / 3).max(2) {
-                continue;
-            }
-            d
+            let part_limit = (w.chars().count() / 3).max(1);
+            l.split(['.', '_'])
+                .filter(|part| !part.is_empty())
+                .map(|part| edit_distance(&w, part))
+                .filter(|d| *d <= part_limit)
+                .chain([edit_distance(&w, &l)])
+                .min()
+                .unwrap_or(usize::MAX)
         };
         scored.push((score, s));
     }
     scored.sort();
-    scored.into_iter().take(n).map(|x| x.1).collect()
+    scored
 }
 
-/// Levenshtein distance over characters.
+/// Edit distance over characters counting a swap of two neighbouring characters as one
+/// edit, as typing makes it (`qsp` for `qps`): the optimal string alignment distance
+/// (Levenshtein's insertions, deletions and substitutions plus Damerau's transpositions,
+/// each substring edited once).
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Rows i-2, i-1 and i of the table over a's first i characters.
+    let mut before: Vec<usize> = Vec::new();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            cur[j] = (prev[j - 1] + usize::from(a[i - 1] != b[j - 1]))
+                .min(prev[j] + 1)
+                .min(cur[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                cur[j] = cur[j].min(before[j - 2] + 1);
+            }
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()]
 }
@@ -530,6 +567,22 @@ mod tests {
         assert_eq!(near_matches("tsra", &stored, 5), ["tsar"]);
         assert!(near_matches("zookeeper", &stored, 5).is_empty());
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("qsp", "qps"), 1);
+        // tsar's metrics (fixtures/real/tsar): `qsp` is `qps` swapped, a part of two of
+        // them; `php` is two edits away and not near.
+        let tsar = [
+            "nginx_ups.fbt",
+            "nginx_ups.qps",
+            "php_fpm.accept",
+            "php_fpm.idle",
+            "php_fpm.qps",
+            "www_foo_com_8080.bytin",
+        ];
+        assert_eq!(
+            near_matches("qsp", &tsar, 5),
+            ["nginx_ups.qps", "php_fpm.qps"]
+        );
+        assert_eq!(nearest_first("zzz", &tsar, 2).len(), 2);
     }
 
     #[test]

@@ -71,6 +71,59 @@ fn completions_for_four_shells_and_version_with_commit() {
     assert!(version.contains("(commit "), "{version}");
 }
 
+/// What bash completes for `words` (the last is the word being completed), from the
+/// script `completions bash` prints, sourced as a user's shell would.
+fn bash_completes(env: &Env, words: &[&str]) -> String {
+    let script = env.write("bench-db.bash", env.ok(&["completions", "bash"]).as_bytes());
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let cword = words.len() - 1;
+    let prev = if cword > 0 { words[cword - 1] } else { "" };
+    // The function `complete -p bench-db` names: what bash itself would call.
+    let line = format!(
+        "source {script}; f=$(complete -p bench-db); f=${{f#*-F }}; f=${{f%% *}}; \
+         COMP_WORDS=({}); COMP_CWORD={cword}; $f bench-db '{}' '{prev}'; \
+         echo \"${{COMPREPLY[*]}}\"",
+        quoted.join(" "),
+        words[cword]
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &line])
+        .output()
+        .expect("bash");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn bash_completes_options_and_values_past_the_subcommand() {
+    let env = Env::new();
+    assert_eq!(
+        bash_completes(&env, &["bench-db", "rm", "--dr"]),
+        "--dry-run"
+    );
+    assert_eq!(
+        bash_completes(&env, &["bench-db", "ingest", "--pa"]),
+        "--parser"
+    );
+    assert_eq!(
+        bash_completes(&env, &["bench-db", "gate", "--format", ""]),
+        "text json markdown junit github"
+    );
+    // Parser names, not file names.
+    assert_eq!(
+        bash_completes(&env, &["bench-db", "ingest", "--parser", "hy"]),
+        "hyperfine"
+    );
+    assert_eq!(
+        bash_completes(&env, &["bench-db", "run", "loo"]),
+        "loopback"
+    );
+}
+
 #[test]
 fn colour_follows_flag_then_environment_and_errors_share_one_style() {
     let env = Env::new();
@@ -289,4 +342,172 @@ fn export_csv_neutralises_formula_cells() {
     assert!(value.parse::<f64>().is_ok(), "{row}");
     let json = env.json(&["export", "--json"]);
     assert_eq!(json[0]["label"], "=HYPERLINK(\"http://x\")");
+}
+
+#[test]
+fn variation_columns_stay_apart_when_values_are_wide() {
+    let Some(hlog) = crate::common::shared("samples/hdrhistogram/hlog-v1.2-tagged.txt") else {
+        return;
+    };
+    let env = Env::new();
+    env.ok(&["ingest", &hlog.display().to_string(), "--no-git"]);
+    let table = env.ok(&["variation", "source=hlog-v1.2-tagged.txt"]);
+    // Both intervals' 95th percentile is 746586111 (twelve characters with decimals).
+    let row = table.lines().find(|l| l.starts_with("95:")).unwrap();
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>()[..3],
+        ["95:", "746586111.00", "746586111.00"],
+        "{table}"
+    );
+    // The run columns end where their headers end.
+    let header = table.lines().nth(1).unwrap();
+    let run2_end = header.find("run2").unwrap() + "run2".len();
+    assert_eq!(row.rfind("746586111.00").unwrap() + 12, run2_end, "{table}");
+}
+
+#[test]
+fn variation_columns_stay_apart_for_jgroups_byte_counts() {
+    let Some(file) =
+        crate::common::shared("samples/jgroups/mperf-2013-manual-jgroups3.x-count-based.txt")
+    else {
+        return;
+    };
+    let env = Env::new();
+    env.ok(&["ingest", &file.display().to_string(), "--no-git"]);
+    let table = env.ok(&["variation", "suite=jgroups"]);
+    // 2 runs of 1,000,000 messages of 1000 bytes: 2000000000 bytes received each.
+    let row = table
+        .lines()
+        .find(|l| l.contains("2000000000.00"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>()[..3],
+        ["value:", "2000000000.00", "2000000000.00"],
+        "{table}"
+    );
+}
+
+#[test]
+fn variation_headings_name_the_configuration_and_mode() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        &crate::common::fixture("real/jmh/jmh-playground-branch-prediction.txt"),
+        &crate::common::fixture("real/go-bench/bench-cpu.txt"),
+        "--no-git",
+    ]);
+    let table = env.ok(&["variation", "bench=BranchPrediction.hashSet"]);
+    let headings: Vec<&str> = table.lines().filter(|l| l.starts_with("== ")).collect();
+    // Lines 2-5 of the JMH table: (same) and (shuffle) false/true, mode avgt, in ns/op.
+    let name = "== jmh / jmh-playground-branch-prediction.txt / BranchPrediction.hashSet";
+    assert_eq!(
+        headings,
+        [
+            format!("{name} [same=false shuffle=false] avgt (ns/op)"),
+            format!("{name} [same=false shuffle=true] avgt (ns/op)"),
+            format!("{name} [same=true shuffle=false] avgt (ns/op)"),
+            format!("{name} [same=true shuffle=true] avgt (ns/op)"),
+        ],
+        "{table}"
+    );
+    // Go's BenchmarkJoin-2 (bench-cpu.txt lines 7-8) is BenchmarkJoin at procs=2; its
+    // metric ns_op spells its unit, which is not repeated.
+    let go = env.ok(&["variation", "source=bench-cpu.txt;param.procs=2"]);
+    let first = go.lines().next().unwrap();
+    assert!(
+        first.starts_with("== go-bench / bench-cpu.txt / BenchmarkJoin [")
+            && first.contains(" procs=2] ")
+            && first.ends_with(" ns_op"),
+        "{go}"
+    );
+}
+
+#[test]
+fn runs_table_names_each_runs_benchmark() {
+    let env = Env::new();
+    let file = crate::common::fixture("real/hyperfine/two-commands.json");
+    env.ok(&["ingest", &file, "--no-git", "--tag", "commit=hA"]);
+    let out = env.ok(&["runs", "tag.commit=hA"]);
+    let header = out.lines().next().unwrap();
+    assert!(header.contains("  bench  "), "{out}");
+    // Ten runs of each command (two-commands.json lines 4 and 38).
+    for bench in ["sleep 0.01", "sleep 0.02"] {
+        let rows = out
+            .lines()
+            .filter(|l| l.contains(&format!("  {bench}  ")))
+            .count();
+        assert_eq!(rows, 10, "{bench}:\n{out}");
+    }
+}
+
+#[test]
+fn selector_and_metric_errors_say_what_is_there() {
+    let env = Env::new();
+    let tsar = crate::common::fixture("real/tsar");
+    env.ok(&["ingest", &tsar, "--no-git"]);
+    // A selector that selects nothing is said to, for history and variation alike.
+    for cmd in ["history", "variation"] {
+        let out = env.cmd(&[cmd, "tag.commit=zzz"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("error: selector \"tag.commit=zzz\" selects no run\n"),
+            "{cmd}: {err}"
+        );
+    }
+    // An unknown key lists every term, the history terms too.
+    let out = env.cmd(&["runs", "foo=bar"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("time>=, time<, latest="), "{err}");
+    // `qsp` is `qps` with two letters swapped: the tsar metrics that end in it are named.
+    let out = env
+        .cmd(&["variation", "--metric", "qsp", "suite=tsar"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("did you mean nginx_ups.qps or php_fpm.qps?"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unchanged_file_shows_the_format_it_is_stored_as() {
+    let env = Env::new();
+    let file = crate::common::fixture("real/qps-table/brpc-docs-en-thrift.md.txt");
+    let first = env.ok(&["ingest", &file, "--no-git"]);
+    assert!(first.contains("(qps-table, "), "{first}");
+    let again = env.ok(&["ingest", &file, "--no-git", "--parser", "tsar"]);
+    assert!(again.starts_with("unchanged"), "{again}");
+    assert!(again.contains("(qps-table"), "{again}");
+}
+
+#[test]
+fn help_names_the_json_fields_each_command_prints() {
+    let env = Env::new();
+    let help = |cmd: &str| env.ok(&[cmd, "--help"]);
+    assert!(help("ingest").contains("error, reason}]"));
+    // The fields of VariationRow, as `variation --json` prints them.
+    let variation = help("variation");
+    for field in ["suite, bench, config, label", "variation_pct", "spread"] {
+        assert!(variation.contains(field), "{field}: {variation}");
+    }
+    assert!(help("migrate").contains("upgraded, reingest}"));
+    assert!(help("copy").contains("The global --db is not used"));
+    // printed::side shows a summary for the runs of one block: a JMH benchmark's forks.
+    assert!(help("compare").contains("the forks of one JMH benchmark are one block"));
+}
+
+#[test]
+fn check_on_a_file_too_damaged_to_open_does_not_send_the_reader_to_check() {
+    let env = Env::new();
+    std::fs::write(env.db(), vec![0x5a; 16384]).unwrap();
+    let out = env.cmd(&["check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("so nothing in it can be checked"), "{err}");
+    assert!(!err.contains("check` tells"), "{err}");
+    // Other commands still name `check`.
+    let out = env.cmd(&["runs"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("check` tells"));
 }

@@ -97,7 +97,7 @@ fn reingest_is_unchanged_and_adds_nothing() {
 }
 
 /// A stored source's size makes a file be hashed before it is parsed: the same bytes are
-/// `unchanged` (with the format their head names), other bytes of that size are stored.
+/// `unchanged` (with the format they are stored as), other bytes of that size are stored.
 #[test]
 fn a_file_of_a_stored_size_is_stored_unless_its_bytes_are() {
     let env = Env::new();

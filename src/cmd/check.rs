@@ -7,14 +7,15 @@
 
 use crate::cli::CheckArgs;
 use crate::store::Db;
+use crate::store::open_error::{Explained, Failure};
 use crate::store::url::Target;
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 
 /// Exit code of a check that found damage.
 const DAMAGED: u8 = 1;
 
 pub fn run(db: &Target, args: &CheckArgs) -> Result<u8> {
-    let store = Db::open_read(db)?;
+    let store = Db::open_read(db).map_err(|e| beyond_check(db, e))?;
     let found = store.check();
     let ok = found.damaged.is_empty();
     if args.output.json() {
@@ -43,4 +44,20 @@ pub fn run(db: &Target, args: &CheckArgs) -> Result<u8> {
         );
     }
     Ok(if ok { crate::exit::OK } else { DAMAGED })
+}
+
+/// `e`, or for a file too damaged to open (whose error everywhere else sends the reader
+/// to `check`) what to do instead: `check` cannot read it either.
+fn beyond_check(db: &Target, e: anyhow::Error) -> anyhow::Error {
+    let corrupt = e.chain().any(|c| {
+        c.downcast_ref::<Explained>()
+            .is_some_and(|x| x.failure == Failure::Corrupt)
+    });
+    if !corrupt {
+        return e;
+    }
+    anyhow!(
+        "the database {db} is corrupt: it cannot be opened, so nothing in it can be checked; \
+         restore a copy of the file, or move it aside and ingest the files again"
+    )
 }

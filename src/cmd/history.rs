@@ -22,6 +22,7 @@ pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
     };
     let store = Db::open_read(db)?;
     let sel = Selector::parse_opt(args.selector.as_deref())?;
+    super::variation::check_selects_some(&store, &sel, args.selector.as_deref())?;
     super::metrics::check_selected(&store, &sel, &args.metric)?;
     // Block by block: the warm-up rule needs a block's runs together; the builder keeps
     // their values, not the runs.

@@ -1,6 +1,7 @@
 //! `bench-db runs`: list the stored runs.
 
 use crate::analysis::printed;
+use crate::analysis::samples::identity_text;
 use crate::cli::RunsArgs;
 use crate::dataset::StoredRun;
 use crate::output::table::{Cell, Layout};
@@ -148,7 +149,7 @@ fn list_text(store: &Db, sel: &Selector, mut w: impl Write) -> Result<()> {
 /// being cut, so a selector can be copied from the table. The commit is shown by its
 /// first [`COMMIT_CHARS`] characters instead (a selector takes the whole hash from
 /// `runs --json`).
-const LIMITS: [usize; 9] = [0, 16, 36, 0, 0, 24, 44, 40, 32];
+const LIMITS: [usize; 10] = [0, 16, 36, 48, 0, 0, 24, 44, 40, 32];
 
 /// How much of a commit hash the table shows: git's short hashes are 7 to 12 characters.
 const COMMIT_CHARS: usize = 12;
@@ -158,7 +159,7 @@ const VALUES_SHOWN: usize = 3;
 
 fn header() -> Vec<Cell> {
     [
-        "id", "suite", "label", "run", "commit", "tags", "source", "metrics", "values",
+        "id", "suite", "label", "bench", "run", "commit", "tags", "source", "metrics", "values",
     ]
     .into_iter()
     .map(Cell::from)
@@ -187,6 +188,28 @@ fn values(r: &StoredRun) -> String {
     shown
 }
 
+/// The `bench` column: the benchmark and its configuration, as `compare` names them
+/// (`sleep 0.01`, `BranchPrediction.hashSet [same=false shuffle=true]`); `-` for a format
+/// that names neither.
+fn bench(r: &StoredRun) -> String {
+    let config: Vec<(String, String)> = r
+        .run
+        .config_params()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let text = identity_text(
+        r.run.bench.as_deref(),
+        config.iter().map(|(k, v)| (k, v)),
+        None,
+    );
+    if text.is_empty() {
+        "-".to_string()
+    } else {
+        text
+    }
+}
+
 /// A run's row; the commit has its own column.
 fn row(r: &StoredRun) -> Vec<Cell> {
     let tags = r.other_tags();
@@ -200,6 +223,7 @@ fn row(r: &StoredRun) -> Vec<Cell> {
         Cell::from(r.id.to_string()),
         Cell::from(r.suite.as_str()),
         Cell::from(r.label.as_str()),
+        Cell::from(bench(r)),
         Cell::from(r.run.index.to_string()),
         Cell::from(commit),
         Cell::from(if tags.is_empty() {

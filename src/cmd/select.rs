@@ -7,7 +7,7 @@ use crate::analysis::samples::Axis;
 use crate::cli::{Sides, WarmUp};
 use crate::dataset::StoredRun;
 use crate::output::escape::Lines;
-use crate::selector::{Contrast, Selector, Term, near_matches};
+use crate::selector::{Contrast, Selector, Term, near_matches, nearest_first};
 use crate::store::{Db, Detail};
 use anyhow::{Context, Result, bail};
 use std::collections::{BTreeSet, HashSet};
@@ -148,12 +148,9 @@ pub fn check_metric_names(wanted: &[String], known: &[String]) -> Result<()> {
         }
         let near = near_matches(m, &known, 5);
         if near.is_empty() {
-            let mut all = known.clone();
-            all.sort_unstable();
-            all.truncate(12);
             bail!(
                 "--metric {m:?}: no selected run has it (metrics: {})",
-                all.join(", ")
+                nearest_first(m, &known, 12).join(", ")
             );
         }
         bail!(

@@ -1,5 +1,7 @@
 //! `bench-db variation`: run-to-run variation per group, metric and percentile.
 
+use super::select::nothing_selected;
+use crate::analysis::samples::identity_text;
 use crate::analysis::variation::{VariationRow, variation};
 use crate::cli::VariationArgs;
 use crate::dataset::StoredRun;
@@ -16,6 +18,7 @@ use std::io::Write;
 pub fn run(db: &Target, args: &VariationArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
     let sel = Selector::parse_opt(args.selector.as_deref())?;
+    check_selects_some(&store, &sel, args.selector.as_deref())?;
     if let Some(m) = &args.metric {
         super::metrics::check_selected(&store, &sel, std::slice::from_ref(m))?;
     }
@@ -24,6 +27,17 @@ pub fn run(db: &Target, args: &VariationArgs) -> Result<u8> {
         Err(e) if crate::cmd::export::is_broken_pipe(&e) => Ok(crate::exit::OK),
         Err(e) => Err(e),
         Ok(()) => Ok(crate::exit::OK),
+    }
+}
+
+/// Errors (exit 2) when the selector `text` selects no run, naming its terms that match
+/// nothing as `compare` and `gate` do ([`nothing_selected`]); no selector is no check.
+pub fn check_selects_some(store: &Db, sel: &Selector, text: Option<&str>) -> Result<()> {
+    match text {
+        Some(text) if store.select_ids(sel)?.is_empty() => {
+            Err(nothing_selected(store, sel, text, "selector")?.into())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -96,6 +110,9 @@ pub fn for_each_block(
 /// Runs a table shows one column each; a group with more is shown as its distribution.
 const MAX_RUN_COLUMNS: usize = 12;
 
+/// The least width of a run's column (and of a quartile's).
+const RUN_COLUMN_WIDTH: usize = 12;
+
 /// JLBH-SUMMARY-like tables, one per group and metric: a column per run, or for more than
 /// [`MAX_RUN_COLUMNS`] runs their count, quartiles and range.
 pub fn render_tables(rows: &[VariationRow]) -> String {
@@ -110,18 +127,7 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
                 && r.run_ids == first.run_ids
         };
         let end = i + rows[i..].iter().take_while(|r| same(r)).count();
-        let unit = if first.unit.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", esc(&first.unit))
-        };
-        let _ = writeln!(
-            out,
-            "== {} / {} / {}{unit}",
-            esc(&first.suite),
-            esc(&first.label),
-            esc(&first.display)
-        );
+        let _ = writeln!(out, "{}", heading(first));
         // Many runs (100 Criterion samples) are a distribution: its quartiles, not a column
         // per run (`--json` keeps every value).
         let summarised = first.run_indexes.len() > MAX_RUN_COLUMNS;
@@ -132,14 +138,34 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
                 .iter()
                 .flat_map(|r| r.values.iter().flatten().copied()),
         );
+        // Columns as wide as their widest value and always apart: hlog's 746586111.00
+        // fills twelve.
+        let cells: Vec<Vec<String>> = rows[i..end]
+            .iter()
+            .map(|r| {
+                if summarised {
+                    let v: Vec<f64> = r.values.iter().flatten().copied().collect();
+                    let mut c = vec![v.len().to_string()];
+                    c.extend([0.0, 0.25, 0.5, 0.75, 1.0].map(|q| fixed(quantile(&v, q), decimals)));
+                    c
+                } else {
+                    r.values.iter().map(|v| fixed(*v, decimals)).collect()
+                }
+            })
+            .collect();
+        let width = cells
+            .iter()
+            .flatten()
+            .map(|c| c.chars().count() + 2)
+            .fold(RUN_COLUMN_WIDTH, usize::max);
         let _ = write!(out, "{:<11}", "Percentile");
         if summarised {
             for h in ["runs", "min", "p25", "median", "p75", "max"] {
-                let _ = write!(out, "{h:>12}");
+                let _ = write!(out, "{h:>width$}");
             }
         } else {
             for idx in &first.run_indexes {
-                let _ = write!(out, "{:>12}", format!("run{idx}"));
+                let _ = write!(out, "{:>width$}", format!("run{idx}"));
             }
         }
         let _ = writeln!(
@@ -147,18 +173,10 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
             "{:>14}{:>10}{:>12}",
             "% Variation", "printed", "robust CV%"
         );
-        for r in &rows[i..end] {
+        for (r, cells) in rows[i..end].iter().zip(&cells) {
             let _ = write!(out, "{:<11}", percentile_label(r.percentile));
-            if summarised {
-                let v: Vec<f64> = r.values.iter().flatten().copied().collect();
-                let _ = write!(out, "{:>12}", v.len());
-                for q in [0.0, 0.25, 0.5, 0.75, 1.0] {
-                    let _ = write!(out, "{:>12}", fixed(quantile(&v, q), decimals));
-                }
-            } else {
-                for v in &r.values {
-                    let _ = write!(out, "{:>12}", fixed(*v, decimals));
-                }
+            for c in cells {
+                let _ = write!(out, "{c:>width$}");
             }
             let _ = writeln!(
                 out,
@@ -175,6 +193,46 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
         out.push_str("no runs with percentile or value series selected\n");
     }
     out
+}
+
+/// A table's heading: suite, label, then the benchmark with its configuration and the
+/// metric, named as `compare` names its cells ([`identity_text`]), so that the blocks of
+/// one benchmark (JMH's `@Param` values and modes) are told apart; then the unit, unless
+/// the metric's name already spells it (Go's `ns_op` in ns/op). A format that names no
+/// benchmark keeps the metric as the tool printed it.
+fn heading(r: &VariationRow) -> String {
+    let config: Vec<(String, String)> = r
+        .config
+        .iter()
+        .map(|(k, v)| (k.clone(), v.to_string()))
+        .collect();
+    let mut name = identity_text(r.bench.as_deref(), config.iter().map(|(k, v)| (k, v)), None);
+    let quantity = if r.bench.is_some() {
+        &r.metric
+    } else {
+        &r.display
+    };
+    if !name.is_empty() {
+        name.push(' ');
+    }
+    name.push_str(quantity);
+    let spelled = |t: &str| -> String {
+        t.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let unit = if r.unit.is_empty() || spelled(&r.unit) == spelled(quantity) {
+        String::new()
+    } else {
+        format!(" ({})", esc(&r.unit))
+    };
+    format!(
+        "== {} / {} / {}{unit}",
+        esc(&r.suite),
+        esc(&r.label),
+        esc(&name)
+    )
 }
 
 fn percentile_label(p: Option<f64>) -> String {

@@ -56,8 +56,9 @@ pub trait Store: Send {
     /// The schema version of the open store.
     fn schema_version(&self) -> Result<i64>;
 
-    /// Whether a source with this content hash is stored under this metadata identity.
-    fn has_source(&self, sha256: &str, identity: &str) -> Result<bool>;
+    /// The format of the source with this content hash stored under this metadata
+    /// identity, if one is.
+    fn stored_format(&self, sha256: &str, identity: &str) -> Result<Option<String>>;
 
     /// Which of these sizes, in bytes, some stored source has.
     fn stored_sizes(&self, sizes: &[u64]) -> Result<std::collections::HashSet<u64>>;

@@ -59,7 +59,11 @@ pub fn copy(
     let mut done = Copied::default();
     for (sid, ids) in order {
         let (record, blocks) = from.store.source_blocks(sid)?;
-        if to.store.has_source(&record.sha256, &record.identity)? {
+        if to
+            .store
+            .stored_format(&record.sha256, &record.identity)?
+            .is_some()
+        {
             each(&record, None);
             done.present += 1;
             continue;

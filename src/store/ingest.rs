@@ -131,10 +131,10 @@ impl Generated<'_> {
 }
 
 impl Db {
-    /// Whether a source with this content hash is already stored under this metadata
-    /// identity ([`metadata_identity`]).
-    pub fn has_source(&self, sha256: &str, identity: &str) -> anyhow::Result<bool> {
-        self.store.has_source(sha256, identity)
+    /// The format a source with this content hash was stored as under this metadata
+    /// identity ([`metadata_identity`]), if it is stored.
+    pub fn stored_format(&self, sha256: &str, identity: &str) -> anyhow::Result<Option<String>> {
+        self.store.stored_format(sha256, identity)
     }
 
     /// Which of these sizes, in bytes, some stored source has (a file of such a size is

@@ -47,9 +47,25 @@ pub enum Failure {
     Other,
 }
 
+/// A failure [`sqlite`] explained: its one line, and what kind of failure it is (so that
+/// `check` can tell a file too damaged to open, which it cannot check either).
+#[derive(Debug)]
+pub struct Explained {
+    pub failure: Failure,
+    pub line: String,
+}
+
+impl std::fmt::Display for Explained {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.line)
+    }
+}
+
+impl std::error::Error for Explained {}
+
 /// `e` (from opening or writing the SQLite database at `path`) as one line saying what
-/// is wrong and what to do, when the error and the files beside the database tell; else
-/// `e` unchanged.
+/// is wrong and what to do ([`Explained`]), when the error and the files beside the
+/// database tell; else `e` unchanged.
 pub fn sqlite(path: &Path, e: anyhow::Error) -> anyhow::Error {
     let failure = classify(&e);
     let obstacle = match failure {
@@ -57,7 +73,7 @@ pub fn sqlite(path: &Path, e: anyhow::Error) -> anyhow::Error {
         _ => None,
     };
     match explain(path, failure, obstacle.as_ref(), &engine_words(&e)) {
-        Some(line) => anyhow::Error::msg(line),
+        Some(line) => anyhow::Error::new(Explained { failure, line }),
         None => e,
     }
 }

@@ -22,7 +22,7 @@ use anyhow::{Context, Result, bail};
 use bench_db_parsers::{Format, format_by_name};
 use inputs::{Input, collect_inputs, is_stdin};
 use outcome::{NOT_RECOGNISED, read_failure, said};
-use reading::{Check, Job, Parsing, Reading, hash_all, read_head, sniff};
+use reading::{Check, Job, Parsing, Reading, hash_all, read_head};
 use serde::Serialize;
 use std::fs::File;
 use std::io::{Cursor, Read, Seek, Write};
@@ -271,7 +271,7 @@ fn next_outcome(
                 return Some(store_parsed(store, target, forced.is_some(), *parsing));
             }
             Job::Check(check) => {
-                if let Some(outcome) = check_stored(store, target, forced, check) {
+                if let Some(outcome) = check_stored(store, target, check) {
                     return Some(outcome);
                 }
                 // Handed back: its parsing job comes next.
@@ -288,15 +288,9 @@ fn db_failure(target: &Target, shown: &str, e: anyhow::Error) -> (String, bool) 
 
 /// A file whose size a stored source has: hashed and looked up, as content that is
 /// stored is not parsed again. `None` when it is not stored and went back to be parsed.
-fn check_stored(
-    store: &mut Db,
-    target: &Target,
-    forced: Option<&'static Format>,
-    check: Check,
-) -> Option<FileOutcome> {
+fn check_stored(store: &mut Db, target: &Target, check: Check) -> Option<FileOutcome> {
     let Check {
         shown,
-        file_name,
         mut file,
         bytes,
         identity,
@@ -309,19 +303,12 @@ fn check_stored(
         if !store.stored_sizes(&[bytes]).map_err(db)?.contains(&bytes) {
             return Ok(Some(file));
         }
-        let (head, complete) = read_head(&mut file).map_err(io)?;
+        let (head, _) = read_head(&mut file).map_err(io)?;
         let digest = hash_all(Cursor::new(&head).chain(&mut file)).map_err(io)?;
-        if store.has_source(&digest.sha256, &identity).map_err(db)? {
-            outcome.format = forced
-                .or_else(|| sniff(&file_name, &head, complete))
-                .map(|f| f.name.to_string());
-            outcome.status = match outcome.format {
-                Some(_) => Status::Unchanged,
-                None => {
-                    outcome.reason = Some(NOT_RECOGNISED.to_string());
-                    Status::Skipped
-                }
-            };
+        if let Some(format) = store.stored_format(&digest.sha256, &identity).map_err(db)? {
+            // Stored as `format`, whichever parser this ingest names.
+            outcome.format = Some(format);
+            outcome.status = Status::Unchanged;
             return Ok(None);
         }
         file.rewind().map_err(io)?;

@@ -31,7 +31,6 @@ pub(super) enum Job {
 
 pub(super) struct Check {
     pub(super) shown: String,
-    pub(super) file_name: String,
     pub(super) file: File,
     pub(super) bytes: u64,
     pub(super) identity: String,
@@ -165,13 +164,11 @@ impl Reading<'_> {
                 let meta = file.metadata().map_err(io)?;
                 // Re-ingesting a folder is common; a stored source of the same size is
                 // worth one extra read to avoid parsing and inserting content that is
-                // stored. That read keeps the head, which names the format of a file
-                // found stored.
+                // stored.
                 if meta.is_file() && sizes.may_be_stored(meta.len()) {
                     let (parse, back) = std::sync::mpsc::sync_channel(1);
                     let check = Check {
                         shown: shown.clone(),
-                        file_name: file_name.clone(),
                         file,
                         bytes: meta.len(),
                         identity: metadata.identity(),

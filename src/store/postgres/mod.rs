@@ -304,8 +304,8 @@ impl Store for PgStore {
     fn schema_version(&self) -> Result<i64> {
         Ok(self.version()?.unwrap_or(0))
     }
-    fn has_source(&self, sha256: &str, identity: &str) -> Result<bool> {
-        PgStore::has_source(self, sha256, identity)
+    fn stored_format(&self, sha256: &str, identity: &str) -> Result<Option<String>> {
+        PgStore::stored_format(self, sha256, identity)
     }
     fn stored_sizes(&self, sizes: &[u64]) -> Result<std::collections::HashSet<u64>> {
         PgStore::stored_sizes(self, sizes)

@@ -49,16 +49,20 @@ impl From<postgres::Error> for IngestError {
 }
 
 impl PgStore {
-    pub(super) fn has_source(&self, sha256: &str, identity: &str) -> anyhow::Result<bool> {
+    pub(super) fn stored_format(
+        &self,
+        sha256: &str,
+        identity: &str,
+    ) -> anyhow::Result<Option<String>> {
         let row = self
             .client
             .borrow_mut()
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text AND identity = $2::text)",
+            .query_opt(
+                "SELECT format FROM source WHERE sha256 = $1::text AND identity = $2::text",
                 &[&sha256, &identity],
             )
             .map_err(|e| self.err(e))?;
-        Ok(row.get(0))
+        Ok(row.map(|r| r.get(0)))
     }
 
     /// One query for all the sizes.

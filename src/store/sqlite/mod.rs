@@ -177,8 +177,8 @@ impl Store for SqliteStore {
     fn schema_version(&self) -> Result<i64> {
         self.version().map_err(|e| self.corrupt(e))
     }
-    fn has_source(&self, sha256: &str, identity: &str) -> Result<bool> {
-        SqliteStore::has_source(self, sha256, identity).map_err(|e| self.corrupt(e))
+    fn stored_format(&self, sha256: &str, identity: &str) -> Result<Option<String>> {
+        SqliteStore::stored_format(self, sha256, identity).map_err(|e| self.corrupt(e))
     }
     fn stored_sizes(&self, sizes: &[u64]) -> Result<std::collections::HashSet<u64>> {
         SqliteStore::stored_sizes(self, sizes).map_err(|e| self.corrupt(e))

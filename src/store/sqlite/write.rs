@@ -21,13 +21,16 @@ impl From<rusqlite::Error> for IngestError {
 }
 
 impl SqliteStore {
-    pub(super) fn has_source(&self, sha256: &str, identity: &str) -> anyhow::Result<bool> {
+    pub(super) fn stored_format(
+        &self,
+        sha256: &str,
+        identity: &str,
+    ) -> anyhow::Result<Option<String>> {
         Ok(self
             .conn
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1 AND identity = ?2)",
-            )?
-            .query_row([sha256, identity], |r| r.get(0))?)
+            .prepare_cached("SELECT format FROM source WHERE sha256 = ?1 AND identity = ?2")?
+            .query_row([sha256, identity], |r| r.get(0))
+            .optional()?)
     }
 
     /// One indexed lookup per distinct size.
