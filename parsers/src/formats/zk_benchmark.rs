@@ -90,8 +90,9 @@ fn pair(t: &str) -> Option<Result<Row, String>> {
     let parts: Vec<&str> = t.split_whitespace().collect();
     if parts.len() != 2 {
         return Some(Err(format!(
-            "expected two numbers `<seconds> <value>`, found {} fields in `{t}`",
-            parts.len()
+            "expected two numbers `<seconds> <value>`, found {} field{} in `{t}`",
+            parts.len(),
+            if parts.len() == 1 { "" } else { "s" }
         )));
     }
     let num = |s: &str| java_number(s).map_err(|_| format!("`{s}` is not a number"));
@@ -230,6 +231,14 @@ fn latency_ladder(rows: &[Row]) -> Series {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_of_one_number_says_one_field() {
+        let err = pair("3.497134631").unwrap().unwrap_err();
+        assert!(err.contains("found 1 field in"), "{err}");
+        let err = pair("1 2 3").unwrap().unwrap_err();
+        assert!(err.contains("found 3 fields in"), "{err}");
+    }
     use crate::testutil::{detect_file, fixture, parse_err};
     use crate::testutil::{parse_ok, shared};
 
