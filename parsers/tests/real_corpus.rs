@@ -463,6 +463,10 @@ fn hlog() {
     assert_eq!(b.runs.len(), 2);
     assert_eq!(text(&b.runs[0], "tag"), "blockingactivity1.delay");
     assert_eq!(text(&b.runs[1], "tag"), "csvmetrics.cycles");
+    // Lines 28 and 29: two streams, not two repeats of one; the tag keeps them apart.
+    for r in &b.runs {
+        assert_eq!(r.config_params().keys().collect::<Vec<_>>(), [&"tag"]);
+    }
     close(
         b.runs[0].params["start_time"].as_f64(),
         1479149958.287,
