@@ -380,14 +380,7 @@ impl Machine {
     /// Closes a table that stopped before its `worst` row: its rows are kept, with a
     /// warning, and the lines read after its last row are read again outside it.
     fn cut_table(&mut self, mut t: Table) -> Result<(), ParseError> {
-        let last = t.rows.last().map_or(0.0, |r| r.0);
-        self.out.push_back(Ok(Parsed::Warning {
-            line: t.last_row,
-            message: format!(
-                "SUMMARY ({}) table from line {} ends at {last} (no worst row)",
-                t.display, t.first_line
-            ),
-        }));
+        self.warn_cut(&t);
         let tail = std::mem::take(&mut t.tail);
         let number = self.number;
         self.close_table(t, false)?;
@@ -396,6 +389,19 @@ impl Machine {
         }
         self.number = number;
         Ok(())
+    }
+
+    /// Warns that a table's rows stop before its `worst` row, whatever ends it (dashes,
+    /// other text, the end of input).
+    fn warn_cut(&mut self, t: &Table) {
+        let last = t.rows.last().map_or(0.0, |r| r.0);
+        self.out.push_back(Ok(Parsed::Warning {
+            line: t.last_row,
+            message: format!(
+                "SUMMARY ({}) table from line {} ends at {last} (no worst row)",
+                t.display, t.first_line
+            ),
+        }));
     }
 
     fn err(&self, message: impl Into<String>) -> ParseError {
@@ -593,6 +599,9 @@ impl Machine {
             }
             State::Table(t) => match line {
                 Line::Separator if !t.rows.is_empty() => {
+                    // The `worst` row closes a table itself: dashes after other rows
+                    // close one that was cut.
+                    self.warn_cut(&t);
                     self.close_table(t, true)?;
                 }
                 Line::Other => {
