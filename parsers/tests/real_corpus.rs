@@ -1003,8 +1003,29 @@ fn jlbh() {
     let e2e = "end_to_end";
     let l = load("jlbh", "chronicle-queue-contended-writes.adoc.txt");
     assert_eq!(l.blocks.len(), 4);
+    // `==== Double-Buffer Disabled` (line 34) and `… Enabled` (53) under `=== 1 KB
+    // messages` (33), then both again under `=== 4 KB messages` (72): four settings.
+    let labels: Vec<_> = l.blocks.iter().map(|b| b.label.as_deref()).collect();
+    assert_eq!(
+        labels,
+        [
+            Some("Benchmarks / 1 KB messages / Double-Buffer Disabled"),
+            Some("Benchmarks / 1 KB messages / Double-Buffer Enabled"),
+            Some("Benchmarks / 4 KB messages / Double-Buffer Disabled"),
+            Some("Benchmarks / 4 KB messages / Double-Buffer Enabled"),
+        ]
+    );
+    // All eight tables stop at `99.7:` and close with dashes: each is warned about.
+    assert_eq!(l.warnings.len(), 8, "{:?}", l.warnings);
+    assert_eq!(l.warnings[0].0, 41);
+    assert!(
+        l.warnings[0]
+            .1
+            .contains("SUMMARY (Concurrent) table from line 36 ends at 99.7 (no worst row)"),
+        "{:?}",
+        l.warnings
+    );
     let b = &l.blocks[0];
-    assert_eq!(b.label.as_deref(), Some("Double-Buffer Disabled"));
     close(pct(&b.runs[0], "concurrent", 50.0), 90.40, "run1 50");
     close(
         printed(b, "concurrent", Some(90.0), "variation_pct"),
@@ -1018,7 +1039,6 @@ fn jlbh() {
         "Concurrent2 run3 99",
     );
     let b = &l.blocks[1];
-    assert_eq!(b.label.as_deref(), Some("Double-Buffer Enabled"));
     close(pct(&b.runs[1], "concurrent", 99.7), 185.92, "run2 99.7");
 
     // 14 tables cut at 99.9 by their author: every one kept, each with a warning.

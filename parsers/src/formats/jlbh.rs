@@ -21,13 +21,15 @@
 //! with unreadable numbers inside an output is an error too; outside one it is prose.
 //!
 //! This module only drives the state machine; line shapes live in `lines`, locale-aware
-//! numbers in `numbers`, buffer-at-a-time line reading in `reader`.
+//! numbers in `numbers`, buffer-at-a-time line reading in `reader`, the lead lines that
+//! label an output (with the headings enclosing a nested one) in `leads`.
 //!
 //! Identity: no bench (JLBH names no benchmark). `config` is the load the user chose:
 //! `target_throughput`, `interval_us`, `distribution`, `co_correction` (JLBH prints no
 //! thread count); `run_time_s` and the warm-up are plain params. One block is one JLBH
 //! output; its runs are the replicates. No timestamp is printed.
 
+mod leads;
 mod lines;
 mod numbers;
 mod reader;
@@ -39,7 +41,8 @@ mod tests;
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, PrintedStat, Run, Series};
-use crate::text::{LabelTracker, metric_name};
+use crate::text::metric_name;
+use leads::Leads;
 use lines::{Line, ProbeLine, Row};
 use numbers::Decimal;
 use reader::Lines;
@@ -141,7 +144,7 @@ impl<R: BufRead> Iterator for Parser<R> {
 /// Where the machine is in the text.
 #[derive(Debug, Default)]
 enum State {
-    /// Not in a JLBH output: lines go to the label tracker.
+    /// Not in a JLBH output: lines go to the lead-line tracker.
     #[default]
     Outside,
     /// In an output, between runs (after the warm-up line or a run's closing dashes).
@@ -263,7 +266,7 @@ struct Machine {
     number: u64,
     state: State,
     block: Option<Builder>,
-    labels: LabelTracker,
+    labels: Leads,
     out: VecDeque<Result<Parsed, ParseError>>,
     /// Scratch cells of the summary row being read (reused: no allocation per row).
     cells: Vec<Option<f64>>,
