@@ -45,10 +45,11 @@ pub fn metrics(run: &StoredRun) -> Vec<&str> {
 }
 
 /// The unit of a printed number named `name` about a metric stored in `unit`: `%` for a
-/// percentage (`change_pct`, `…_pct`), none for counts, ratios and p-values, else the
-/// metric's own.
+/// percentage (`change_pct`, `…_pct`), none for counts, ratios, p-values and JLBH's
+/// `var(log)` (a variance of logarithms, FORMATS.md §1.6), else the metric's own.
 pub fn unit<'a>(name: &str, unit: &'a str) -> &'a str {
-    const UNITLESS: [&str; 9] = [
+    const UNITLESS: [&str; 10] = [
+        "var_log",
         "count",
         "change_p",
         "relative",
