@@ -395,7 +395,9 @@ fn jlbh_var_log_is_exported_without_a_unit() {
     let env = Env::new();
     ingest(
         &env,
-        &[&fixture("real/jlbh/introductiontojlbh-zh-JLBH_Examples_4.md.txt")],
+        &[&fixture(
+            "real/jlbh/introductiontojlbh-zh-JLBH_Examples_4.md.txt",
+        )],
     );
     let points = env.json(&["export", "--json"]);
     let stat = |name: &str| -> Vec<(f64, f64, String)> {
@@ -406,7 +408,11 @@ fn jlbh_var_log_is_exported_without_a_unit() {
             .filter(|p| p["stat"] == name)
             .map(|p| {
                 let f = |k: &str| p[k].as_f64().unwrap();
-                (f("percentile"), f("value"), p["unit"].as_str().unwrap().into())
+                (
+                    f("percentile"),
+                    f("value"),
+                    p["unit"].as_str().unwrap().into(),
+                )
             })
             .collect()
     };

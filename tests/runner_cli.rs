@@ -56,11 +56,18 @@ fn loopback_prints_jlbh_layout_and_stores_every_run() {
 fn loopback_settings_are_config_and_its_hlog_probes_are_cells_of_their_own() {
     let env = Env::new();
     for size in ["8", "65536"] {
-        env.cmd(&["run", "loopback", "--throughput", "5000", "--iterations", "300"])
-            .args(["--warmup", "0", "--runs", "2", "--label", "L", "--no-git"])
-            .args(["--msg-size", size, "--hlog", &format!("size-{size}.hlog")])
-            .assert()
-            .success();
+        env.cmd(&[
+            "run",
+            "loopback",
+            "--throughput",
+            "5000",
+            "--iterations",
+            "300",
+        ])
+        .args(["--warmup", "0", "--runs", "2", "--label", "L", "--no-git"])
+        .args(["--msg-size", size, "--hlog", &format!("size-{size}.hlog")])
+        .assert()
+        .success();
     }
     let runs = env.json(&["runs", "--json"]);
     let sizes: Vec<&str> = runs
@@ -70,7 +77,10 @@ fn loopback_settings_are_config_and_its_hlog_probes_are_cells_of_their_own() {
         .map(|r| {
             let c = &r["config"];
             assert_eq!(c["target_throughput"], 5000.0, "{c}");
-            assert_eq!((c["mode"].as_str(), c["pin_client"].as_str()), (Some("block"), Some("none")));
+            assert_eq!(
+                (c["mode"].as_str(), c["pin_client"].as_str()),
+                (Some("block"), Some("none"))
+            );
             assert!(c.get("iterations").is_none() && c.get("achieved_throughput").is_none());
             if c["msg_size"] == 8.0 { "8" } else { "64K" }
         })

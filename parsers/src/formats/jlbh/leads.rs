@@ -111,6 +111,9 @@ mod tests {
         // `#[…]` and `#!` lines are no headings.
         assert_eq!(heading("#[Histogram log format version 1.3]"), None);
         assert_eq!(heading("#!/bin/sh"), None);
-        assert_eq!(heading("=== 1 KB messages"), Some((3, "1 KB messages".into())));
+        assert_eq!(
+            heading("=== 1 KB messages"),
+            Some((3, "1 KB messages".into()))
+        );
     }
 }
