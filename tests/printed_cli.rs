@@ -389,3 +389,40 @@ fn k6_summary_numbers_keep_their_names() {
     assert_eq!(at(95.0), Some(24.72));
     assert_eq!(at(100.0), Some(795.57));
 }
+
+#[test]
+fn jlbh_var_log_is_exported_without_a_unit() {
+    let env = Env::new();
+    ingest(
+        &env,
+        &[&fixture(
+            "real/jlbh/introductiontojlbh-zh-JLBH_Examples_4.md.txt",
+        )],
+    );
+    let points = env.json(&["export", "--json"]);
+    let stat = |name: &str| -> Vec<(f64, f64, String)> {
+        points
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["stat"] == name)
+            .map(|p| {
+                let f = |k: &str| p[k].as_f64().unwrap();
+                (
+                    f("percentile"),
+                    f("value"),
+                    p["unit"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    // The 50,000/s QuickFIX table prints `var(log)` 11.82 and 21.01 (lines 307 and 308):
+    // variances of logarithms, no microseconds (FORMATS.md §1.6).
+    let var_log = stat("var_log");
+    assert_eq!(var_log.len(), 6, "{var_log:?}");
+    assert_eq!(var_log[0], (50.0, 11.82, String::new()));
+    assert_eq!(var_log[1], (90.0, 21.01, String::new()));
+    assert!(var_log.iter().all(|v| v.2.is_empty()), "{var_log:?}");
+    // `% Variation` beside it stays a percentage.
+    assert!(stat("variation_pct").iter().all(|v| v.2 == "%"));
+}

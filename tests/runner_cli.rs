@@ -53,6 +53,79 @@ fn loopback_prints_jlbh_layout_and_stores_every_run() {
 }
 
 #[test]
+fn loopback_settings_are_config_and_its_hlog_probes_are_cells_of_their_own() {
+    let env = Env::new();
+    for size in ["8", "65536"] {
+        env.cmd(&[
+            "run",
+            "loopback",
+            "--throughput",
+            "5000",
+            "--iterations",
+            "300",
+        ])
+        .args(["--warmup", "0", "--runs", "2", "--label", "L", "--no-git"])
+        .args(["--msg-size", size, "--hlog", &format!("size-{size}.hlog")])
+        .assert()
+        .success();
+    }
+    let runs = env.json(&["runs", "--json"]);
+    let sizes: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let c = &r["config"];
+            assert_eq!(c["target_throughput"], 5000.0, "{c}");
+            assert_eq!(
+                (c["mode"].as_str(), c["pin_client"].as_str()),
+                (Some("block"), Some("none"))
+            );
+            assert!(c.get("iterations").is_none() && c.get("achieved_throughput").is_none());
+            if c["msg_size"] == 8.0 { "8" } else { "64K" }
+        })
+        .collect();
+    assert_eq!(sizes, ["8", "8", "64K", "64K"]);
+    // Two message sizes are two curves, the rate being their x axis.
+    let curve = env.json(&["curve", "label=L", "--include-late", "--json"]);
+    let sizes: Vec<&str> = curve["curves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["config"]["msg_size"].as_str().unwrap())
+        .collect();
+    assert_eq!(sizes, ["65536", "8"]);
+
+    // The interval log holds four probes of two runs: four streams, one cell each.
+    let hlog = env.dir.path().join("size-8.hlog");
+    env.ok(&["ingest", hlog.to_str().unwrap(), "--suite", "probes"]);
+    let runs = env.json(&["runs", "suite=probes", "--json"]);
+    let tags: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["config"]["tag"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tags,
+        [
+            "end_to_end",
+            "client2server",
+            "end_to_end_uncorrected",
+            "server2client"
+        ]
+    );
+    let variation = env.json(&["variation", "suite=probes", "--json"]);
+    let groups: std::collections::BTreeSet<String> = variation
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["config"]["tag"].to_string())
+        .collect();
+    assert_eq!(groups.len(), 4, "{variation}");
+}
+
+#[test]
 fn loopback_json_and_no_store() {
     let env = Env::new();
     let v = env.json(&[

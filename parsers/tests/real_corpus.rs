@@ -463,6 +463,10 @@ fn hlog() {
     assert_eq!(b.runs.len(), 2);
     assert_eq!(text(&b.runs[0], "tag"), "blockingactivity1.delay");
     assert_eq!(text(&b.runs[1], "tag"), "csvmetrics.cycles");
+    // Lines 28 and 29: two streams, not two repeats of one; the tag keeps them apart.
+    for r in &b.runs {
+        assert_eq!(r.config_params().keys().collect::<Vec<_>>(), [&"tag"]);
+    }
     close(
         b.runs[0].params["start_time"].as_f64(),
         1479149958.287,
@@ -1006,8 +1010,29 @@ fn jlbh() {
     let e2e = "end_to_end";
     let l = load("jlbh", "chronicle-queue-contended-writes.adoc.txt");
     assert_eq!(l.blocks.len(), 4);
+    // `==== Double-Buffer Disabled` (line 34) and `… Enabled` (53) under `=== 1 KB
+    // messages` (33), then both again under `=== 4 KB messages` (72): four settings.
+    let labels: Vec<_> = l.blocks.iter().map(|b| b.label.as_deref()).collect();
+    assert_eq!(
+        labels,
+        [
+            Some("Benchmarks / 1 KB messages / Double-Buffer Disabled"),
+            Some("Benchmarks / 1 KB messages / Double-Buffer Enabled"),
+            Some("Benchmarks / 4 KB messages / Double-Buffer Disabled"),
+            Some("Benchmarks / 4 KB messages / Double-Buffer Enabled"),
+        ]
+    );
+    // All eight tables stop at `99.7:` and close with dashes: each is warned about.
+    assert_eq!(l.warnings.len(), 8, "{:?}", l.warnings);
+    assert_eq!(l.warnings[0].0, 41);
+    assert!(
+        l.warnings[0]
+            .1
+            .contains("SUMMARY (Concurrent) table from line 36 ends at 99.7 (no worst row)"),
+        "{:?}",
+        l.warnings
+    );
     let b = &l.blocks[0];
-    assert_eq!(b.label.as_deref(), Some("Double-Buffer Disabled"));
     close(pct(&b.runs[0], "concurrent", 50.0), 90.40, "run1 50");
     close(
         printed(b, "concurrent", Some(90.0), "variation_pct"),
@@ -1021,7 +1046,6 @@ fn jlbh() {
         "Concurrent2 run3 99",
     );
     let b = &l.blocks[1];
-    assert_eq!(b.label.as_deref(), Some("Double-Buffer Enabled"));
     close(pct(&b.runs[1], "concurrent", 99.7), 185.92, "run2 99.7");
 
     // 14 tables cut at 99.9 by their author: every one kept, each with a warning.

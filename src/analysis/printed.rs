@@ -46,7 +46,7 @@ pub fn metrics(run: &StoredRun) -> Vec<&str> {
 
 /// The unit of a printed number named `name` about a metric stored in `unit`: `%` for a
 /// percentage (`change_pct`, `…_pct`), none for counts, ratios, flags, p-values and
-/// JLBH's `var(log)`, else the metric's own.
+/// JLBH's `var(log)` (a variance of logarithms, FORMATS.md §1.6), else the metric's own.
 pub fn unit<'a>(name: &str, unit: &'a str) -> &'a str {
     const UNITLESS: [&str; 15] = [
         "count",

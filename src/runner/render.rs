@@ -5,7 +5,7 @@ use super::jlbh_numbers::{
     group_thousands, ladder_percentiles, micros_p, probe_line_labels, probe_line_percentiles,
     round2, row_label, value_ns,
 };
-use super::results::{MeasuredRun, MeasuredSet, RunJson, SetJson};
+use super::results::{CONFIG, MeasuredRun, MeasuredSet, RunJson, SetJson};
 use crate::stats::variation::jlbh_variation;
 use bench_db_parsers::{Block, PrintedStat, Run, Series};
 use std::collections::BTreeMap;
@@ -142,7 +142,7 @@ fn render_run(out: &mut Lines, set: &MeasuredSet, run: &MeasuredRun) -> Run {
     let last_line = out.push(&rule());
     Run {
         bench: None,
-        config: Default::default(),
+        config: CONFIG.iter().map(|k| k.to_string()).collect(),
         index: run.index,
         first_line,
         last_line,
@@ -380,6 +380,31 @@ pub(crate) mod tests {
         assert_eq!(r.blocks[1].printed.len(), 16);
         assert!(r.blocks[1].printed.iter().all(|p| p.value == Some(0.0)));
         assert_eq!(r.json.len(), 2);
+    }
+
+    #[test]
+    fn runs_store_the_settings_that_define_them_as_config() {
+        let r = render(&[synthetic_set(2, 1_000)]);
+        let run = &r.blocks[0].runs[0];
+        let config: Vec<(&str, String)> = run
+            .config_params()
+            .into_iter()
+            .map(|(k, v)| (k, v.to_string()))
+            .collect();
+        assert_eq!(
+            config,
+            [
+                ("mode", "block".to_string()),
+                ("msg_size", "8".to_string()),
+                ("pin_client", "none".to_string()),
+                ("pin_server", "1".to_string()),
+                ("target_throughput", "20000".to_string()),
+            ]
+        );
+        // What a run measured is a plain param.
+        assert!(run.params.contains_key("achieved_throughput"));
+        assert!(!run.config.contains("achieved_throughput"));
+        assert!(!run.config.contains("iterations"));
     }
 
     #[test]

@@ -118,6 +118,17 @@ pub fn encode(h: &Histogram<u64>) -> Vec<u8> {
     out
 }
 
+/// The params that define a loopback benchmark, its config: the target rate (a curve's x
+/// axis, as JLBH's), the message size, the wait mode and the pinning. What a run measured
+/// (iterations, achieved rate, CPUs seen, run time) is not config.
+pub const CONFIG: [&str; 5] = [
+    "target_throughput",
+    "msg_size",
+    "mode",
+    "pin_client",
+    "pin_server",
+];
+
 impl MeasuredSet {
     /// Run parameters as stored with every run.
     pub fn params(&self, run: &MeasuredRun) -> BTreeMap<String, Param> {

@@ -24,7 +24,9 @@
 //! Params: `start_time`, `base_time` (seconds since the epoch), `max_value_divisor` when the
 //! log states them, `log_version`, and `tag` for tagged runs.
 //!
-//! Identity: no bench, no config. The tag `time` is the log's `StartTime` (else its
+//! Identity: no bench. A tag names a stream of its own (one probe, one operation), not a
+//! repeat of the untagged one, so `tag` is the config of a tagged run and each tag is a
+//! cell of its own; an untagged run has no config. The tag `time` is the log's `StartTime` (else its
 //! `BaseTime`) in RFC 3339 UTC, to the second (`2015-09-09T15:24:39Z`).
 //! A bad base64 text or an undecodable histogram is an error naming the line.
 //! Fixtures: `fixtures/hlog/tiny-tagged.hlog` (written with the `hdrhistogram` crate),
@@ -126,7 +128,7 @@ impl TagRun {
             run.params.insert((*k).to_string(), v.clone());
         }
         if let Some(tag) = &self.tag {
-            run.params.insert("tag".into(), tag.clone().into());
+            run.set_config("tag", tag.clone());
         }
         let data = Data::Histogram {
             count: Some(self.merged.as_ref().map_or(0, Histogram::len)),
@@ -432,6 +434,7 @@ mod tests {
         assert_eq!(run.params["max_value_divisor"], Param::Num(1000.0));
         assert_eq!(run.params["log_version"], Param::from("1.3"));
         assert!(!run.params.contains_key("tag"));
+        assert!(run.config.is_empty());
         let (intervals, count, points) = histogram(run);
         assert_eq!(intervals.len(), 2);
         assert_eq!(count, Some(151));
@@ -471,6 +474,8 @@ mod tests {
         let run = &b.runs[1];
         assert_eq!(run.index, 2);
         assert_eq!(run.params["tag"], Param::from("B"));
+        // Another stream, so another cell: the tag is its config.
+        assert_eq!(run.config_params()["tag"], &Param::from("B"));
         let (intervals, count, points) = histogram(run);
         assert_eq!((intervals.len(), count), (1, Some(9)));
         assert_eq!(intervals[0].tag.as_deref(), Some("B"));

@@ -21,13 +21,15 @@
 //! with unreadable numbers inside an output is an error too; outside one it is prose.
 //!
 //! This module only drives the state machine; line shapes live in `lines`, locale-aware
-//! numbers in `numbers`, buffer-at-a-time line reading in `reader`.
+//! numbers in `numbers`, buffer-at-a-time line reading in `reader`, the lead lines that
+//! label an output (with the headings enclosing a nested one) in `leads`.
 //!
 //! Identity: no bench (JLBH names no benchmark). `config` is the load the user chose:
 //! `target_throughput`, `interval_us`, `distribution`, `co_correction` (JLBH prints no
 //! thread count); `run_time_s` and the warm-up are plain params. One block is one JLBH
 //! output; its runs are the replicates. No timestamp is printed.
 
+mod leads;
 mod lines;
 mod numbers;
 mod reader;
@@ -39,7 +41,8 @@ mod tests;
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
 use crate::model::{Block, Data, LadderPoint, Param, Parsed, PrintedStat, Run, Series};
-use crate::text::{LabelTracker, metric_name};
+use crate::text::metric_name;
+use leads::Leads;
 use lines::{Line, ProbeLine, Row};
 use numbers::Decimal;
 use reader::Lines;
@@ -141,7 +144,7 @@ impl<R: BufRead> Iterator for Parser<R> {
 /// Where the machine is in the text.
 #[derive(Debug, Default)]
 enum State {
-    /// Not in a JLBH output: lines go to the label tracker.
+    /// Not in a JLBH output: lines go to the lead-line tracker.
     #[default]
     Outside,
     /// In an output, between runs (after the warm-up line or a run's closing dashes).
@@ -263,7 +266,7 @@ struct Machine {
     number: u64,
     state: State,
     block: Option<Builder>,
-    labels: LabelTracker,
+    labels: Leads,
     out: VecDeque<Result<Parsed, ParseError>>,
     /// Scratch cells of the summary row being read (reused: no allocation per row).
     cells: Vec<Option<f64>>,
@@ -380,14 +383,7 @@ impl Machine {
     /// Closes a table that stopped before its `worst` row: its rows are kept, with a
     /// warning, and the lines read after its last row are read again outside it.
     fn cut_table(&mut self, mut t: Table) -> Result<(), ParseError> {
-        let last = t.rows.last().map_or(0.0, |r| r.0);
-        self.out.push_back(Ok(Parsed::Warning {
-            line: t.last_row,
-            message: format!(
-                "SUMMARY ({}) table from line {} ends at {last} (no worst row)",
-                t.display, t.first_line
-            ),
-        }));
+        self.warn_cut(&t);
         let tail = std::mem::take(&mut t.tail);
         let number = self.number;
         self.close_table(t, false)?;
@@ -396,6 +392,19 @@ impl Machine {
         }
         self.number = number;
         Ok(())
+    }
+
+    /// Warns that a table's rows stop before its `worst` row, whatever ends it (dashes,
+    /// other text, the end of input).
+    fn warn_cut(&mut self, t: &Table) {
+        let last = t.rows.last().map_or(0.0, |r| r.0);
+        self.out.push_back(Ok(Parsed::Warning {
+            line: t.last_row,
+            message: format!(
+                "SUMMARY ({}) table from line {} ends at {last} (no worst row)",
+                t.display, t.first_line
+            ),
+        }));
     }
 
     fn err(&self, message: impl Into<String>) -> ParseError {
@@ -593,6 +602,9 @@ impl Machine {
             }
             State::Table(t) => match line {
                 Line::Separator if !t.rows.is_empty() => {
+                    // The `worst` row closes a table itself: dashes after other rows
+                    // close one that was cut.
+                    self.warn_cut(&t);
                     self.close_table(t, true)?;
                 }
                 Line::Other => {

@@ -572,7 +572,7 @@ mod tests {
         assert_eq!(
             (digest.sha256.as_str(), rows.lines().count()),
             (
-                "f98f9ec02c1decc3a96f4daa1a2fe8af481707525659a7c19d1b9a75a131a842",
+                "29a2abc7b5f8dd587e263f80decc9293334012d3ff649e6219a7797b69719512",
                 165
             ),
             "{rows}"

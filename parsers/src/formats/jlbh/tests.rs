@@ -615,6 +615,42 @@ fn cut_table_is_kept_with_warnings() {
 }
 
 #[test]
+fn a_table_closed_by_dashes_before_its_worst_row_is_warned_about() {
+    // As in fixtures/real/jlbh/chronicle-queue-contended-writes.adoc.txt (lines 36–42):
+    // the rows stop at `99.7:` and the closing dashes follow.
+    let text = "\
+------------------ SUMMARY (Concurrent) --------------------
+Percentile   run1         run2         run3      % Variation
+50:            90.40        90.59        91.17         0.42
+99.7:         213.57       198.72       217.28         5.86
+------------------------------------------------------------
+";
+    let items: Vec<_> = parse_all(text.as_bytes())
+        .into_iter()
+        .map(|r| r.expect("no error"))
+        .collect();
+    let warnings: Vec<_> = items
+        .iter()
+        .filter_map(|p| match p {
+            Parsed::Warning { line, message } => Some((*line, message.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        warnings,
+        [(
+            4,
+            "SUMMARY (Concurrent) table from line 1 ends at 99.7 (no worst row)"
+        )]
+    );
+    let block = items.iter().find_map(|p| match p {
+        Parsed::Block(b) => Some(b),
+        _ => None,
+    });
+    assert_eq!(value(block.unwrap(), 3, "concurrent", 99.7), Some(217.28));
+}
+
+#[test]
 fn malformed_garbled_probe_values() {
     let e = parse_err(&fixture("malformed/jlbh-garbled.txt"));
     assert_eq!(e.line, 9);
