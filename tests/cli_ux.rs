@@ -352,17 +352,36 @@ fn variation_columns_stay_apart_when_values_are_wide() {
     let env = Env::new();
     env.ok(&["ingest", &hlog.display().to_string(), "--no-git"]);
     let table = env.ok(&["variation", "source=hlog-v1.2-tagged.txt"]);
-    // Both intervals' 95th percentile is 746586111 (twelve characters with decimals).
-    let row = table.lines().find(|l| l.starts_with("95:")).unwrap();
-    assert_eq!(
-        row.split_whitespace().collect::<Vec<_>>()[..3],
-        ["95:", "746586111.00", "746586111.00"],
-        "{table}"
-    );
-    // The run columns end where their headers end.
-    let header = table.lines().nth(1).unwrap();
-    let run2_end = header.find("run2").unwrap() + "run2".len();
-    assert_eq!(row.rfind("746586111.00").unwrap() + 12, run2_end, "{table}");
+    // The untagged stream and `Tag=A` are two streams, each a table of its own; each
+    // 95th percentile is 746586111 (twelve characters with decimals), apart from the
+    // `% Variation` column beside it.
+    let headers: Vec<&str> = table.lines().filter(|l| l.starts_with("== ")).collect();
+    assert_eq!(headers.len(), 2, "{table}");
+    assert!(headers[1].contains("[tag=A]"), "{table}");
+    for (k, header_line) in table
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("Percentile"))
+    {
+        let row = table
+            .lines()
+            .skip(k)
+            .find(|l| l.starts_with("95:"))
+            .unwrap();
+        assert_eq!(
+            row.split_whitespace().collect::<Vec<_>>()[..3],
+            ["95:", "746586111.00", "-"],
+            "{table}"
+        );
+        // The run column ends where its header ends.
+        let run = if header_line.contains("run1") {
+            "run1"
+        } else {
+            "run2"
+        };
+        let run_end = header_line.find(run).unwrap() + run.len();
+        assert_eq!(row.rfind("746586111.00").unwrap() + 12, run_end, "{table}");
+    }
 }
 
 #[test]
