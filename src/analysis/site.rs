@@ -543,11 +543,12 @@ impl<'o> SuiteBuilder<'o> {
             series.add(&r);
         }
         let r = Rc::new(r);
-        // The source: its runs are kept until it is whole, then only for a curve.
+        // The source: its runs are kept until it is whole, then only for a curve, which
+        // leaves out late runs and JLBH's warm-up runs as `bench-db curve` does.
         let source = r.source_id;
         let entry = self.open_sources.entry(source).or_default();
         entry.0 += 1;
-        if !analysis_curve::missed_schedule(&r) {
+        if !analysis_curve::missed_schedule(&r) && !super::warmup::is_warmup(&r) {
             entry.1.push((seq, Rc::clone(&r)));
         }
         if entry.0 >= self.plan.sources.get(&source).copied().unwrap_or(0)
@@ -1146,7 +1147,10 @@ fn draws_curve(members: &[&StoredRun]) -> bool {
 fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveChart> {
     let mut by_source: BTreeMap<(&str, i64), Vec<&StoredRun>> = BTreeMap::new();
     // Runs that missed their schedule did not run at their rate: not on a curve.
-    for r in runs.iter().filter(|r| !analysis_curve::missed_schedule(r)) {
+    for r in runs
+        .iter()
+        .filter(|r| !analysis_curve::missed_schedule(r) && !super::warmup::is_warmup(r))
+    {
         by_source
             .entry((r.source.as_str(), r.source_id))
             .or_default()
@@ -1250,6 +1254,31 @@ fn short_source(source: &str) -> String {
 mod tests {
     use super::*;
     use crate::analysis::demo;
+
+    #[test]
+    fn a_curve_leaves_out_jlbh_warm_up_runs_as_bench_db_curve_does() {
+        use crate::analysis::testdata::rate_runs;
+        // Two JLBH outputs of one source at two rates; each run 1 is a slow warm-up.
+        let mut runs = rate_runs(1000.0, "end_to_end", &[(50.0, &[90.0, 10.0, 12.0])], 1);
+        let mut second = rate_runs(2000.0, "end_to_end", &[(50.0, &[95.0, 20.0, 22.0])], 1);
+        for r in &mut second {
+            r.id += 10;
+            r.block_id = 2;
+            r.block_index = 1;
+        }
+        runs.extend(second);
+        let refs: Vec<&StoredRun> = runs.iter().collect();
+        let charts = curves(&refs, &["end_to_end".to_string()], &Options::default());
+        assert_eq!(charts.len(), 1);
+        let p50 = &charts[0].input.lines[0];
+        assert_eq!(p50.percentile, 50.0);
+        let spans: Vec<(f64, f64, f64)> = p50
+            .points
+            .iter()
+            .map(|p| (p.throughput, p.min, p.max))
+            .collect();
+        assert_eq!(spans, [(1000.0, 10.0, 12.0), (2000.0, 20.0, 22.0)]);
+    }
 
     #[test]
     fn pages_hold_what_is_drawn() {
