@@ -612,7 +612,9 @@ fn mean_seconds(s: &Series) -> Option<f64> {
     let per = if s.unit.trim().is_empty() && s.metric.rsplit('.').next() == Some("rt") {
         Some(1e-3)
     } else {
-        seconds_per(&s.unit)
+        // A time per operation (`ms/op`, zk-latencies) is a latency like a bare time.
+        let unit = s.unit.trim();
+        seconds_per(unit.strip_suffix("/op").unwrap_or(unit))
     }?;
     let m = match s.ladder() {
         Some(_) => s.stats.get("mean").or_else(|| s.stats.get("avg")).copied(),
@@ -885,6 +887,11 @@ mod tests {
             Some("created_permanent_latency")
         );
         assert!(names_a_latency("lat.avg") && !names_a_latency("translation_total"));
+        // zk-latencies stores it per operation: a time all the same, for Little's law.
+        let per_op = value("created_permanent_latency", "ms/op", 0.32807);
+        let secs = mean_seconds(&per_op).unwrap();
+        assert!((secs - 0.00032807).abs() < 1e-15, "{secs}");
+        assert_eq!(mean_seconds(&value("b_op", "B/op", 10.0)), None);
     }
 
     /// An SLO names a percentile; a metric of single values has none, and says so rather
