@@ -375,6 +375,22 @@ fn two_criterion_folders_compare_sample_by_sample() {
     let c = bench_cell(&cells, "fib/fib 15", "time", None);
     assert!(c["delta_pct"].as_f64().unwrap() > 0.0, "{c}");
     assert_eq!(c["verdict"], "worse", "{c}");
+    // fib 10: the means rose (488.13 → 506.81 ns, as Criterion printed them) while the
+    // tested trimmed geometric mean fell 9.05%; the text says why they disagree.
+    let c = bench_cell(&cells, "fib/fib 10", "time", None);
+    assert!(c["central_delta_pct"].as_f64().unwrap() > 0.0, "{c}");
+    assert!(c["delta_pct"].as_f64().unwrap() < 0.0, "{c}");
+    let text = env.ok(&[
+        "compare",
+        "--baseline",
+        "label=run2",
+        "--candidate",
+        "label=run3",
+    ]);
+    assert!(
+        text.contains("delta and the baseline/candidate columns point opposite ways (1 row)"),
+        "{text}"
+    );
     // 100 samples are a distribution: `variation` shows their count, quartiles and range,
     // not 100 columns (JSON keeps every value).
     let table = env.ok(&["variation", "label=run3;bench=fib/fib 10"]);

@@ -21,6 +21,19 @@ fn verdict_note(cells: &[Cell]) -> Option<String> {
             plural(thin_series, "row")
         ));
     }
+    let opposed = cells
+        .iter()
+        .filter(|c| match (c.delta_pct, c.central_delta_pct) {
+            (Some(d), Some(m)) => d.abs() >= 0.005 && m.abs() >= 0.005 && (d < 0.0) != (m < 0.0),
+            _ => false,
+        })
+        .count();
+    if opposed > 0 {
+        notes.push(format!(
+            "delta and the baseline/candidate columns point opposite ways ({}): delta is the tested change of the replicates' trimmed geometric mean; the columns are their median or mean, which a few replicates can pull (central_delta_pct in --json)",
+            plural(opposed, "row")
+        ));
+    }
     if cells.iter().any(|c| c.verdict == Verdict::Changed) {
         notes.push(
             "changed = significant, but the metric has no known better direction (give it one in a gate policy's [polarity])"
