@@ -530,3 +530,32 @@ fn check_on_a_file_too_damaged_to_open_does_not_send_the_reader_to_check() {
     let out = env.cmd(&["runs"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("check` tells"));
 }
+
+#[test]
+fn variation_says_when_jlbhs_printed_figure_counts_run_one() {
+    let Some(file) = crate::common::shared(
+        "samples/jlbh/jlbh-2021-summary-5runs-10M-skipfirst-false-chronicle-wire.txt",
+    ) else {
+        return;
+    };
+    let env = Env::new();
+    env.ok(&["ingest", &file.display().to_string(), "--no-git"]);
+    let sel = "source=jlbh-2021-summary-5runs-10M-skipfirst-false-chronicle-wire.txt";
+    // p50 runs 0.41 0.42 0.42 0.42 0.42: JLBH printed 1.60, the spread with run 1; runs 2–5
+    // alone vary 0.00.
+    let table = env.ok(&["variation", sel]);
+    let p50 = table.lines().find(|l| l.starts_with("50:")).unwrap();
+    assert_eq!(
+        p50.split_whitespace().rev().take(3).collect::<Vec<_>>(),
+        ["0.00", "1.60", "0.00"],
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "printed ≠ % Variation on 1 row: the printed figure counts run 1 (JLBH run with skipFirstRun(false)); --include-first reproduces it"
+        ),
+        "{table}"
+    );
+    let all = env.ok(&["variation", sel, "--include-first"]);
+    assert!(!all.contains("printed ≠"), "{all}");
+}
