@@ -46,6 +46,8 @@ pub enum Reading {
     Percentile(f64),
     /// Seconds: Unix time (UTC) when true, else elapsed.
     Time(bool),
+    /// Seconds of a clock read as printed, in no known time zone (tsar's local times).
+    LocalTime,
     /// A plain number (a run's place in order).
     Plain,
     /// log10 of a ratio, read as a signed change in percent.
@@ -83,6 +85,9 @@ impl Axis {
                 .map(|d| d.format("%Y-%m-%d %H:%M:%S UTC").to_string())
                 .unwrap_or_default(),
             Reading::Time(false) => format!("{} s", fmt::sig3(x)),
+            Reading::LocalTime => chrono::DateTime::from_timestamp(x as i64, 0)
+                .map(|d| d.format("%Y-%m-%d %H:%M:%S").to_string())
+                .unwrap_or_default(),
             Reading::Plain => fmt::sig3(x),
             Reading::LogRatioPct => fmt::signed_pct(100.0 * (10f64.powf(x) - 1.0)),
         }

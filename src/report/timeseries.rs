@@ -2,7 +2,7 @@
 //! intervals), several lines per chart (runs, or before and after). Before/after
 //! sides recorded on different days are drawn on elapsed time so they overlap.
 
-use super::axis::{time_axis, value_axis_in};
+use super::axis::{Reading, time_axis, value_axis_in};
 use super::chart::{self, Line, LineChart};
 use super::fmt;
 use super::series::{MAX_POINTS, decimate};
@@ -37,6 +37,7 @@ pub fn layout(input: &TimeSeriesInput) -> LineChart {
         x.caption = "Elapsed time".to_string();
     } else if input.local_time && x.caption != "Time" {
         x.caption = LOCAL_TIME.to_string();
+        x.reading = Reading::LocalTime;
     }
     let caption = fmt::axis_caption(&input.quantity, &input.unit);
     let y = value_axis_in(
@@ -105,9 +106,14 @@ mod tests {
                 local_time,
             })
             .x
-            .caption
         };
-        assert_eq!(local(true), LOCAL_TIME);
-        assert_eq!(local(false), "Time (UTC)");
+        assert_eq!(local(true).caption, LOCAL_TIME);
+        assert_eq!(local(false).caption, "Time (UTC)");
+        // The values read back as the clock printed them, not as UTC.
+        assert_eq!(local(true).read(1_365_898_860.0), "2013-04-14 00:21:00");
+        assert_eq!(
+            local(false).read(1_365_898_860.0),
+            "2013-04-14 00:21:00 UTC"
+        );
     }
 }
