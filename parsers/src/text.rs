@@ -149,12 +149,13 @@ fn is_log_line(t: &str) -> bool {
 }
 
 /// Whether a line is a command typed at a shell prompt (`$ wrk -t4 …`,
-/// `[root@db1 ~]# tsar --live`, `user@host:~$ echo srvr | nc …`): it says how the output
-/// was made, not what it is, so it is not a label (a host name alone on its line is).
+/// `[root@db1 ~]# tsar --live`, `user@host:~$ echo srvr | nc …`, `db1.example tsar $ tsar
+/// -li1`): it says how the output was made, not what it is, so it is not a label (a host
+/// name alone on its line is).
 /// A bare command with options (`wrk2 -t2 -c16 …`) counts as one too.
 fn is_command(t: &str) -> bool {
     static PROMPT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"^(?:[$%>➜❯]|[\w.@\-]*[@\[][^\s$#]*(?:\s[^\s$#]*)?\]?[$#]|[\w.\-]+[$#])\s+\S|^[\w./][\w./\-]*\s+-{1,2}[A-Za-z]")
+        regex::Regex::new(r"^(?:[$%>➜❯]|[\w.@\-]*[@\[][^\s$#]*(?:\s[^\s$#]*)?\]?[$#]|[\w.\-]+[$#]|[\w@\-]*[\d.][\w.@\-]*\s[\w.~/\-]+\s\$)\s+\S|^[\w./][\w./\-]*\s+-{1,2}[A-Za-z]")
             .expect("valid regex")
     });
     PROMPT.is_match(t)
@@ -180,6 +181,17 @@ mod tests {
         assert_eq!(metric_name("server2clientProbe"), "server2clientprobe");
         assert_eq!(metric_name("OS Jitter"), "os_jitter");
         assert_eq!(metric_name("  a--b  "), "a_b");
+    }
+
+    #[test]
+    fn prompts_with_a_host_and_a_folder_are_commands() {
+        // /work/shared/samples/tsar: `module004033.sqa.cm4 tsar $ tsar --nginx_ups -li1`.
+        assert!(is_command(
+            "module004033.sqa.cm4 tsar $ tsar --nginx_ups -li1"
+        ));
+        assert!(is_command("db1.example ~ $ tsar -l"));
+        assert!(!is_command("Cost in $ 5"));
+        assert!(!is_command("Round 2 # tuned"));
     }
 
     #[test]
