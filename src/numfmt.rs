@@ -215,18 +215,6 @@ pub fn p(v: Option<f64>) -> String {
     v.map_or("-".to_string(), p_value)
 }
 
-/// Three decimals for ordinary values, one from 100 000 up, an exponent below 0.01
-/// (`25.000`, `123456.8`, `1.000e-5`): the value column of `history`.
-pub fn fixed3(v: f64) -> String {
-    if v != 0.0 && v.abs() < 0.01 {
-        format!("{v:.3e}")
-    } else if v.abs() >= 100_000.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
 /// Rounds to 15 significant digits (what an f64 holds exactly) for JSON, so binary
 /// noise (`3.3880000000000003`) does not leak into machine output.
 pub fn json_num(v: Option<f64>) -> Option<f64> {
@@ -360,9 +348,6 @@ mod tests {
         assert_eq!(percentile(None), "-");
         assert_eq!(p(Some(0.04567)), "0.0457");
         assert_eq!(p(Some(1e-7)), "<0.0001");
-        assert_eq!(fixed3(25.0), "25.000");
-        assert_eq!(fixed3(123_456.78), "123456.8");
-        assert_eq!(fixed3(0.00001), "1.000e-5");
         assert_eq!(pct(Some(-12.584)), "-12.58%");
         assert_eq!(pct2(Some(13.914)), "13.91");
         assert_eq!(pct2(None), "-");

@@ -2,7 +2,7 @@
 //! point after the change with the step's size and p-value.
 
 use crate::analysis::history::History;
-use crate::numfmt::fixed3 as num;
+use crate::numfmt::{fixed, table_decimals};
 use crate::output::escape::text as esc;
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -11,6 +11,15 @@ use std::fmt::Write;
 pub fn tables(series: &[History]) -> String {
     let mut out = String::new();
     for h in series {
+        // The values keep their digits, one number of decimals a series, as `variation`
+        // writes its tables (hyperfine's 0.01265 s, JGroups' 5333.33).
+        let decimals = table_decimals(
+            h.points
+                .iter()
+                .map(|p| p.value)
+                .chain(h.change_points.iter().flat_map(|c| [c.before, c.after])),
+        );
+        let num = |v: f64| fixed(Some(v), decimals);
         let unit = if h.unit.is_empty() {
             String::new()
         } else {
@@ -96,12 +105,24 @@ mod tests {
                 p_value: 1e-5,
             }],
         };
-        let t = tables(&[h]);
+        let t = tables(std::slice::from_ref(&h));
         assert!(t.starts_with("== jlbh / end_to_end p99 (us): 2 points, 1 change point\n"));
         let row = t.lines().find(|l| l.contains("bbbb")).unwrap();
         assert!(
-            row.ends_with("<< +100.00% (10.000 -> 20.000, p=1.00e-5)"),
+            row.ends_with("<< +100.00% (10.00 -> 20.00, p=1.00e-5)"),
             "{row}"
+        );
+        // hyperfine's seconds (two-commands.json, `sleep 0.01` and its second export) keep
+        // four significant digits, not 0.013 and 0.012.
+        let seconds = History {
+            points: vec![point("aaaa", 0.012654691), point("bbbb", 0.012292609)],
+            change_points: Vec::new(),
+            ..h
+        };
+        let t = tables(&[seconds]);
+        assert!(
+            t.contains(" 0.01265  \n") && t.contains(" 0.01229  \n"),
+            "{t}"
         );
     }
 }
