@@ -55,13 +55,15 @@ impl Delta {
         }
     }
 
-    /// The report's view of an analysis cell; `runs` supply the tool's prefixes.
-    pub fn from_cell(cell: &Cell, runs: &[&StoredRun]) -> Self {
+    /// The report's view of an analysis cell; `runs` supply the tool's prefixes and
+    /// names. `named`: the comparison's cells are of more than one benchmark (or
+    /// configuration), so each row names its own.
+    pub fn from_cell(cell: &Cell, runs: &[&StoredRun], named: bool) -> Self {
         let verdict = cell.verdict.as_str();
         Delta {
             metric: cell.metric.clone(),
-            display: if cell.bench_text().is_empty() {
-                // No benchmark to tell cells apart: the metric as the tool names it.
+            display: if !named || cell.bench_text().is_empty() {
+                // Nothing to tell cells apart by: the metric as the tool names it.
                 runs.iter()
                     .find_map(|r| r.series(&cell.metric))
                     .map_or_else(|| cell.metric.clone(), |s| s.display.clone())
@@ -110,15 +112,31 @@ fn direction(verdict: &str, delta_pct: Option<f64>, polarity: Option<Polarity>) 
 /// (fixed bootstrap seed, so the same runs give the same numbers).
 fn compare_cells(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> Vec<Delta> {
     let owned = |runs: &[&StoredRun]| runs.iter().map(|r| (*r).clone()).collect::<Vec<_>>();
-    analysis::compare(
+    let cells = analysis::compare(
         &owned(baseline),
         &owned(candidate),
         &[],
         &CompareOptions::default(),
-    )
-    .iter()
-    .map(|c| Delta::from_cell(c, baseline))
-    .collect()
+    );
+    let named = named(cells.iter());
+    cells
+        .iter()
+        .map(|c| Delta::from_cell(c, baseline, named))
+        .collect()
+}
+
+/// Whether cells are of more than one benchmark and configuration.
+fn named<'c>(cells: impl Iterator<Item = &'c Cell>) -> bool {
+    let mut first = None;
+    for c in cells {
+        let b = c.bench_text();
+        match &first {
+            None => first = Some(b),
+            Some(f) if *f != b => return true,
+            Some(_) => {}
+        }
+    }
+    false
 }
 
 /// True when both groups have at least one metric in common.
@@ -175,11 +193,12 @@ fn gate_cells(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> Vec<Delta> {
     ) else {
         return compare_cells(baseline, candidate);
     };
+    let named = named(report.cells.iter().map(|g| &g.cell));
     report
         .cells
         .iter()
         .map(|g| {
-            let mut d = Delta::from_cell(&g.cell, baseline);
+            let mut d = Delta::from_cell(&g.cell, baseline, named);
             let improved = g.cell.polarity_known
                 && g.cell.worsening_pct().is_some_and(|w| w < 0.0)
                 && g.cell.p_adjusted.is_some_and(|p| p < policy.alpha);
