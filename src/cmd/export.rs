@@ -101,7 +101,15 @@ fn run_points<'a>(r: &'a StoredRun, with_block: bool, out: &mut Vec<Point<'a>>) 
             (None, Some(_)) => std::cmp::Ordering::Greater,
             (None, None) => std::cmp::Ordering::Equal,
         });
-        out.extend(printed.into_iter().map(|p| Point {
+        // A printed number the run's series already holds as its stat (hyperfine's CSV
+        // `stddev`, stored as the series' and as printed) is exported once, as the stat.
+        let held = |p: &bench_db_parsers::PrintedStat| {
+            p.percentile.is_none()
+                && r.series(&p.metric)
+                    .and_then(|s| s.stats.get(&p.name))
+                    .is_some_and(|v| Some(*v) == p.value)
+        };
+        out.extend(printed.into_iter().filter(|p| !held(p)).map(|p| Point {
             run_id: r.id,
             suite: &r.suite,
             label: &r.label,
@@ -293,6 +301,16 @@ mod tests {
             ]
         );
         assert!(pts.iter().all(|p| p.unit == "s"));
+        // A printed stddev the series holds as its own stat is one row, not two.
+        let mut runs = runs;
+        runs[0].run.series[0]
+            .stats
+            .insert("stddev".into(), 0.0024002142030061027);
+        let stddevs = points(&runs)
+            .iter()
+            .filter(|p| p.stat == Some("stddev"))
+            .count();
+        assert_eq!(stddevs, 1);
     }
 
     #[test]
