@@ -881,6 +881,24 @@ fn finish_bench(mut b: Bench) -> Block {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every item a parse of `bytes` gives; it must give no error.
+    fn parse_all(bytes: &[u8]) -> Vec<Parsed> {
+        (FORMAT.parse)(Box::new(bytes))
+            .map(|r| r.expect("no error"))
+            .collect()
+    }
+
+    /// The warnings among `items`, with their lines.
+    fn warnings_of(items: &[Parsed]) -> Vec<(u64, &str)> {
+        items
+            .iter()
+            .filter_map(|p| match p {
+                Parsed::Warning { line, message } => Some((*line, message.as_str())),
+                Parsed::Block(_) => None,
+            })
+            .collect()
+    }
     use crate::testutil::parse_ok;
     use std::path::PathBuf;
 
@@ -1118,16 +1136,8 @@ ClientPb.getUser:·gc.alloc.rate         sample      5  123.000 ±  4.000  MB/se
                     A.f:A.f\u{fffd}p0.00  sample  ? 0  s/op\n\
                     A.f:A.f\u{fffd}p0.50  sample  ? 10??  s/op\n\
                     A.f:A.f\u{fffd}p1.00  sample  0.5  s/op\n";
-        let items: Vec<Parsed> = (FORMAT.parse)(Box::new(text.as_bytes()))
-            .map(|r| r.expect("no error"))
-            .collect();
-        let warnings: Vec<(u64, &str)> = items
-            .iter()
-            .filter_map(|p| match p {
-                Parsed::Warning { line, message } => Some((*line, message.as_str())),
-                Parsed::Block(_) => None,
-            })
-            .collect();
+        let items = parse_all(text.as_bytes());
+        let warnings = warnings_of(&items);
         assert_eq!(warnings.len(), 4, "{warnings:?}");
         assert_eq!(warnings[0].0, 2);
         assert!(
@@ -1194,16 +1204,8 @@ ClientPb.getUser:·gc.alloc.rate         sample      5  123.000 ±  4.000  MB/se
     fn an_approximate_score_warns_naming_its_line() {
         // fixtures/jmh/gc-profiler-and-single-shot.txt line 7: `Parse.noop … avgt 5 ≈ 10⁻⁴ us/op`.
         let bytes = crate::testutil::fixture("jmh/gc-profiler-and-single-shot.txt");
-        let items: Vec<Parsed> = (FORMAT.parse)(Box::new(&bytes[..]))
-            .map(|r| r.expect("no error"))
-            .collect();
-        let warnings: Vec<(u64, &str)> = items
-            .iter()
-            .filter_map(|p| match p {
-                Parsed::Warning { line, message } => Some((*line, message.as_str())),
-                Parsed::Block(_) => None,
-            })
-            .collect();
+        let items = parse_all(&bytes);
+        let warnings = warnings_of(&items);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert_eq!(warnings[0].0, 7);
         assert!(
