@@ -128,6 +128,9 @@ struct JsonPoint {
 struct JsonCurve {
     /// Version of this document's shape.
     schema: u32,
+    /// The latency metric the curves draw and its unit (every curve draws the same one).
+    metric: Option<String>,
+    unit: Option<String>,
     points: Vec<JsonPoint>,
     knee: Option<f64>,
     max_throughput_within_slo: Option<f64>,
@@ -145,6 +148,8 @@ struct JsonOneCurve {
     label: Option<String>,
     points: Vec<JsonPoint>,
     knee: Option<f64>,
+    /// The percentile the knee was read on.
+    knee_percentile: Option<f64>,
     max_throughput_within_slo: Option<f64>,
 }
 
@@ -163,17 +168,20 @@ fn json_points(c: &Curve) -> Vec<JsonPoint> {
         .collect()
 }
 
-/// `{"schema":1,"points":[{"throughput","percentile","value","min","max","runs"}],"knee","max_throughput_within_slo","curves":[…]}`
+/// `{"schema":1,"metric","unit","points":[{"throughput","percentile","value","min","max","runs"}],"knee","max_throughput_within_slo","curves":[…]}`
 /// (points also carry `concurrency` when a mean latency is known). `curves` holds one
 /// object per curve (suite, bench, configuration less the rate, label) with the same fields and `suite`, `bench`, `config`,
-/// `label`; with several, the top-level `points` is empty and `knee` null.
+/// `label`, `knee_percentile`; with several, the top-level `points` is empty and `knee` null.
 pub fn json(curves: &[(CurveKey, Curve)]) -> String {
     let one = match curves {
         [(_, c)] => Some(c),
         _ => None,
     };
+    let first = curves.first().map(|(_, c)| c);
     let doc = JsonCurve {
         schema: 1,
+        metric: first.map(|c| c.metric.clone()),
+        unit: first.map(|c| c.unit.clone()),
         points: one.map(json_points).unwrap_or_default(),
         knee: one.and_then(|c| c.knee),
         max_throughput_within_slo: one.and_then(|c| c.max_throughput_within_slo),
@@ -190,6 +198,7 @@ pub fn json(curves: &[(CurveKey, Curve)]) -> String {
                 label: k.label.clone(),
                 points: json_points(c),
                 knee: c.knee,
+                knee_percentile: c.knee_percentile,
                 max_throughput_within_slo: c.max_throughput_within_slo,
             })
             .collect(),
@@ -252,6 +261,12 @@ mod tests {
         assert_eq!(v["max_throughput_within_slo"], 10000.0);
         assert_eq!(v["schema"], 1);
         assert_eq!(v["points"][0]["value"], 62.46);
+        // What the curve draws, and where its knee was read.
+        assert_eq!(
+            (&v["metric"], &v["unit"]),
+            (&"end_to_end".into(), &"us".into())
+        );
+        assert_eq!(v["curves"][0]["knee_percentile"], 99.0);
     }
 
     #[test]
