@@ -156,6 +156,22 @@ pub fn identity_text<'a>(
     parts.join(" ")
 }
 
+/// A run's benchmark and configuration as one line, `bench [key=value …]`, as
+/// [`identity_text`] names a cell without its label; empty when the run has neither.
+pub fn run_bench_text(run: &StoredRun) -> String {
+    let config: Vec<(String, String)> = run
+        .run
+        .config_params()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    identity_text(
+        run.run.bench.as_deref(),
+        config.iter().map(|(k, v)| (k, v)),
+        None,
+    )
+}
+
 /// A cell's key: the benchmark's [`Identity`], the metric and, for ladders, the
 /// percentile in millionths (an exact, ordered key).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

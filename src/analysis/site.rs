@@ -916,21 +916,11 @@ pub const MIN_REPLICATES: usize = 3;
 
 /// A run's benchmark and configuration as its tool names them, else its group's title.
 fn bench_name(run: &StoredRun) -> String {
-    let pairs: Vec<(String, String)> = run
-        .run
-        .config_params()
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let config = super::samples::config_text(pairs.iter().map(|(k, v)| (k, v)));
-    let mut parts: Vec<String> = run.run.bench.iter().cloned().collect();
-    if !config.is_empty() {
-        parts.push(config);
-    }
-    if parts.is_empty() {
+    let text = super::samples::run_bench_text(run);
+    if text.is_empty() {
         group_title(run)
     } else {
-        parts.join(" ")
+        text
     }
 }
 

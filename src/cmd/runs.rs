@@ -1,7 +1,7 @@
 //! `bench-db runs`: list the stored runs.
 
 use crate::analysis::printed;
-use crate::analysis::samples::identity_text;
+use crate::analysis::samples::run_bench_text;
 use crate::cli::RunsArgs;
 use crate::dataset::StoredRun;
 use crate::output::table::{Cell, Layout};
@@ -192,17 +192,7 @@ fn values(r: &StoredRun) -> String {
 /// (`sleep 0.01`, `BranchPrediction.hashSet [same=false shuffle=true]`); `-` for a format
 /// that names neither.
 fn bench(r: &StoredRun) -> String {
-    let config: Vec<(String, String)> = r
-        .run
-        .config_params()
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let text = identity_text(
-        r.run.bench.as_deref(),
-        config.iter().map(|(k, v)| (k, v)),
-        None,
-    );
+    let text = run_bench_text(r);
     if text.is_empty() {
         "-".to_string()
     } else {
