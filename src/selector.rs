@@ -461,28 +461,9 @@ fn ranked<'a>(want: &str, stored: &[&'a str]) -> Vec<(usize, &'a str)> {
 }
 
 /// Edit distance over characters counting a swap of two neighbouring characters as one
-/// edit, as typing makes it (`qsp` for `qps`): the optimal string alignment distance
-/// (Levenshtein's insertions, deletions and substitutions plus Damerau's transpositions,
-/// each substring edited once).
+/// edit, as typing makes it (`qsp` for `qps`): the optimal string alignment distance.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Rows i-2, i-1 and i of the table over a's first i characters.
-    let mut before: Vec<usize> = Vec::new();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            cur[j] = (prev[j - 1] + usize::from(a[i - 1] != b[j - 1]))
-                .min(prev[j] + 1)
-                .min(cur[j - 1] + 1);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                cur[j] = cur[j].min(before[j - 2] + 1);
-            }
-        }
-        before = std::mem::replace(&mut prev, cur);
-    }
-    prev[b.len()]
+    strsim::osa_distance(a, b)
 }
 
 #[cfg(test)]
