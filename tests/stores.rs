@@ -393,6 +393,30 @@ fn label_and_generated_runs_work_on_both_stores() {
     }
 }
 
+/// `run=ID` written down before an `rm` never names a later run: removing the newest runs
+/// does not hand their ids to the next ingest.
+#[test]
+fn a_removed_run_id_is_never_given_again_on_both_stores() {
+    for s in Store::both() {
+        let ids = |s: &Store| -> Vec<i64> {
+            let v: serde_json::Value = serde_json::from_str(&s.ok(&["runs", "--json"])).unwrap();
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["id"].as_i64().unwrap())
+                .collect()
+        };
+        s.ok(&["ingest", &fixture("jlbh/v1-varlog.txt"), "--label", "a"]);
+        s.ok(&["ingest", &fixture("jlbh/v10-current.txt"), "--label", "b"]);
+        assert_eq!(ids(&s), [1, 2, 3, 4, 5, 6], "[{}]", s.name());
+        s.ok(&["rm", "label=b"]);
+        s.ok(&["ingest", &fixture("jlbh/v10-current.txt"), "--label", "c"]);
+        assert_eq!(ids(&s), [1, 2, 3, 7, 8, 9], "[{}]", s.name());
+        let again = s.ok(&["runs", "run=4..6", "--json"]);
+        assert_eq!(again.trim(), "[]", "[{}] {again}", s.name());
+    }
+}
+
 #[test]
 fn copy_round_trips_sqlite_postgres_sqlite_byte_for_byte() {
     let Some(base) = pg_base() else { return };
@@ -768,7 +792,7 @@ fn a_version_3_postgres_schema_gets_bench_and_metric_names() {
         c.batch_execute(sql).unwrap();
     }
     let migrate: serde_json::Value = serde_json::from_str(&s.ok(&["migrate", "--json"])).unwrap();
-    assert_eq!(migrate["to"], 7, "{migrate}");
+    assert_eq!(migrate["to"], 8, "{migrate}");
     crate::common::assert_version_3_upgraded(&migrate, |sel| {
         let mut args = vec!["runs", "--json"];
         args.extend((!sel.is_empty()).then_some(sel));
@@ -843,7 +867,7 @@ fn a_version_1_postgres_schema_is_upgraded_in_place() {
         .query_one("SELECT version FROM bench_db_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 7);
+    assert_eq!(version, 8);
     let gone: bool = c
         .query_one(
             "SELECT to_regclass('point') IS NULL AND to_regclass('printed_stat') IS NULL",

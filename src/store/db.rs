@@ -483,6 +483,10 @@ mod tests {
         // A source whose runs are all kept stays: the same output is unchanged.
         store(&mut db, "b", 2);
         assert_eq!(db.select_ids(&Selector::all()).unwrap(), [4, 5, 6]);
+        // The newest run's id is not given again once it is removed.
+        db.remove(&sel(vec![6]), false).unwrap();
+        store(&mut db, "c", 1);
+        assert_eq!(db.select_ids(&Selector::all()).unwrap(), [4, 5, 7]);
     }
 
     /// The history terms judged on every run's head: what `kept_ids` did before the

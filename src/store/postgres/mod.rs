@@ -67,6 +67,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/postgres/0007_block_tags.sql"),
         then: None,
     },
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0008_run_ids_kept.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes on PostgreSQL.

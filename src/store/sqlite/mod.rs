@@ -67,6 +67,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/0007_block_tags.sql"),
         then: None,
     },
+    Migration {
+        sql: include_str!("../../../migrations/0008_run_ids_kept.sql"),
+        then: Some(check_run_children),
+    },
 ];
 
 /// Page size of the databases this binary creates.
@@ -247,6 +251,24 @@ fn corrupt_file(path: &str, e: anyhow::Error) -> anyhow::Error {
         return e;
     }
     open_error::sqlite(Path::new(path), e)
+}
+
+/// Migration 8's check, run with foreign keys off: every series still has its run.
+fn check_run_children(tx: &Transaction) -> rusqlite::Result<()> {
+    let orphans: i64 = tx.query_row(
+        "SELECT count(*) FROM series WHERE run_id NOT IN (SELECT id FROM run)",
+        [],
+        |r| r.get(0),
+    )?;
+    if orphans == 0 {
+        return Ok(());
+    }
+    Err(rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY),
+        Some(format!(
+            "{orphans} series lost their run in the rebuild of table run"
+        )),
+    ))
 }
 
 /// Migration 2's data step on SQLite (see [`v1`]): moves the rows of the version-1 tables
@@ -447,6 +469,17 @@ fn migrate(conn: &mut Connection) -> Result<()> {
     if seen == SCHEMA_VERSION {
         return Ok(());
     }
+    // A migration that rebuilds a table drops the old one, which with foreign keys on would
+    // delete its children first: keys are off while migrating (the pragma is a no-op inside a
+    // transaction) and checked whole before the commit, as SQLite's rebuild procedure asks.
+    conn.execute_batch("PRAGMA foreign_keys = OFF;")?;
+    let migrated = migrate_in_transaction(conn);
+    conn.execute_batch("PRAGMA foreign_keys = ON;")?;
+    migrated
+}
+
+/// The pending migrations of [`migrate`], in one `BEGIN IMMEDIATE` transaction.
+fn migrate_in_transaction(conn: &mut Connection) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if current > SCHEMA_VERSION {

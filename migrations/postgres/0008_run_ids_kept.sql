@@ -1,0 +1,3 @@
+-- bench-db schema, version 8, PostgreSQL dialect: nothing changes. A run's id is drawn from
+-- its identity sequence, which never gives an id twice, even after `rm`; version 8 gives
+-- SQLite the same (see migrations/0008_run_ids_kept.sql).
