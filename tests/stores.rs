@@ -481,6 +481,90 @@ fn copy_round_trips_sqlite_postgres_sqlite_byte_for_byte() {
     assert_eq!(export(first, "csv"), export(&url, "csv"));
 }
 
+/// A copy of a narrower selection first, then of everything: the second copy brings the
+/// runs the first left behind into the same source and blocks, and a third has nothing
+/// to do.
+#[test]
+fn a_repeated_copy_completes_a_source_copied_in_part_on_both_stores() {
+    let file = fixture("real/jlbh/chronicle-queue-demo-2019-throughput-test.txt");
+    for s in Store::both() {
+        let from = s.env().dir.path().join("from.db");
+        let from = from.to_str().unwrap();
+        s.ok_on(from, &["ingest", &file, "--no-git"]);
+        let copy = |sel: &[&str]| {
+            let mut args = vec!["copy", "--from", from, "--to"];
+            let to = s.db();
+            args.push(&to);
+            args.extend(sel);
+            s.ok_on(from, &args)
+        };
+        let out = copy(&["run=3..4"]);
+        assert!(
+            out.contains("1 source copied (2 runs), 0 already present"),
+            "[{}] {out}",
+            s.name()
+        );
+        let out = copy(&[]);
+        assert!(
+            out.starts_with(&format!("completed {file}: 68 runs\n")),
+            "[{}] {out}",
+            s.name()
+        );
+        assert!(
+            out.contains("1 source copied (68 runs), 1 of them completed, 0 already present"),
+            "[{}] {out}",
+            s.name()
+        );
+        let out = copy(&[]);
+        assert!(
+            out.contains("0 sources copied (0 runs), 1 already present"),
+            "[{}] {out}",
+            s.name()
+        );
+        // The same numbers under the same blocks, whatever the ids.
+        let rows = |db: &str| {
+            let csv = s.ok_on(db, &["export", "--format", "csv"]);
+            let mut rows: Vec<String> = csv
+                .lines()
+                .map(|l| l.split_once(',').unwrap().1.to_string())
+                .collect();
+            rows.sort();
+            rows
+        };
+        let want = rows(from);
+        assert_eq!(want.len(), 1 + 70 * 6, "[{}]", s.name());
+        assert_eq!(rows(&s.db()), want, "[{}]", s.name());
+        // Each block is one group still: its five runs' values with the printed variation.
+        let groups = |db: &str| -> Vec<String> {
+            let v: serde_json::Value =
+                serde_json::from_str(&s.ok_on(db, &["variation", "--json"])).unwrap();
+            let mut g: Vec<String> = v
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    let mut values: Vec<String> = r["values"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.to_string())
+                        .collect();
+                    values.sort();
+                    format!(
+                        "{} {values:?} {}",
+                        r["percentile"], r["printed_variation_pct"]
+                    )
+                })
+                .collect();
+            g.sort();
+            g
+        };
+        let want = groups(from);
+        assert_eq!(want.len(), 14 * 5, "[{}]", s.name());
+        assert_eq!(groups(&s.db()), want, "[{}]", s.name());
+    }
+}
+
 #[test]
 fn four_concurrent_ingesters_store_every_file_once() {
     let Some(base) = pg_base() else { return };

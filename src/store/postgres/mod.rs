@@ -18,7 +18,9 @@ mod write;
 use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
-use super::rows::{BlockMeta, Damage, Detail, Removed, RunIndex, SourceRecord, Written};
+use super::rows::{
+    BlockMeta, Damage, Detail, Removed, RunIndex, SourceRecord, StoredSource, Written,
+};
 use super::url::{Host, PgUrl, SslMode};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
@@ -314,13 +316,17 @@ impl Store for PgStore {
     fn stored_sizes(&self, sizes: &[u64]) -> Result<std::collections::HashSet<u64>> {
         PgStore::stored_sizes(self, sizes)
     }
+    fn stored_source(&self, sha256: &str, identity: &str) -> Result<Option<StoredSource>> {
+        PgStore::stored_source(self, sha256, identity)
+    }
     fn write_source(
         &mut self,
         record: &SourceRecord,
+        into: Option<i64>,
         blocks: &mut BlockFeed,
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError> {
-        PgStore::write_source(self, record, blocks, digest)
+        PgStore::write_source(self, record, into, blocks, digest)
     }
     fn select_ids(&self, filter: &Filter) -> Result<Vec<i64>> {
         PgStore::select_ids(self, filter)

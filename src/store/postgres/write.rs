@@ -15,7 +15,7 @@ use super::{PgStore, pg_text};
 use crate::selector::time_ns;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
-use crate::store::rows::{BlockRows, Removed, SourceRecord, Written, index_tags};
+use crate::store::rows::{BlockRows, Removed, SourceRecord, StoredRunKey, StoredSource, Written};
 use bench_db_parsers::Data;
 use postgres::{Client, GenericClient, Transaction};
 use std::collections::HashSet;
@@ -65,6 +65,40 @@ impl PgStore {
         Ok(row.map(|r| r.get(0)))
     }
 
+    pub(super) fn stored_source(
+        &self,
+        sha256: &str,
+        identity: &str,
+    ) -> anyhow::Result<Option<StoredSource>> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT s.id, b.idx, b.id, r.run_index FROM source s
+                 LEFT JOIN block b ON b.source_id = s.id LEFT JOIN run r ON r.block_id = b.id
+                 WHERE s.sha256 = $1::text AND s.identity = $2::text",
+                &[&sha256, &identity],
+            )
+            .map_err(|e| self.err(e))?;
+        let mut found: Option<StoredSource> = None;
+        for r in &rows {
+            let source = found.get_or_insert(StoredSource {
+                id: r.get(0),
+                runs: Vec::new(),
+            });
+            if let (Some(block_idx), Some(block_id), Some(run_index)) =
+                (r.get(1), r.get(2), r.get(3))
+            {
+                source.runs.push(StoredRunKey {
+                    block_idx,
+                    block_id,
+                    run_index,
+                });
+            }
+        }
+        Ok(found)
+    }
+
     /// One query for all the sizes.
     pub(super) fn stored_sizes(&self, sizes: &[u64]) -> anyhow::Result<HashSet<u64>> {
         if sizes.is_empty() {
@@ -94,6 +128,7 @@ impl PgStore {
     pub(super) fn write_source(
         &self,
         record: &SourceRecord,
+        into: Option<i64>,
         blocks: &mut BlockFeed,
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError> {
@@ -111,13 +146,13 @@ impl PgStore {
             None => {
                 let d = digest()?;
                 let jobs = batch.take().map(|p| Job::Copy(Box::new(p))).into_iter();
-                write_jobs(client, record, jobs.chain([Job::Commit(d)]))?
+                write_jobs(client, record, into, jobs.chain([Job::Commit(d)]))?
             }
             Some(first) => std::thread::scope(|scope| -> Result<Sent, IngestError> {
                 let (send, receive) = sync_channel(QUEUED_BATCHES);
                 let writer = std::thread::Builder::new()
                     .name("pg-write".into())
-                    .spawn_scoped(scope, move || write_jobs(client, record, receive))?;
+                    .spawn_scoped(scope, move || write_jobs(client, record, into, receive))?;
                 let url = &self.url;
                 // `Ok(false)`: the writer stopped (its error tells why).
                 let feed = || -> Result<bool, IngestError> {
@@ -403,10 +438,11 @@ enum Sent {
 fn write_jobs(
     client: &mut Client,
     record: &SourceRecord,
+    into: Option<i64>,
     jobs: impl IntoIterator<Item = Job>,
 ) -> Result<Sent, IngestError> {
     let mut tx = client.transaction()?;
-    let mut source_id = None;
+    let mut source_id = into;
     let mut run_ids = Vec::new();
     let mut ahead: Option<Ahead> = None;
     for job in jobs {
@@ -419,6 +455,11 @@ fn write_jobs(
                 continue;
             }
             Job::Commit(d) => {
+                if into.is_some() {
+                    // Runs added to a stored source: its content is stored already.
+                    tx.commit()?;
+                    return Ok(Sent::Committed { run_ids });
+                }
                 let Some(source_id) = source_id else {
                     return Ok(Sent::Nothing);
                 };
@@ -438,6 +479,18 @@ fn write_jobs(
             }
             None => draw(&mut tx, p.counts())?,
         };
+        if !p.joined.is_empty() {
+            tx.execute(
+                "INSERT INTO run_tag (run_id, key, value)
+                 SELECT r.id, bt.key, bt.value FROM block_tag bt JOIN run r ON r.block_id = bt.block_id
+                 WHERE bt.block_id = ANY($1::bigint[])",
+                &[&p.joined],
+            )?;
+            tx.execute(
+                "DELETE FROM block_tag WHERE block_id = ANY($1::bigint[])",
+                &[&p.joined],
+            )?;
+        }
         let [block, run, series] = drawn;
         let ids = Ids {
             source: [source_id],
@@ -524,6 +577,8 @@ struct Batch {
     tables: [Table; 6],
     /// Blocks, runs and series in this batch.
     counts: [usize; 3],
+    /// The stored blocks its runs join ([`BlockRows::stored`]).
+    joined: Vec<i64>,
     /// The size at which this batch is cut.
     limit: usize,
     /// Blocks and points of the source so far.
@@ -533,6 +588,9 @@ struct Batch {
 
 /// The `COPY` payloads of one batch, the ids they need counted per sequence.
 struct Payloads {
+    /// Stored blocks that runs of this batch join: their shared tags become their runs'
+    /// own before the rows are sent.
+    joined: Vec<i64>,
     blocks: i32,
     runs: i32,
     series: i32,
@@ -553,6 +611,7 @@ impl Batch {
             ingested_at: ingested_at.to_string(),
             tables: Batch::tables(),
             counts: [0; 3],
+            joined: Vec::new(),
             limit: FIRST_BATCH_BYTES,
             blocks: 0,
             points: 0,
@@ -584,18 +643,28 @@ impl Batch {
             .expect("maps of strings and numbers serialise");
         let [block_t, run_t, tag_t, block_tag_t, series_t, hist_t] = &mut self.tables;
         let [block_i, run_i, series_i] = &mut self.counts;
-        let d = block_t.row(7);
-        d.id(Seq::Block, *block_i);
-        d.id(Seq::Source, 0);
-        d.int8(b.idx);
-        d.opt_text(b.label.as_deref());
-        d.int8(b.first_line as i64);
-        d.int8(b.last_line as i64);
-        d.text(&e.printed);
-        let (shared, own) = index_tags(&b.runs);
+        // The block's id: drawn for a new block, the stored one's for runs joining it.
+        let block_id = |d: &mut CopyData| match b.stored {
+            Some(id) => d.int8(id),
+            None => d.id(Seq::Block, *block_i),
+        };
+        match b.stored {
+            Some(id) => self.joined.push(id),
+            None => {
+                let d = block_t.row(7);
+                block_id(d);
+                d.id(Seq::Source, 0);
+                d.int8(b.idx);
+                d.opt_text(b.label.as_deref());
+                d.int8(b.first_line as i64);
+                d.int8(b.last_line as i64);
+                d.text(&e.printed);
+            }
+        }
+        let (shared, own) = b.index_tags();
         for (key, value) in shared {
             let d = block_tag_t.row(3);
-            d.id(Seq::Block, *block_i);
+            block_id(d);
             d.text(key);
             d.text(value);
         }
@@ -608,7 +677,7 @@ impl Batch {
         for (r, e) in b.runs.iter().zip(&e.runs) {
             let d = run_t.row(13);
             d.id(Seq::Run, *run_i);
-            d.id(Seq::Block, *block_i);
+            block_id(d);
             d.text(&r.suite);
             d.text(&r.label);
             d.int8(r.run.index as i64);
@@ -648,7 +717,9 @@ impl Batch {
             }
             *run_i += 1;
         }
-        *block_i += 1;
+        if b.stored.is_none() {
+            *block_i += 1;
+        }
         self.blocks += 1;
         let size: usize = self.tables.iter().map(|t| t.data.len).sum();
         if size >= self.limit {
@@ -661,8 +732,9 @@ impl Batch {
 
     /// The batch so far, if it holds a block, and a new one begun.
     fn take(&mut self) -> Option<Payloads> {
+        let joined = std::mem::take(&mut self.joined);
         let [blocks, runs, series] = std::mem::take(&mut self.counts);
-        if blocks == 0 {
+        if blocks == 0 && joined.is_empty() {
             return None;
         }
         let mut tables = std::mem::replace(&mut self.tables, Batch::tables());
@@ -670,6 +742,7 @@ impl Batch {
             t.data.end();
         }
         Some(Payloads {
+            joined,
             blocks: blocks as i32,
             runs: runs as i32,
             series: series as i32,
