@@ -565,6 +565,39 @@ fn a_repeated_copy_completes_a_source_copied_in_part_on_both_stores() {
     }
 }
 
+/// `connect_timeout` bounds the whole connection set-up, as libpq's does: a server that
+/// accepts the TCP connection and never answers is given up on, exit 2.
+#[test]
+fn connect_timeout_bounds_a_server_that_never_answers() {
+    // The kernel completes the handshakes into the backlog; nothing ever reads or writes.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let started = std::time::Instant::now();
+    let out = Command::cargo_bin("bench-db")
+        .unwrap()
+        .env_remove("BENCH_DB")
+        .args([
+            "--db",
+            &format!("postgres://bench:secret@127.0.0.1:{port}/bench?connect_timeout=2"),
+            "runs",
+        ])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    assert_eq!(
+        err.trim(),
+        format!(
+            "error: cannot connect to postgres://bench:********@127.0.0.1:{port}/bench?connect_timeout=2: \
+             no answer within 2 s (connect_timeout) from a server that accepted the connection"
+        )
+    );
+    drop(silent);
+}
+
 #[test]
 fn four_concurrent_ingesters_store_every_file_once() {
     let Some(base) = pg_base() else { return };

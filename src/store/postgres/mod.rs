@@ -161,8 +161,13 @@ impl PgStore {
         if let Some(pw) = url.password() {
             cfg.password(pw);
         }
-        if let Some(secs) = url.connect_timeout {
-            cfg.connect_timeout(std::time::Duration::from_secs(secs));
+        // libpq's `connect_timeout`: 0 waits without end, as no parameter does.
+        let timeout = url
+            .connect_timeout
+            .filter(|&s| s > 0)
+            .map(std::time::Duration::from_secs);
+        if let Some(t) = timeout {
+            cfg.connect_timeout(t);
         }
         let mode = match (&url.host, url.sslmode) {
             // PostgreSQL speaks no TLS on a unix socket; libpq skips it there too.
@@ -175,9 +180,24 @@ impl PgStore {
             Host::Unix(p) => cfg.host_path(p),
         };
         cfg.ssl_mode(mode);
-        let client = match mode {
-            postgres::config::SslMode::Disable => cfg.connect(postgres::NoTls),
-            _ => cfg.connect(tls::connector(url)?),
+        let tls = match mode {
+            postgres::config::SslMode::Disable => None,
+            _ => Some(tls::connector(url)?),
+        };
+        let connect = move || match tls {
+            None => cfg.connect(postgres::NoTls),
+            Some(tls) => cfg.connect(tls),
+        };
+        let client = match timeout {
+            None => connect(),
+            Some(t) => within(t, connect).ok_or_else(|| {
+                anyhow!(
+                    "cannot connect to {}: no answer within {} s (connect_timeout) from a \
+                     server that accepted the connection",
+                    url.masked(),
+                    t.as_secs()
+                )
+            })?,
         }
         .map_err(|e| {
             anyhow!(
@@ -464,6 +484,24 @@ fn pack_v1_rows(tx: &mut postgres::Transaction) -> Result<(), postgres::Error> {
         Ok(())
     })?;
     tx.batch_execute("DROP TABLE point; DROP TABLE printed_stat")
+}
+
+/// `f`'s answer if it comes within `limit`, else `None`. The driver bounds only the TCP
+/// connect by its `connect_timeout`; libpq's bounds the whole set-up (TLS, startup,
+/// authentication), against a server that accepts connections and then says nothing.
+/// `f` runs on a thread of its own, left behind when it does not answer in time.
+fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (send, receive) = std::sync::mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("pg-connect".into())
+        .spawn(move || {
+            let _ = send.send(f());
+        })
+        .ok()?;
+    receive.recv_timeout(limit).ok()
 }
 
 fn no_tables(url: &PgUrl) -> String {
