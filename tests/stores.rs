@@ -698,7 +698,25 @@ fn a_select_only_role_can_report_and_gate_but_not_write() {
         "gate: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // `rm --dry-run` only reads: the read-only role gets the owner's answer.
+    for sel in ["run=2..3", "run=1..100000"] {
+        let dry = ["rm", sel, "--dry-run"];
+        let want = owner.ok(&dry);
+        assert!(want.starts_with("would remove "), "{want}");
+        let out = owner.run_on(&ro, &dry);
+        check(&out);
+        assert!(
+            out.status.success(),
+            "read-only rm --dry-run: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    }
     // Writing is refused, and refused cleanly.
+    let out = owner.run_on(&ro, &["rm", "run=1"]);
+    check(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("permission denied"));
     let out = owner.run_on(&ro, &["label", "run=1", "x"]);
     check(&out);
     assert_eq!(out.status.code(), Some(2));

@@ -130,8 +130,8 @@ pub trait Store: Send {
 
     /// Removes the runs with these ids (ids not stored are ignored) with their series and
     /// histograms, then the blocks of their sources left without a run and the sources
-    /// left without a block, in one transaction; `dry_run` rolls it back. Either way the
-    /// answer is what the transaction removed.
+    /// left without a block, in one transaction; the answer is what it removed. `dry_run`
+    /// gives the same answer from reads alone (`SELECT`s, for a role that may not delete).
     fn remove(&mut self, ids: &[i64], dry_run: bool) -> Result<Removed>;
 
     /// A source's provenance and its blocks, in block order.

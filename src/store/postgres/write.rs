@@ -246,9 +246,12 @@ impl PgStore {
 
 impl PgStore {
     /// Removes runs, then their sources' blocks left without a run and the sources left
-    /// without a block, in one transaction (rolled back on a dry run). The schema has no
-    /// foreign keys since version 3, so every table is cleared explicitly.
+    /// without a block, in one transaction. The schema has no foreign keys since version 3,
+    /// so every table is cleared explicitly. A dry run only reads ([`Self::would_remove`]).
     pub(super) fn remove(&self, ids: &[i64], dry_run: bool) -> anyhow::Result<Removed> {
+        if dry_run {
+            return self.would_remove(ids);
+        }
         let mut c = self.client.borrow_mut();
         let mut tx = c.transaction().map_err(|e| self.err(e))?;
         let ids = ids.to_vec();
@@ -316,15 +319,50 @@ impl PgStore {
             .map(|r| (r.get(0), r.get(1)))
             .collect();
         removed.sort_unstable();
-        if dry_run {
-            tx.rollback().map_err(|e| self.err(e))?;
-        } else {
-            tx.commit().map_err(|e| self.err(e))?;
-        }
+        tx.commit().map_err(|e| self.err(e))?;
         Ok(Removed {
             runs,
             sources: removed.into_iter().map(|(_, p)| p).collect(),
         })
+    }
+
+    /// What [`Self::remove`] would remove, read in one snapshot with `SELECT`s only (a role
+    /// that may only read can ask): the stored runs among `ids`, and their sources of which
+    /// every run is among them.
+    fn would_remove(&self, ids: &[i64]) -> anyhow::Result<Removed> {
+        let mut c = self.client.borrow_mut();
+        let mut tx = c
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .map_err(|e| self.err(e))?;
+        let ids = ids.to_vec();
+        let runs: Vec<i64> = tx
+            .query(
+                "SELECT id FROM run WHERE id = ANY($1::bigint[]) ORDER BY id",
+                &[&ids],
+            )
+            .map_err(|e| self.err(e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let sources: Vec<String> = tx
+            .query(
+                "SELECT s.path FROM source s
+                 WHERE s.id IN (SELECT b.source_id FROM run r JOIN block b ON b.id = r.block_id
+                                WHERE r.id = ANY($1::bigint[]))
+                   AND NOT EXISTS (SELECT 1 FROM block b JOIN run r ON r.block_id = b.id
+                                   WHERE b.source_id = s.id AND r.id <> ALL($1::bigint[]))
+                 ORDER BY s.id",
+                &[&ids],
+            )
+            .map_err(|e| self.err(e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        tx.rollback().map_err(|e| self.err(e))?;
+        Ok(Removed { runs, sources })
     }
 }
 

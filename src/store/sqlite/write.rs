@@ -186,9 +186,13 @@ impl SqliteStore {
 
 impl SqliteStore {
     /// Removes runs, then their sources' blocks left without a run and the sources left
-    /// without a block, in one `BEGIN IMMEDIATE` transaction (rolled back on a dry run).
-    /// Children are deleted before their parents, so the foreign keys hold throughout.
+    /// without a block, in one `BEGIN IMMEDIATE` transaction. Children are deleted before
+    /// their parents, so the foreign keys hold throughout. A dry run only reads
+    /// ([`Self::would_remove`]).
     pub(super) fn remove(&mut self, ids: &[i64], dry_run: bool) -> anyhow::Result<Removed> {
+        if dry_run {
+            return self.would_remove(ids);
+        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -241,11 +245,43 @@ impl SqliteStore {
             }
             delete_tags(&tx, "block_tag", "block_id", &gone)?;
         }
-        if dry_run {
-            tx.rollback()?;
-        } else {
-            tx.commit()?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// What [`Self::remove`] would remove, from one read transaction: the stored runs among
+    /// `ids`, and their sources of which every run is among them.
+    fn would_remove(&mut self, ids: &[i64]) -> anyhow::Result<Removed> {
+        let tx = self.conn.transaction()?;
+        let mut out = Removed::default();
+        {
+            let mut source_of = tx.prepare(
+                "SELECT b.source_id FROM run r JOIN block b ON b.id = r.block_id WHERE r.id = ?1",
+            )?;
+            let mut taken: std::collections::BTreeMap<i64, i64> = Default::default();
+            let mut ids = ids.to_vec();
+            ids.sort_unstable();
+            ids.dedup();
+            for id in ids {
+                if let Some(sid) = source_of
+                    .query_row([id], |r| r.get::<_, i64>(0))
+                    .optional()?
+                {
+                    *taken.entry(sid).or_default() += 1;
+                    out.runs.push(id);
+                }
+            }
+            let mut runs_of = tx.prepare(
+                "SELECT count(*) FROM run r JOIN block b ON b.id = r.block_id WHERE b.source_id = ?1",
+            )?;
+            let mut path = tx.prepare("SELECT path FROM source WHERE id = ?1")?;
+            for (sid, n) in taken {
+                if runs_of.query_row([sid], |r| r.get::<_, i64>(0))? == n {
+                    out.sources.push(path.query_row([sid], |r| r.get(0))?);
+                }
+            }
         }
+        tx.rollback()?;
         Ok(out)
     }
 }
