@@ -655,13 +655,32 @@ fn a_select_only_role_can_report_and_gate_but_not_write() {
     let seeds = corpus(owner.env().dir.path());
     owner.ok(&["ingest", seeds.to_str().unwrap()]);
     let (baseline, candidate) = two_labels();
+    let ro = with_param(&ro_base, &format!("schema={}", owner.schema().name));
+    // Without USAGE on the schema, its tables are out of the role's sight: the error says
+    // which grant is missing, for a read and for a write.
+    let grant = format!(
+        "GRANT USAGE ON SCHEMA \"{s}\" TO \"bench_ro\"",
+        s = owner.schema().name
+    );
+    for args in [vec!["runs"], vec!["ingest", &fixture("jlbh/v1-varlog.txt")]] {
+        let out = owner.run_on(&ro, &args);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "error: role \"bench_ro\" may not use schema \"{}\"",
+                owner.schema().name
+            )) && err.contains("lacks USAGE")
+                && err.trim_end().ends_with(&grant),
+            "{args:?}: {err}"
+        );
+    }
     // The README's statements for a read-only role.
     owner.schema().sql(&format!(
         "GRANT USAGE ON SCHEMA {s} TO bench_ro;
          GRANT SELECT ON ALL TABLES IN SCHEMA {s} TO bench_ro;",
         s = owner.schema().name
     ));
-    let ro = with_param(&ro_base, &format!("schema={}", owner.schema().name));
     let ro_pw = password_of(&ro_base);
     let check = |out: &Output| {
         for text in [&out.stdout, &out.stderr] {

@@ -236,6 +236,27 @@ impl PgStore {
             }
             Err(e) if e.code() == Some(&postgres::error::SqlState::UNDEFINED_TABLE) => {
                 c.batch_execute(&settings).map_err(|e| self.err(e))?;
+                // A schema this role may not use is left out of its search path: its
+                // tables look missing, and a write finds no schema to create in.
+                let row = c
+                    .query_one(
+                        "SELECT current_user::text,
+                                (SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace
+                                  WHERE nspname = $1::text)",
+                        &[&self.url.schema],
+                    )
+                    .map_err(|e| self.err(e))?;
+                let (role, usage): (String, Option<bool>) = (row.get(0), row.get(1));
+                if usage == Some(false) {
+                    bail!(
+                        "role {role:?} may not use schema {:?} of {} (it lacks USAGE on the \
+                         schema); the schema's owner can grant it: GRANT USAGE ON SCHEMA \
+                         \"{}\" TO \"{role}\"",
+                        self.url.schema,
+                        self.url.masked(),
+                        self.url.schema
+                    );
+                }
                 Ok(None)
             }
             Err(e) => Err(self.err(e)),
