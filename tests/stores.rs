@@ -598,6 +598,32 @@ fn connect_timeout_bounds_a_server_that_never_answers() {
     drop(silent);
 }
 
+/// Ingesting a folder again stores nothing and draws no id: the next runs get the same
+/// ids on both stores (PostgreSQL's sequences give back none that a rollback undoes).
+#[test]
+fn an_unchanged_ingest_uses_no_ids_on_both_stores() {
+    for s in Store::both() {
+        let folder = fixture("real/criterion/run2");
+        s.ok(&["ingest", &folder, "--no-git"]);
+        let again = s.ok(&["ingest", &folder, "--no-git"]);
+        assert!(
+            again.ends_with("0 ingested, 2 unchanged, 0 skipped, 0 errors\n"),
+            "[{}] {again}",
+            s.name()
+        );
+        s.ok(&["ingest", &fixture("jlbh/v1-varlog.txt"), "--no-git"]);
+        let v: serde_json::Value =
+            serde_json::from_str(&s.ok(&["runs", "source=v1-varlog.txt", "--json"])).unwrap();
+        let ids: Vec<i64> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(ids, [201, 202, 203], "[{}]", s.name());
+    }
+}
+
 #[test]
 fn four_concurrent_ingesters_store_every_file_once() {
     let Some(base) = pg_base() else { return };

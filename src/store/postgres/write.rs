@@ -10,6 +10,12 @@
 //! second writer of the same content waits until the first commits, then fails with a
 //! unique violation and reports `unchanged` (or goes on if the first rolled back). A copy
 //! takes the same path, its digest known from the start.
+//!
+//! Ids drawn from a sequence are not given back by a rollback. A source that fits one
+//! batch (nearly every file) has been read whole before anything is sent, so a content
+//! already stored is found before any id is drawn, and ids come out as SQLite gives them.
+//! A larger one whose content was not looked up before parsing (standard input) draws its
+//! batches' ids while it is read, and an `unchanged` end leaves a gap.
 
 use super::{PgStore, pg_text};
 use crate::selector::time_ns;
@@ -144,9 +150,14 @@ impl PgStore {
         }
         let sent = match first {
             None => {
+                // The whole source is read: a content already stored is found before
+                // anything is written or any id drawn.
                 let d = digest()?;
                 let jobs = batch.take().map(|p| Job::Copy(Box::new(p))).into_iter();
-                write_jobs(client, record, into, jobs.chain([Job::Commit(d)]))?
+                let jobs = std::iter::once(Job::Check(d.clone()))
+                    .chain(jobs)
+                    .chain([Job::Commit(d)]);
+                write_jobs(client, record, into, jobs)?
             }
             Some(first) => std::thread::scope(|scope| -> Result<Sent, IngestError> {
                 let (send, receive) = sync_channel(QUEUED_BATCHES);
@@ -404,6 +415,10 @@ enum Job {
     Copy(Box<Payloads>),
     /// The ids of the batches from here on are drawn on another connection.
     DrawAhead(Ahead),
+    /// The content's digest, known before its rows (the source fits one batch): a content
+    /// already stored ends the source `unchanged` before a row is written or an id drawn
+    /// from a sequence (which no rollback gives back).
+    Check(Digest),
     /// The source has been read: its digest decides between commit and `unchanged`.
     Commit(Digest),
 }
@@ -483,9 +498,17 @@ fn write_jobs(
     let mut source_id = into;
     let mut run_ids = Vec::new();
     let mut ahead: Option<Ahead> = None;
+    let mut checked = false;
     for job in jobs {
         let mut p = match job {
             Job::Copy(p) => p,
+            Job::Check(d) => {
+                if into.is_none() && stored(&mut tx, record, &d)? {
+                    return Ok(Sent::Unchanged);
+                }
+                checked = true;
+                continue;
+            }
             Job::DrawAhead(a) => {
                 // Every batch before has its ids: the drawing thread may begin.
                 let _ = a.go.send(());
@@ -501,7 +524,7 @@ fn write_jobs(
                 let Some(source_id) = source_id else {
                     return Ok(Sent::Nothing);
                 };
-                return commit(tx, record, source_id, &d, run_ids);
+                return commit(tx, record, source_id, &d, checked, run_ids);
             }
         };
         let source_id = match source_id {
@@ -574,22 +597,28 @@ fn copy_error(e: std::io::Error) -> IngestError {
     }
 }
 
+/// Whether a source of this content is stored under the record's metadata identity.
+fn stored(tx: &mut Transaction, record: &SourceRecord, d: &Digest) -> Result<bool, IngestError> {
+    Ok(tx
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text AND identity = $2::text)",
+            &[&d.sha256, &record.identity],
+        )?
+        .get(0))
+}
+
 /// Sets the source's real hash and commits, or reports `unchanged` when that content is
-/// stored already (or was meanwhile, by a writer that committed first).
+/// stored already (or was meanwhile, by a writer that committed first: the unique index
+/// answers then). `checked`: looked up before the rows were written ([`Job::Check`]).
 fn commit(
     mut tx: Transaction,
     record: &SourceRecord,
     source_id: i64,
     d: &Digest,
+    checked: bool,
     run_ids: Vec<i64>,
 ) -> Result<Sent, IngestError> {
-    let seen: bool = tx
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text AND identity = $2::text)",
-            &[&d.sha256, &record.identity],
-        )?
-        .get(0);
-    if seen {
+    if !checked && stored(&mut tx, record, d)? {
         return Ok(Sent::Unchanged);
     }
     match tx.execute(
