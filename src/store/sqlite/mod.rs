@@ -95,6 +95,7 @@ struct Found {
 impl SqliteStore {
     /// Opens (creating if needed) and migrates the database at `path`, for writing.
     pub fn open(path: &Path) -> Result<SqliteStore> {
+        open_error::not_a_folder(path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -359,6 +360,7 @@ fn index_stored_runs(tx: &Transaction) -> rusqlite::Result<()> {
 
 /// An error naming `bench-db ingest` when there is no database at `path`.
 fn require_file(path: &Path) -> Result<()> {
+    open_error::not_a_folder(path)?;
     if !path.exists() {
         bail!(
             "no database at {}; run `bench-db ingest` first",
