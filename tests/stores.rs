@@ -895,16 +895,61 @@ fn tls_require_pgpass_socket_and_newer_schema() {
         .output()
         .unwrap();
     s.no_password(&out);
-    // A schema written by a newer bench-db is refused, by readers and writers.
+    // A schema written by a newer bench-db is refused, by readers and writers, naming the
+    // database as a SQLite file's refusal does (password masked).
     s.schema().sql("UPDATE bench_db_schema SET version = 99");
-    for args in [vec!["runs"], vec!["ingest", f.as_str()]] {
+    let masked = s.db().replacen(&password_of(&s.db()), "********", 1);
+    for args in [vec!["runs"], vec!["ingest", f.as_str()], vec!["migrate"]] {
         let out = s.run(&args);
         assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            String::from_utf8_lossy(&out.stderr).contains("newer than this bench-db"),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+            err.starts_with(&format!(
+                "error: cannot use database {masked}: the database has schema version 99, \
+                 newer than this bench-db understands (8); use a newer bench-db"
+            )),
+            "{args:?}: {err}"
         );
+    }
+}
+
+/// `migrate` upgrades a database in place: where there is none, both stores refuse alike
+/// (exit 2) and PostgreSQL creates no schema or table.
+#[test]
+fn migrate_refuses_a_missing_database_on_both_stores() {
+    for s in Store::both() {
+        let out = s.run(&["migrate"]);
+        assert_eq!(out.status.code(), Some(2), "[{}]", s.name());
+        let err = String::from_utf8_lossy(&out.stderr);
+        let shown = match &s {
+            Store::Sqlite(_) => s.db(),
+            Store::Postgres { password, .. } => s.db().replacen(password.as_str(), "********", 1),
+        };
+        assert!(
+            err.starts_with(&format!("error: no database at {shown}")),
+            "[{}] {err}",
+            s.name()
+        );
+        assert!(
+            err.trim_end().ends_with("; run `bench-db ingest` first"),
+            "[{}] {err}",
+            s.name()
+        );
+        match &s {
+            Store::Sqlite(_) => assert!(!std::path::Path::new(&s.db()).exists()),
+            Store::Postgres { .. } => {
+                let base = pg_base().unwrap();
+                let mut c = postgres::Client::connect(&plain(&base), postgres::NoTls).unwrap();
+                let n: i64 = c
+                    .query_one(
+                        "SELECT count(*) FROM pg_namespace WHERE nspname = $1",
+                        &[&s.schema().name],
+                    )
+                    .unwrap()
+                    .get(0);
+                assert_eq!(n, 0, "migrate created the schema");
+            }
+        }
     }
 }
 

@@ -128,7 +128,7 @@ impl PgStore {
         let (store, version) = Self::connect(url)?;
         match version {
             None => bail!(no_tables(url)),
-            Some(v) if v > SCHEMA_VERSION => bail!(newer(v)),
+            Some(v) if v > SCHEMA_VERSION => bail!(newer(url, v)),
             Some(v) if v < SCHEMA_VERSION => {
                 store.migrate_schema(version).map_err(|e| {
                     anyhow!(
@@ -144,9 +144,13 @@ impl PgStore {
         }
     }
 
-    /// Upgrades the schema; returns the versions before and after.
+    /// Upgrades the schema in place; returns the versions before and after. A schema
+    /// without bench-db's tables is refused, as a missing SQLite file is: nothing is created.
     pub fn migrate(url: &PgUrl) -> Result<(i64, i64)> {
         let (store, version) = Self::connect(url)?;
+        if version.is_none() {
+            bail!(no_tables(url));
+        }
         store.migrate_schema(version)?;
         Ok((version.unwrap_or(0), store.version()?.unwrap_or(0)))
     }
@@ -282,7 +286,7 @@ impl PgStore {
     fn migrate_schema(&self, seen: Option<i64>) -> Result<()> {
         match seen {
             Some(v) if v == SCHEMA_VERSION => return Ok(()),
-            Some(v) if v > SCHEMA_VERSION => bail!(newer(v)),
+            Some(v) if v > SCHEMA_VERSION => bail!(newer(&self.url, v)),
             _ => {}
         }
         let schema = self.url.schema.clone();
@@ -312,7 +316,7 @@ impl PgStore {
             .map_err(|e| self.err(e))?
             .get(0);
         if current > SCHEMA_VERSION {
-            bail!(newer(current));
+            bail!(newer(&self.url, current));
         }
         for (i, m) in MIGRATIONS.iter().enumerate().skip(current as usize) {
             tx.batch_execute(m.sql)
@@ -525,18 +529,21 @@ fn within<T: Send + 'static>(
     receive.recv_timeout(limit).ok()
 }
 
+/// A schema without bench-db's tables: worded as SQLite's missing file.
 fn no_tables(url: &PgUrl) -> String {
     format!(
-        "no bench-db tables in schema {:?} of {}; run `bench-db ingest` first",
-        url.schema,
-        url.masked()
+        "no database at {} (no bench-db tables in schema {:?}); run `bench-db ingest` first",
+        url.masked(),
+        url.schema
     )
 }
 
-fn newer(v: i64) -> String {
+/// The schema is newer than this binary: worded as SQLite's refusal, the store named.
+fn newer(url: &PgUrl, v: i64) -> String {
     format!(
-        "the database has schema version {v}, newer than this bench-db understands \
-         ({SCHEMA_VERSION}); use a newer bench-db"
+        "cannot use database {}: the database has schema version {v}, newer than this \
+         bench-db understands ({SCHEMA_VERSION}); use a newer bench-db",
+        url.masked()
     )
 }
 
