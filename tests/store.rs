@@ -600,3 +600,39 @@ fn a_database_in_a_read_only_folder_is_read_and_an_old_one_names_migrate() {
     );
     assert_eq!(std::fs::read(&old).unwrap(), before);
 }
+
+/// A folder given as the database is named as such, whatever the command (SQLite's own
+/// words blamed the disk: "disk I/O error", "it is full").
+#[test]
+fn a_folder_given_as_the_database_is_refused_as_a_folder() {
+    let env = Env::new();
+    let folder = env.dir.path().join("results");
+    std::fs::create_dir(&folder).unwrap();
+    let db = folder.display().to_string();
+    let want = format!(
+        "error: {db} is a folder, not a database file: give --db the path of a file (bench-db \
+         creates it on the first ingest), such as {db}/bench.db"
+    );
+    let f = fixture("jlbh/v1-varlog.txt");
+    for args in [
+        vec!["runs"],
+        vec!["ingest", &f],
+        vec!["check"],
+        vec!["migrate"],
+    ] {
+        let out = Command::cargo_bin("bench-db")
+            .unwrap()
+            .env_remove("BENCH_DB")
+            .arg("--db")
+            .arg(&folder)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).trim(),
+            want,
+            "{args:?}"
+        );
+    }
+}

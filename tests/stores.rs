@@ -481,6 +481,149 @@ fn copy_round_trips_sqlite_postgres_sqlite_byte_for_byte() {
     assert_eq!(export(first, "csv"), export(&url, "csv"));
 }
 
+/// A copy of a narrower selection first, then of everything: the second copy brings the
+/// runs the first left behind into the same source and blocks, and a third has nothing
+/// to do.
+#[test]
+fn a_repeated_copy_completes_a_source_copied_in_part_on_both_stores() {
+    let file = fixture("real/jlbh/chronicle-queue-demo-2019-throughput-test.txt");
+    for s in Store::both() {
+        let from = s.env().dir.path().join("from.db");
+        let from = from.to_str().unwrap();
+        s.ok_on(from, &["ingest", &file, "--no-git"]);
+        let copy = |sel: &[&str]| {
+            let mut args = vec!["copy", "--from", from, "--to"];
+            let to = s.db();
+            args.push(&to);
+            args.extend(sel);
+            s.ok_on(from, &args)
+        };
+        let out = copy(&["run=3..4"]);
+        assert!(
+            out.contains("1 source copied (2 runs), 0 already present"),
+            "[{}] {out}",
+            s.name()
+        );
+        let out = copy(&[]);
+        assert!(
+            out.starts_with(&format!("completed {file}: 68 runs\n")),
+            "[{}] {out}",
+            s.name()
+        );
+        assert!(
+            out.contains("1 source copied (68 runs), 1 of them completed, 0 already present"),
+            "[{}] {out}",
+            s.name()
+        );
+        let out = copy(&[]);
+        assert!(
+            out.contains("0 sources copied (0 runs), 1 already present"),
+            "[{}] {out}",
+            s.name()
+        );
+        // The same numbers under the same blocks, whatever the ids.
+        let rows = |db: &str| {
+            let csv = s.ok_on(db, &["export", "--format", "csv"]);
+            let mut rows: Vec<String> = csv
+                .lines()
+                .map(|l| l.split_once(',').unwrap().1.to_string())
+                .collect();
+            rows.sort();
+            rows
+        };
+        let want = rows(from);
+        assert_eq!(want.len(), 1 + 70 * 6, "[{}]", s.name());
+        assert_eq!(rows(&s.db()), want, "[{}]", s.name());
+        // Each block is one group still: its five runs' values with the printed variation.
+        let groups = |db: &str| -> Vec<String> {
+            let v: serde_json::Value =
+                serde_json::from_str(&s.ok_on(db, &["variation", "--json"])).unwrap();
+            let mut g: Vec<String> = v
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    let mut values: Vec<String> = r["values"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.to_string())
+                        .collect();
+                    values.sort();
+                    format!(
+                        "{} {values:?} {}",
+                        r["percentile"], r["printed_variation_pct"]
+                    )
+                })
+                .collect();
+            g.sort();
+            g
+        };
+        let want = groups(from);
+        assert_eq!(want.len(), 14 * 5, "[{}]", s.name());
+        assert_eq!(groups(&s.db()), want, "[{}]", s.name());
+    }
+}
+
+/// `connect_timeout` bounds the whole connection set-up, as libpq's does: a server that
+/// accepts the TCP connection and never answers is given up on, exit 2.
+#[test]
+fn connect_timeout_bounds_a_server_that_never_answers() {
+    // The kernel completes the handshakes into the backlog; nothing ever reads or writes.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let started = std::time::Instant::now();
+    let out = Command::cargo_bin("bench-db")
+        .unwrap()
+        .env_remove("BENCH_DB")
+        .args([
+            "--db",
+            &format!("postgres://bench:secret@127.0.0.1:{port}/bench?connect_timeout=2"),
+            "runs",
+        ])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    assert_eq!(
+        err.trim(),
+        format!(
+            "error: cannot connect to postgres://bench:********@127.0.0.1:{port}/bench?connect_timeout=2: \
+             no answer within 2 s (connect_timeout) from a server that accepted the connection"
+        )
+    );
+    drop(silent);
+}
+
+/// Ingesting a folder again stores nothing and draws no id: the next runs get the same
+/// ids on both stores (PostgreSQL's sequences give back none that a rollback undoes).
+#[test]
+fn an_unchanged_ingest_uses_no_ids_on_both_stores() {
+    for s in Store::both() {
+        let folder = fixture("real/criterion/run2");
+        s.ok(&["ingest", &folder, "--no-git"]);
+        let again = s.ok(&["ingest", &folder, "--no-git"]);
+        assert!(
+            again.ends_with("0 ingested, 2 unchanged, 0 skipped, 0 errors\n"),
+            "[{}] {again}",
+            s.name()
+        );
+        s.ok(&["ingest", &fixture("jlbh/v1-varlog.txt"), "--no-git"]);
+        let v: serde_json::Value =
+            serde_json::from_str(&s.ok(&["runs", "source=v1-varlog.txt", "--json"])).unwrap();
+        let ids: Vec<i64> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(ids, [201, 202, 203], "[{}]", s.name());
+    }
+}
+
 #[test]
 fn four_concurrent_ingesters_store_every_file_once() {
     let Some(base) = pg_base() else { return };
@@ -538,13 +681,32 @@ fn a_select_only_role_can_report_and_gate_but_not_write() {
     let seeds = corpus(owner.env().dir.path());
     owner.ok(&["ingest", seeds.to_str().unwrap()]);
     let (baseline, candidate) = two_labels();
+    let ro = with_param(&ro_base, &format!("schema={}", owner.schema().name));
+    // Without USAGE on the schema, its tables are out of the role's sight: the error says
+    // which grant is missing, for a read and for a write.
+    let grant = format!(
+        "GRANT USAGE ON SCHEMA \"{s}\" TO \"bench_ro\"",
+        s = owner.schema().name
+    );
+    for args in [vec!["runs"], vec!["ingest", &fixture("jlbh/v1-varlog.txt")]] {
+        let out = owner.run_on(&ro, &args);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "error: role \"bench_ro\" may not use schema \"{}\"",
+                owner.schema().name
+            )) && err.contains("lacks USAGE")
+                && err.trim_end().ends_with(&grant),
+            "{args:?}: {err}"
+        );
+    }
     // The README's statements for a read-only role.
     owner.schema().sql(&format!(
         "GRANT USAGE ON SCHEMA {s} TO bench_ro;
          GRANT SELECT ON ALL TABLES IN SCHEMA {s} TO bench_ro;",
         s = owner.schema().name
     ));
-    let ro = with_param(&ro_base, &format!("schema={}", owner.schema().name));
     let ro_pw = password_of(&ro_base);
     let check = |out: &Output| {
         for text in [&out.stdout, &out.stderr] {
@@ -581,7 +743,25 @@ fn a_select_only_role_can_report_and_gate_but_not_write() {
         "gate: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // `rm --dry-run` only reads: the read-only role gets the owner's answer.
+    for sel in ["run=2..3", "run=1..100000"] {
+        let dry = ["rm", sel, "--dry-run"];
+        let want = owner.ok(&dry);
+        assert!(want.starts_with("would remove "), "{want}");
+        let out = owner.run_on(&ro, &dry);
+        check(&out);
+        assert!(
+            out.status.success(),
+            "read-only rm --dry-run: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+    }
     // Writing is refused, and refused cleanly.
+    let out = owner.run_on(&ro, &["rm", "run=1"]);
+    check(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("permission denied"));
     let out = owner.run_on(&ro, &["label", "run=1", "x"]);
     check(&out);
     assert_eq!(out.status.code(), Some(2));
@@ -715,16 +895,61 @@ fn tls_require_pgpass_socket_and_newer_schema() {
         .output()
         .unwrap();
     s.no_password(&out);
-    // A schema written by a newer bench-db is refused, by readers and writers.
+    // A schema written by a newer bench-db is refused, by readers and writers, naming the
+    // database as a SQLite file's refusal does (password masked).
     s.schema().sql("UPDATE bench_db_schema SET version = 99");
-    for args in [vec!["runs"], vec!["ingest", f.as_str()]] {
+    let masked = s.db().replacen(&password_of(&s.db()), "********", 1);
+    for args in [vec!["runs"], vec!["ingest", f.as_str()], vec!["migrate"]] {
         let out = s.run(&args);
         assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            String::from_utf8_lossy(&out.stderr).contains("newer than this bench-db"),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+            err.starts_with(&format!(
+                "error: cannot use database {masked}: the database has schema version 99, \
+                 newer than this bench-db understands (8); use a newer bench-db"
+            )),
+            "{args:?}: {err}"
         );
+    }
+}
+
+/// `migrate` upgrades a database in place: where there is none, both stores refuse alike
+/// (exit 2) and PostgreSQL creates no schema or table.
+#[test]
+fn migrate_refuses_a_missing_database_on_both_stores() {
+    for s in Store::both() {
+        let out = s.run(&["migrate"]);
+        assert_eq!(out.status.code(), Some(2), "[{}]", s.name());
+        let err = String::from_utf8_lossy(&out.stderr);
+        let shown = match &s {
+            Store::Sqlite(_) => s.db(),
+            Store::Postgres { password, .. } => s.db().replacen(password.as_str(), "********", 1),
+        };
+        assert!(
+            err.starts_with(&format!("error: no database at {shown}")),
+            "[{}] {err}",
+            s.name()
+        );
+        assert!(
+            err.trim_end().ends_with("; run `bench-db ingest` first"),
+            "[{}] {err}",
+            s.name()
+        );
+        match &s {
+            Store::Sqlite(_) => assert!(!std::path::Path::new(&s.db()).exists()),
+            Store::Postgres { .. } => {
+                let base = pg_base().unwrap();
+                let mut c = postgres::Client::connect(&plain(&base), postgres::NoTls).unwrap();
+                let n: i64 = c
+                    .query_one(
+                        "SELECT count(*) FROM pg_namespace WHERE nspname = $1",
+                        &[&s.schema().name],
+                    )
+                    .unwrap()
+                    .get(0);
+                assert_eq!(n, 0, "migrate created the schema");
+            }
+        }
     }
 }
 

@@ -1,13 +1,14 @@
 //! `bench-db copy --from DB --to DB [SELECTOR]`: copy runs between two stores of either
-//! kind; a source the target already holds (same content hash) is skipped, so a copy can be
-//! repeated and a job can ingest locally and push once at the end.
+//! kind; a run the target already holds is not copied again and a source it holds in part
+//! is completed, so a copy can be repeated and a job can ingest locally and push once at
+//! the end.
 
 use crate::cli::CopyArgs;
 use crate::output::escape::text as esc;
 use crate::output::plural;
 use crate::selector::Selector;
 use crate::store::Db;
-use crate::store::copy::copy;
+use crate::store::copy::{SourceCopied, copy};
 use crate::store::url::Target;
 use anyhow::{Result, bail};
 use serde::Serialize;
@@ -17,6 +18,8 @@ use serde::Serialize;
 struct CopiedSource {
     source: String,
     runs: usize,
+    /// The target held some of the source's runs already; these were added to them.
+    completed: bool,
 }
 
 pub fn run(args: &CopyArgs) -> Result<u8> {
@@ -31,15 +34,22 @@ pub fn run(args: &CopyArgs) -> Result<u8> {
     let mut target = Db::open(&to)?;
     let mut copied = Vec::new();
     let mut present = Vec::new();
-    let done = copy(&source, &mut target, &sel, |record, runs| {
-        match (runs, json) {
-            (Some(n), false) => println!("copied {}: {}", esc(&record.path), plural(n, "run")),
-            (None, false) => println!("present {}", esc(&record.path)),
-            (Some(n), true) => copied.push(CopiedSource {
+    let done = copy(&source, &mut target, &sel, |record, outcome| {
+        let (runs, completed) = match outcome {
+            SourceCopied::New(n) => (n, false),
+            SourceCopied::Completed(n) => (n, true),
+            SourceCopied::Present if json => return present.push(record.path.clone()),
+            SourceCopied::Present => return println!("present {}", esc(&record.path)),
+        };
+        if json {
+            copied.push(CopiedSource {
                 source: record.path.clone(),
-                runs: n,
-            }),
-            (None, true) => present.push(record.path.clone()),
+                runs,
+                completed,
+            });
+        } else {
+            let verb = if completed { "completed" } else { "copied" };
+            println!("{verb} {}: {}", esc(&record.path), plural(runs, "run"));
         }
     })?;
     if json {
@@ -51,13 +61,18 @@ pub fn run(args: &CopyArgs) -> Result<u8> {
             "sources": done.sources,
             "runs": done.runs,
             "present": done.present,
+            "completed": done.completed,
             "copied": copied,
             "already_present": present,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
+        let completed = match done.completed {
+            0 => String::new(),
+            n => format!(", {n} of them completed"),
+        };
         println!(
-            "{} copied ({}), {} already present, from {from} to {to}",
+            "{} copied ({}){completed}, {} already present, from {from} to {to}",
             plural(done.sources, "source"),
             plural(done.runs, "run"),
             done.present

@@ -22,7 +22,12 @@ pub fn run(db: &Target, args: &RmArgs) -> Result<u8> {
              (`bench-db runs` lists them)"
         );
     }
-    let mut store = Db::open_existing(db)?;
+    // A dry run only reads: a role that may not delete (or write at all) can ask.
+    let mut store = if args.dry_run {
+        Db::open_read(db)?
+    } else {
+        Db::open_existing(db)?
+    };
     let removed = store.remove(&sel, args.dry_run)?;
     if removed.runs.is_empty() {
         return Err(super::select::nothing_selected(&store, &sel, text, "selector")?.into());

@@ -3,7 +3,9 @@
 //! relabelling, copy) is written once on top of it, in [`super::Db`].
 
 use super::filter::Filter;
-use super::rows::{BlockMeta, BlockRows, Damage, Detail, Removed, SourceRecord, Written};
+use super::rows::{
+    BlockMeta, BlockRows, Damage, Detail, Removed, SourceRecord, StoredSource, Written,
+};
 use crate::dataset::StoredRun;
 use crate::selector::HistoryKey;
 use anyhow::Result;
@@ -60,6 +62,10 @@ pub trait Store: Send {
     /// identity, if one is.
     fn stored_format(&self, sha256: &str, identity: &str) -> Result<Option<String>>;
 
+    /// The source with this content hash stored under this metadata identity, with where
+    /// each of its runs stands, if one is.
+    fn stored_source(&self, sha256: &str, identity: &str) -> Result<Option<StoredSource>>;
+
     /// Which of these sizes, in bytes, some stored source has.
     fn stored_sizes(&self, sizes: &[u64]) -> Result<std::collections::HashSet<u64>>;
 
@@ -69,9 +75,15 @@ pub trait Store: Send {
     /// that hash is stored (before, or meanwhile by another writer) everything is rolled
     /// back and the result is `unchanged`. The record's `identity` is stored with it, and
     /// "stored" means the same hash under the same identity. A feed of no block writes nothing.
+    ///
+    /// `into`, the id of a stored source, adds the blocks' runs to it instead (a copy
+    /// completing a source): no source row is written and the digest is not asked. Before
+    /// runs join a stored block ([`BlockRows::stored`]), that block's shared tags move to
+    /// its runs' own rows, since the new runs need not share them.
     fn write_source(
         &mut self,
         record: &SourceRecord,
+        into: Option<i64>,
         blocks: &mut BlockFeed,
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError>;
@@ -118,8 +130,8 @@ pub trait Store: Send {
 
     /// Removes the runs with these ids (ids not stored are ignored) with their series and
     /// histograms, then the blocks of their sources left without a run and the sources
-    /// left without a block, in one transaction; `dry_run` rolls it back. Either way the
-    /// answer is what the transaction removed.
+    /// left without a block, in one transaction; the answer is what it removed. `dry_run`
+    /// gives the same answer from reads alone (`SELECT`s, for a role that may not delete).
     fn remove(&mut self, ids: &[i64], dry_run: bool) -> Result<Removed>;
 
     /// A source's provenance and its blocks, in block order.

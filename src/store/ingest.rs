@@ -188,7 +188,9 @@ impl Db {
             Some(d) => d().map_err(IngestError::from),
             None => unreachable!("a store asks for the digest once"),
         };
-        let written = self.store.write_source(&record, &mut feed, &mut once)?;
+        let written = self
+            .store
+            .write_source(&record, None, &mut feed, &mut once)?;
         Ok(Ingested {
             blocks: if written.unchanged { 0 } else { written.blocks },
             runs: written.run_ids.len(),
@@ -301,6 +303,7 @@ fn block_rows(idx: i64, block: Block, defaults: &BlockDefaults) -> BlockRows {
         last_line: block.last_line,
         printed: block.printed,
         runs,
+        stored: None,
         encoded: None,
     }
 }

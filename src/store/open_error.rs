@@ -5,7 +5,7 @@
 //!
 //! [`sqlite`] explains a SQLite failure: a folder SQLite cannot create its `-wal` or
 //! `-journal` in, a read-only file or mount, a `-shm`/`-wal` another user left behind, a
-//! corrupt file. [`connection_lost`] tells a PostgreSQL server that went away from an
+//! corrupt file. [`not_a_folder`] refuses a folder given as the database. [`connection_lost`] tells a PostgreSQL server that went away from an
 //! error about one file, so that an ingest stops at the first one.
 
 use std::ffi::CString;
@@ -76,6 +76,20 @@ pub fn sqlite(path: &Path, e: anyhow::Error) -> anyhow::Error {
         Some(line) => anyhow::Error::new(Explained { failure, line }),
         None => e,
     }
+}
+
+/// Refuses a `--db` path that is a folder: SQLite would fail on it with a disk I/O error
+/// or "unable to open database file", which blame the disk or the permissions.
+pub fn not_a_folder(path: &Path) -> anyhow::Result<()> {
+    if path.is_dir() {
+        anyhow::bail!(
+            "{} is a folder, not a database file: give --db the path of a file (bench-db \
+             creates it on the first ingest), such as {}",
+            path.display(),
+            path.join("bench.db").display()
+        );
+    }
+    Ok(())
 }
 
 /// The engine's own words for `e`: its deepest cause (rusqlite repeats the message in

@@ -131,6 +131,9 @@ pub struct BlockRows {
     pub last_line: u64,
     pub printed: Vec<PrintedStat>,
     pub runs: Vec<RunRows>,
+    /// The id of the stored block these runs join (a copy completing a source the target
+    /// holds in part): no block row is written, and the runs' tags all go in `run_tag`.
+    pub stored: Option<i64>,
     /// The stored form of its columns when computed ahead (an ingest computes it on the
     /// parsing thread, beside the writes); `None`: the writer computes it.
     pub encoded: Option<BlockEncoded>,
@@ -143,6 +146,27 @@ impl BlockRows {
             Some(e) => Ok(e),
             None => BlockEncoded::of(self),
         }
+    }
+
+    /// The block's tags as the index stores them ([`index_tags`]); a stored block's
+    /// shared tags are not its new runs' to claim, so theirs are all their own.
+    pub fn index_tags(&self) -> IndexTags<'_> {
+        if self.stored.is_none() {
+            return index_tags(&self.runs);
+        }
+        let mut own: Vec<(usize, &str, &str)> = self
+            .runs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| {
+                r.run
+                    .tags
+                    .iter()
+                    .map(move |(k, v)| (i, k.as_str(), v.as_str()))
+            })
+            .collect();
+        own.sort_unstable_by(|a, b| (a.1, a.2, a.0).cmp(&(b.1, b.2, b.0)));
+        (Vec::new(), own)
     }
 }
 
@@ -198,7 +222,7 @@ pub type IndexTags<'a> = (Vec<(&'a str, &'a str)>, Vec<(usize, &'a str, &'a str)
 /// same value once for the block (`block_tag`), and each run's other tags (`run_tag`, by
 /// the run's position in the block), in the index's order (tag, value, run): a block's
 /// rows then go into the same pages one after another.
-pub fn index_tags(runs: &[RunRows]) -> IndexTags<'_> {
+fn index_tags(runs: &[RunRows]) -> IndexTags<'_> {
     let Some((first, rest)) = runs.split_first() else {
         return (Vec::new(), Vec::new());
     };
@@ -222,6 +246,22 @@ pub fn index_tags(runs: &[RunRows]) -> IndexTags<'_> {
         .collect();
     own.sort_unstable_by(|a, b| (a.1, a.2, a.0).cmp(&(b.1, b.2, b.0)));
     (shared, own)
+}
+
+/// The runs a store holds of one source (a copy completes it with the runs it lacks).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoredSource {
+    pub id: i64,
+    /// Each run's block (its index in the source and its id) and its index in the block.
+    pub runs: Vec<StoredRunKey>,
+}
+
+/// Where a stored run stands in its source: what identifies it across stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredRunKey {
+    pub block_idx: i64,
+    pub block_id: i64,
+    pub run_index: i64,
 }
 
 /// What writing one source did.

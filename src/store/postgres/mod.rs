@@ -18,7 +18,9 @@ mod write;
 use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
-use super::rows::{BlockMeta, Damage, Detail, Removed, RunIndex, SourceRecord, Written};
+use super::rows::{
+    BlockMeta, Damage, Detail, Removed, RunIndex, SourceRecord, StoredSource, Written,
+};
 use super::url::{Host, PgUrl, SslMode};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
@@ -126,7 +128,7 @@ impl PgStore {
         let (store, version) = Self::connect(url)?;
         match version {
             None => bail!(no_tables(url)),
-            Some(v) if v > SCHEMA_VERSION => bail!(newer(v)),
+            Some(v) if v > SCHEMA_VERSION => bail!(newer(url, v)),
             Some(v) if v < SCHEMA_VERSION => {
                 store.migrate_schema(version).map_err(|e| {
                     anyhow!(
@@ -142,9 +144,13 @@ impl PgStore {
         }
     }
 
-    /// Upgrades the schema; returns the versions before and after.
+    /// Upgrades the schema in place; returns the versions before and after. A schema
+    /// without bench-db's tables is refused, as a missing SQLite file is: nothing is created.
     pub fn migrate(url: &PgUrl) -> Result<(i64, i64)> {
         let (store, version) = Self::connect(url)?;
+        if version.is_none() {
+            bail!(no_tables(url));
+        }
         store.migrate_schema(version)?;
         Ok((version.unwrap_or(0), store.version()?.unwrap_or(0)))
     }
@@ -159,8 +165,13 @@ impl PgStore {
         if let Some(pw) = url.password() {
             cfg.password(pw);
         }
-        if let Some(secs) = url.connect_timeout {
-            cfg.connect_timeout(std::time::Duration::from_secs(secs));
+        // libpq's `connect_timeout`: 0 waits without end, as no parameter does.
+        let timeout = url
+            .connect_timeout
+            .filter(|&s| s > 0)
+            .map(std::time::Duration::from_secs);
+        if let Some(t) = timeout {
+            cfg.connect_timeout(t);
         }
         let mode = match (&url.host, url.sslmode) {
             // PostgreSQL speaks no TLS on a unix socket; libpq skips it there too.
@@ -173,9 +184,24 @@ impl PgStore {
             Host::Unix(p) => cfg.host_path(p),
         };
         cfg.ssl_mode(mode);
-        let client = match mode {
-            postgres::config::SslMode::Disable => cfg.connect(postgres::NoTls),
-            _ => cfg.connect(tls::connector(url)?),
+        let tls = match mode {
+            postgres::config::SslMode::Disable => None,
+            _ => Some(tls::connector(url)?),
+        };
+        let connect = move || match tls {
+            None => cfg.connect(postgres::NoTls),
+            Some(tls) => cfg.connect(tls),
+        };
+        let client = match timeout {
+            None => connect(),
+            Some(t) => within(t, connect).ok_or_else(|| {
+                anyhow!(
+                    "cannot connect to {}: no answer within {} s (connect_timeout) from a \
+                     server that accepted the connection",
+                    url.masked(),
+                    t.as_secs()
+                )
+            })?,
         }
         .map_err(|e| {
             anyhow!(
@@ -214,6 +240,27 @@ impl PgStore {
             }
             Err(e) if e.code() == Some(&postgres::error::SqlState::UNDEFINED_TABLE) => {
                 c.batch_execute(&settings).map_err(|e| self.err(e))?;
+                // A schema this role may not use is left out of its search path: its
+                // tables look missing, and a write finds no schema to create in.
+                let row = c
+                    .query_one(
+                        "SELECT current_user::text,
+                                (SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace
+                                  WHERE nspname = $1::text)",
+                        &[&self.url.schema],
+                    )
+                    .map_err(|e| self.err(e))?;
+                let (role, usage): (String, Option<bool>) = (row.get(0), row.get(1));
+                if usage == Some(false) {
+                    bail!(
+                        "role {role:?} may not use schema {:?} of {} (it lacks USAGE on the \
+                         schema); the schema's owner can grant it: GRANT USAGE ON SCHEMA \
+                         \"{}\" TO \"{role}\"",
+                        self.url.schema,
+                        self.url.masked(),
+                        self.url.schema
+                    );
+                }
                 Ok(None)
             }
             Err(e) => Err(self.err(e)),
@@ -239,7 +286,7 @@ impl PgStore {
     fn migrate_schema(&self, seen: Option<i64>) -> Result<()> {
         match seen {
             Some(v) if v == SCHEMA_VERSION => return Ok(()),
-            Some(v) if v > SCHEMA_VERSION => bail!(newer(v)),
+            Some(v) if v > SCHEMA_VERSION => bail!(newer(&self.url, v)),
             _ => {}
         }
         let schema = self.url.schema.clone();
@@ -269,7 +316,7 @@ impl PgStore {
             .map_err(|e| self.err(e))?
             .get(0);
         if current > SCHEMA_VERSION {
-            bail!(newer(current));
+            bail!(newer(&self.url, current));
         }
         for (i, m) in MIGRATIONS.iter().enumerate().skip(current as usize) {
             tx.batch_execute(m.sql)
@@ -314,13 +361,17 @@ impl Store for PgStore {
     fn stored_sizes(&self, sizes: &[u64]) -> Result<std::collections::HashSet<u64>> {
         PgStore::stored_sizes(self, sizes)
     }
+    fn stored_source(&self, sha256: &str, identity: &str) -> Result<Option<StoredSource>> {
+        PgStore::stored_source(self, sha256, identity)
+    }
     fn write_source(
         &mut self,
         record: &SourceRecord,
+        into: Option<i64>,
         blocks: &mut BlockFeed,
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError> {
-        PgStore::write_source(self, record, blocks, digest)
+        PgStore::write_source(self, record, into, blocks, digest)
     }
     fn select_ids(&self, filter: &Filter) -> Result<Vec<i64>> {
         PgStore::select_ids(self, filter)
@@ -460,18 +511,39 @@ fn pack_v1_rows(tx: &mut postgres::Transaction) -> Result<(), postgres::Error> {
     tx.batch_execute("DROP TABLE point; DROP TABLE printed_stat")
 }
 
+/// `f`'s answer if it comes within `limit`, else `None`. The driver bounds only the TCP
+/// connect by its `connect_timeout`; libpq's bounds the whole set-up (TLS, startup,
+/// authentication), against a server that accepts connections and then says nothing.
+/// `f` runs on a thread of its own, left behind when it does not answer in time.
+fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (send, receive) = std::sync::mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("pg-connect".into())
+        .spawn(move || {
+            let _ = send.send(f());
+        })
+        .ok()?;
+    receive.recv_timeout(limit).ok()
+}
+
+/// A schema without bench-db's tables: worded as SQLite's missing file.
 fn no_tables(url: &PgUrl) -> String {
     format!(
-        "no bench-db tables in schema {:?} of {}; run `bench-db ingest` first",
-        url.schema,
-        url.masked()
+        "no database at {} (no bench-db tables in schema {:?}); run `bench-db ingest` first",
+        url.masked(),
+        url.schema
     )
 }
 
-fn newer(v: i64) -> String {
+/// The schema is newer than this binary: worded as SQLite's refusal, the store named.
+fn newer(url: &PgUrl, v: i64) -> String {
     format!(
-        "the database has schema version {v}, newer than this bench-db understands \
-         ({SCHEMA_VERSION}); use a newer bench-db"
+        "cannot use database {}: the database has schema version {v}, newer than this \
+         bench-db understands ({SCHEMA_VERSION}); use a newer bench-db",
+        url.masked()
     )
 }
 

@@ -10,12 +10,18 @@
 //! second writer of the same content waits until the first commits, then fails with a
 //! unique violation and reports `unchanged` (or goes on if the first rolled back). A copy
 //! takes the same path, its digest known from the start.
+//!
+//! Ids drawn from a sequence are not given back by a rollback. A source that fits one
+//! batch (nearly every file) has been read whole before anything is sent, so a content
+//! already stored is found before any id is drawn, and ids come out as SQLite gives them.
+//! A larger one whose content was not looked up before parsing (standard input) draws its
+//! batches' ids while it is read, and an `unchanged` end leaves a gap.
 
 use super::{PgStore, pg_text};
 use crate::selector::time_ns;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
-use crate::store::rows::{BlockRows, Removed, SourceRecord, Written, index_tags};
+use crate::store::rows::{BlockRows, Removed, SourceRecord, StoredRunKey, StoredSource, Written};
 use bench_db_parsers::Data;
 use postgres::{Client, GenericClient, Transaction};
 use std::collections::HashSet;
@@ -65,6 +71,40 @@ impl PgStore {
         Ok(row.map(|r| r.get(0)))
     }
 
+    pub(super) fn stored_source(
+        &self,
+        sha256: &str,
+        identity: &str,
+    ) -> anyhow::Result<Option<StoredSource>> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT s.id, b.idx, b.id, r.run_index FROM source s
+                 LEFT JOIN block b ON b.source_id = s.id LEFT JOIN run r ON r.block_id = b.id
+                 WHERE s.sha256 = $1::text AND s.identity = $2::text",
+                &[&sha256, &identity],
+            )
+            .map_err(|e| self.err(e))?;
+        let mut found: Option<StoredSource> = None;
+        for r in &rows {
+            let source = found.get_or_insert(StoredSource {
+                id: r.get(0),
+                runs: Vec::new(),
+            });
+            if let (Some(block_idx), Some(block_id), Some(run_index)) =
+                (r.get(1), r.get(2), r.get(3))
+            {
+                source.runs.push(StoredRunKey {
+                    block_idx,
+                    block_id,
+                    run_index,
+                });
+            }
+        }
+        Ok(found)
+    }
+
     /// One query for all the sizes.
     pub(super) fn stored_sizes(&self, sizes: &[u64]) -> anyhow::Result<HashSet<u64>> {
         if sizes.is_empty() {
@@ -94,6 +134,7 @@ impl PgStore {
     pub(super) fn write_source(
         &self,
         record: &SourceRecord,
+        into: Option<i64>,
         blocks: &mut BlockFeed,
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError> {
@@ -109,15 +150,20 @@ impl PgStore {
         }
         let sent = match first {
             None => {
+                // The whole source is read: a content already stored is found before
+                // anything is written or any id drawn.
                 let d = digest()?;
                 let jobs = batch.take().map(|p| Job::Copy(Box::new(p))).into_iter();
-                write_jobs(client, record, jobs.chain([Job::Commit(d)]))?
+                let jobs = std::iter::once(Job::Check(d.clone()))
+                    .chain(jobs)
+                    .chain([Job::Commit(d)]);
+                write_jobs(client, record, into, jobs)?
             }
             Some(first) => std::thread::scope(|scope| -> Result<Sent, IngestError> {
                 let (send, receive) = sync_channel(QUEUED_BATCHES);
                 let writer = std::thread::Builder::new()
                     .name("pg-write".into())
-                    .spawn_scoped(scope, move || write_jobs(client, record, receive))?;
+                    .spawn_scoped(scope, move || write_jobs(client, record, into, receive))?;
                 let url = &self.url;
                 // `Ok(false)`: the writer stopped (its error tells why).
                 let feed = || -> Result<bool, IngestError> {
@@ -211,9 +257,12 @@ impl PgStore {
 
 impl PgStore {
     /// Removes runs, then their sources' blocks left without a run and the sources left
-    /// without a block, in one transaction (rolled back on a dry run). The schema has no
-    /// foreign keys since version 3, so every table is cleared explicitly.
+    /// without a block, in one transaction. The schema has no foreign keys since version 3,
+    /// so every table is cleared explicitly. A dry run only reads ([`Self::would_remove`]).
     pub(super) fn remove(&self, ids: &[i64], dry_run: bool) -> anyhow::Result<Removed> {
+        if dry_run {
+            return self.would_remove(ids);
+        }
         let mut c = self.client.borrow_mut();
         let mut tx = c.transaction().map_err(|e| self.err(e))?;
         let ids = ids.to_vec();
@@ -281,15 +330,50 @@ impl PgStore {
             .map(|r| (r.get(0), r.get(1)))
             .collect();
         removed.sort_unstable();
-        if dry_run {
-            tx.rollback().map_err(|e| self.err(e))?;
-        } else {
-            tx.commit().map_err(|e| self.err(e))?;
-        }
+        tx.commit().map_err(|e| self.err(e))?;
         Ok(Removed {
             runs,
             sources: removed.into_iter().map(|(_, p)| p).collect(),
         })
+    }
+
+    /// What [`Self::remove`] would remove, read in one snapshot with `SELECT`s only (a role
+    /// that may only read can ask): the stored runs among `ids`, and their sources of which
+    /// every run is among them.
+    fn would_remove(&self, ids: &[i64]) -> anyhow::Result<Removed> {
+        let mut c = self.client.borrow_mut();
+        let mut tx = c
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .map_err(|e| self.err(e))?;
+        let ids = ids.to_vec();
+        let runs: Vec<i64> = tx
+            .query(
+                "SELECT id FROM run WHERE id = ANY($1::bigint[]) ORDER BY id",
+                &[&ids],
+            )
+            .map_err(|e| self.err(e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let sources: Vec<String> = tx
+            .query(
+                "SELECT s.path FROM source s
+                 WHERE s.id IN (SELECT b.source_id FROM run r JOIN block b ON b.id = r.block_id
+                                WHERE r.id = ANY($1::bigint[]))
+                   AND NOT EXISTS (SELECT 1 FROM block b JOIN run r ON r.block_id = b.id
+                                   WHERE b.source_id = s.id AND r.id <> ALL($1::bigint[]))
+                 ORDER BY s.id",
+                &[&ids],
+            )
+            .map_err(|e| self.err(e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        tx.rollback().map_err(|e| self.err(e))?;
+        Ok(Removed { runs, sources })
     }
 }
 
@@ -331,6 +415,10 @@ enum Job {
     Copy(Box<Payloads>),
     /// The ids of the batches from here on are drawn on another connection.
     DrawAhead(Ahead),
+    /// The content's digest, known before its rows (the source fits one batch): a content
+    /// already stored ends the source `unchanged` before a row is written or an id drawn
+    /// from a sequence (which no rollback gives back).
+    Check(Digest),
     /// The source has been read: its digest decides between commit and `unchanged`.
     Commit(Digest),
 }
@@ -403,15 +491,24 @@ enum Sent {
 fn write_jobs(
     client: &mut Client,
     record: &SourceRecord,
+    into: Option<i64>,
     jobs: impl IntoIterator<Item = Job>,
 ) -> Result<Sent, IngestError> {
     let mut tx = client.transaction()?;
-    let mut source_id = None;
+    let mut source_id = into;
     let mut run_ids = Vec::new();
     let mut ahead: Option<Ahead> = None;
+    let mut checked = false;
     for job in jobs {
         let mut p = match job {
             Job::Copy(p) => p,
+            Job::Check(d) => {
+                if into.is_none() && stored(&mut tx, record, &d)? {
+                    return Ok(Sent::Unchanged);
+                }
+                checked = true;
+                continue;
+            }
             Job::DrawAhead(a) => {
                 // Every batch before has its ids: the drawing thread may begin.
                 let _ = a.go.send(());
@@ -419,10 +516,15 @@ fn write_jobs(
                 continue;
             }
             Job::Commit(d) => {
+                if into.is_some() {
+                    // Runs added to a stored source: its content is stored already.
+                    tx.commit()?;
+                    return Ok(Sent::Committed { run_ids });
+                }
                 let Some(source_id) = source_id else {
                     return Ok(Sent::Nothing);
                 };
-                return commit(tx, record, source_id, &d, run_ids);
+                return commit(tx, record, source_id, &d, checked, run_ids);
             }
         };
         let source_id = match source_id {
@@ -438,6 +540,18 @@ fn write_jobs(
             }
             None => draw(&mut tx, p.counts())?,
         };
+        if !p.joined.is_empty() {
+            tx.execute(
+                "INSERT INTO run_tag (run_id, key, value)
+                 SELECT r.id, bt.key, bt.value FROM block_tag bt JOIN run r ON r.block_id = bt.block_id
+                 WHERE bt.block_id = ANY($1::bigint[])",
+                &[&p.joined],
+            )?;
+            tx.execute(
+                "DELETE FROM block_tag WHERE block_id = ANY($1::bigint[])",
+                &[&p.joined],
+            )?;
+        }
         let [block, run, series] = drawn;
         let ids = Ids {
             source: [source_id],
@@ -483,22 +597,28 @@ fn copy_error(e: std::io::Error) -> IngestError {
     }
 }
 
+/// Whether a source of this content is stored under the record's metadata identity.
+fn stored(tx: &mut Transaction, record: &SourceRecord, d: &Digest) -> Result<bool, IngestError> {
+    Ok(tx
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text AND identity = $2::text)",
+            &[&d.sha256, &record.identity],
+        )?
+        .get(0))
+}
+
 /// Sets the source's real hash and commits, or reports `unchanged` when that content is
-/// stored already (or was meanwhile, by a writer that committed first).
+/// stored already (or was meanwhile, by a writer that committed first: the unique index
+/// answers then). `checked`: looked up before the rows were written ([`Job::Check`]).
 fn commit(
     mut tx: Transaction,
     record: &SourceRecord,
     source_id: i64,
     d: &Digest,
+    checked: bool,
     run_ids: Vec<i64>,
 ) -> Result<Sent, IngestError> {
-    let seen: bool = tx
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = $1::text AND identity = $2::text)",
-            &[&d.sha256, &record.identity],
-        )?
-        .get(0);
-    if seen {
+    if !checked && stored(&mut tx, record, d)? {
         return Ok(Sent::Unchanged);
     }
     match tx.execute(
@@ -524,6 +644,8 @@ struct Batch {
     tables: [Table; 6],
     /// Blocks, runs and series in this batch.
     counts: [usize; 3],
+    /// The stored blocks its runs join ([`BlockRows::stored`]).
+    joined: Vec<i64>,
     /// The size at which this batch is cut.
     limit: usize,
     /// Blocks and points of the source so far.
@@ -533,6 +655,9 @@ struct Batch {
 
 /// The `COPY` payloads of one batch, the ids they need counted per sequence.
 struct Payloads {
+    /// Stored blocks that runs of this batch join: their shared tags become their runs'
+    /// own before the rows are sent.
+    joined: Vec<i64>,
     blocks: i32,
     runs: i32,
     series: i32,
@@ -553,6 +678,7 @@ impl Batch {
             ingested_at: ingested_at.to_string(),
             tables: Batch::tables(),
             counts: [0; 3],
+            joined: Vec::new(),
             limit: FIRST_BATCH_BYTES,
             blocks: 0,
             points: 0,
@@ -584,18 +710,28 @@ impl Batch {
             .expect("maps of strings and numbers serialise");
         let [block_t, run_t, tag_t, block_tag_t, series_t, hist_t] = &mut self.tables;
         let [block_i, run_i, series_i] = &mut self.counts;
-        let d = block_t.row(7);
-        d.id(Seq::Block, *block_i);
-        d.id(Seq::Source, 0);
-        d.int8(b.idx);
-        d.opt_text(b.label.as_deref());
-        d.int8(b.first_line as i64);
-        d.int8(b.last_line as i64);
-        d.text(&e.printed);
-        let (shared, own) = index_tags(&b.runs);
+        // The block's id: drawn for a new block, the stored one's for runs joining it.
+        let block_id = |d: &mut CopyData| match b.stored {
+            Some(id) => d.int8(id),
+            None => d.id(Seq::Block, *block_i),
+        };
+        match b.stored {
+            Some(id) => self.joined.push(id),
+            None => {
+                let d = block_t.row(7);
+                block_id(d);
+                d.id(Seq::Source, 0);
+                d.int8(b.idx);
+                d.opt_text(b.label.as_deref());
+                d.int8(b.first_line as i64);
+                d.int8(b.last_line as i64);
+                d.text(&e.printed);
+            }
+        }
+        let (shared, own) = b.index_tags();
         for (key, value) in shared {
             let d = block_tag_t.row(3);
-            d.id(Seq::Block, *block_i);
+            block_id(d);
             d.text(key);
             d.text(value);
         }
@@ -608,7 +744,7 @@ impl Batch {
         for (r, e) in b.runs.iter().zip(&e.runs) {
             let d = run_t.row(13);
             d.id(Seq::Run, *run_i);
-            d.id(Seq::Block, *block_i);
+            block_id(d);
             d.text(&r.suite);
             d.text(&r.label);
             d.int8(r.run.index as i64);
@@ -648,7 +784,9 @@ impl Batch {
             }
             *run_i += 1;
         }
-        *block_i += 1;
+        if b.stored.is_none() {
+            *block_i += 1;
+        }
         self.blocks += 1;
         let size: usize = self.tables.iter().map(|t| t.data.len).sum();
         if size >= self.limit {
@@ -661,8 +799,9 @@ impl Batch {
 
     /// The batch so far, if it holds a block, and a new one begun.
     fn take(&mut self) -> Option<Payloads> {
+        let joined = std::mem::take(&mut self.joined);
         let [blocks, runs, series] = std::mem::take(&mut self.counts);
-        if blocks == 0 {
+        if blocks == 0 && joined.is_empty() {
             return None;
         }
         let mut tables = std::mem::replace(&mut self.tables, Batch::tables());
@@ -670,6 +809,7 @@ impl Batch {
             t.data.end();
         }
         Some(Payloads {
+            joined,
             blocks: blocks as i32,
             runs: runs as i32,
             series: series as i32,

@@ -17,7 +17,9 @@ use super::backend::{BlockFeed, Store};
 use super::backend::{Digest, IngestError};
 use super::filter::Filter;
 use super::open_error;
-use super::rows::{BlockMeta, Damage, Detail, Removed, RunIndex, SourceRecord, Written};
+use super::rows::{
+    BlockMeta, Damage, Detail, Removed, RunIndex, SourceRecord, StoredSource, Written,
+};
 use super::v1::{self, SeriesUpdate, V1Point};
 use crate::dataset::StoredRun;
 use crate::selector::HistoryKey;
@@ -93,6 +95,7 @@ struct Found {
 impl SqliteStore {
     /// Opens (creating if needed) and migrates the database at `path`, for writing.
     pub fn open(path: &Path) -> Result<SqliteStore> {
+        open_error::not_a_folder(path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -187,13 +190,17 @@ impl Store for SqliteStore {
     fn stored_sizes(&self, sizes: &[u64]) -> Result<std::collections::HashSet<u64>> {
         SqliteStore::stored_sizes(self, sizes).map_err(|e| self.corrupt(e))
     }
+    fn stored_source(&self, sha256: &str, identity: &str) -> Result<Option<StoredSource>> {
+        SqliteStore::stored_source(self, sha256, identity).map_err(|e| self.corrupt(e))
+    }
     fn write_source(
         &mut self,
         record: &SourceRecord,
+        into: Option<i64>,
         blocks: &mut BlockFeed,
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError> {
-        SqliteStore::write_source(self, record, blocks, digest).map_err(|e| match e {
+        SqliteStore::write_source(self, record, into, blocks, digest).map_err(|e| match e {
             IngestError::Db(e) => IngestError::Db(self.corrupt(e)),
             e => e,
         })
@@ -353,6 +360,7 @@ fn index_stored_runs(tx: &Transaction) -> rusqlite::Result<()> {
 
 /// An error naming `bench-db ingest` when there is no database at `path`.
 fn require_file(path: &Path) -> Result<()> {
+    open_error::not_a_folder(path)?;
     if !path.exists() {
         bail!(
             "no database at {}; run `bench-db ingest` first",

@@ -5,7 +5,9 @@ use super::SqliteStore;
 use crate::selector::time_ns;
 use crate::store::backend::BlockFeed;
 use crate::store::backend::{Digest, IngestError};
-use crate::store::rows::{BlockRows, Removed, SeriesValues, SourceRecord, Written, index_tags};
+use crate::store::rows::{
+    BlockRows, Removed, SeriesValues, SourceRecord, StoredRunKey, StoredSource, Written,
+};
 use bench_db_parsers::{Data, Series};
 use rusqlite::{OptionalExtension, Statement, Transaction, TransactionBehavior, params};
 use std::collections::{BTreeSet, HashSet};
@@ -31,6 +33,32 @@ impl SqliteStore {
             .prepare_cached("SELECT format FROM source WHERE sha256 = ?1 AND identity = ?2")?
             .query_row([sha256, identity], |r| r.get(0))
             .optional()?)
+    }
+
+    pub(super) fn stored_source(
+        &self,
+        sha256: &str,
+        identity: &str,
+    ) -> anyhow::Result<Option<StoredSource>> {
+        let mut stmt = self.conn.prepare_cached(STORED_SOURCE_SQL)?;
+        let mut rows = stmt.query([sha256, identity])?;
+        let mut found: Option<StoredSource> = None;
+        while let Some(r) = rows.next()? {
+            let source = found.get_or_insert(StoredSource {
+                id: r.get(0)?,
+                runs: Vec::new(),
+            });
+            if let (Some(block_idx), Some(block_id), Some(run_index)) =
+                (r.get(1)?, r.get(2)?, r.get(3)?)
+            {
+                source.runs.push(StoredRunKey {
+                    block_idx,
+                    block_id,
+                    run_index,
+                });
+            }
+        }
+        Ok(found)
     }
 
     /// One indexed lookup per distinct size.
@@ -83,15 +111,17 @@ impl SqliteStore {
     pub(super) fn write_source(
         &mut self,
         record: &SourceRecord,
+        into: Option<i64>,
         blocks: &mut BlockFeed,
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError> {
-        self.for_ingest(|s| s.write_source_unchecked(record, blocks, digest))
+        self.for_ingest(|s| s.write_source_unchecked(record, into, blocks, digest))
     }
 
     fn write_source_unchecked(
         &mut self,
         record: &SourceRecord,
+        into: Option<i64>,
         blocks: &mut BlockFeed,
         digest: &mut dyn FnMut() -> Result<Digest, IngestError>,
     ) -> Result<Written, IngestError> {
@@ -101,7 +131,7 @@ impl SqliteStore {
         let mut out = Written::default();
         {
             let mut w = Writer::new(&tx, &record.ingested_at)?;
-            let mut source_id = None;
+            let mut source_id = into;
             for block in blocks {
                 let mut block = block?;
                 let sid = match source_id {
@@ -111,25 +141,28 @@ impl SqliteStore {
                 w.block(sid, &mut block, &mut out)?;
                 out.blocks += 1;
             }
-            let d = digest()?;
-            let Some(sid) = source_id else {
-                return Ok(out);
-            };
-            let seen: bool = tx.query_row(
-                "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1 AND identity = ?2)",
-                [&d.sha256, &record.identity],
-                |r| r.get(0),
-            )?;
-            if seen {
-                return Ok(Written {
-                    unchanged: true,
-                    ..Written::default()
-                });
+            // Runs added to a stored source: its content is stored already.
+            if into.is_none() {
+                let d = digest()?;
+                let Some(sid) = source_id else {
+                    return Ok(out);
+                };
+                let seen: bool = tx.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM source WHERE sha256 = ?1 AND identity = ?2)",
+                    [&d.sha256, &record.identity],
+                    |r| r.get(0),
+                )?;
+                if seen {
+                    return Ok(Written {
+                        unchanged: true,
+                        ..Written::default()
+                    });
+                }
+                tx.execute(
+                    "UPDATE source SET sha256 = ?2, bytes = ?3 WHERE id = ?1",
+                    params![sid, d.sha256, d.bytes as i64],
+                )?;
             }
-            tx.execute(
-                "UPDATE source SET sha256 = ?2, bytes = ?3 WHERE id = ?1",
-                params![sid, d.sha256, d.bytes as i64],
-            )?;
         }
         tx.commit()?;
         Ok(out)
@@ -153,9 +186,13 @@ impl SqliteStore {
 
 impl SqliteStore {
     /// Removes runs, then their sources' blocks left without a run and the sources left
-    /// without a block, in one `BEGIN IMMEDIATE` transaction (rolled back on a dry run).
-    /// Children are deleted before their parents, so the foreign keys hold throughout.
+    /// without a block, in one `BEGIN IMMEDIATE` transaction. Children are deleted before
+    /// their parents, so the foreign keys hold throughout. A dry run only reads
+    /// ([`Self::would_remove`]).
     pub(super) fn remove(&mut self, ids: &[i64], dry_run: bool) -> anyhow::Result<Removed> {
+        if dry_run {
+            return self.would_remove(ids);
+        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -208,11 +245,43 @@ impl SqliteStore {
             }
             delete_tags(&tx, "block_tag", "block_id", &gone)?;
         }
-        if dry_run {
-            tx.rollback()?;
-        } else {
-            tx.commit()?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// What [`Self::remove`] would remove, from one read transaction: the stored runs among
+    /// `ids`, and their sources of which every run is among them.
+    fn would_remove(&mut self, ids: &[i64]) -> anyhow::Result<Removed> {
+        let tx = self.conn.transaction()?;
+        let mut out = Removed::default();
+        {
+            let mut source_of = tx.prepare(
+                "SELECT b.source_id FROM run r JOIN block b ON b.id = r.block_id WHERE r.id = ?1",
+            )?;
+            let mut taken: std::collections::BTreeMap<i64, i64> = Default::default();
+            let mut ids = ids.to_vec();
+            ids.sort_unstable();
+            ids.dedup();
+            for id in ids {
+                if let Some(sid) = source_of
+                    .query_row([id], |r| r.get::<_, i64>(0))
+                    .optional()?
+                {
+                    *taken.entry(sid).or_default() += 1;
+                    out.runs.push(id);
+                }
+            }
+            let mut runs_of = tx.prepare(
+                "SELECT count(*) FROM run r JOIN block b ON b.id = r.block_id WHERE b.source_id = ?1",
+            )?;
+            let mut path = tx.prepare("SELECT path FROM source WHERE id = ?1")?;
+            for (sid, n) in taken {
+                if runs_of.query_row([sid], |r| r.get::<_, i64>(0))? == n {
+                    out.sources.push(path.query_row([sid], |r| r.get(0))?);
+                }
+            }
         }
+        tx.rollback()?;
         Ok(out)
     }
 }
@@ -231,6 +300,18 @@ fn delete_tags(tx: &Transaction, table: &str, column: &str, ids: &[i64]) -> rusq
     }
     Ok(())
 }
+
+/// A stored source's runs, each with its block ([`StoredSource`]); the source row alone
+/// when it has none.
+const STORED_SOURCE_SQL: &str = "SELECT s.id, b.idx, b.id, r.run_index FROM source s
+     LEFT JOIN block b ON b.source_id = s.id LEFT JOIN run r ON r.block_id = b.id
+     WHERE s.sha256 = ?1 AND s.identity = ?2";
+
+/// Moves a block's shared tags (`block_tag`, which every run of the block has) to each
+/// of its runs' own rows (`run_tag`), before runs that need not have them join it.
+const UNSHARE_TAGS_SQL: &str = "INSERT INTO run_tag (run_id, key, value)
+     SELECT r.id, bt.key, bt.value FROM block_tag bt JOIN run r ON r.block_id = bt.block_id
+     WHERE bt.block_id = ?1";
 
 /// Inserts the source row. The hash is set once the whole source has been read; until
 /// then (inside this transaction only) the row holds a placeholder no real hash equals.
@@ -353,15 +434,25 @@ impl<'t> Writer<'t> {
         out: &mut Written,
     ) -> Result<(), IngestError> {
         let encoded = b.take_encoded()?;
-        self.block.execute(params![
-            source_id,
-            b.idx,
-            b.label,
-            b.first_line as i64,
-            b.last_line as i64,
-            encoded.printed
-        ])?;
-        let block_id = self.tx.last_insert_rowid();
+        let block_id = match b.stored {
+            Some(id) => {
+                self.tx.execute(UNSHARE_TAGS_SQL, [id])?;
+                self.tx
+                    .execute("DELETE FROM block_tag WHERE block_id = ?1", [id])?;
+                id
+            }
+            None => {
+                self.block.execute(params![
+                    source_id,
+                    b.idx,
+                    b.label,
+                    b.first_line as i64,
+                    b.last_line as i64,
+                    encoded.printed
+                ])?;
+                self.tx.last_insert_rowid()
+            }
+        };
         let mut run_ids = Vec::with_capacity(b.runs.len());
         for (r, e) in b.runs.iter().zip(&encoded.runs) {
             self.run.execute(params![
@@ -380,7 +471,7 @@ impl<'t> Writer<'t> {
             ])?;
             run_ids.push(self.tx.last_insert_rowid());
         }
-        let (shared, own) = index_tags(&b.runs);
+        let (shared, own) = b.index_tags();
         self.block_tags
             .insert(self.tx, &shared, |stmt, at, &(key, value)| {
                 stmt.raw_bind_parameter(at + 1, block_id)?;
