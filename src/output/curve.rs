@@ -4,7 +4,9 @@ use super::escape::text as esc;
 use super::table::{Cell as T, render};
 use super::{json_num, num, percentile};
 use crate::analysis::curve::{Curve, CurveKey};
+use crate::analysis::samples::ConfigValue;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// Text of the curves: one as [`curve_text`]; several each under its suite, bench,
 /// configuration and label.
@@ -125,7 +127,7 @@ struct JsonPoint {
 }
 
 #[derive(Serialize)]
-struct JsonCurve {
+struct JsonCurve<'a> {
     /// Version of this document's shape.
     schema: u32,
     /// The latency metric the curves draw and its unit (every curve draws the same one).
@@ -135,15 +137,15 @@ struct JsonCurve {
     knee: Option<f64>,
     max_throughput_within_slo: Option<f64>,
     /// One object per curve (a suite's or benchmark's runs), with the fields above.
-    curves: Vec<JsonOneCurve>,
+    curves: Vec<JsonOneCurve<'a>>,
 }
 
 #[derive(Serialize)]
-struct JsonOneCurve {
+struct JsonOneCurve<'a> {
     suite: String,
     bench: Option<String>,
-    /// The configuration other than the rate (see `CurveKey`), values as printed.
-    config: serde_json::Map<String, serde_json::Value>,
+    /// The configuration other than the rate (see `CurveKey`), values as stored.
+    config: BTreeMap<&'a str, &'a ConfigValue>,
     /// The label someone gave the runs (`null` when none was given).
     label: Option<String>,
     points: Vec<JsonPoint>,
@@ -190,11 +192,7 @@ pub fn json(curves: &[(CurveKey, Curve)]) -> String {
             .map(|(k, c)| JsonOneCurve {
                 suite: k.suite.clone(),
                 bench: k.bench.clone(),
-                config: k
-                    .config
-                    .iter()
-                    .map(|(key, v)| (key.clone(), serde_json::Value::from(v.as_str())))
-                    .collect(),
+                config: k.config.iter().map(|(key, v)| (key.as_str(), v)).collect(),
                 label: k.label.clone(),
                 points: json_points(c),
                 knee: c.knee,
