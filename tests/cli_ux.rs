@@ -559,3 +559,38 @@ fn variation_says_when_jlbhs_printed_figure_counts_run_one() {
     let all = env.ok(&["variation", sel, "--include-first"]);
     assert!(!all.contains("printed ≠"), "{all}");
 }
+
+#[test]
+fn a_policy_file_error_is_shown_on_its_own_lines_naming_the_file_once() {
+    let env = Env::new();
+    let policy = env.write("pol.toml", b"alpha = \"x\"\n");
+    let gate = |policy: &str| {
+        let out = env
+            .cmd(&[
+                "gate",
+                "--baseline",
+                "label=a",
+                "--candidate",
+                "label=b",
+                "--policy",
+                policy,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert_eq!(
+        gate(&policy),
+        format!(
+            "error: policy {policy}: TOML parse error at line 1, column 9\n    \
+             |\n  1 | alpha = \"x\"\n    |         ^^^\n  \
+             invalid type: string \"x\", expected f64\n"
+        )
+    );
+    let policy = env.write("alpha.toml", b"alpha = 2\n");
+    assert_eq!(
+        gate(&policy),
+        format!("error: policy {policy}: alpha must be in (0, 1), got 2\n")
+    );
+}

@@ -5,6 +5,7 @@ use super::select::{compare_options, nothing_selected, select_series, select_som
 use crate::analysis::gate::{Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
 use crate::output;
+use crate::output::escape::Lines;
 use crate::selector::Selector;
 use crate::store::Db;
 use crate::store::url::Target;
@@ -76,11 +77,25 @@ pub fn load_policy(path: Option<&Path>, max: &[String]) -> Result<Policy> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading the policy {}", path.display()))?;
-            Policy::from_toml(&text).with_context(|| format!("policy {}", path.display()))?
+            Policy::from_toml(&text)
+                .map_err(|e| policy_lines(&e))
+                .with_context(|| format!("policy {}", path.display()))?
         }
         None => Policy::default(),
     };
     Ok(policy.with_max(max)?)
+}
+
+/// A policy error as the lines it is written on: TOML's syntax errors quote the line and
+/// mark the column under it.
+fn policy_lines(e: &crate::analysis::policy::GateError) -> Lines {
+    Lines(
+        e.to_string()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// Appends to the file `$GITHUB_STEP_SUMMARY` names, when it names one.
