@@ -594,3 +594,43 @@ fn a_policy_file_error_is_shown_on_its_own_lines_naming_the_file_once() {
         format!("error: policy {policy}: alpha must be in (0, 1), got 2\n")
     );
 }
+
+#[test]
+fn a_comma_hint_is_printed_once_per_selector() {
+    let env = Env::new();
+    // A label holding `,suite=`: the selector selects its runs and still gets the hint.
+    let label = "x,suite=jlbh";
+    env.ok(&[
+        "ingest",
+        &crate::common::fixture("jlbh/v1-varlog.txt"),
+        "--no-git",
+        "--label",
+        "before",
+    ]);
+    env.ok(&[
+        "ingest",
+        &crate::common::fixture("jlbh/v10-current.txt"),
+        "--no-git",
+        "--label",
+        label,
+    ]);
+    let hints = |args: &[&str]| {
+        let out = env.cmd(args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        (
+            out.status.code(),
+            err.matches("hint: selector terms are joined").count(),
+        )
+    };
+    let x = "label=x,suite=jlbh";
+    assert_eq!(hints(&["curve", "suite=jlbh,label=after"]), (Some(2), 1));
+    assert_eq!(
+        hints(&["compare", "--baseline", "label=before", "--candidate", x]),
+        (Some(0), 1)
+    );
+    assert_eq!(
+        hints(&["gate", "--baseline", "label=before", "--candidate", x]).1,
+        1
+    );
+    assert_eq!(hints(&["label", x, "after"]), (Some(0), 1));
+}
