@@ -563,8 +563,9 @@ pub struct CurveArgs {
     /// Latency metric (default: end_to_end, else latency, else the first ladder metric).
     #[arg(long)]
     pub metric: Option<String>,
-    /// Percentiles to show, comma-separated.
-    #[arg(long, default_value = "50,90,99,99.9", value_delimiter = ',')]
+    /// Percentiles to show, comma-separated, each in 0–100 (100: the maximum, JLBH's
+    /// `worst`).
+    #[arg(long, default_value = "50,90,99,99.9", value_delimiter = ',', value_parser = parse_percentile)]
     pub percentiles: Vec<f64>,
     /// Service-level objective: pPERCENTILE<=VALUE with a unit, terms joined by ','
     /// (e.g. "p99<=200us" or "p50<=50us,p99<=1ms").
@@ -647,8 +648,9 @@ pub struct HistoryArgs {
     /// Only these metrics (repeatable); a name no selected run has is an error.
     #[arg(long)]
     pub metric: Vec<String>,
-    /// Only these percentiles (repeatable; default: every percentile the runs have).
-    #[arg(long)]
+    /// Only these percentiles (repeatable; default: every percentile the runs have), each
+    /// in 0–100 (0: HdrHistogram's minimum row; 100: the maximum, JLBH's `worst`).
+    #[arg(long, value_parser = parse_percentile)]
     pub percentile: Vec<f64>,
     /// One series per label instead of across labels.
     #[arg(long, value_parser = ["label"])]
@@ -835,6 +837,21 @@ pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
 pub const MAX_MSG_SIZE: usize = 64 << 20;
 
 /// Parses `--msg-size`: 8 bytes to [`MAX_MSG_SIZE`].
+/// A percentile in 0–100: 0 is the minimum (HdrHistogram's dumps print its row), 100 the
+/// maximum (JLBH's `worst`, stored as 100).
+pub fn parse_percentile(s: &str) -> Result<f64, String> {
+    let p: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a percentile (a number in 0-100), got {s:?}"))?;
+    if !(0.0..=100.0).contains(&p) {
+        return Err(format!(
+            "percentile {s} is not in 0-100 (100 is the maximum, JLBH's worst)"
+        ));
+    }
+    Ok(p)
+}
+
 pub fn parse_msg_size(s: &str) -> Result<usize, String> {
     let n: usize = s
         .parse()

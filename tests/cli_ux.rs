@@ -634,3 +634,33 @@ fn a_comma_hint_is_printed_once_per_selector() {
     );
     assert_eq!(hints(&["label", x, "after"]), (Some(0), 1));
 }
+
+#[test]
+fn percentiles_outside_0_to_100_are_usage_errors_and_100_is_the_worst() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        &crate::common::fixture("jlbh/v10-current.txt"),
+        "--no-git",
+    ]);
+    for args in [
+        &["curve", "--percentiles", "50,150"][..],
+        &["history", "--percentile", "150"][..],
+    ] {
+        let out = env.cmd(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("'150'") && err.contains("percentile 150 is not in 0-100"),
+            "{err}"
+        );
+    }
+    // JLBH's `worst` row is percentile 100: runs 2 and 3 print 15.30 and 2049.02.
+    let curve = env.json(&["curve", "--percentiles", "100", "--json"]);
+    let point = &curve["points"][0];
+    assert_eq!(
+        (point["percentile"].as_f64(), point["min"].as_f64()),
+        (Some(100.0), Some(15.3))
+    );
+    assert_eq!(point["max"].as_f64(), Some(2049.02));
+}
