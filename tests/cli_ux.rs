@@ -113,11 +113,13 @@ fn bash_completes_options_and_values_past_the_subcommand() {
         bash_completes(&env, &["bench-db", "gate", "--format", ""]),
         "text json markdown junit github"
     );
-    // Parser names, not file names.
-    assert_eq!(
-        bash_completes(&env, &["bench-db", "ingest", "--parser", "hy"]),
-        "hyperfine"
-    );
+    // Parser names, not file names, after `--parser` and its alias `--format`.
+    for option in ["--parser", "--format"] {
+        assert_eq!(
+            bash_completes(&env, &["bench-db", "ingest", option, "hy"]),
+            "hyperfine"
+        );
+    }
     assert_eq!(
         bash_completes(&env, &["bench-db", "run", "loo"]),
         "loopback"
@@ -663,4 +665,43 @@ fn percentiles_outside_0_to_100_are_usage_errors_and_100_is_the_worst() {
         (Some(100.0), Some(15.3))
     );
     assert_eq!(point["max"].as_f64(), Some(2049.02));
+}
+
+#[test]
+fn help_lists_the_json_fields_and_every_selector_term() {
+    let env = Env::new();
+    let help = |cmd: &str| env.ok(&[cmd, "--help"]);
+    // Fields as `runs --json` and `history --json` write them.
+    assert!(help("runs").contains(
+        "JSON: an array of runs (id, suite, label, format, source, run_index, bench, config, params,"
+    ));
+    assert!(help("history").contains(
+        "JSON: an array of series (suite, bench, config, label, metric, percentile, unit, \
+         points, change_points); label only where the runs were given one (--label), and with \
+         --by label."
+    ));
+    // Every command that takes a selector lists every term.
+    for cmd in [
+        "rm",
+        "label",
+        "runs",
+        "copy",
+        "export",
+        "variation",
+        "curve",
+        "calibrate",
+        "report",
+        "history",
+    ] {
+        let text = help(cmd);
+        for term in [
+            "param.KEY=VALUE",
+            "time<RFC3339",
+            "latest=N",
+            "run=A..B",
+            "bench=NAME",
+        ] {
+            assert!(text.contains(term), "{cmd} --help lacks {term}");
+        }
+    }
 }
