@@ -337,3 +337,21 @@ fn config_values_keep_their_stored_types_in_runs_history_and_curve() {
         serde_json::json!({"co_correction": true, "distribution": "NORMAL"})
     );
 }
+
+#[test]
+fn curve_columns_print_whole_numbers_as_their_neighbours() {
+    // fixtures/qps-table/sweep.txt: 640 qps at 12.5 ms is 8 requests in flight, beside
+    // 1221 × 13.1 ms = 15.995 and 1524 × 21 ms = 32.004; 21 ms beside 12.5 and 13.1.
+    let env = Env::new();
+    env.ok(&["ingest", &fixture("qps-table/sweep.txt"), "--no-git"]);
+    let text = env.ok(&["curve"]);
+    assert!(
+        text.contains(
+            "throughput  pct  median  min   max   runs  concurrency\n\
+             640         -    12.5    12.5  12.5  1     8.00\n\
+             1221        -    13.1    13.1  13.1  1     16.00\n\
+             1524        -    21.0    21.0  21.0  1     32.00\n"
+        ),
+        "{text}"
+    );
+}

@@ -3,8 +3,9 @@
 use super::escape::text as esc;
 use super::table::{Cell as T, render};
 use super::{json_num, num, percentile};
-use crate::analysis::curve::{Curve, CurveKey};
+use crate::analysis::curve::{Curve, CurveKey, CurvePoint};
 use crate::analysis::samples::ConfigValue;
+use crate::numfmt::{column_decimals, fixed};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -51,15 +52,25 @@ fn curve_text(c: &Curve) -> String {
         .map(T::from)
         .collect(),
     ];
+    // One number of decimals a column: a whole number prints as its neighbours do.
+    let column = |f: fn(&CurvePoint) -> Option<f64>| {
+        let decimals = column_decimals(c.points.iter().filter_map(f));
+        move |p: &CurvePoint| fixed(f(p), decimals)
+    };
+    let throughput = column(|p| Some(p.throughput));
+    let median = column(|p| Some(p.value));
+    let min = column(|p| Some(p.min));
+    let max = column(|p| Some(p.max));
+    let concurrency = column(|p| p.concurrency);
     for p in &c.points {
         rows.push(vec![
-            num(Some(p.throughput)).into(),
+            throughput(p).into(),
             percentile(p.percentile).into(),
-            num(Some(p.value)).into(),
-            num(Some(p.min)).into(),
-            num(Some(p.max)).into(),
+            median(p).into(),
+            min(p).into(),
+            max(p).into(),
             p.runs.to_string().into(),
-            num(p.concurrency).into(),
+            concurrency(p).into(),
         ]);
     }
     out.push_str(&render(rows, false));
