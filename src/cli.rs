@@ -15,8 +15,16 @@ pub const VERSION: &str = concat!(
     ")"
 );
 
+/// The selector's terms as an argument's help, after `what` the argument is.
+fn selector_help(what: &str) -> String {
+    format!(
+        "{what}: terms joined by ';', all must hold: {}; e.g. 'tag.branch=main;latest=10'",
+        crate::selector::terms_list(", ")
+    )
+}
+
 /// Help of every SELECTOR argument.
-const SELECTOR_HELP: &str = "Which runs: terms joined by ';', all must hold: label=TEXT, suite=NAME, bench=NAME (exact), param.KEY=VALUE (numbers as numbers: 20000 matches 20000.0), run=ID[+ID...] or run=A..B, source=PATH (a path suffix or relative path), tag.KEY=VALUE (tag.commit=, tag.branch=), time>=RFC3339, time<RFC3339, latest=N (the runs of the N most recent commits); e.g. 'tag.branch=main;latest=10'";
+static SELECTOR_HELP: LazyLock<String> = LazyLock::new(|| selector_help("Which runs"));
 
 /// Database and regression reporter for latency and throughput benchmarks.
 #[derive(Debug, Parser)]
@@ -129,7 +137,7 @@ pub enum Command {
     Ingest(IngestArgs),
     /// List stored runs.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db runs\n  bench-db runs 'suite=jlbh;tag.branch=main'\n  bench-db runs --json | jq '.[].label'\n\nThe values column shows a run's first single values (metric=value); `bench-db export 'run=ID'` prints every point of a run.\n\nJSON: an array of runs (id, suite, label, format, source, run_index, params, tags, metrics, values, stats, lines, ingested_at); stats: per metric, every number the tool printed about it for the run's block or benchmark that is not a percentile (score, score_error, mean, stddev, change_pct, …), in the metric's unit."
+        after_help = "EXAMPLES:\n  bench-db runs\n  bench-db runs 'suite=jlbh;tag.branch=main'\n  bench-db runs --json | jq '.[].label'\n\nThe values column shows a run's first single values (metric=value); `bench-db export 'run=ID'` prints every point of a run.\n\nJSON: an array of runs (id, suite, label, format, source, run_index, bench, config, params, tags, metrics, values, stats, lines, ingested_at); bench: the benchmark as its tool names it (null for a format that names none); config: the parameters that are the benchmark's configuration, values as in params; stats: per metric, every number the tool printed about it for the run's block or benchmark that is not a percentile (score, score_error, mean, stddev, change_pct, …), in the metric's unit."
     )]
     Runs(RunsArgs),
     /// Relabel the selected runs.
@@ -248,7 +256,7 @@ impl clap::builder::TypedValueParser for ParserName {
 /// `history --help`'s closing text: examples, the selector terms, then the JSON shape.
 static HISTORY_HELP: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "EXAMPLES:\n  bench-db history 'tag.branch=main;latest=20'\n  bench-db history 'suite=jlbh' --metric end_to_end --percentile 99 --by label\n\n{}\n\nJSON: an array of series (suite, label, metric, percentile, unit, points, change_points).",
+        "EXAMPLES:\n  bench-db history 'tag.branch=main;latest=20'\n  bench-db history 'suite=jlbh' --metric end_to_end --percentile 99 --by label\n\n{}\n\nJSON: an array of series (suite, bench, config, label, metric, percentile, unit, points, change_points); label only where the runs were given one (--label), and with --by label.",
         crate::selector::HELP.trim_end()
     )
 });
@@ -388,7 +396,7 @@ pub struct CopyArgs {
     /// Store to write (created or migrated when needed).
     #[arg(long)]
     pub to: String,
-    /// Which runs (default: all).
+    #[arg(help = selector_help("Which runs (default: all)"))]
     pub selector: Option<String>,
     #[command(flatten)]
     pub output: Output<TextFormat>,
@@ -396,9 +404,7 @@ pub struct CopyArgs {
 
 #[derive(Debug, Args)]
 pub struct RmArgs {
-    /// Which runs to remove (an empty selector is refused). Terms joined by ';': label=,
-    /// suite=, run=ID[+ID...] or run=A..B, source=PATH, tag.KEY=VALUE, bench=, time>=,
-    /// latest=N.
+    #[arg(help = selector_help("Which runs to remove (an empty selector is refused)"))]
     pub selector: String,
     /// Print what would be removed and remove nothing.
     #[arg(long)]
@@ -428,11 +434,11 @@ pub struct IngestArgs {
     #[arg(long)]
     pub name: Option<String>,
     /// Parse every file with this parser instead of detecting the format (see PARSERS
-    /// below; `--format NAME` is the same).
+    /// below; its alias `--format NAME` is the same).
     #[arg(
         long,
         value_name = "NAME",
-        alias = "format",
+        visible_alias = "format",
         value_parser = ParserName,
         hide_possible_values = true
     )]
@@ -459,7 +465,7 @@ pub struct IngestArgs {
 
 #[derive(Debug, Args)]
 pub struct RunsArgs {
-    #[arg(help = SELECTOR_HELP)]
+    #[arg(help = SELECTOR_HELP.as_str())]
     pub selector: Option<String>,
     #[command(flatten)]
     pub output: Output<TextFormat>,
@@ -467,9 +473,15 @@ pub struct RunsArgs {
 
 #[derive(Debug, Args)]
 pub struct LabelArgs {
-    /// Which runs (see SELECTOR below; an empty selector is refused, --all means every
-    /// run), then the new label: `label SELECTOR NEW_LABEL` or `label --all NEW_LABEL`.
-    #[arg(required = true, num_args = 1..=2, value_names = ["SELECTOR", "NEW_LABEL"])]
+    #[arg(
+        required = true,
+        num_args = 1..=2,
+        value_names = ["SELECTOR", "NEW_LABEL"],
+        help = selector_help(
+            "Which runs, then the new label: `label SELECTOR NEW_LABEL` or `label --all \
+             NEW_LABEL` (an empty selector is refused, --all means every run). SELECTOR"
+        )
+    )]
     pub words: Vec<String>,
     /// Relabel every run.
     #[arg(long)]
@@ -480,7 +492,7 @@ pub struct LabelArgs {
 
 #[derive(Debug, Args)]
 pub struct VariationArgs {
-    #[arg(help = SELECTOR_HELP)]
+    #[arg(help = SELECTOR_HELP.as_str())]
     pub selector: Option<String>,
     /// Only this metric; a name no selected run has is an error.
     #[arg(long)]
@@ -507,7 +519,7 @@ impl OutputFormat for ExportFormat {
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    #[arg(help = SELECTOR_HELP)]
+    #[arg(help = SELECTOR_HELP.as_str())]
     pub selector: Option<String>,
     #[command(flatten)]
     pub output: Output<ExportFormat>,
@@ -558,13 +570,14 @@ impl CompareArgs {
 
 #[derive(Debug, Args)]
 pub struct CurveArgs {
-    #[arg(help = SELECTOR_HELP)]
+    #[arg(help = SELECTOR_HELP.as_str())]
     pub selector: Option<String>,
     /// Latency metric (default: end_to_end, else latency, else the first ladder metric).
     #[arg(long)]
     pub metric: Option<String>,
-    /// Percentiles to show, comma-separated.
-    #[arg(long, default_value = "50,90,99,99.9", value_delimiter = ',')]
+    /// Percentiles to show, comma-separated, each in 0–100 (100: the maximum, JLBH's
+    /// `worst`).
+    #[arg(long, default_value = "50,90,99,99.9", value_delimiter = ',', value_parser = parse_percentile)]
     pub percentiles: Vec<f64>,
     /// Service-level objective: pPERCENTILE<=VALUE with a unit, terms joined by ','
     /// (e.g. "p99<=200us" or "p50<=50us,p99<=1ms").
@@ -620,7 +633,7 @@ pub struct GateArgs {
 
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
-    #[arg(help = SELECTOR_HELP)]
+    #[arg(help = SELECTOR_HELP.as_str())]
     pub selector: Option<String>,
     /// Policy file (TOML).
     #[arg(long)]
@@ -647,8 +660,9 @@ pub struct HistoryArgs {
     /// Only these metrics (repeatable); a name no selected run has is an error.
     #[arg(long)]
     pub metric: Vec<String>,
-    /// Only these percentiles (repeatable; default: every percentile the runs have).
-    #[arg(long)]
+    /// Only these percentiles (repeatable; default: every percentile the runs have), each
+    /// in 0–100 (0: HdrHistogram's minimum row; 100: the maximum, JLBH's `worst`).
+    #[arg(long, value_parser = parse_percentile)]
     pub percentile: Vec<f64>,
     /// One series per label instead of across labels.
     #[arg(long, value_parser = ["label"])]
@@ -668,7 +682,7 @@ pub struct HistoryArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    #[arg(help = SELECTOR_HELP)]
+    #[arg(help = SELECTOR_HELP.as_str())]
     pub selector: Option<String>,
     /// Output folder.
     #[arg(long, default_value = "bench-report")]
@@ -835,6 +849,21 @@ pub fn parse_key_value(s: &str) -> Result<(String, String), String> {
 pub const MAX_MSG_SIZE: usize = 64 << 20;
 
 /// Parses `--msg-size`: 8 bytes to [`MAX_MSG_SIZE`].
+/// A percentile in 0–100: 0 is the minimum (HdrHistogram's dumps print its row), 100 the
+/// maximum (JLBH's `worst`, stored as 100).
+pub fn parse_percentile(s: &str) -> Result<f64, String> {
+    let p: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a percentile (a number in 0-100), got {s:?}"))?;
+    if !(0.0..=100.0).contains(&p) {
+        return Err(format!(
+            "percentile {s} is not in 0-100 (100 is the maximum, JLBH's worst)"
+        ));
+    }
+    Ok(p)
+}
+
 pub fn parse_msg_size(s: &str) -> Result<usize, String> {
     let n: usize = s
         .parse()

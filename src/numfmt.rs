@@ -251,6 +251,14 @@ pub fn pct2(v: Option<f64>) -> String {
 /// tables, and at most nine. (Not the point encoder's `decimal`: that one fixes stored
 /// bytes, this one only how many digits a table shows.)
 pub fn table_decimals(values: impl IntoIterator<Item = f64>) -> usize {
+    column_decimals(values).max(2)
+}
+
+/// Decimals for a column of values, one number for all of them so that its whole numbers
+/// print as the others do (`8.00` beside `16.00`, not `8`): for each value the fewer of
+/// the decimals it was written with and those that show four significant digits, the most
+/// of those over the values (none for a column of whole numbers).
+pub fn column_decimals(values: impl IntoIterator<Item = f64>) -> usize {
     values
         .into_iter()
         .filter(|v| v.is_finite() && *v != 0.0)
@@ -258,7 +266,7 @@ pub fn table_decimals(values: impl IntoIterator<Item = f64>) -> usize {
             let significant = (3 - v.abs().log10().floor() as i64).clamp(0, 9) as usize;
             written_decimals(v).unwrap_or(9).min(significant)
         })
-        .fold(2, usize::max)
+        .fold(0, usize::max)
 }
 
 /// The fewest decimals (up to nine) that write `v` exactly: `m / 10^N` gives `v` back for

@@ -16,24 +16,74 @@ use bench_db_parsers::Param;
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::LazyLock;
 use thiserror::Error;
 
-/// The selector syntax, for `--help`.
-pub const HELP: &str = "\
-SELECTOR: terms joined by ';', all must hold:
-  label=TEXT  suite=NAME  source=PATH  tag.KEY=VALUE (tag.commit=…, tag.branch=…)
-  bench=NAME (the benchmark as its tool names it)  param.KEY=VALUE (numbers as numbers)
-  run=ID[+ID…]  run=A..B (ids A to B inclusive)
-  time>=RFC3339  time<RFC3339 (the run's time tag, else its ingest time)
-  latest=N (the runs of the N most recent commits, or the N most recent runs without commits)
-Examples:
-  bench-db history 'tag.branch=main;latest=20'
-  bench-db gate --baseline 'tag.branch=main;latest=10' --candidate \"tag.commit=$SHA\"
-  bench-db runs 'suite=jlbh;time>=2024-05-01T00:00:00Z;time<2024-06-01T00:00:00Z'";
+/// Every term a selector takes: its key as typed (up to the value), the value's form and
+/// what it means. The one list that the help texts, the errors and the `,` hint read.
+const TERMS: [(&str, &str, &str); 11] = [
+    ("label=", "TEXT", ""),
+    ("suite=", "NAME", ""),
+    ("bench=", "NAME", "the benchmark as its tool names it"),
+    (
+        "param.",
+        "KEY=VALUE",
+        "numbers as numbers: 20000 matches 20000.0",
+    ),
+    ("run=", "ID[+ID...]", ""),
+    ("run=", "A..B", "ids A to B inclusive"),
+    ("source=", "PATH", "a path suffix or a relative path"),
+    ("tag.", "KEY=VALUE", "tag.commit=..., tag.branch=..."),
+    ("time>=", "RFC3339", ""),
+    (
+        "time<",
+        "RFC3339",
+        "the run's time tag, else its ingest time",
+    ),
+    (
+        "latest=",
+        "N",
+        "the runs of the N most recent commits, or the N most recent runs without commits",
+    ),
+];
+
+/// The terms as a list, each with what it means: `label=TEXT, …, latest=N (…)`.
+pub fn terms_list(separator: &str) -> String {
+    let terms: Vec<String> = TERMS
+        .iter()
+        .map(|(key, value, means)| match *means {
+            "" => format!("{key}{value}"),
+            _ => format!("{key}{value} ({means})"),
+        })
+        .collect();
+    terms.join(separator)
+}
+
+/// The selector syntax, for `--help`: the terms one a line, then examples.
+pub static HELP: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECTOR: terms joined by ';', all must hold:\n  {}\nExamples:\n  \
+         bench-db history 'tag.branch=main;latest=20'\n  \
+         bench-db gate --baseline 'tag.branch=main;latest=10' --candidate \"tag.commit=$SHA\"\n  \
+         bench-db runs 'suite=jlbh;time>=2024-05-01T00:00:00Z;time<2024-06-01T00:00:00Z'",
+        terms_list("\n  ")
+    )
+});
 
 /// Every term a selector takes, for the errors that list them.
-const KEYS: &str = "terms: label=, suite=, bench=, param.NAME=, run=, source=, tag.NAME=, \
-                    time>=, time<, latest=";
+static KEYS: LazyLock<String> = LazyLock::new(|| {
+    let mut keys: Vec<String> = Vec::new();
+    for (key, value, _) in TERMS {
+        let key = match value.split_once('=') {
+            Some((name, _)) => format!("{key}{name}="),
+            None => key.to_string(),
+        };
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    format!("terms: {}", keys.join(", "))
+});
 
 /// A history condition applied to the runs the store returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,9 +122,9 @@ pub struct Selector {
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum SelectorError {
-    #[error("selector term {0:?} is not KEY=VALUE ({keys})", keys = KEYS)]
+    #[error("selector term {0:?} is not KEY=VALUE ({keys})", keys = *KEYS)]
     NotKeyValue(String),
-    #[error("unknown selector key {0:?} ({keys})", keys = KEYS)]
+    #[error("unknown selector key {0:?} ({keys})", keys = *KEYS)]
     UnknownKey(String),
     #[error("run ids must be whole numbers joined by '+' or a range A..B, got {0:?}")]
     BadRunIds(String),
@@ -181,17 +231,13 @@ impl Selector {
     /// A hint when `text` seems to join terms with `,` instead of `;`
     /// (`suite=tsar,label=x`), with the selector it probably meant.
     pub fn comma_hint(text: &str) -> Option<String> {
-        const KEYS: [&str; 10] = [
-            "label=", "suite=", "run=", "source=", "tag.", "latest=", "time>=", "time<", "bench=",
-            "param.",
-        ];
         let mut fixed = String::with_capacity(text.len());
         let mut changed = false;
         let mut rest = text;
         while let Some(i) = rest.find(',') {
             fixed.push_str(&rest[..i]);
             let after = rest[i + 1..].trim_start();
-            if KEYS.iter().any(|k| after.starts_with(k)) {
+            if TERMS.iter().any(|(k, _, _)| after.starts_with(k)) {
                 fixed.push(';');
                 changed = true;
             } else {

@@ -295,3 +295,63 @@ fn empty_database_and_bad_slo_are_errors() {
         2
     );
 }
+
+#[test]
+fn config_values_keep_their_stored_types_in_runs_history_and_curve() {
+    // JLBH's load is numbers and a flag; JMH's @Param values are strings, `"false"` too.
+    let env = Env::new();
+    env.ok(&["ingest", &fixture("jlbh/v10-current.txt"), "--no-git"]);
+    let jmh = fixture("real/jmh/jcasbin-jmh-result-0b7774d.json");
+    env.ok(&["ingest", &jmh, "--no-git"]);
+    let jlbh = serde_json::json!({
+        "co_correction": true,
+        "distribution": "NORMAL",
+        "interval_us": 10.0,
+        "target_throughput": 100000.0,
+    });
+    let param = serde_json::json!({"dataScale": "small", "modelType": "rbac", "useCache": "false"});
+    let runs = env.json(&["runs", "--json"]);
+    let configs: Vec<&Value> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["config"])
+        .collect();
+    assert!(
+        configs.contains(&&jlbh) && configs.contains(&&param),
+        "{configs:?}"
+    );
+    let history = env.json(&["history", "--json"]);
+    let series = |suite: &str, config: &Value| {
+        history
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["suite"] == suite && h["config"] == *config)
+    };
+    assert!(series("jlbh", &jlbh) && series("jmh", &param));
+    // The curve leaves out the rate (`target_throughput`, `interval_us`).
+    let curve = env.json(&["curve", "suite=jlbh", "--json"]);
+    assert_eq!(
+        curve["curves"][0]["config"],
+        serde_json::json!({"co_correction": true, "distribution": "NORMAL"})
+    );
+}
+
+#[test]
+fn curve_columns_print_whole_numbers_as_their_neighbours() {
+    // fixtures/qps-table/sweep.txt: 640 qps at 12.5 ms is 8 requests in flight, beside
+    // 1221 × 13.1 ms = 15.995 and 1524 × 21 ms = 32.004; 21 ms beside 12.5 and 13.1.
+    let env = Env::new();
+    env.ok(&["ingest", &fixture("qps-table/sweep.txt"), "--no-git"]);
+    let text = env.ok(&["curve"]);
+    assert!(
+        text.contains(
+            "throughput  pct  median  min   max   runs  concurrency\n\
+             640         -    12.5    12.5  12.5  1     8.00\n\
+             1221        -    13.1    13.1  13.1  1     16.00\n\
+             1524        -    21.0    21.0  21.0  1     32.00\n"
+        ),
+        "{text}"
+    );
+}

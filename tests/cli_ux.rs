@@ -113,11 +113,13 @@ fn bash_completes_options_and_values_past_the_subcommand() {
         bash_completes(&env, &["bench-db", "gate", "--format", ""]),
         "text json markdown junit github"
     );
-    // Parser names, not file names.
-    assert_eq!(
-        bash_completes(&env, &["bench-db", "ingest", "--parser", "hy"]),
-        "hyperfine"
-    );
+    // Parser names, not file names, after `--parser` and its alias `--format`.
+    for option in ["--parser", "--format"] {
+        assert_eq!(
+            bash_completes(&env, &["bench-db", "ingest", option, "hy"]),
+            "hyperfine"
+        );
+    }
     assert_eq!(
         bash_completes(&env, &["bench-db", "run", "loo"]),
         "loopback"
@@ -558,4 +560,148 @@ fn variation_says_when_jlbhs_printed_figure_counts_run_one() {
     );
     let all = env.ok(&["variation", sel, "--include-first"]);
     assert!(!all.contains("printed ≠"), "{all}");
+}
+
+#[test]
+fn a_policy_file_error_is_shown_on_its_own_lines_naming_the_file_once() {
+    let env = Env::new();
+    let policy = env.write("pol.toml", b"alpha = \"x\"\n");
+    let gate = |policy: &str| {
+        let out = env
+            .cmd(&[
+                "gate",
+                "--baseline",
+                "label=a",
+                "--candidate",
+                "label=b",
+                "--policy",
+                policy,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert_eq!(
+        gate(&policy),
+        format!(
+            "error: policy {policy}: TOML parse error at line 1, column 9\n    \
+             |\n  1 | alpha = \"x\"\n    |         ^^^\n  \
+             invalid type: string \"x\", expected f64\n"
+        )
+    );
+    let policy = env.write("alpha.toml", b"alpha = 2\n");
+    assert_eq!(
+        gate(&policy),
+        format!("error: policy {policy}: alpha must be in (0, 1), got 2\n")
+    );
+}
+
+#[test]
+fn a_comma_hint_is_printed_once_per_selector() {
+    let env = Env::new();
+    // A label holding `,suite=`: the selector selects its runs and still gets the hint.
+    let label = "x,suite=jlbh";
+    env.ok(&[
+        "ingest",
+        &crate::common::fixture("jlbh/v1-varlog.txt"),
+        "--no-git",
+        "--label",
+        "before",
+    ]);
+    env.ok(&[
+        "ingest",
+        &crate::common::fixture("jlbh/v10-current.txt"),
+        "--no-git",
+        "--label",
+        label,
+    ]);
+    let hints = |args: &[&str]| {
+        let out = env.cmd(args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        (
+            out.status.code(),
+            err.matches("hint: selector terms are joined").count(),
+        )
+    };
+    let x = "label=x,suite=jlbh";
+    assert_eq!(hints(&["curve", "suite=jlbh,label=after"]), (Some(2), 1));
+    assert_eq!(
+        hints(&["compare", "--baseline", "label=before", "--candidate", x]),
+        (Some(0), 1)
+    );
+    assert_eq!(
+        hints(&["gate", "--baseline", "label=before", "--candidate", x]).1,
+        1
+    );
+    assert_eq!(hints(&["label", x, "after"]), (Some(0), 1));
+}
+
+#[test]
+fn percentiles_outside_0_to_100_are_usage_errors_and_100_is_the_worst() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        &crate::common::fixture("jlbh/v10-current.txt"),
+        "--no-git",
+    ]);
+    for args in [
+        &["curve", "--percentiles", "50,150"][..],
+        &["history", "--percentile", "150"][..],
+    ] {
+        let out = env.cmd(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("'150'") && err.contains("percentile 150 is not in 0-100"),
+            "{err}"
+        );
+    }
+    // JLBH's `worst` row is percentile 100: runs 2 and 3 print 15.30 and 2049.02.
+    let curve = env.json(&["curve", "--percentiles", "100", "--json"]);
+    let point = &curve["points"][0];
+    assert_eq!(
+        (point["percentile"].as_f64(), point["min"].as_f64()),
+        (Some(100.0), Some(15.3))
+    );
+    assert_eq!(point["max"].as_f64(), Some(2049.02));
+}
+
+#[test]
+fn help_lists_the_json_fields_and_every_selector_term() {
+    let env = Env::new();
+    let help = |cmd: &str| env.ok(&[cmd, "--help"]);
+    // Fields as `runs --json` and `history --json` write them.
+    assert!(help("runs").contains(
+        "JSON: an array of runs (id, suite, label, format, source, run_index, bench, config, params,"
+    ));
+    assert!(help("history").contains(
+        "JSON: an array of series (suite, bench, config, label, metric, percentile, unit, \
+         points, change_points); label only where the runs were given one (--label), and with \
+         --by label."
+    ));
+    // Every command that takes a selector lists every term.
+    for cmd in [
+        "rm",
+        "label",
+        "runs",
+        "copy",
+        "export",
+        "variation",
+        "curve",
+        "calibrate",
+        "report",
+        "history",
+    ] {
+        let text = help(cmd);
+        for term in [
+            "param.KEY=VALUE",
+            "time<RFC3339",
+            "latest=N",
+            "run=A..B",
+            "bench=NAME",
+        ] {
+            assert!(text.contains(term), "{cmd} --help lacks {term}");
+        }
+    }
 }

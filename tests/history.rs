@@ -620,14 +620,16 @@ fn history_keeps_run_one_outside_jlbh_layouts() {
     assert_eq!(join[0]["points"][0]["value"], 1102.0);
     // sweep.txt line 4, threads=8 (run 1 of the table): qps 640.
     let qps = env.json(&["history", "--json", "suite=qps-table", "--metric", "qps"]);
-    let by_threads: Vec<(&str, f64)> = qps
+    // The thread count is a number, as `runs --json` writes it; series stay in the order
+    // of its printed text.
+    let by_threads: Vec<(f64, f64)> = qps
         .as_array()
         .unwrap()
         .iter()
         .map(|s| {
-            let threads = s["config"]["threads"].as_str().unwrap();
+            let threads = s["config"]["threads"].as_f64().unwrap();
             (threads, s["points"][0]["value"].as_f64().unwrap())
         })
         .collect();
-    assert_eq!(by_threads, [("16", 1221.0), ("32", 1524.0), ("8", 640.0)]);
+    assert_eq!(by_threads, [(16.0, 1221.0), (32.0, 1524.0), (8.0, 640.0)]);
 }

@@ -88,13 +88,14 @@ fn loopback_settings_are_config_and_its_hlog_probes_are_cells_of_their_own() {
     assert_eq!(sizes, ["8", "8", "64K", "64K"]);
     // Two message sizes are two curves, the rate being their x axis.
     let curve = env.json(&["curve", "label=L", "--include-late", "--json"]);
-    let sizes: Vec<&str> = curve["curves"]
+    // The size is a number, as `runs --json` writes it; curves in the order of its text.
+    let sizes: Vec<f64> = curve["curves"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| c["config"]["msg_size"].as_str().unwrap())
+        .map(|c| c["config"]["msg_size"].as_f64().unwrap())
         .collect();
-    assert_eq!(sizes, ["65536", "8"]);
+    assert_eq!(sizes, [65536.0, 8.0]);
 
     // The interval log holds four probes of two runs: four streams, one cell each.
     let hlog = env.dir.path().join("size-8.hlog");

@@ -8,6 +8,7 @@
 
 use super::littles_law::concurrency_metric;
 use super::polarity::{Kind, kind};
+use super::samples::ConfigValue;
 use crate::dataset::StoredRun;
 use crate::stats::describe::{mean, median};
 use crate::units::{convert, seconds_per, split_quantity};
@@ -143,8 +144,8 @@ pub struct CurvePoint {
 pub struct CurveKey {
     pub suite: String,
     pub bench: Option<String>,
-    /// `(key, value)` pairs in key order, values as printed.
-    pub config: Vec<(String, String)>,
+    /// `(key, value)` pairs in key order, values as stored.
+    pub config: Vec<(String, ConfigValue)>,
     /// The given label ([`StoredRun::given_label`]).
     pub label: Option<String>,
 }
@@ -161,7 +162,7 @@ impl CurveKey {
                 .config_params()
                 .into_iter()
                 .filter(|(k, _)| !RATE_KEYS.contains(k))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .map(|(k, v)| (k.to_string(), ConfigValue(v.clone())))
                 .collect()
         } else {
             Vec::new()

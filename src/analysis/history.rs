@@ -18,7 +18,7 @@ use crate::dataset::StoredRun;
 use crate::selector::run_time;
 use crate::stats::change_point::{self, ChangePointError, Options};
 use crate::units::{convert, is_time};
-use bench_db_parsers::{Data, Series};
+use bench_db_parsers::{Data, Param, Series};
 use serde::Serialize;
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -84,8 +84,8 @@ pub struct History {
     pub suite: String,
     /// The benchmark the series follows (`null` for a format that names none).
     pub bench: Option<String>,
-    /// Its configuration.
-    pub config: BTreeMap<String, String>,
+    /// Its configuration, values as stored (`runs --json` writes them alike).
+    pub config: BTreeMap<String, Param>,
     /// The label someone gave the runs (every label when split `--by label`); absent
     /// when none was given.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -104,7 +104,7 @@ pub struct History {
 pub struct Cell {
     pub suite: String,
     pub bench: Option<String>,
-    pub config: BTreeMap<String, String>,
+    pub config: BTreeMap<String, Param>,
     pub label: Option<String>,
     pub metric: String,
     pub percentile: Option<f64>,
@@ -216,6 +216,8 @@ pub struct HistoryBuilder<'o> {
 /// and kind of unit its unit, percentiles and their accumulators.
 #[derive(Default)]
 struct Group {
+    /// The configuration of the group's first run, values as stored.
+    config: BTreeMap<String, Param>,
     commits: Commits,
     metrics: BTreeMap<(String, UnitKind), Followed>,
 }
@@ -315,12 +317,20 @@ impl<'o> HistoryBuilder<'o> {
         } else {
             r.given_label().map(str::to_string)
         };
-        let identity = Axis {
+        let axis = Axis {
             label: true,
             ..Axis::default()
-        }
-        .identity(r);
-        let group = self.groups.entry((identity, label)).or_default();
+        };
+        let group = self
+            .groups
+            .entry((axis.identity(r), label))
+            .or_insert_with(|| Group {
+                config: axis
+                    .config(r)
+                    .map(|(k, v)| (k.to_string(), v.clone()))
+                    .collect(),
+                ..Group::default()
+            });
         let metrics = &mut group.metrics;
         // The run's first series of each followed metric, which its values come from.
         let mut seen: Vec<&Series> = Vec::new();
@@ -403,7 +413,7 @@ impl<'o> HistoryBuilder<'o> {
                     let cell = Cell {
                         suite: identity.suite.clone(),
                         bench: identity.bench.clone(),
-                        config: identity.config.iter().cloned().collect(),
+                        config: group.config.clone(),
                         label: label.clone(),
                         metric: metric.clone(),
                         percentile: p,

@@ -27,7 +27,9 @@ pub enum GateError {
     BadTerm(String),
     #[error("threshold {term:?} names nothing in the compared runs; present: {present}")]
     UnknownTarget { term: String, present: String },
-    #[error("policy file: {0}")]
+    /// What is wrong with the policy file's text (several lines for a TOML syntax error,
+    /// which quotes the line and marks the column); the caller names the file.
+    #[error("{0}")]
     Policy(String),
 }
 

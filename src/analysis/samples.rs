@@ -13,8 +13,10 @@ use super::littles_law::concurrency_series;
 use crate::dataset::StoredRun;
 use crate::selector::Contrast;
 use crate::units::convert;
-use bench_db_parsers::{Data, HistInterval, Series};
+use bench_db_parsers::{Data, HistInterval, Param, Series};
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Display;
 
 /// The data shape behind a cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -98,13 +100,19 @@ impl Axis {
         axis
     }
 
-    /// The identity of `run` with the axis left out.
-    pub fn identity(&self, run: &StoredRun) -> Identity {
-        let config = run
-            .run
+    /// The configuration of `run` with the axis keys left out, in key order, values as
+    /// stored.
+    pub fn config<'r>(&self, run: &'r StoredRun) -> impl Iterator<Item = (&'r str, &'r Param)> {
+        run.run
             .config_params()
             .into_iter()
             .filter(|(k, _)| !self.config_keys.contains(*k))
+    }
+
+    /// The identity of `run` with the axis left out.
+    pub fn identity(&self, run: &StoredRun) -> Identity {
+        let config = self
+            .config(run)
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         Identity {
@@ -128,8 +136,59 @@ impl Axis {
     }
 }
 
+/// A configuration value as stored (a flag, a number or text), for keys that must order
+/// configurations: equal and ordered by its printed text, as identities match
+/// configurations ([`Identity`]), then by kind; JSON writes it with its own type, as
+/// `runs --json` does.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(transparent)]
+pub struct ConfigValue(pub Param);
+
+impl ConfigValue {
+    /// Where the printed texts are equal: flags, then numbers, then text.
+    fn kind(&self) -> u8 {
+        match self.0 {
+            Param::Bool(_) => 0,
+            Param::Num(_) => 1,
+            Param::Text(_) => 2,
+        }
+    }
+}
+
+impl Ord for ConfigValue {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (&self.0, &other.0) {
+            // As the texts order, without printing them.
+            (Param::Text(a), Param::Text(b)) => a.cmp(b),
+            (Param::Bool(a), Param::Bool(b)) => a.cmp(b),
+            (Param::Num(a), Param::Num(b)) if a.to_bits() == b.to_bits() => Ordering::Equal,
+            _ => (self.to_string(), self.kind()).cmp(&(other.to_string(), other.kind())),
+        }
+    }
+}
+
+impl PartialOrd for ConfigValue {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for ConfigValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for ConfigValue {}
+
+impl Display for ConfigValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// A configuration as one line, `[key=value …]`; empty when there is none.
-pub fn config_text<'a>(pairs: impl IntoIterator<Item = (&'a String, &'a String)>) -> String {
+pub fn config_text<K: Display, V: Display>(pairs: impl IntoIterator<Item = (K, V)>) -> String {
     let pairs: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
     if pairs.is_empty() {
         String::new()
@@ -140,9 +199,9 @@ pub fn config_text<'a>(pairs: impl IntoIterator<Item = (&'a String, &'a String)>
 
 /// A benchmark's identity as one line, `bench [key=value …] (label)`, leaving out what is
 /// absent; empty when all is.
-pub fn identity_text<'a>(
+pub fn identity_text<K: Display, V: Display>(
     bench: Option<&str>,
-    config: impl IntoIterator<Item = (&'a String, &'a String)>,
+    config: impl IntoIterator<Item = (K, V)>,
     label: Option<&str>,
 ) -> String {
     let config = config_text(config);
@@ -159,17 +218,7 @@ pub fn identity_text<'a>(
 /// A run's benchmark and configuration as one line, `bench [key=value …]`, as
 /// [`identity_text`] names a cell without its label; empty when the run has neither.
 pub fn run_bench_text(run: &StoredRun) -> String {
-    let config: Vec<(String, String)> = run
-        .run
-        .config_params()
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    identity_text(
-        run.run.bench.as_deref(),
-        config.iter().map(|(k, v)| (k, v)),
-        None,
-    )
+    identity_text(run.run.bench.as_deref(), run.run.config_params(), None)
 }
 
 /// A cell's key: the benchmark's [`Identity`], the metric and, for ladders, the

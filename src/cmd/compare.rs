@@ -1,6 +1,6 @@
 //! `bench-db compare`: select both sides, compare, print. Exits 0 whatever the verdicts.
 
-use super::select::{check_metrics, compare_options, select_some};
+use super::select::{check_metrics, compare_options, parse_sides, select_some};
 use crate::analysis::compare::compare;
 use crate::cli::{CompareArgs, CompareFormat};
 use crate::output;
@@ -12,10 +12,11 @@ use std::io::{IsTerminal, Write};
 pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
     // With the blocks' printed numbers, shown beside the comparison's own estimates.
-    let base = select_some(&store, &args.sides.baseline, "--baseline")?;
-    let cand = select_some(&store, &args.sides.candidate, "--candidate")?;
+    let sel = parse_sides(&args.sides)?;
+    let base = select_some(&store, &sel.0, &args.sides.baseline, "--baseline")?;
+    let cand = select_some(&store, &sel.1, &args.sides.candidate, "--candidate")?;
     check_metrics(&args.metric, &[&base, &cand])?;
-    let opts = compare_options(&store, &args.sides, &args.warm_up, &base, &cand)?;
+    let opts = compare_options(&store, &sel, &args.warm_up, &base, &cand)?;
     let cells = compare(&base, &cand, &args.metric, &opts);
     for m in &args.metric {
         if !cells.iter().any(|c| &c.metric == m) {

@@ -41,8 +41,7 @@ pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
         Ok(())
     })?;
     if let (0, Some(text)) = (selected, args.selector.as_deref()) {
-        let parsed = Selector::parse(text)?;
-        return Err(nothing_selected(&store, &parsed, text, "selector")?.into());
+        return Err(nothing_selected(&store, &sel, text, "selector")?.into());
     }
     if late > 0 {
         eprintln!(

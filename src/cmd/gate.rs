@@ -1,11 +1,13 @@
 //! `bench-db gate`: policy + `--max` terms, both sides selected, verdict rendered and
 //! written; the exit code is the outcome (0 pass, 1 regression, 3 cannot decide; errors 2).
 
-use super::select::{compare_options, nothing_selected, select_series, select_some_series};
+use super::select::{
+    compare_options, nothing_selected, parse_sides, select_series, select_some_series,
+};
 use crate::analysis::gate::{Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
 use crate::output;
-use crate::selector::Selector;
+use crate::output::escape::Lines;
 use crate::store::Db;
 use crate::store::url::Target;
 use anyhow::{Context, Result};
@@ -17,11 +19,11 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
     // No candidate is a mistake (exit 2); no baseline is a first run, which the gate
     // reports as undecided (exit 3), with the near matches as a hint.
-    let cand = select_some_series(&store, &args.sides.candidate, "--candidate")?;
-    let base_sel = Selector::parse(&args.sides.baseline).context("--baseline")?;
-    let base = select_series(&store, &base_sel)?;
+    let sel = parse_sides(&args.sides)?;
+    let cand = select_some_series(&store, &sel.1, &args.sides.candidate, "--candidate")?;
+    let base = select_series(&store, &sel.0)?;
     if base.is_empty() {
-        let why = nothing_selected(&store, &base_sel, &args.sides.baseline, "--baseline")?;
+        let why = nothing_selected(&store, &sel.0, &args.sides.baseline, "--baseline")?;
         eprintln!("hint: {}", why.escaped());
     }
     // A baseline over several commits: only its most recent segment (after its last
@@ -34,7 +36,7 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
             base.len()
         );
     }
-    let opts = compare_options(&store, &args.sides, &args.warm_up, &base, &cand)?;
+    let opts = compare_options(&store, &sel, &args.warm_up, &base, &cand)?;
     let report = gate(&base, &cand, &policy, &opts)?;
     let commits = output::gate::Commits::of(&base, &cand);
     let color = args.out.is_none() && crate::cli::color_enabled(std::io::stdout().is_terminal());
@@ -76,11 +78,25 @@ pub fn load_policy(path: Option<&Path>, max: &[String]) -> Result<Policy> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading the policy {}", path.display()))?;
-            Policy::from_toml(&text).with_context(|| format!("policy {}", path.display()))?
+            Policy::from_toml(&text)
+                .map_err(|e| policy_lines(&e))
+                .with_context(|| format!("policy {}", path.display()))?
         }
         None => Policy::default(),
     };
     Ok(policy.with_max(max)?)
+}
+
+/// A policy error as the lines it is written on: TOML's syntax errors quote the line and
+/// mark the column under it.
+fn policy_lines(e: &crate::analysis::policy::GateError) -> Lines {
+    Lines(
+        e.to_string()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// Appends to the file `$GITHUB_STEP_SUMMARY` names, when it names one.

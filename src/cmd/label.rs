@@ -21,15 +21,15 @@ pub fn run(db: &Target, args: &LabelArgs) -> Result<u8> {
                      use `bench-db label --all NEW_LABEL` to mean that"
                 );
             }
-            (Some(selector.as_str()), label)
+            (Some((sel, selector.as_str())), label)
         }
         _ => bail!("usage: bench-db label SELECTOR NEW_LABEL, or bench-db label --all NEW_LABEL"),
     };
     let mut store = Db::open_existing(db)?;
     let sel = match selector {
         None => Selector::all(),
-        Some(text) => {
-            let runs = super::select::select_some(&store, text, "selector")?;
+        Some((sel, text)) => {
+            let runs = super::select::select_some(&store, &sel, text, "selector")?;
             Selector::from_ids(runs.iter().map(|r| r.id).collect())
         }
     };

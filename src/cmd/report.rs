@@ -41,8 +41,8 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             baseline: b,
             candidate: c,
         }) => {
-            let base = select_some(&store, b, "--baseline")?;
-            let cand = select_some(&store, c, "--candidate")?;
+            let base = select_some(&store, &Selector::parse(b)?, b, "--baseline")?;
+            let cand = select_some(&store, &Selector::parse(c)?, c, "--candidate")?;
             let (bn, cn) = pairing::side_names(&refs(&base), &refs(&cand));
             let comparison = pairing::compare(&bn, &refs(&base), &cn, &refs(&cand));
             Some((comparison, base.into_iter().chain(cand).collect::<Vec<_>>()))

@@ -39,23 +39,34 @@ fn collect(store: &Db, sel: &Selector, detail: Detail) -> Result<Vec<StoredRun>>
 
 /// The runs `text` selects; none is an error (exit 2) that names the option, the terms
 /// that match nothing on their own and the nearest values stored.
-pub fn select_some(store: &Db, text: &str, what: &str) -> Result<Vec<StoredRun>> {
-    let sel = Selector::parse(text)?;
-    let runs = select(store, &sel)?;
+pub fn select_some(store: &Db, sel: &Selector, text: &str, what: &str) -> Result<Vec<StoredRun>> {
+    let runs = select(store, sel)?;
     if !runs.is_empty() {
         return Ok(runs);
     }
-    Err(nothing_selected(store, &sel, text, what)?.into())
+    Err(nothing_selected(store, sel, text, what)?.into())
 }
 
 /// [`select_some`] as the analyses read runs ([`select_series`]).
-pub fn select_some_series(store: &Db, text: &str, what: &str) -> Result<Vec<StoredRun>> {
-    let sel = Selector::parse(text)?;
-    let runs = select_series(store, &sel)?;
+pub fn select_some_series(
+    store: &Db,
+    sel: &Selector,
+    text: &str,
+    what: &str,
+) -> Result<Vec<StoredRun>> {
+    let runs = select_series(store, sel)?;
     if !runs.is_empty() {
         return Ok(runs);
     }
-    Err(nothing_selected(store, &sel, text, what)?.into())
+    Err(nothing_selected(store, sel, text, what)?.into())
+}
+
+/// The two sides' selectors, each parsed once (a parse prints its hint).
+pub fn parse_sides(sides: &Sides) -> Result<(Selector, Selector)> {
+    Ok((
+        Selector::parse(&sides.baseline).context("--baseline")?,
+        Selector::parse(&sides.candidate).context("--candidate")?,
+    ))
 }
 
 /// The message for a selector that selects no run: a line, then one for each term that
@@ -165,21 +176,19 @@ pub fn check_metric_names(wanted: &[String], known: &[String]) -> Result<()> {
 /// is not of one invocation a side.
 const EARLIER_PAIRS: usize = 4;
 
-/// The options of a comparison of `sides` (`compare`, `gate`): run 1 kept or not, the
-/// axis the two selectors differ on, and the earlier invocations of a one-invocation pair.
+/// The options of a comparison of two sides (`compare`, `gate`) given by `selectors`
+/// ([`parse_sides`]): run 1 kept or not, the axis the two selectors differ on, and the
+/// earlier invocations of a one-invocation pair.
 pub fn compare_options(
     store: &Db,
-    sides: &Sides,
+    selectors: &(Selector, Selector),
     warm_up: &WarmUp,
     base: &[StoredRun],
     cand: &[StoredRun],
 ) -> Result<CompareOptions> {
     Ok(CompareOptions {
         include_first: warm_up.include_first,
-        axis: Axis::of(&Contrast::between(
-            &Selector::parse(&sides.baseline).context("--baseline")?,
-            &Selector::parse(&sides.candidate).context("--candidate")?,
-        )),
+        axis: Axis::of(&Contrast::between(&selectors.0, &selectors.1)),
         earlier: earlier_invocations(store, base, cand)?,
         ..CompareOptions::default()
     })

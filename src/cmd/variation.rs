@@ -225,12 +225,7 @@ fn printed_counts_run_one(r: &VariationRow) -> bool {
 /// the metric's name already spells it (Go's `ns_op` in ns/op). A format that names no
 /// benchmark keeps the metric as the tool printed it.
 fn heading(r: &VariationRow) -> String {
-    let config: Vec<(String, String)> = r
-        .config
-        .iter()
-        .map(|(k, v)| (k.clone(), v.to_string()))
-        .collect();
-    let mut name = identity_text(r.bench.as_deref(), config.iter().map(|(k, v)| (k, v)), None);
+    let mut name = identity_text(r.bench.as_deref(), &r.config, None);
     let quantity = if r.bench.is_some() {
         &r.metric
     } else {

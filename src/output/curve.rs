@@ -3,8 +3,11 @@
 use super::escape::text as esc;
 use super::table::{Cell as T, render};
 use super::{json_num, num, percentile};
-use crate::analysis::curve::{Curve, CurveKey};
+use crate::analysis::curve::{Curve, CurveKey, CurvePoint};
+use crate::analysis::samples::ConfigValue;
+use crate::numfmt::{column_decimals, fixed};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// Text of the curves: one as [`curve_text`]; several each under its suite, bench,
 /// configuration and label.
@@ -49,15 +52,25 @@ fn curve_text(c: &Curve) -> String {
         .map(T::from)
         .collect(),
     ];
+    // One number of decimals a column: a whole number prints as its neighbours do.
+    let column = |f: fn(&CurvePoint) -> Option<f64>| {
+        let decimals = column_decimals(c.points.iter().filter_map(f));
+        move |p: &CurvePoint| fixed(f(p), decimals)
+    };
+    let throughput = column(|p| Some(p.throughput));
+    let median = column(|p| Some(p.value));
+    let min = column(|p| Some(p.min));
+    let max = column(|p| Some(p.max));
+    let concurrency = column(|p| p.concurrency);
     for p in &c.points {
         rows.push(vec![
-            num(Some(p.throughput)).into(),
+            throughput(p).into(),
             percentile(p.percentile).into(),
-            num(Some(p.value)).into(),
-            num(Some(p.min)).into(),
-            num(Some(p.max)).into(),
+            median(p).into(),
+            min(p).into(),
+            max(p).into(),
             p.runs.to_string().into(),
-            num(p.concurrency).into(),
+            concurrency(p).into(),
         ]);
     }
     out.push_str(&render(rows, false));
@@ -125,7 +138,7 @@ struct JsonPoint {
 }
 
 #[derive(Serialize)]
-struct JsonCurve {
+struct JsonCurve<'a> {
     /// Version of this document's shape.
     schema: u32,
     /// The latency metric the curves draw and its unit (every curve draws the same one).
@@ -135,15 +148,15 @@ struct JsonCurve {
     knee: Option<f64>,
     max_throughput_within_slo: Option<f64>,
     /// One object per curve (a suite's or benchmark's runs), with the fields above.
-    curves: Vec<JsonOneCurve>,
+    curves: Vec<JsonOneCurve<'a>>,
 }
 
 #[derive(Serialize)]
-struct JsonOneCurve {
+struct JsonOneCurve<'a> {
     suite: String,
     bench: Option<String>,
-    /// The configuration other than the rate (see `CurveKey`), values as printed.
-    config: serde_json::Map<String, serde_json::Value>,
+    /// The configuration other than the rate (see `CurveKey`), values as stored.
+    config: BTreeMap<&'a str, &'a ConfigValue>,
     /// The label someone gave the runs (`null` when none was given).
     label: Option<String>,
     points: Vec<JsonPoint>,
@@ -190,11 +203,7 @@ pub fn json(curves: &[(CurveKey, Curve)]) -> String {
             .map(|(k, c)| JsonOneCurve {
                 suite: k.suite.clone(),
                 bench: k.bench.clone(),
-                config: k
-                    .config
-                    .iter()
-                    .map(|(key, v)| (key.clone(), serde_json::Value::from(v.as_str())))
-                    .collect(),
+                config: k.config.iter().map(|(key, v)| (key.as_str(), v)).collect(),
                 label: k.label.clone(),
                 points: json_points(c),
                 knee: c.knee,

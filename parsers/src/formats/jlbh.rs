@@ -14,11 +14,14 @@
 //! decimals) is `value`, the probe line's rounder printing is `line_value`. The tables'
 //! `% Variation` and `var(log)` columns become [`PrintedStat`]s, kept as printed.
 //!
-//! What counts as cut off (a [`ParseError`] naming the line): a run without its closing
-//! dash line, a summary table without its `worst` row (its closing dash line is optional:
-//! published tables omit it), an output whose runs lack the table of a probe (every probe
-//! but OS Jitter has one), an output that ends after its warm-up line. A JLBH-shaped line
-//! with unreadable numbers inside an output is an error too; outside one it is prose.
+//! What is cut short is kept with a warning naming the line where it stops: a run without
+//! its closing dash line (its probe lines; a run with none is left out), a summary table
+//! without its `worst` row (its closing dash line is optional: published tables omit it),
+//! an output whose runs lack the table of a probe (every probe but OS Jitter has one),
+//! whether the input ends there or the next output begins. An output with no probe line
+//! or table row to keep (one that ends after its warm-up line) is a [`ParseError`], as is
+//! a JLBH-shaped line with unreadable numbers inside an output (outside one it is prose)
+//! and a table whose run columns contradict the runs.
 //!
 //! This module only drives the state machine; line shapes live in `lines`, locale-aware
 //! numbers in `numbers`, buffer-at-a-time line reading in `reader`, the lead lines that
@@ -506,20 +509,23 @@ impl Machine {
             },
             State::BetweenRuns => match line {
                 Line::WarmUp { iterations, secs } => {
-                    let b = self.block();
-                    if !b.runs.is_empty() {
-                        return Err(self.cut_off());
+                    if !self.block().runs.is_empty() {
+                        // The next output begins: this one was cut short.
+                        self.cut_output()?;
+                        return Ok(s);
                     }
                     self.warm_up(iterations, secs);
                     self.state = State::BetweenRuns;
                 }
                 Line::RunHeader { run } => {
                     if run == 1 && !self.block().runs.is_empty() {
-                        return Err(self.cut_off());
+                        self.cut_output()?;
+                        return Ok(s);
                     }
                     self.open_run(run);
                 }
                 Line::SummaryHeader { label } => {
+                    self.block().last_line = n;
                     self.state = State::SummaryHeader {
                         label: label.to_string(),
                         line: n,
@@ -530,7 +536,10 @@ impl Machine {
                     runs,
                     variation,
                     var_log,
-                } => self.open_table("end to end".to_string(), n, runs, variation, var_log),
+                } => {
+                    self.block().last_line = n;
+                    self.open_table("end to end".to_string(), n, runs, variation, var_log)
+                }
                 Line::Separator | Line::Other => {
                     self.state = State::BetweenRuns;
                     return Ok("");
@@ -558,6 +567,23 @@ impl Machine {
                 if matches!(line, Line::Separator) {
                     return Ok(rest);
                 }
+                return Ok(s);
+            }
+            State::InRun
+                if matches!(
+                    line,
+                    Line::WarmUp { .. }
+                        | Line::RunHeader { .. }
+                        | Line::SummaryHeader { .. }
+                        | Line::PercentileHeader { .. }
+                ) =>
+            {
+                // The run has no closing dash line: it ends before this line.
+                let (index, first) = self.open_run_at();
+                self.cut_run(format!(
+                    "RUN {index} from line {first} is cut off: no closing dash line before \
+                     line {n}"
+                ));
                 return Ok(s);
             }
             State::InRun => {
@@ -656,7 +682,11 @@ impl Machine {
                     self.state = State::AfterTables;
                     return Ok("");
                 }
-                _ => return Err(self.cut_off()),
+                _ => {
+                    // The next output begins before this one's tables are all read.
+                    self.cut_output()?;
+                    return Ok(s);
+                }
             },
         }
         Ok(rest)
@@ -670,10 +700,9 @@ impl Machine {
             return Err(ParseError::new(n, "run line without a run"));
         }
         let run = b.runs.last_mut().expect("checked above");
-        if b.headerless {
-            run.last_line = n;
-            b.last_line = n;
-        }
+        // The run's lines so far: where it ends if it is cut short.
+        run.last_line = n;
+        b.last_line = n;
         match line {
             Line::RunTime { secs, distribution } => {
                 if let Some(secs) = secs {
@@ -704,25 +733,60 @@ impl Machine {
                 let run = b.runs.last_mut().expect("checked above");
                 run.series.push(probe_series(metric, &p));
             }
-            Line::Separator => {
-                run.last_line = n;
-                b.last_line = n;
-                self.state = State::BetweenRuns;
-            }
+            Line::Separator => self.state = State::BetweenRuns,
             Line::Masked | Line::Other => {}
             Line::WarmUp { .. }
             | Line::RunHeader { .. }
             | Line::SummaryHeader { .. }
             | Line::PercentileHeader { .. } => {
-                return Err(ParseError::new(
-                    n,
-                    format!(
-                        "RUN {} from line {} is cut off: no closing dash line before this line",
-                        run.index, run.first_line
-                    ),
-                ));
+                return Err(ParseError::new(n, "a header line inside a run"));
             }
         }
+        Ok(())
+    }
+
+    /// The index and first line of the run being read.
+    fn open_run_at(&mut self) -> (u32, u64) {
+        self.block()
+            .runs
+            .last()
+            .map_or((0, 0), |r| (r.index, r.first_line))
+    }
+
+    /// Closes the open run, cut short before its closing dash line (`message` says
+    /// where): its probe lines are kept, with a warning at its last line; a run without
+    /// any is left out.
+    fn cut_run(&mut self, message: String) {
+        self.state = State::BetweenRuns;
+        let b = self.block();
+        let Some(run) = b.runs.last() else {
+            return;
+        };
+        let line = run.last_line;
+        let message = if run.series.is_empty() {
+            b.runs.pop();
+            format!("{message}; it has no probe line and is left out")
+        } else {
+            message
+        };
+        self.out.push_back(Ok(Parsed::Warning { line, message }));
+    }
+
+    /// Ends an output cut short before its summary tables were all read (the input ends,
+    /// or the next output begins): its runs are yielded, with a warning at its last line
+    /// naming the first probe without its table. An error when no run has a probe line.
+    fn cut_output(&mut self) -> Result<(), ParseError> {
+        let e = self.cut_off();
+        let b = self.block();
+        if b.runs.iter().all(|r| r.series.is_empty()) {
+            return Err(e);
+        }
+        let line = b.last_line;
+        self.out.push_back(Ok(Parsed::Warning {
+            line,
+            message: e.message,
+        }));
+        self.finish();
         Ok(())
     }
 
@@ -909,61 +973,65 @@ impl Machine {
         self.err(message)
     }
 
-    /// The input ended: the output in progress must be complete.
+    /// The input ended: the output in progress is yielded, with warnings when it was cut
+    /// short; an error when it holds no probe line or table row to store.
     fn eof(&mut self) -> Result<(), ParseError> {
-        match std::mem::take(&mut self.state) {
-            State::Outside => Ok(()),
+        let stop = match std::mem::take(&mut self.state) {
+            State::Outside => return Ok(()),
             State::SummaryHeader {
                 tentative: true, ..
-            } => Ok(()),
-            State::Table(t) if t.rows.is_empty() && self.block().runs.is_empty() => Ok(()),
-            State::AfterTables if self.block().may_end() => {
-                self.finish();
-                Ok(())
-            }
-            State::BetweenRuns if self.block().runs.is_empty() => {
-                let first = self.block().first_line;
-                Err(self.err(format!(
-                    "input ends after the warm-up line {first}, before RUN 1"
-                )))
-            }
+            } => return Ok(()),
+            State::Table(t) if t.rows.is_empty() && self.block().runs.is_empty() => return Ok(()),
             State::InRun if self.block().headerless => {
                 self.finish();
-                Ok(())
-            }
-            State::InRun => {
-                let run = self
-                    .block()
-                    .runs
-                    .last()
-                    .map_or((0, 0), |r| (r.index, r.first_line));
-                Err(self.err(format!(
-                    "input ends inside RUN {} from line {}: no closing dash line",
-                    run.0, run.1
-                )))
+                return Ok(());
             }
             State::Table(t) if !t.rows.is_empty() => {
                 self.cut_table(t)?;
-                self.eof()
+                return self.eof();
             }
-            State::Table(t) => Err(self.err(format!(
+            State::AfterTables if self.block().may_end() => {
+                self.finish();
+                return Ok(());
+            }
+            State::BetweenRuns if self.block().runs.is_empty() => {
+                let first = self.block().first_line;
+                return Err(self.err(format!(
+                    "input ends after the warm-up line {first}, before RUN 1"
+                )));
+            }
+            State::InRun => {
+                let (index, first) = self.open_run_at();
+                let message = format!(
+                    "input ends inside RUN {index} from line {first}: no closing dash line"
+                );
+                if self.block().runs.iter().all(|r| r.series.is_empty()) {
+                    return Err(self.err(message));
+                }
+                self.cut_run(message);
+                None
+            }
+            State::Table(t) => Some(format!(
                 "input ends inside the SUMMARY ({}) table from line {}, before its 'worst' row",
                 t.display, t.first_line
-            ))),
-            State::SummaryHeader { label, line, .. } => Err(self.err(format!(
+            )),
+            State::SummaryHeader { label, line, .. } => Some(format!(
                 "input ends after the SUMMARY ({label}) header at line {line}"
-            ))),
-            State::BetweenRuns | State::AfterTables if !self.block().summarised.is_empty() => {
-                // Cut short after some of its tables: keep what was read, say what is not.
-                let e = self.cut_off();
-                self.out.push_back(Ok(Parsed::Warning {
-                    line: e.line,
-                    message: e.message,
-                }));
-                self.finish();
-                Ok(())
+            )),
+            State::BetweenRuns | State::AfterTables => None,
+        };
+        if let Some(message) = stop {
+            if self.block().runs.iter().all(|r| r.series.is_empty()) {
+                return Err(self.err(message));
             }
-            State::BetweenRuns | State::AfterTables => Err(self.cut_off()),
+            let line = self.number;
+            self.out.push_back(Ok(Parsed::Warning { line, message }));
+        }
+        if self.block().may_end() {
+            self.finish();
+            Ok(())
+        } else {
+            self.cut_output()
         }
     }
 }

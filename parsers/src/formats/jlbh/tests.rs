@@ -695,30 +695,130 @@ fn small_output_parses() {
     assert_eq!(value(&blocks[2], 1, "end_to_end", 50.0), Some(1.01));
 }
 
+/// The blocks and the warnings (line, text) of a parse that must not fail.
+fn blocks_and_warnings(bytes: &[u8]) -> (Vec<Block>, Vec<(u64, String)>) {
+    let (mut blocks, mut warnings) = (Vec::new(), Vec::new());
+    for item in parse_all(bytes) {
+        match item.expect("no error") {
+            Parsed::Block(b) => blocks.push(b),
+            Parsed::Warning { line, message } => warnings.push((line, message)),
+        }
+    }
+    (blocks, warnings)
+}
+
 #[test]
-fn cut_off_outputs_name_the_line() {
+fn cut_off_outputs_keep_their_runs_and_name_the_line() {
+    // fixtures/jlbh/v10-current.txt cut where `head -n` leaves it: the runs read are
+    // stored, JLBH's summary (values to two decimals, % Variation) is absent.
+    let text = String::from_utf8(fixture("jlbh/v10-current.txt")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = |n: usize| lines[..n].join("\n");
+    let no_table = "the JLBH output from line 3 is cut off: no SUMMARY table for 'End to End'";
+
+    // Line 27 closes RUN 3: three complete runs.
+    let (blocks, warnings) = blocks_and_warnings(cut(27).as_bytes());
+    assert_eq!(warnings, [(27, no_table.to_string())]);
+    assert_eq!(blocks.len(), 1);
+    let b = &blocks[0];
+    assert_eq!(b.runs.len(), 3);
+    assert_eq!((b.first_line, b.last_line), (3, 27));
+    assert!(b.printed.is_empty());
+    // Lines 8, 16 and 24 as printed (`2,049` is grouped).
+    assert_eq!(value(b, 1, "end_to_end", 50.0), Some(8.07));
+    assert_eq!(value(b, 2, "end_to_end", 99.99), Some(13.10));
+    assert_eq!(value(b, 3, "end_to_end", 100.0), Some(2049.0));
+    assert_eq!(value(b, 3, "serverprobe", 99.9), Some(6.38));
+    assert_eq!(count(b, 3, "os_jitter"), Some(1001));
+    assert_eq!(param(b, 3, "target_throughput"), Some(Param::Num(100000.0)));
+
+    // Line 26 is RUN 3's last probe line, before its closing dashes.
+    let (blocks, warnings) = blocks_and_warnings(cut(26).as_bytes());
+    assert_eq!(
+        warnings,
+        [
+            (
+                26,
+                "input ends inside RUN 3 from line 20: no closing dash line".to_string()
+            ),
+            (26, no_table.to_string()),
+        ]
+    );
+    let b = &blocks[0];
+    assert_eq!(b.runs.len(), 3);
+    assert_eq!(b.runs[2].last_line, 26);
+    assert_eq!(metrics(b, 3), ["end_to_end", "serverprobe", "os_jitter"]);
+    assert_eq!(value(b, 3, "os_jitter", 99.0), Some(9.00));
+
+    // Line 23: RUN 3 has no probe line yet and is left out.
+    let (blocks, warnings) = blocks_and_warnings(cut(23).as_bytes());
+    assert_eq!(blocks[0].runs.len(), 2);
+    assert_eq!(
+        warnings[0],
+        (
+            23,
+            "input ends inside RUN 3 from line 20: no closing dash line; it has no probe \
+             line and is left out"
+                .to_string()
+        )
+    );
+
+    // Line 28: the SUMMARY header alone.
+    let (blocks, warnings) = blocks_and_warnings(cut(28).as_bytes());
+    assert_eq!(blocks[0].runs.len(), 3);
+    assert_eq!(
+        warnings,
+        [
+            (
+                28,
+                "input ends after the SUMMARY (end to end) header at line 28".to_string()
+            ),
+            (28, no_table.to_string()),
+        ]
+    );
+}
+
+#[test]
+fn cut_off_outputs_without_a_probe_line_are_errors() {
     let lines: Vec<&str> = SMALL.lines().collect();
     let cut = |n: usize| lines[..n].join("\n");
-    let cases = [
-        (1, 1, "before RUN 1"),
-        (3, 3, "inside RUN 1"),
-        (5, 5, "no SUMMARY table for 'End to End'"),
-        (9, 9, "after the SUMMARY (end to end) header"),
-    ];
+    let cases = [(1, 1, "before RUN 1"), (3, 3, "inside RUN 1 from line 2")];
     for (n, line, text) in cases {
         let e = parse_err(cut(n).as_bytes());
         assert_eq!(e.line, line, "cut at {n}: {e}");
         assert!(e.message.contains(text), "cut at {n}: {e}");
     }
+}
+
+#[test]
+fn an_output_cut_by_the_next_one_keeps_its_runs() {
+    let lines: Vec<&str> = SMALL.lines().collect();
+    let cut = |n: usize| lines[..n].join("\n");
     // A new output starting before the tables of the previous one.
-    let twice = format!("{}\n{SMALL}", cut(8));
-    let e = parse_err(twice.as_bytes());
-    assert_eq!(e.line, 9);
-    assert!(e.message.contains("from line 1 is cut off"), "{e}");
-    // A run header inside an unclosed run.
-    let e = parse_err(format!("{}\n{}", cut(4), lines[5..].join("\n")).as_bytes());
-    assert_eq!(e.line, 5);
-    assert!(e.message.contains("RUN 1 from line 2 is cut off"), "{e}");
+    let (blocks, warnings) = blocks_and_warnings(format!("{}\n{SMALL}", cut(8)).as_bytes());
+    assert_eq!(
+        warnings,
+        [(
+            8,
+            "the JLBH output from line 1 is cut off: no SUMMARY table for 'End to End'".to_string()
+        )]
+    );
+    assert_eq!(blocks.len(), 2);
+    assert_eq!((blocks[0].first_line, blocks[0].last_line), (1, 8));
+    assert_eq!(value(&blocks[0], 2, "end_to_end", 100.0), Some(6.0));
+    assert_eq!(value(&blocks[1], 2, "end_to_end", 100.0), Some(6.02));
+    // A run header inside an unclosed run: the run ends at its last line.
+    let text = format!("{}\n{}", cut(4), lines[5..].join("\n"));
+    let (blocks, warnings) = blocks_and_warnings(text.as_bytes());
+    assert_eq!(
+        warnings,
+        [(
+            4,
+            "RUN 1 from line 2 is cut off: no closing dash line before line 5".to_string()
+        )]
+    );
+    assert_eq!(blocks[0].runs[0].last_line, 4);
+    assert_eq!(value(&blocks[0], 1, "end_to_end", 100.0), Some(6.01));
 }
 
 #[test]
@@ -751,10 +851,15 @@ fn garbled_lines_name_the_line() {
         assert_eq!(e.line, at as u64, "{replacement}: {e}");
         assert!(e.message.contains(text), "{replacement}: {e}");
     }
-    // Two run columns but one run.
+    // Two run columns but one run: the second `RUN 1` starts an output of one run.
     let one_run = SMALL.replace("RUN 2)", "RUN 1)");
     let e = parse_err(one_run.as_bytes());
-    assert_eq!(e.line, 6);
+    assert_eq!(e.line, 9);
+    assert!(
+        e.message
+            .contains("has 2 run columns but the output has 1 runs"),
+        "{e}"
+    );
 }
 
 #[test]
