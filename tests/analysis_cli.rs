@@ -295,3 +295,68 @@ fn empty_database_and_bad_slo_are_errors() {
         2
     );
 }
+
+/// Two tsar tables (6 and 4 minutes): a series' interval is that of its ratio of means,
+/// never below −100% and holding the estimate, and none where the baseline mean cannot
+/// be told from 0; all-zero series are the same, not short of independent samples.
+#[test]
+fn tsar_series_intervals_respect_positivity() {
+    let Some(dir) = shared("samples/tsar") else {
+        return;
+    };
+    let env = Env::new();
+    for (file, label) in [
+        (
+            "history-default-modules-with-max-mean-min-clsn.txt",
+            "before",
+        ),
+        ("live-default-modules-clsn.txt", "after"),
+    ] {
+        let path = dir.join(file);
+        env.ok(&[
+            "ingest",
+            path.to_str().unwrap(),
+            "--label",
+            label,
+            "--no-git",
+        ]);
+    }
+    let args = [
+        "compare",
+        "--baseline",
+        "label=before",
+        "--candidate",
+        "label=after",
+    ];
+    let cells = env.json(&[&args[..], &["--json"]].concat());
+    for c in cells.as_array().unwrap() {
+        if let (Some(lo), Some(hi)) = (c["ci_low_pct"].as_f64(), c["ci_high_pct"].as_f64()) {
+            let d = c["delta_pct"].as_f64().unwrap();
+            assert!(lo >= -100.0 && lo <= d && d <= hi, "{c}");
+        }
+    }
+    let mem = cell(&cells, "mem.util");
+    assert_eq!(round2(&mem["delta_pct"]), 0.58);
+    assert_eq!(
+        (round2(&mem["ci_low_pct"]), round2(&mem["ci_high_pct"])),
+        (-0.56, 1.73)
+    );
+    // 0.16 → 0.49 and 0.0533 → 0 (the old difference intervals: [−681%, +1094%] and
+    // [−304%, +104%]).
+    for metric in ["cpu.util", "sda.util"] {
+        assert!(cell(&cells, metric)["ci_low_pct"].is_null(), "{metric}");
+    }
+    for metric in ["load.load1", "tcp.retran"] {
+        let c = cell(&cells, metric);
+        assert_eq!(
+            (c["verdict"].as_str(), c["ess_baseline"].as_f64()),
+            (Some("same"), Some(6.0))
+        );
+    }
+    let text = env.ok(&args);
+    assert!(
+        text.contains("no CI (4 rows): a series' CI is that of the ratio"),
+        "{text}"
+    );
+    assert!(!text.contains("autocorrelation leaves fewer"), "{text}");
+}
