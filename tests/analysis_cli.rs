@@ -298,7 +298,8 @@ fn empty_database_and_bad_slo_are_errors() {
 
 /// Two tsar tables (6 and 4 minutes): a series' interval is that of its ratio of means,
 /// never below −100% and holding the estimate, and none where the baseline mean cannot
-/// be told from 0; all-zero series are the same, not short of independent samples.
+/// be told from 0; all-zero series are the same, not short of independent samples; the
+/// printed MAX/MEAN/MIN tail is shown beside the cell.
 #[test]
 fn tsar_series_intervals_respect_positivity() {
     let Some(dir) = shared("samples/tsar") else {
@@ -353,7 +354,30 @@ fn tsar_series_intervals_respect_positivity() {
             (Some("same"), Some(6.0))
         );
     }
+    // tsar's printed tail beside the cell (the live table has none); its MEAN leaves out
+    // the first row: traffic.bytin 72, 5, 4, 4, 21, 19 → MEAN 10.60, bench-db 20.83.
+    let bytin = cell(&cells, "traffic.bytin");
+    let printed = &bytin["printed_baseline"];
+    assert_eq!(
+        (printed["name"].as_str(), printed["value"].as_f64()),
+        (Some("MEAN"), Some(10.6))
+    );
+    assert_eq!(
+        (printed["min"].as_f64(), printed["max"].as_f64()),
+        (Some(4.0), Some(72.0))
+    );
+    assert!(
+        printed["note"].as_str().unwrap().contains("rows 2–6"),
+        "{printed}"
+    );
+    assert!(bytin["printed_candidate"].is_null());
+    // mem.util's MEAN 18.37 is bench-db's 18.373 as printed: no note.
+    assert!(cell(&cells, "mem.util")["printed_baseline"]["note"].is_null());
     let text = env.ok(&args);
+    assert!(
+        text.contains("tsar printed: baseline 10.6 (min 4, max 72) (MEAN), candidate -; tsar's MEAN is the mean of rows 2–6"),
+        "{text}"
+    );
     assert!(
         text.contains("no CI (4 rows): a series' CI is that of the ratio"),
         "{text}"

@@ -288,6 +288,13 @@ pub fn printed_line(c: &Cell) -> Option<String> {
         ),
         None => String::new(),
     };
+    let notes: Vec<&str> = [&c.printed_baseline, &c.printed_candidate]
+        .into_iter()
+        .filter_map(|h| h.as_ref()?.note.as_deref())
+        .collect();
+    if let Some(note) = notes.first() {
+        line.push_str(&format!("; {note}"));
+    }
     if let Some(note) = &c.printed_note {
         if !line.is_empty() {
             line.push_str("; ");
