@@ -187,7 +187,9 @@ const SKIPPED_SHOWN: usize = 3;
 /// One line per suite, label and reason: how many groups were skipped, their run
 /// counts, and the first few benchmarks by name.
 fn skipped_lines(skipped: &[Skipped]) -> Vec<String> {
-    let mut groups: Vec<((&str, &str, &str), Vec<&Skipped>)> = Vec::new();
+    // (suite, label, reason) and its groups, in order of first appearance.
+    type Reason<'a> = (&'a str, &'a str, &'a str);
+    let mut groups: Vec<(Reason, Vec<&Skipped>)> = Vec::new();
     for s in skipped {
         let key = (s.suite.as_str(), s.label.as_str(), s.reason.as_str());
         match groups.iter_mut().find(|(k, _)| *k == key) {
