@@ -355,3 +355,92 @@ fn curve_columns_print_whole_numbers_as_their_neighbours() {
         "{text}"
     );
 }
+
+/// Two tsar tables (6 and 4 minutes): a series' interval is that of its ratio of means,
+/// never below −100% and holding the estimate, and none where the baseline mean cannot
+/// be told from 0; all-zero series are the same, not short of independent samples; the
+/// printed MAX/MEAN/MIN tail is shown beside the cell.
+#[test]
+fn tsar_series_intervals_respect_positivity() {
+    let Some(dir) = shared("samples/tsar") else {
+        return;
+    };
+    let env = Env::new();
+    for (file, label) in [
+        (
+            "history-default-modules-with-max-mean-min-clsn.txt",
+            "before",
+        ),
+        ("live-default-modules-clsn.txt", "after"),
+    ] {
+        let path = dir.join(file);
+        env.ok(&[
+            "ingest",
+            path.to_str().unwrap(),
+            "--label",
+            label,
+            "--no-git",
+        ]);
+    }
+    let args = [
+        "compare",
+        "--baseline",
+        "label=before",
+        "--candidate",
+        "label=after",
+    ];
+    let cells = env.json(&[&args[..], &["--json"]].concat());
+    for c in cells.as_array().unwrap() {
+        if let (Some(lo), Some(hi)) = (c["ci_low_pct"].as_f64(), c["ci_high_pct"].as_f64()) {
+            let d = c["delta_pct"].as_f64().unwrap();
+            assert!(lo >= -100.0 && lo <= d && d <= hi, "{c}");
+        }
+    }
+    let mem = cell(&cells, "mem.util");
+    assert_eq!(round2(&mem["delta_pct"]), 0.58);
+    assert_eq!(
+        (round2(&mem["ci_low_pct"]), round2(&mem["ci_high_pct"])),
+        (-0.56, 1.73)
+    );
+    // 0.16 → 0.49 and 0.0533 → 0 (the old difference intervals: [−681%, +1094%] and
+    // [−304%, +104%]).
+    for metric in ["cpu.util", "sda.util"] {
+        assert!(cell(&cells, metric)["ci_low_pct"].is_null(), "{metric}");
+    }
+    for metric in ["load.load1", "tcp.retran"] {
+        let c = cell(&cells, metric);
+        assert_eq!(
+            (c["verdict"].as_str(), c["ess_baseline"].as_f64()),
+            (Some("same"), Some(6.0))
+        );
+    }
+    // tsar's printed tail beside the cell (the live table has none); its MEAN leaves out
+    // the first row: traffic.bytin 72, 5, 4, 4, 21, 19 → MEAN 10.60, bench-db 20.83.
+    let bytin = cell(&cells, "traffic.bytin");
+    let printed = &bytin["printed_baseline"];
+    assert_eq!(
+        (printed["name"].as_str(), printed["value"].as_f64()),
+        (Some("MEAN"), Some(10.6))
+    );
+    assert_eq!(
+        (printed["min"].as_f64(), printed["max"].as_f64()),
+        (Some(4.0), Some(72.0))
+    );
+    assert!(
+        printed["note"].as_str().unwrap().contains("rows 2–6"),
+        "{printed}"
+    );
+    assert!(bytin["printed_candidate"].is_null());
+    // mem.util's MEAN 18.37 is bench-db's 18.373 as printed: no note.
+    assert!(cell(&cells, "mem.util")["printed_baseline"]["note"].is_null());
+    let text = env.ok(&args);
+    assert!(
+        text.contains("tsar printed: baseline 10.6 (min 4, max 72) (MEAN), candidate -; tsar's MEAN is the mean of rows 2–6"),
+        "{text}"
+    );
+    assert!(
+        text.contains("no CI (4 rows): a series' CI is that of the ratio"),
+        "{text}"
+    );
+    assert!(!text.contains("autocorrelation leaves fewer"), "{text}");
+}

@@ -239,6 +239,7 @@ fn backfilled_history_has_per_commit_medians_and_otavas_change_points() {
             "metric",
             "percentile",
             "points",
+            "statistic",
             "suite",
             "unit"
         ]
@@ -632,4 +633,68 @@ fn history_keeps_run_one_outside_jlbh_layouts() {
         })
         .collect();
     assert_eq!(by_threads, [(16.0, 1221.0), (32.0, 1524.0), (8.0, 640.0)]);
+}
+
+/// One hyperfine invocation exported four ways (JSON, CSV, Markdown, terminal) is one
+/// value: the Markdown and terminal exports print only the mean (12.7 ms for `sleep
+/// 0.01`), so the series follows means throughout and says so; a JSON-only series
+/// follows the printed median (the median of the 10 timings, 0.013546731 s).
+#[test]
+fn one_hyperfine_invocation_is_one_history_value_whatever_its_export() {
+    let ingest = |env: &Env, i: usize, f: &str| {
+        env.ok(&[
+            "ingest",
+            &fixture(&format!("real/hyperfine/{f}")),
+            "--no-git",
+            "--tag",
+            &format!("commit=c{i}"),
+            "--tag",
+            "branch=main",
+            "--time",
+            &format!("2026-01-0{i}T00:00:00Z"),
+        ]);
+    };
+    let sleep = |v: &serde_json::Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["bench"] == "sleep 0.01")
+            .unwrap()
+            .clone()
+    };
+    let values = |h: &serde_json::Value| -> Vec<f64> {
+        h["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["value"].as_f64().unwrap() * 1e6).round() / 1e6)
+            .collect()
+    };
+    let env = Env::new();
+    let files = [
+        "two-commands.json",
+        "two-commands.csv",
+        "two-commands.md",
+        "two-commands-terminal.txt",
+    ];
+    for (i, f) in files.iter().enumerate() {
+        ingest(&env, i + 1, f);
+    }
+    let h = sleep(&env.json(&["history", "--json"]));
+    assert_eq!(h["statistic"], "mean");
+    // Was 0.013547 (median), 0.012655, 0.0127, 0.0127 (means): a −6.6% step.
+    assert_eq!(values(&h), [0.012655, 0.012655, 0.0127, 0.0127]);
+    let text = env.ok(&["history"]);
+    assert!(
+        text.contains("values are means: an invocation printed only its mean"),
+        "{text}"
+    );
+
+    let env = Env::new();
+    ingest(&env, 1, "two-commands.json");
+    ingest(&env, 2, "two-commands.csv");
+    let h = sleep(&env.json(&["history", "--json"]));
+    assert_eq!(h["statistic"], "median");
+    // Was 0.013547 and the CSV's mean 0.012655.
+    assert_eq!(values(&h), [0.013547, 0.013547]);
 }

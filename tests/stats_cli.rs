@@ -399,3 +399,56 @@ fn earlier_invocations_are_the_noise_floor_of_one_against_one() {
     assert_ne!(code, 1, "{out}");
     assert!(out.contains("earlier invocations"), "{out}");
 }
+
+/// Go's MB/s is higher-is-better: its smallest detectable worsening is a fall (the same
+/// log shift as the +3160.9% rise of the same benchmark's ns/op is −96.9%), and the JSON
+/// says the cell's polarity.
+#[test]
+fn calibrate_reports_a_throughputs_detectable_worsening_as_a_fall() {
+    let env = Env::new();
+    for i in 1..=6 {
+        let f = if i % 2 == 1 {
+            "bench-count3.txt"
+        } else {
+            "bench-count3-b.txt"
+        };
+        env.ok(&[
+            "ingest",
+            &crate::common::fixture(&format!("real/go-bench/{f}")),
+            "--no-git",
+            "--tag",
+            &format!("commit=c{i}"),
+            "--tag",
+            "branch=main",
+            "--time",
+            &format!("2026-01-0{i}T00:00:00Z"),
+        ]);
+    }
+    let v = env.json(&["calibrate", "--json"]);
+    let cell = |bench: &str, metric: &str| {
+        v["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["bench"] == bench && c["metric"] == metric)
+            .unwrap_or_else(|| panic!("{bench} {metric} in {v}"))
+            .clone()
+    };
+    let (mb, ns) = (
+        cell("BenchmarkSortCopy", "mb_s"),
+        cell("BenchmarkSortCopy", "ns_op"),
+    );
+    assert_eq!(
+        (&mb["polarity"], &ns["polarity"]),
+        (&"higher".into(), &"lower".into())
+    );
+    let (fall, rise) = (
+        mb["mde_pct"].as_f64().unwrap(),
+        ns["mde_pct"].as_f64().unwrap(),
+    );
+    assert!((fall - -96.94).abs() < 0.01, "{mb}");
+    assert!((rise - 3160.9).abs() < 0.1, "{ns}");
+    let text = env.ok(&["calibrate"]);
+    let line = text.lines().find(|l| l.contains(" mb_s ")).unwrap();
+    assert!(line.ends_with(" -96.9%"), "{text}");
+}

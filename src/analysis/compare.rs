@@ -561,7 +561,18 @@ fn cell(
             shift = Some(t.diff);
             ess = (Some(t.ess.0), Some(t.ess.1));
             if opts.interval {
-                ci = Some(t.ci(opts.confidence));
+                // The percentage is the ratio of means less 1: its interval is the ratio's
+                // (Fieller), kept as differences from the baseline mean, and none where
+                // the ratio's is unbounded; the difference's t interval where the
+                // baseline mean is not positive.
+                let m = t.baseline.mean;
+                ci = if m > 0.0 {
+                    let nonneg = sb.iter().chain(&sc).all(|v| *v >= 0.0);
+                    t.ratio_ci(opts.confidence, nonneg)
+                        .map(|(lo, hi)| ((lo - 1.0) * m, (hi - 1.0) * m))
+                } else {
+                    Some(t.ci(opts.confidence))
+                };
             }
         }
         (None, Some((sb, sc)))

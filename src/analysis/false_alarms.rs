@@ -12,16 +12,19 @@
 //! come with a 95% Wilson score interval (Wilson 1927, *JASA* 22:209–212).
 //!
 //! Smallest detectable shift (80% power, one-sided at the policy's α, per cell before the
-//! family correction): (t₁₋α + t₀.₈)·s·√(1/n₁ + 1/n₂) on the log scale with n₁ + n₂ − 2
+//! family correction): a log shift d = (t₁₋α + t₀.₈)·s·√(1/n₁ + 1/n₂) with n₁ + n₂ − 2
 //! degrees of freedom, s the standard deviation of the cell's log values across the
 //! group's replicates (runs, or invocations' centres when whole invocations are split; with
 //! one invocation on the candidate side this is the t prediction the gate uses) (the normal-theory power of the t-test the permutation test approximates;
-//! Lehmann 1975, §2.4), then at least the threshold and the noise floor the gate also
-//! requires; `None` when the halves cannot reach α at all (C(n, n₁) < 1/α) or the cell is
-//! not gated.
+//! Lehmann 1975, §2.4), in the worsening direction: a rise of 100·(eᵈ − 1)% for a
+//! lower-is-better metric, a fall of 100·(e⁻ᵈ − 1)% for a higher-is-better one; its
+//! magnitude at least the threshold and the noise floor the gate also requires; `None`
+//! when the halves cannot reach α at all (C(n, n₁) < 1/α), a fall would have to reach
+//! 100%, or the cell is not gated.
 
 use super::compare::{CompareOptions, centre};
 use super::gate::{GateError, Outcome, Policy, Status, Target, gate};
+use super::polarity::Polarity;
 use super::samples::{Axis, CellKey, Identity, gather_per_run};
 use crate::dataset::StoredRun;
 use crate::stats::describe::{mean, variance};
@@ -71,7 +74,10 @@ pub struct CellRate {
     pub alarm_rate: f64,
     pub alarm_ci_low: f64,
     pub alarm_ci_high: f64,
-    /// Smallest worsening (percent) detected with 80% power.
+    /// The better direction the gate judged the cell by.
+    pub polarity: Polarity,
+    /// Smallest worsening (percent change, signed: negative for a higher-is-better
+    /// metric) detected with 80% power.
     pub mde_pct: Option<f64>,
 }
 
@@ -80,6 +86,11 @@ pub struct CellRate {
 pub struct Skipped {
     pub suite: String,
     pub label: String,
+    /// The benchmark (`null` when the format names none).
+    pub bench: Option<String>,
+    /// Its configuration.
+    pub config: BTreeMap<String, String>,
+    /// Measured runs (after the warm-up rule, where it applies).
     pub runs: usize,
     pub reason: String,
 }
@@ -218,15 +229,27 @@ pub fn calibrate(
         let label = first.given_label().unwrap_or_default().to_string();
         let (split_by, units) = units(&measured);
         if units.len() < MIN_INVOCATIONS && split_by == SplitBy::Runs {
+            let reason = if measured.len() < group.len() {
+                "fewer than 4 runs after the warm-up rule left out run 1: no two halves of 2"
+            } else {
+                "fewer than 4 runs: no two halves of 2"
+            };
             skipped.push(Skipped {
                 suite,
                 label,
+                bench: first.run.bench.clone(),
+                config: first
+                    .run
+                    .config_params()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
                 runs: measured.len(),
-                reason: "fewer than 4 runs after the warm-up rule: no two halves of 2".into(),
+                reason: reason.into(),
             });
             continue;
         }
-        let mut counts: BTreeMap<CellKey, (usize, Option<f64>)> = BTreeMap::new();
+        let mut counts: BTreeMap<CellKey, (usize, Option<f64>, Polarity)> = BTreeMap::new();
         let mut order: Vec<usize> = (0..units.len()).collect();
         let mut judged = 0;
         let n1 = match split_by {
@@ -259,7 +282,9 @@ pub fn calibrate(
                     label: c.cell.label.clone(),
                 };
                 let key = CellKey::new(&identity, &c.cell.metric, c.cell.percentile);
-                let e = counts.entry(key).or_insert((0, c.threshold_pct));
+                let e = counts
+                    .entry(key)
+                    .or_insert((0, c.threshold_pct, c.cell.polarity));
                 if c.status == Status::Regression {
                     e.0 += 1;
                 }
@@ -288,7 +313,7 @@ pub fn calibrate(
             let n2 = ((units.len() - n1) as f64 * per_unit).round().max(1.0) as usize;
             (centres, (k.saturating_sub(n2), n2))
         };
-        for (key, (k, threshold)) in counts {
+        for (key, (k, threshold, polarity)) in counts {
             let values: Vec<f64> = per_replicate
                 .iter()
                 .filter_map(|m| m.get(&key).copied())
@@ -307,7 +332,9 @@ pub fn calibrate(
                 alarm_rate: k as f64 / judged.max(1) as f64,
                 alarm_ci_low: lo,
                 alarm_ci_high: hi,
-                mde_pct: threshold.and_then(|t| mde_pct(&values, sizes.0, sizes.1, policy, t)),
+                polarity,
+                mde_pct: threshold
+                    .and_then(|t| mde_pct(&values, sizes.0, sizes.1, policy, t, polarity)),
             });
         }
     }
@@ -345,13 +372,15 @@ pub fn calibrate(
     })
 }
 
-/// The smallest worsening in percent detected with 80% power (module doc).
+/// The smallest worsening in percent detected with 80% power, as a signed change in the
+/// worsening direction of `polarity` (module doc).
 pub fn mde_pct(
     values: &[f64],
     n1: usize,
     n2: usize,
     policy: &Policy,
     threshold: f64,
+    polarity: Polarity,
 ) -> Option<f64> {
     // One replicate against several is a t prediction (no rearrangement floor); two or
     // more a side need enough rearrangements to reach α.
@@ -371,14 +400,90 @@ pub fn mde_pct(
     let s = variance(&logs)?.sqrt();
     let df = (n1 + n2 - 2) as f64;
     let z = student_t_quantile(1.0 - policy.alpha, df) + student_t_quantile(0.8, df);
-    let shift = 100.0 * (z * s * (1.0 / n1 as f64 + 1.0 / n2 as f64).sqrt()).exp_m1();
-    Some(shift.max(floor))
+    let d = z * s * (1.0 / n1 as f64 + 1.0 / n2 as f64).sqrt();
+    match polarity {
+        Polarity::Lower => Some((100.0 * d.exp_m1()).max(floor)),
+        // The gate's worsening of a higher-is-better metric is the fall −Δ%, which
+        // cannot reach 100%.
+        Polarity::Higher => {
+            let fall = (-100.0 * (-d).exp_m1()).max(floor);
+            (fall < 100.0).then_some(-fall)
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::testdata::ladder_runs;
+    use crate::analysis::testdata::{ladder_runs, stored};
+    use bench_db_parsers::{Data, Series};
+    use rand_distr::{Distribution, Normal};
+
+    /// `n` runs of one throughput value each (ops/s, higher is better), ids from `first`,
+    /// each 1000 × `factor` × exp(N(0, 10%)).
+    fn throughput_runs(
+        rng: &mut Xoshiro256PlusPlus,
+        n: usize,
+        first: i64,
+        factor: f64,
+    ) -> Vec<StoredRun> {
+        let noise = Normal::<f64>::new(0.0, 0.10).unwrap();
+        (0..n as i64)
+            .map(|i| {
+                let v = 1000.0 * factor * noise.sample(rng).exp();
+                let data = Data::Value { value: Some(v) };
+                stored(
+                    first + i,
+                    "k6",
+                    "",
+                    vec![Series::new("throughput", "throughput", "ops/s", data)],
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_throughput_worsens_by_a_fall_that_the_gate_detects_with_80_percent_power() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let runs = throughput_runs(&mut rng, 12, 2, 1.0);
+        let c = calibrate(&runs, &Policy::default(), 20, false, 7).unwrap();
+        let cell = &c.cells[0];
+        assert_eq!(cell.polarity, Polarity::Higher);
+        let mde = cell.mde_pct.unwrap();
+        // A fall: the same log shift as a rise of 100·(eᵈ − 1)%.
+        assert!((-60.0..-10.0).contains(&mde), "{mde}");
+        // Power: fresh 6-against-6 pairs with the candidate changed by `mde` (a fall)
+        // regress about 80% of the time; changed the other way (a rise), never.
+        let opts = CompareOptions {
+            interval: false,
+            include_first: true,
+            ..CompareOptions::default()
+        };
+        let power = |rng: &mut Xoshiro256PlusPlus, factor: f64| {
+            let trials = 200;
+            let hits = (0..trials)
+                .filter(|_| {
+                    let mut base = throughput_runs(rng, 6, 2, 1.0);
+                    for r in &mut base {
+                        r.label = "before".into();
+                    }
+                    let mut cand = throughput_runs(rng, 6, 100, factor);
+                    for r in &mut cand {
+                        r.label = "after".into();
+                    }
+                    gate(&base, &cand, &Policy::default(), &opts)
+                        .unwrap()
+                        .outcome
+                        == Outcome::Regression
+                })
+                .count();
+            hits as f64 / trials as f64
+        };
+        let fall = power(&mut rng, 1.0 + mde / 100.0);
+        eprintln!("throughput: 80% power at {mde:.1}%, measured power {fall:.3}");
+        assert!((0.65..=0.95).contains(&fall), "power at {mde:.1}%: {fall}");
+        assert_eq!(power(&mut rng, 1.0 - mde / 100.0), 0.0);
+    }
 
     #[test]
     fn wilson_matches_a_table() {
@@ -408,9 +513,18 @@ mod tests {
         assert_eq!(cell.percentile, Some(99.0));
         // 6 against 6 runs with a 1.8% spread: the 10% threshold is the binding limit.
         assert_eq!(cell.mde_pct, Some(10.0));
-        // Three runs cannot be split into halves of two.
+        // Three runs cannot be split into halves of two; nor can JLBH's four once the
+        // warm-up run is left out, and the reason says so only then.
         let c = calibrate(&runs[..3], &Policy::default(), 10, false, 7).unwrap();
         assert_eq!((c.trials, c.skipped.len()), (0, 1));
+        assert_eq!(c.skipped[0].reason, "fewer than 4 runs: no two halves of 2");
+        let jlbh = ladder_runs("end_to_end", "us", &[(99.0, &p99[..4])], 1);
+        let c = calibrate(&jlbh, &Policy::default(), 10, false, 7).unwrap();
+        assert_eq!(c.skipped[0].runs, 3);
+        assert!(
+            c.skipped[0].reason.contains("warm-up rule left out run 1"),
+            "{c:?}"
+        );
         // A threshold naming nothing is an error, as for the gate.
         let p = Policy::default().with_max(&["nothing=+5%".into()]).unwrap();
         assert!(calibrate(&runs, &p, 5, false, 7).is_err());

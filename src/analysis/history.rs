@@ -3,6 +3,13 @@
 //! order, each the median of that commit's runs, and the series' change points as
 //! Apache Otava finds them ([`crate::stats::change_point`]). Pure: runs in, structs out.
 //!
+//! One invocation, one value whatever its export: a single value's run counts as the
+//! median its block printed (hyperfine's JSON and CSV, Criterion's estimates), which is
+//! the median of its samples. An export that printed only a mean (hyperfine's Markdown
+//! and terminal: one run holding the printed mean) has no median, so a series holding
+//! one follows means throughout: each run counts as its block's printed mean, or as its
+//! own value where none was printed, and [`History::statistic`] says `mean`.
+//!
 //! Warm-up rule: the one `variation` and `compare` share ([`super::warmup`]): run 1 of a
 //! JLBH-layout block (`jlbh`, `loopback`) is left out when the block has later runs; a
 //! block of one run keeps it, and other formats' runs all count.
@@ -18,7 +25,7 @@ use crate::dataset::StoredRun;
 use crate::selector::run_time;
 use crate::stats::change_point::{self, ChangePointError, Options};
 use crate::units::{convert, is_time};
-use bench_db_parsers::{Data, Param, Series};
+use bench_db_parsers::{Data, Param, PrintedStat, Series};
 use serde::Serialize;
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -94,6 +101,10 @@ pub struct History {
     /// `None` for single-value metrics.
     pub percentile: Option<f64>,
     pub unit: String,
+    /// What a single value's point is of: `median` (the median of the commit's runs, a
+    /// printed median standing for its block's runs), or `mean` where an invocation
+    /// printed only its mean (module doc).
+    pub statistic: &'static str,
     pub points: Vec<Point>,
     pub change_points: Vec<Change>,
 }
@@ -130,6 +141,7 @@ impl History {
             metric: cell.metric,
             percentile: cell.percentile,
             unit: cell.unit,
+            statistic: "median",
             points,
             change_points,
         })
@@ -285,7 +297,39 @@ struct Acc {
     time: Option<chrono::DateTime<chrono::Utc>>,
     first_id: i64,
     values: Vec<f64>,
+    /// Each run's value as a mean (its block's printed mean, else its own).
+    means: Vec<f64>,
+    /// Whether a run's value is a printed mean with no printed median beside it.
+    mean_only: bool,
     ids: Vec<i64>,
+}
+
+/// A run's single value of `metric` as the invocation's median, as its mean, and whether
+/// its value is only a printed mean: no median printed, and the block printed a mean
+/// equal to it or a standard deviation beside it (hyperfine's Markdown and terminal
+/// `mean ± σ`).
+fn invocation_value(s: &Series, printed: &[PrintedStat], v: f64) -> (f64, f64, bool) {
+    let find = |name: &str, percentile: Option<f64>| {
+        s.stats
+            .get(name)
+            .copied()
+            .filter(|_| percentile.is_none())
+            .or_else(|| {
+                printed
+                    .iter()
+                    .find(|p| p.metric == s.metric && p.name == name && p.percentile == percentile)
+                    .and_then(|p| p.value)
+            })
+    };
+    let mean = find("mean", None);
+    let median = find("median", Some(50.0));
+    match median {
+        Some(m) => (m, mean.unwrap_or(v), false),
+        None => {
+            let only = mean == Some(v) || find("stddev", None).is_some();
+            (v, mean.unwrap_or(v), only)
+        }
+    }
 }
 
 impl<'o> HistoryBuilder<'o> {
@@ -300,15 +344,25 @@ impl<'o> HistoryBuilder<'o> {
     /// rule ([`counted`]): one block at a time from a stream, or a whole selection.
     pub fn add_blocks(&mut self, runs: &[StoredRun]) {
         let later_runs = blocks_with_later_runs(runs);
+        // A block's printed numbers may ride on its first run only.
+        let mut printed: HashMap<i64, &[PrintedStat]> = HashMap::new();
+        for r in runs.iter().filter(|r| !r.printed.is_empty()) {
+            printed.entry(r.block_id).or_insert(&r.printed);
+        }
         for r in runs {
             if counted(r, later_runs.contains(&r.block_id)) {
-                self.add(r);
+                self.add_with(r, printed.get(&r.block_id).copied().unwrap_or(&[]));
             }
         }
     }
 
     /// Adds one run that counts.
     pub fn add(&mut self, r: &StoredRun) {
+        self.add_with(r, &r.printed);
+    }
+
+    /// Adds one run that counts, with its block's printed numbers.
+    fn add_with(&mut self, r: &StoredRun, printed: &[PrintedStat]) {
         let opts = self.opts;
         // A series is one cell: its given label is part of it; `--by label` splits by
         // every label, the log file names too.
@@ -386,11 +440,16 @@ impl<'o> HistoryBuilder<'o> {
                 continue;
             };
             for (p, cell) in e.percentiles.iter().zip(&mut e.cells) {
-                if let Some(v) = r
-                    .value_at(&s.metric, *p)
-                    .and_then(|v| convert(v, &s.unit, &e.unit))
-                {
-                    cell.push(slot, r, at.time, v);
+                let Some(v) = r.value_at(&s.metric, *p) else {
+                    continue;
+                };
+                let (median, mean, mean_only) = match (p, &s.data) {
+                    (None, Data::Value { .. }) => invocation_value(s, printed, v),
+                    _ => (v, v, false),
+                };
+                let to = |x: f64| convert(x, &s.unit, &e.unit);
+                if let (Some(median), Some(mean)) = (to(median), to(mean)) {
+                    cell.push(slot, r, at.time, (median, mean, mean_only));
                 }
             }
         }
@@ -406,7 +465,8 @@ impl<'o> HistoryBuilder<'o> {
                     f.percentiles.into_iter().zip(f.cells).collect();
                 cells.sort_by(|a, b| a.0.unwrap_or(-1.0).total_cmp(&b.0.unwrap_or(-1.0)));
                 for (p, cell) in cells {
-                    let points = cell.points(&group.commits.commits);
+                    let means = cell.accs.iter().flatten().any(|a| a.mean_only);
+                    let points = cell.points(&group.commits.commits, means);
                     if points.is_empty() {
                         continue;
                     }
@@ -419,11 +479,11 @@ impl<'o> HistoryBuilder<'o> {
                         percentile: p,
                         unit: f.unit.clone(),
                     };
-                    out.push(History::from_points(
-                        cell,
-                        points,
-                        &self.opts.change_points,
-                    )?);
+                    let mut h = History::from_points(cell, points, &self.opts.change_points)?;
+                    if means {
+                        h.statistic = "mean";
+                    }
+                    out.push(h);
                 }
             }
         }
@@ -458,7 +518,7 @@ impl Points {
         slot: usize,
         r: &StoredRun,
         t: Option<chrono::DateTime<chrono::Utc>>,
-        v: f64,
+        (v, mean, mean_only): (f64, f64, bool),
     ) {
         if self.accs.len() <= slot {
             self.accs.resize_with(slot + 1, || None);
@@ -468,6 +528,8 @@ impl Points {
             time: t,
             first_id: r.id,
             values: Vec::new(),
+            means: Vec::new(),
+            mean_only: false,
             ids: Vec::new(),
         });
         a.time = match (a.time, t) {
@@ -476,12 +538,14 @@ impl Points {
         };
         a.first_id = a.first_id.min(r.id);
         a.values.push(v);
+        a.means.push(mean);
+        a.mean_only |= mean_only;
         a.ids.push(r.id);
     }
 
-    /// The points in time order (then run id), each the median of its commit's runs;
-    /// `commits` are the group's commits by slot.
-    fn points(self, commits: &[Option<String>]) -> Vec<Point> {
+    /// The points in time order (then run id), each the median of its commit's runs
+    /// (of their `means` when asked); `commits` are the group's commits by slot.
+    fn points(self, commits: &[Option<String>], means: bool) -> Vec<Point> {
         let mut accs: Vec<(usize, Acc)> = self
             .accs
             .into_iter()
@@ -497,7 +561,7 @@ impl Points {
                     .time
                     .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
                 runs: a.values.len(),
-                value: median(&mut a.values),
+                value: median(if means { &mut a.means } else { &mut a.values }),
                 run_ids: a.ids,
             })
             .collect()

@@ -88,6 +88,14 @@ pub struct Headline {
     pub low: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub high: Option<f64>,
+    /// The extremes the tool printed beside it (tsar's MIN and MAX).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// Why the number differs from bench-db's central value of the same thing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub unit: String,
     /// The tool, as its name is written (`JMH`, `hyperfine`, `Criterion`, `k6`).
     #[serde(skip)]
@@ -107,6 +115,9 @@ impl Headline {
         if !self.unit.is_empty() {
             s.push(' ');
             s.push_str(&self.unit);
+        }
+        if let (Some(l), Some(h)) = (self.min, self.max) {
+            s.push_str(&format!(" (min {}, max {})", fmt(l), fmt(h)));
         }
         s
     }
@@ -157,6 +168,9 @@ pub fn headline(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Optio
         error,
         low,
         high,
+        min: None,
+        max: None,
+        note: None,
         unit: unit(name, series_unit).to_string(),
         tool: tool_name(&run.format),
     };
@@ -189,8 +203,40 @@ pub fn headline(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Optio
             Data::Value { value } => Some(make(metric, value?, None, None, None)),
             _ => None,
         },
+        "tsar" => {
+            let mean = get("MEAN")?;
+            let samples: Vec<f64> = match &series?.data {
+                Data::TimeSeries { points } => points.iter().filter_map(|p| p.value).collect(),
+                _ => Vec::new(),
+            };
+            Some(Headline {
+                min: get("MIN"),
+                max: get("MAX"),
+                note: tsar_mean_note(mean, &samples),
+                ..make("MEAN", mean, None, None, None)
+            })
+        }
         _ => None,
     }
+}
+
+/// Why tsar's printed MEAN differs from the mean of the rows it printed, when it does:
+/// its running mean (`framework.c`: `mean = ((n − 1)·mean + x)/n` with n counting the
+/// records before this one) gives the first record no weight, so the MEAN is that of
+/// rows 2 to n. bench-db's mean keeps every row: the first row is a measured interval
+/// like the others (tsar's own MAX counts it).
+fn tsar_mean_note(printed: f64, rows: &[f64]) -> Option<String> {
+    let all = crate::stats::describe::mean(rows)?;
+    let rest = crate::stats::describe::mean(rows.get(1..)?)?;
+    // Printed with two decimals (or three significant digits before K, M, …).
+    let close = |v: f64| (v - printed).abs() <= 0.005_f64.max(0.0005 * printed.abs());
+    (!close(all) && (printed - rest).abs() < (printed - all).abs()).then(|| {
+        format!(
+            "tsar's MEAN is the mean of rows 2–{} (its running mean gives the first row no weight); bench-db's mean is of all {} rows",
+            rows.len(),
+            rows.len()
+        )
+    })
 }
 
 /// The block's printed point of `metric` at `percentile`, with its name.
@@ -229,6 +275,7 @@ fn tool_name(format: &str) -> &'static str {
         "hyperfine" => "hyperfine",
         "criterion" => "Criterion",
         "k6" => "k6",
+        "tsar" => "tsar",
         _ => "the tool",
     }
 }

@@ -27,7 +27,7 @@ pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
     // Block by block: the warm-up rule needs a block's runs together; the builder keeps
     // their values, not the runs.
     let mut builder = HistoryBuilder::new(&opts);
-    super::variation::for_each_block(&store, &sel, Detail::Series, |runs| {
+    super::variation::for_each_block(&store, &sel, Detail::Points, |runs| {
         builder.add_blocks(runs);
         Ok(())
     })?;

@@ -21,6 +21,21 @@ fn verdict_note(cells: &[Cell]) -> Option<String> {
             plural(thin_series, "row")
         ));
     }
+    let unbounded = cells
+        .iter()
+        .filter(|c| {
+            c.ess_baseline.is_some()
+                && c.delta_pct.is_some()
+                && c.ci_low_pct.is_none()
+                && c.testable()
+        })
+        .count();
+    if unbounded > 0 {
+        notes.push(format!(
+            "no CI ({}): a series' CI is that of the ratio of its means (Fieller), which has no upper bound while the baseline mean cannot be told from 0",
+            plural(unbounded, "row")
+        ));
+    }
     let opposed = cells
         .iter()
         .filter(|c| match (c.delta_pct, c.central_delta_pct) {
@@ -273,6 +288,13 @@ pub fn printed_line(c: &Cell) -> Option<String> {
         ),
         None => String::new(),
     };
+    let notes: Vec<&str> = [&c.printed_baseline, &c.printed_candidate]
+        .into_iter()
+        .filter_map(|h| h.as_ref()?.note.as_deref())
+        .collect();
+    if let Some(note) = notes.first() {
+        line.push_str(&format!("; {note}"));
+    }
     if let Some(note) = &c.printed_note {
         if !line.is_empty() {
             line.push_str("; ");

@@ -25,9 +25,14 @@ pub fn tables(series: &[History]) -> String {
         } else {
             format!(" ({})", esc(&h.unit))
         };
+        let means = if h.statistic == "mean" {
+            ", values are means: an invocation printed only its mean"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "== {}{unit}: {}, {}",
+            "== {}{unit}: {}, {}{means}",
             esc(&h.name()),
             crate::numfmt::plural(h.points.len(), "point"),
             crate::numfmt::plural(h.change_points.len(), "change point")
@@ -94,6 +99,7 @@ mod tests {
             metric: "end_to_end".into(),
             percentile: Some(99.0),
             unit: "us".into(),
+            statistic: "median",
             points: vec![point("aaaa", 10.0), point("bbbb", 20.0)],
             change_points: vec![Change {
                 index: 1,

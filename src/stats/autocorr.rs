@@ -82,6 +82,8 @@ pub struct SeriesTest {
     pub p_two_sided: f64,
     pub baseline: SeriesSummary,
     pub candidate: SeriesSummary,
+    /// Variances of the baseline's and the candidate's means (σ̂²·f of each).
+    pub var_means: (f64, f64),
     /// Effective sample sizes of the two series at the pooled, bias-corrected ρ̂ (without
     /// the variance's margin): the replicate counts the gate checks against `min_runs`.
     /// Pooled over both series the estimate has half the noise of either alone, so a
@@ -98,6 +100,34 @@ impl SeriesTest {
         }
         let q = student_t_quantile(0.5 + level / 2.0, self.df);
         (self.diff - q * se, self.diff + q * se)
+    }
+
+    /// Two-sided interval at `level` for the ratio of means candidate/baseline, by
+    /// Fieller's theorem (Fieller 1954, *JRSS B* 16:175–185) on the same means, variances
+    /// and degrees of freedom as the t: the ratios R with (m_c − R·m_b)² ≤ q²·(v_c + R²·v_b).
+    /// It excludes 1 exactly when the t rejects equal means at that level, holds the
+    /// estimate m_c/m_b, and with `nonneg` (no sample below 0) is cut at 0, so a fall never
+    /// passes −100%. `None` when the baseline mean is not above 0 or not distinguishable
+    /// from 0 at `level` (the interval would be unbounded).
+    pub fn ratio_ci(&self, level: f64, nonneg: bool) -> Option<(f64, f64)> {
+        let (mb, mc) = (self.baseline.mean, self.candidate.mean);
+        if mb <= 0.0 {
+            return None;
+        }
+        let ratio = mc / mb;
+        if self.se == 0.0 || self.df.is_infinite() {
+            return Some((ratio, ratio));
+        }
+        let q2 = student_t_quantile(0.5 + level / 2.0, self.df).powi(2);
+        let (vb, vc) = self.var_means;
+        let a = mb * mb - q2 * vb;
+        if a <= 0.0 {
+            return None;
+        }
+        // With a > 0 the discriminant is at least v_b·m_c² ≥ 0.
+        let disc = (q2 * (mb * mb * vc + mc * mc * vb) - q2 * q2 * vb * vc).max(0.0);
+        let (lo, hi) = ((mb * mc - disc.sqrt()) / a, (mb * mc + disc.sqrt()) / a);
+        Some((if nonneg { lo.max(0.0) } else { lo }, hi))
     }
 }
 
@@ -157,7 +187,12 @@ pub fn series_test_with(
     } else {
         0.0
     };
-    let rho = corrected_rho(r, (nb + nc) / 2.0);
+    // Series that do not vary (all zeros) have no autocorrelation to correct for.
+    let rho = if ssb + ssc > rounding(nb, b.mean) + rounding(nc, c.mean) {
+        corrected_rho(r, (nb + nc) / 2.0)
+    } else {
+        0.0
+    };
     let n_all = nb + nc;
     let raised = (rho + margin * ((1.0 - rho * rho) / n_all).sqrt()).min(0.99);
     // Each series at the raised ρ, or at the ρ where its factor reaches the cap.
@@ -212,6 +247,7 @@ pub fn series_test_with(
         p_two_sided: (2.0 * p_greater.min(p_less)).min(1.0),
         baseline: b,
         candidate: c,
+        var_means: (sigma2 * fb, sigma2 * fc),
         ess: (1.0 / var_factor(rho, b.n), 1.0 / var_factor(rho, c.n)),
     })
 }
@@ -309,5 +345,77 @@ mod tests {
         let t = series_test(&[v; 10], &[v; 11]).unwrap();
         assert!(t.ess.0 > 5.0 && t.ess.1 > 5.0, "{:?}", t.ess);
         assert_eq!(t.p_two_sided, 1.0);
+        // tsar's load.load1 0 → 0 over 6 and 4 minutes: every sample counts.
+        let t = series_test(&[0.0; 6], &[0.0; 4]).unwrap();
+        assert_eq!(t.ess, (6.0, 4.0));
+    }
+
+    /// `n` samples of a positive AR(1) series with mean `mean`: mean·exp(σ·xₜ − σ²/2), xₜ
+    /// a unit-variance AR(1) with autocorrelation `rho`.
+    fn positive_ar1(
+        rng: &mut Xoshiro256PlusPlus,
+        n: usize,
+        rho: f64,
+        sigma: f64,
+        mean: f64,
+    ) -> Vec<f64> {
+        let z = Normal::new(0.0, 1.0).unwrap();
+        let innovation = (1.0 - rho * rho).sqrt();
+        let mut x = z.sample(rng);
+        (0..n)
+            .map(|_| {
+                let v = mean * (sigma * x - sigma * sigma / 2.0).exp();
+                x = rho * x + innovation * z.sample(rng);
+                v
+            })
+            .collect()
+    }
+
+    /// Over `pairs` pairs (30 minutes a side, the candidate's mean 1.25 × the baseline's):
+    /// the share of bounded 95% ratio intervals that hold the true ratio 1.25, and the
+    /// share of intervals that are bounded.
+    fn ratio_coverage(rho: f64, sigma: f64, pairs: usize, seed: u64) -> (f64, f64) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let (mut covered, mut bounded) = (0, 0);
+        for _ in 0..pairs {
+            let b = positive_ar1(&mut rng, 30, rho, sigma, 100.0);
+            let c = positive_ar1(&mut rng, 30, rho, sigma, 125.0);
+            let t = series_test(&b, &c).unwrap();
+            if let Some((lo, hi)) = t.ratio_ci(0.95, true) {
+                bounded += 1;
+                assert!(lo >= 0.0 && lo <= t.candidate.mean / t.baseline.mean);
+                assert!(hi >= t.candidate.mean / t.baseline.mean);
+                covered += usize::from(lo <= 1.25 && 1.25 <= hi);
+            }
+        }
+        (
+            covered as f64 / bounded as f64,
+            bounded as f64 / pairs as f64,
+        )
+    }
+
+    #[test]
+    fn ratio_interval_covers_the_ratio_of_means_of_positive_ar1_series() {
+        // The interval shares the t's variance (ρ̂ raised by its margin), so it errs wide.
+        for (rho, sigma, seed) in [(0.0, 0.5, 1), (0.5, 0.3, 2), (0.8, 0.3, 3), (0.8, 1.0, 4)] {
+            let (coverage, bounded) = ratio_coverage(rho, sigma, 1000, seed);
+            eprintln!("rho {rho}, log-sd {sigma}: coverage {coverage:.3}, bounded {bounded:.3}");
+            assert!((0.93..=0.995).contains(&coverage), "rho {rho}: {coverage}");
+        }
+    }
+
+    #[test]
+    fn ratio_interval_of_a_fall_to_zero_stays_above_minus_100_percent() {
+        // A disk busy about 5% for 6 minutes, then idle for 4: the difference's t
+        // interval reaches below −100%, the ratio's stops at 0.
+        let t = series_test(&[0.05, 0.06, 0.05, 0.04, 0.05, 0.07], &[0.0; 4]).unwrap();
+        let (lo, hi) = t.ratio_ci(0.95, true).unwrap();
+        assert!(t.ci(0.95).0 / t.baseline.mean < -1.0, "{t:?}");
+        assert_eq!(lo, 0.0);
+        assert!(hi > 0.0 && hi < 1.0, "{hi}");
+        // tsar's sda.util (0.05333 over 6 minutes, then 0): the baseline mean cannot be
+        // told from 0, so the ratio has no upper bound and no interval is given.
+        let t = series_test(&[0.0, 0.08, 0.08, 0.08, 0.0, 0.08], &[0.0; 4]).unwrap();
+        assert_eq!(t.ratio_ci(0.95, true), None);
     }
 }
