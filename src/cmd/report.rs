@@ -161,6 +161,10 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
                             "percentile": d.percentile,
                             "delta_pct": d.delta_pct,
                             "verdict": d.verdict,
+                            // The cell's benchmark, as `compare --json` names it.
+                            "bench": d.bench,
+                            "config": d.config.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+                            "central_delta_pct": d.central_delta_pct,
                         }))
                         .collect::<Vec<_>>()
                 };

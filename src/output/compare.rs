@@ -23,16 +23,10 @@ fn verdict_note(cells: &[Cell]) -> Option<String> {
     }
     let opposed = cells
         .iter()
-        .filter(|c| match (c.delta_pct, c.central_delta_pct) {
-            (Some(d), Some(m)) => d.abs() >= 0.005 && m.abs() >= 0.005 && (d < 0.0) != (m < 0.0),
-            _ => false,
-        })
+        .filter(|c| opposed(c.delta_pct, c.central_delta_pct))
         .count();
-    if opposed > 0 {
-        notes.push(format!(
-            "delta and the baseline/candidate columns point opposite ways ({}): delta is the tested change of the replicates' trimmed geometric mean; the columns are their median or mean, which a few replicates can pull (central_delta_pct in --json)",
-            plural(opposed, "row")
-        ));
+    if let Some(note) = opposed_note(opposed, "delta") {
+        notes.push(note);
     }
     if cells.iter().any(|c| c.verdict == Verdict::Changed) {
         notes.push(
@@ -41,6 +35,26 @@ fn verdict_note(cells: &[Cell]) -> Option<String> {
         );
     }
     (!notes.is_empty()).then(|| notes.join("\n"))
+}
+
+/// Whether a row's estimate (`delta_pct`) and the change of its central values
+/// (`central_delta_pct`) point opposite ways, each by 0.005% or more.
+pub fn opposed(delta_pct: Option<f64>, central_delta_pct: Option<f64>) -> bool {
+    match (delta_pct, central_delta_pct) {
+        (Some(d), Some(m)) => d.abs() >= 0.005 && m.abs() >= 0.005 && (d < 0.0) != (m < 0.0),
+        _ => false,
+    }
+}
+
+/// What it means that `rows` rows are [`opposed`], `column` naming the estimate's column;
+/// `None` for none. `compare` and the report's comparison tables say it alike.
+pub fn opposed_note(rows: usize, column: &str) -> Option<String> {
+    (rows > 0).then(|| {
+        format!(
+            "{column} and the baseline/candidate columns point opposite ways ({}): {column} is the tested change of the replicates' trimmed geometric mean; the columns are their median or mean, which a few replicates can pull (central_delta_pct in --json)",
+            plural(rows, "row")
+        )
+    })
 }
 
 fn verdict_color(v: Verdict) -> &'static str {
