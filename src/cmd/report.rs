@@ -43,6 +43,7 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
         }) => {
             let base = select_some(&store, b, "--baseline")?;
             let cand = select_some(&store, c, "--candidate")?;
+            super::select::warn_shared_runs(&base, &cand);
             let (bn, cn) = pairing::side_names(&refs(&base), &refs(&cand));
             let comparison = pairing::compare(&bn, &refs(&base), &cn, &refs(&cand));
             Some((comparison, base.into_iter().chain(cand).collect::<Vec<_>>()))
