@@ -296,6 +296,232 @@ fn empty_database_and_bad_slo_are_errors() {
     );
 }
 
+/// The output of `compare` with its standard error.
+fn compare_out(env: &Env, args: &[&str]) -> (i32, String, String) {
+    let out = env
+        .cmd(&[&["compare"][..], args].concat())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// JLBH at 2000/s (interval 500 µs) against 100000/s (10 µs, NORMAL): each side holds one
+/// configuration, so their cells pair, and every row says across which keys; the
+/// configuration they share stays `config`.
+#[test]
+fn cells_paired_across_configurations_say_so() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        &fixture("jlbh/v1-varlog.txt"),
+        "--label",
+        "before",
+    ]);
+    env.ok(&[
+        "ingest",
+        &fixture("jlbh/v10-current.txt"),
+        "--label",
+        "after",
+    ]);
+    let sides = ["--baseline", "label=before", "--candidate", "label=after"];
+    let (code, text, _) = compare_out(&env, &sides);
+    assert_eq!(code, 0);
+    assert!(
+        text.lines().nth(1).unwrap().contains(
+            "[co_correction=true distribution=– → NORMAL interval_us=500 → 10 target_throughput=2000 → 100000]  end_to_end"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("paired across configurations (12 rows: distribution=– → NORMAL, interval_us=500 → 10, target_throughput=2000 → 100000): each side holds one configuration"), "{text}");
+    let cells = env.json(&[&["compare", "--json"][..], &sides].concat());
+    let first = &cells[0];
+    assert_eq!(
+        first["config"],
+        serde_json::json!({"co_correction": "true"})
+    );
+    assert_eq!(
+        first["config_baseline"],
+        serde_json::json!({"interval_us": "500", "target_throughput": "2000"})
+    );
+    assert_eq!(
+        first["config_candidate"],
+        serde_json::json!({"distribution": "NORMAL", "interval_us": "10", "target_throughput": "100000"})
+    );
+    // Named by both selectors, the rate is what is compared: no note.
+    let named = [
+        "--baseline",
+        "label=before;param.target_throughput=2000",
+        "--candidate",
+        "label=after;param.target_throughput=100000",
+    ];
+    let (_, text, _) = compare_out(&env, &named);
+    assert!(
+        text.contains(
+            "paired across configurations (12 rows: distribution=– → NORMAL, interval_us=500 → 10):"
+        ),
+        "{text}"
+    );
+    // wrk2 at one thread against 64, both at 64 connections.
+    let Some(wrk) = shared("samples/wrk") else {
+        return;
+    };
+    let env = Env::new();
+    for (file, label) in [
+        ("wrk2-latency-modern-polis-highload.txt", "before"),
+        ("wrk2-latency-modern-64threads-polis-highload.txt", "after"),
+    ] {
+        env.ok(&[
+            "ingest",
+            &wrk.join(file).display().to_string(),
+            "--label",
+            label,
+        ]);
+    }
+    let (_, text, _) = compare_out(&env, &sides);
+    assert!(
+        text.contains("[connections=64 threads=1 → 64]  latency"),
+        "{text}"
+    );
+    assert!(text.contains(": threads=1 → 64): "), "{text}");
+    let cells = env.json(&[&["compare", "--json"][..], &sides].concat());
+    assert_eq!(cells[0]["config"], serde_json::json!({"connections": "64"}));
+    assert_eq!(
+        cells[0]["config_baseline"],
+        serde_json::json!({"threads": "1"})
+    );
+    assert_eq!(
+        cells[0]["config_candidate"],
+        serde_json::json!({"threads": "64"})
+    );
+}
+
+/// A candidate of two JLBH rates (100000/s and 20000/s) against one of 2000/s: nothing
+/// pairs, as a side's configurations are never pooled, and `compare` says why and how
+/// to select one instead of calling the metric absent.
+#[test]
+fn a_metric_whose_configurations_do_not_pair_says_why() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        &fixture("jlbh/v1-varlog.txt"),
+        "--label",
+        "before",
+    ]);
+    env.ok(&[
+        "ingest",
+        &fixture("jlbh/v10-current.txt"),
+        &fixture("jlbh/locale-de.txt"),
+        "--label",
+        "after",
+    ]);
+    let sides = ["--baseline", "label=before", "--candidate", "label=after"];
+    let why = "metric \"end_to_end\" is on both sides, but no cell pairs: the baseline holds it in 1 configuration ([co_correction=true interval_us=500 target_throughput=2000]), the candidate in 2 configurations ([co_correction=true distribution=NORMAL interval_us=10 target_throughput=100000]; [co_correction=true interval_us=50 target_throughput=20000]); a side's configurations are never pooled";
+    let (code, text, err) = compare_out(&env, &[&sides[..], &["--metric", "end_to_end"]].concat());
+    assert_eq!(code, 0);
+    assert!(
+        text.starts_with("no cell pairs between the sides:\n- "),
+        "{text}"
+    );
+    assert!(text.contains(why), "{text}");
+    assert!(
+        text.contains("select one on each side with param.distribution=NORMAL, param.interval_us=500|10|50, param.target_throughput=2000|100000|20000"),
+        "{text}"
+    );
+    assert!(err.contains(&format!("warning: {why}")), "{err}");
+    assert!(!err.contains("not present on both sides"), "{err}");
+    // JSON has no room for it: standard error says it.
+    let (code, json, err) = compare_out(&env, &[&sides[..], &["--json"]].concat());
+    assert_eq!((code, json.trim()), (0, "[]"));
+    assert!(err.contains(&format!("warning: {why}")), "{err}");
+    // Selecting one rate on the candidate's side pairs it.
+    let (_, text, _) = compare_out(
+        &env,
+        &[
+            "--baseline",
+            "label=before",
+            "--candidate",
+            "label=after;param.target_throughput=20000",
+            "--metric",
+            "end_to_end",
+        ],
+    );
+    assert!(text.contains("target_throughput=2000 → 20000"), "{text}");
+}
+
+/// The same runs on both sides are compared with themselves: `compare` and `gate` warn,
+/// naming how many, and keep their exit codes.
+#[test]
+fn sides_sharing_runs_are_warned_of() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        &fixture("jlbh/v1-varlog.txt"),
+        "--label",
+        "before",
+    ]);
+    env.ok(&[
+        "ingest",
+        &fixture("jlbh/v10-current.txt"),
+        "--label",
+        "after",
+    ]);
+    let warning = "warning: the baseline and the candidate share 3 runs (of 3 and 3): a run on both sides is compared with itself, which hides a change";
+    let (code, text, err) = compare_out(
+        &env,
+        &["--baseline", "label=before", "--candidate", "label=before"],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("same") || text.contains("inconclusive"),
+        "{text}"
+    );
+    assert!(err.contains(warning), "{err}");
+    let gate = env
+        .cmd(&[
+            "gate",
+            "--baseline",
+            "suite=jlbh",
+            "--candidate",
+            "label=before",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(gate.status.code(), Some(3));
+    let err = String::from_utf8(gate.stderr).unwrap();
+    assert!(err.contains("share 3 runs (of 6 and 3)"), "{err}");
+    let (_, _, err) = compare_out(
+        &env,
+        &["--baseline", "label=before", "--candidate", "label=after"],
+    );
+    assert!(!err.contains("share"), "{err}");
+}
+
+/// The footer says what the family correction does: Go's three benchmarks at 3 runs a
+/// side are three groups of runs, each at p 0.1000 (2/C(6,3)), Bonferroni-adjusted to 0.3000.
+#[test]
+fn the_compare_footer_states_the_family() {
+    let env = Env::new();
+    for (file, label) in [("bench-count3.txt", "a"), ("bench-count3-b.txt", "b")] {
+        let path = fixture(&format!("real/go-bench/{file}"));
+        env.ok(&["ingest", &path, "--label", label]);
+    }
+    let (_, text, _) = compare_out(&env, &["--baseline", "label=a", "--candidate", "label=b"]);
+    let join = text
+        .lines()
+        .find(|l| l.contains("BenchmarkJoin ") && l.contains("ns_op"))
+        .unwrap();
+    assert!(join.contains("0.1000  0.3000"), "{join}");
+    assert!(
+        text.contains("p_adj: step-down max-T within each group of rows measured by the same runs (one benchmark's metrics and percentiles), Bonferroni across those groups;"),
+        "{text}"
+    );
+}
+
+
 #[test]
 fn config_values_keep_their_stored_types_in_runs_history_and_curve() {
     // JLBH's load is numbers and a flag; JMH's @Param values are strings, `"false"` too.

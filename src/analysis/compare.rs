@@ -25,10 +25,12 @@
 //!   rejects; shown as the percent change of the trimmed geometric mean (`shift_pct`).
 //!   Series use the t interval of their test, on raw samples: their estimate is the
 //!   change of the means, the number tsar's readers compute by hand;
-//! - family: Westfall–Young step-down max-T over the rearrangements of whole runs, across
-//!   every tested cell (two-sided); time series tested within one run are Holm-adjusted
-//!   among themselves, and when both kinds are present each family's adjusted p is
-//!   doubled (Bonferroni over the two);
+//! - family: Westfall–Young step-down max-T over the rearrangements of whole runs, within
+//!   each group of tested cells measured by the same runs (one benchmark's metrics and
+//!   percentiles; two-sided), Bonferroni across the groups; time series tested within one
+//!   run, and cells of one invocation against several, are each Holm-adjusted among
+//!   themselves, and when more than one kind is present each kind's adjusted p is
+//!   multiplied by their number (Bonferroni over the kinds);
 //! - verdict: `better`/`worse` when the adjusted p is below α; `same` when it is not and
 //!   the interval lies within ± the equivalence margin (default 10%); `inconclusive`
 //!   otherwise, including replicate counts whose smallest possible p is not below α;
@@ -41,7 +43,7 @@
 
 use super::polarity::{Kind, Polarity, kind, known_polarity};
 use super::printed::{self, Headline, Side};
-use super::samples::{Axis, CellKey, Shape, SideCell, gather, gather_per_run};
+use super::samples::{Axis, CellKey, Identity, Shape, SideCell, gather, gather_per_run};
 use crate::dataset::StoredRun;
 use crate::numfmt::percentile_number;
 use crate::stats::autocorr::series_test;
@@ -199,6 +201,11 @@ pub struct Cell {
     pub bench: Option<String>,
     /// The benchmark's configuration less the axis: `(key, value)` pairs in key order.
     pub config: Vec<(String, String)>,
+    /// The configuration keys no selector names in which the paired sides differ (each
+    /// side held one configuration, so its cells were paired across them,
+    /// [`super::samples::Axis::paired_config`]): each side's values, in key order.
+    pub config_baseline: Vec<(String, String)>,
+    pub config_candidate: Vec<(String, String)>,
     /// The label someone gave the runs (absent when none was given, or when it is the
     /// axis).
     pub label: Option<String>,
@@ -316,13 +323,46 @@ impl Cell {
     }
 
     /// The benchmark, its configuration and its given label as one line; empty when the
-    /// cell has none of them.
+    /// cell has none of them. A key the sides were paired across reads `key=baseline →
+    /// candidate` (`–` where a side lacks it).
     pub fn bench_text(&self) -> String {
+        let mut config = self.config.clone();
+        config.extend(self.config_change());
+        config.sort();
         super::samples::identity_text(
             self.bench.as_deref(),
-            self.config.iter().map(|(k, v)| (k, v)),
+            config.iter().map(|(k, v)| (k, v)),
             self.label.as_deref(),
         )
+    }
+
+    /// The configuration keys the sides were paired across, each with `baseline →
+    /// candidate` (`–` where a side lacks the key); empty when the sides' configurations
+    /// agree.
+    pub fn config_change(&self) -> Vec<(String, String)> {
+        let value = |side: &[(String, String)], key: &str| {
+            side.iter()
+                .find(|(k, _)| k == key)
+                .map_or("–".to_string(), |(_, v)| v.clone())
+        };
+        let mut keys: Vec<&String> = self
+            .config_baseline
+            .iter()
+            .chain(&self.config_candidate)
+            .map(|(k, _)| k)
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter()
+            .map(|k| {
+                let change = format!(
+                    "{} → {}",
+                    value(&self.config_baseline, k),
+                    value(&self.config_candidate, k)
+                );
+                (k.clone(), change)
+            })
+            .collect()
     }
 
     /// The replicate count checked against a minimum: runs, or the smaller effective
@@ -390,6 +430,84 @@ pub fn compare(
     cmp.cells
 }
 
+/// A metric both sides hold whose cells do not pair: each side's benchmarks and
+/// configurations holding it, which no cell of the other side matches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unpaired {
+    pub metric: String,
+    /// Each side's identities holding the metric, in order.
+    pub baseline: Vec<Identity>,
+    pub candidate: Vec<Identity>,
+    /// The configuration keys whose values differ among those identities, with their
+    /// values in order (`param.KEY=VALUE` selects one).
+    pub keys: Vec<(String, Vec<String>)>,
+}
+
+/// The metrics (only the given `metrics` when not empty) held by both sides of which no
+/// cell pairs: a side of several configurations is not pooled into one, so they pair only
+/// with the same configuration on the other side ([`super::samples::Axis::widened`]).
+pub fn unpaired(
+    baseline: &[StoredRun],
+    candidate: &[StoredRun],
+    metrics: &[String],
+    opts: &CompareOptions,
+) -> Vec<Unpaired> {
+    let baseline = super::warmup::measured(baseline, opts.include_first);
+    let candidate = super::warmup::measured(candidate, opts.include_first);
+    let axis = opts.axis.widened(&baseline, &candidate);
+    let (base, cand) = (
+        gather(&baseline, metrics, &axis),
+        gather(&candidate, metrics, &axis),
+    );
+    let held = |cells: &BTreeMap<CellKey, SideCell>, metric: &str| {
+        let mut ids: Vec<Identity> = cells
+            .keys()
+            .filter(|k| k.metric == metric)
+            .map(|k| k.identity.clone())
+            .collect();
+        ids.dedup();
+        ids
+    };
+    let mut names: Vec<&String> = base.keys().map(|k| &k.metric).collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|m| !base.keys().any(|k| &k.metric == *m && cand.contains_key(k)))
+        .filter_map(|m| {
+            let (b, c) = (held(&base, m), held(&cand, m));
+            if c.is_empty() {
+                return None;
+            }
+            let mut keys: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for (k, v) in b.iter().chain(&c).flat_map(|i| &i.config) {
+                let values = keys.entry(k.clone()).or_default();
+                if !values.contains(v) {
+                    values.push(v.clone());
+                }
+            }
+            let all = b.len() + c.len();
+            let differ = |k: &String, n: usize| {
+                n > 1
+                    || b.iter()
+                        .chain(&c)
+                        .filter(|i| i.config.iter().any(|(x, _)| x == k))
+                        .count()
+                        < all
+            };
+            Some(Unpaired {
+                metric: m.clone(),
+                keys: keys
+                    .into_iter()
+                    .filter(|(k, v)| differ(k, v.len()))
+                    .collect(),
+                baseline: b,
+                candidate: c,
+            })
+        })
+        .collect()
+}
+
 /// Gathers both sides' cells with their central values, deltas and intervals.
 pub fn prepare(
     baseline: &[StoredRun],
@@ -428,6 +546,17 @@ pub fn prepare(
                 opts,
             );
             add_printed(&mut cell, key, (b, &baseline), (c, &candidate));
+            for (k, (b, c)) in &axis.paired_config {
+                let sides = [
+                    (b, &mut cell.config_baseline),
+                    (c, &mut cell.config_candidate),
+                ];
+                for (v, side) in sides {
+                    if let Some(v) = v {
+                        side.push((k.clone(), v.clone()));
+                    }
+                }
+            }
             if cell.within_invocation && !earlier_runs.is_empty() {
                 noise_floor(
                     &mut cell,
@@ -629,6 +758,8 @@ fn cell(
             .join("+"),
         bench: key.identity.bench.clone(),
         config: key.identity.config.clone(),
+        config_baseline: Vec::new(),
+        config_candidate: Vec::new(),
         label: key.identity.label.clone(),
         metric: key.metric.clone(),
         percentile,

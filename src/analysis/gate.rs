@@ -255,6 +255,31 @@ fn present(cells: &[Cell]) -> String {
     }
 }
 
+/// The change a cell must exceed to be more than noise, in percent: `noise_multiplier` ×
+/// the baseline's own noise, or, within one invocation a side, the earlier invocations'
+/// spread when larger (a change inside it is not the candidate's doing).
+fn noise_allowance(cell: &Cell, policy: &Policy) -> f64 {
+    let floor = cell.invocation_noise_pct.unwrap_or(0.0);
+    policy.noise_multiplier * cell.noise_pct.unwrap_or(0.0).max(floor)
+}
+
+impl GateCell {
+    /// Whether the gate passed this cell with an improvement it would call a regression
+    /// the other way: better beyond the threshold and the noise, and its two-sided p,
+    /// adjusted over the gate's family, below `alpha`. The report's "Got better".
+    pub fn improved(&self, policy: &Policy) -> bool {
+        let c = &self.cell;
+        let (Some(thr), Some(w)) = (self.threshold_pct, c.worsening_pct()) else {
+            return false;
+        };
+        self.status == Status::Pass
+            && c.polarity_known
+            && -w > thr
+            && -w > noise_allowance(c, policy)
+            && c.p_adjusted.is_some_and(|p| p < policy.alpha)
+    }
+}
+
 fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
     let p_adj = cell.p_worse_adjusted;
     let mk = |cell: Cell, status: Status, reason: String| GateCell {
@@ -334,11 +359,11 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
             "the baseline is 0: no relative change".to_string(),
         );
     };
-    // Within one invocation a side, the earlier invocations' spread is a floor under the
-    // noise: a change inside it is not the candidate's doing.
-    let floor = cell.invocation_noise_pct.unwrap_or(0.0);
-    let own_noise = cell.noise_pct.unwrap_or(0.0);
-    let noise = policy.noise_multiplier * own_noise.max(floor);
+    let noise = noise_allowance(&cell, policy);
+    let (floor, own_noise) = (
+        cell.invocation_noise_pct.unwrap_or(0.0),
+        cell.noise_pct.unwrap_or(0.0),
+    );
     let noise_name = if floor > own_noise {
         format!(
             "the spread of {} earlier invocations",

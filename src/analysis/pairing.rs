@@ -7,8 +7,8 @@
 //! gate's regressions; nothing is paired by position in a file.
 
 use super::charts::timeseries::TimeSeriesInput;
-use super::compare::{self as analysis, Cell, CompareOptions};
-use super::gate::{Policy, Status};
+use super::compare::{self as analysis, Cell, CompareOptions, TestMethod};
+use super::gate::{GateCell, Policy, Status};
 use super::polarity::Polarity;
 use crate::dataset::StoredRun;
 use crate::numfmt::{self as fmt, Prefixes, prefixes_of};
@@ -22,19 +22,31 @@ pub struct Delta {
     /// ([`Cell::metric_with_bench`]), so cells of one metric stay apart; a cell of no
     /// benchmark (JLBH, tsar) by the metric's name as the tool printed it.
     pub display: String,
+    /// The benchmark and its configuration, as `compare --json` gives them.
+    pub bench: Option<String>,
+    pub config: Vec<(String, String)>,
     pub unit: String,
     /// Percentile for ladder cells.
     pub percentile: Option<f64>,
     pub baseline: Option<f64>,
     pub candidate: Option<f64>,
-    /// `100 · (candidate / baseline − 1)`; `None` when undefined.
+    /// The cell's one estimate ([`Cell::delta_pct`]): the tested change where a test ran;
+    /// `None` when undefined.
     pub delta_pct: Option<f64>,
+    /// The change of `baseline` and `candidate` ([`Cell::central_delta_pct`]).
+    pub central_delta_pct: Option<f64>,
+    /// The interval of `delta_pct`; `None` where there is none, or where it has no width
+    /// (one invocation against several whose centres do not vary: see `interval_note`).
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
+    /// Why no interval is shown where a test ran.
+    pub interval_note: Option<String>,
     /// `better`, `worse`, `same`, `inconclusive` or `insufficient`; for a branch pair, the
     /// gate's word (`worse` for a regression, `better`, `pass`, `warning`, `undecided`,
     /// `not gated`).
     pub verdict: String,
+    /// For a branch pair, the gate's reason for its verdict.
+    pub reason: Option<String>,
     /// Whether the cell got better (`Some(true)`), worse (`Some(false)`) or neither.
     pub direction: Option<bool>,
     /// K/M/G as the tool printed the values.
@@ -60,6 +72,7 @@ impl Delta {
     /// configuration), so each row names its own.
     pub fn from_cell(cell: &Cell, runs: &[&StoredRun], named: bool) -> Self {
         let verdict = cell.verdict.as_str();
+        let (interval, interval_note) = interval_of(cell);
         Delta {
             metric: cell.metric.clone(),
             display: if !named || cell.bench_text().is_empty() {
@@ -70,19 +83,45 @@ impl Delta {
             } else {
                 cell.metric_with_bench()
             },
+            bench: cell.bench.clone(),
+            config: cell.config.clone(),
             unit: cell.unit.clone(),
             percentile: cell.percentile,
             baseline: cell.baseline,
             candidate: cell.candidate,
             delta_pct: cell.delta_pct,
-            ci_low: cell.ci_low_pct,
-            ci_high: cell.ci_high_pct,
+            central_delta_pct: cell.central_delta_pct,
+            ci_low: interval.map(|i| i.0),
+            ci_high: interval.map(|i| i.1),
+            interval_note,
             direction: direction(verdict, cell.delta_pct, known_polarity(cell)),
             verdict: verdict.to_string(),
+            reason: None,
             prefixes: runs
                 .first()
                 .map_or(Prefixes::Decimal, |r| prefixes_of(&r.format)),
         }
+    }
+}
+
+/// A cell's interval as the report shows it, or why none is shown: one invocation against
+/// several whose centres are all alike predicts the one with no spread, so its interval
+/// has no width and is no confidence interval.
+fn interval_of(cell: &Cell) -> (Option<(f64, f64)>, Option<String>) {
+    match (cell.ci_low_pct, cell.ci_high_pct) {
+        (Some(lo), Some(hi)) if cell.method == TestMethod::PredictionT && lo == hi => {
+            let (several, side) = if cell.invocations_baseline >= cell.invocations_candidate {
+                (cell.invocations_baseline, "baseline")
+            } else {
+                (cell.invocations_candidate, "candidate")
+            };
+            let note = format!(
+                "none: one invocation against {several} {side} invocations whose centres do not vary"
+            );
+            (None, Some(note))
+        }
+        (Some(lo), Some(hi)) => (Some((lo, hi)), None),
+        _ => (None, None),
     }
 }
 
@@ -179,9 +218,9 @@ pub fn compare(
     comparison(baseline_name, baseline, candidate_name, candidate, deltas)
 }
 
-/// Every cell the gate's default policy judges, with the gate's verdict: a regression is
-/// `worse`; a significant improvement (the family's two-sided p below the gate's α) is
-/// `better`; else the gate's status.
+/// Every cell the gate's default policy judges, with the gate's verdict and reason: a
+/// regression is `worse`; a pass that improved as a regression worsens
+/// ([`GateCell::improved`]) is `better`; else the gate's status.
 fn gate_cells(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> Vec<Delta> {
     let owned = |runs: &[&StoredRun]| runs.iter().map(|r| (*r).clone()).collect::<Vec<_>>();
     let policy = Policy::default();
@@ -199,22 +238,26 @@ fn gate_cells(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> Vec<Delta> {
         .iter()
         .map(|g| {
             let mut d = Delta::from_cell(&g.cell, baseline, named);
-            let improved = g.cell.polarity_known
-                && g.cell.worsening_pct().is_some_and(|w| w < 0.0)
-                && g.cell.p_adjusted.is_some_and(|p| p < policy.alpha);
-            let (verdict, direction) = match g.status {
-                Status::Regression => ("worse", Some(false)),
-                _ if improved => ("better", Some(true)),
-                Status::Pass => ("pass", None),
-                Status::Warning => ("warning", None),
-                Status::Undecided => ("undecided", None),
-                Status::Info => ("not gated", None),
-            };
+            let (verdict, direction) = gate_word(g, &policy);
             d.verdict = verdict.to_string();
             d.direction = direction;
+            d.reason = Some(g.reason.clone());
             d
         })
         .collect()
+}
+
+/// The report's word for a gated cell and whether it got better (`Some(true)`), worse
+/// (`Some(false)`) or neither: the gate's status, a pass that improved being `better`.
+fn gate_word(g: &GateCell, policy: &Policy) -> (&'static str, Option<bool>) {
+    match g.status {
+        Status::Regression => ("worse", Some(false)),
+        Status::Pass if g.improved(policy) => ("better", Some(true)),
+        Status::Pass => ("pass", None),
+        Status::Warning => ("warning", None),
+        Status::Undecided => ("undecided", None),
+        Status::Info => ("not gated", None),
+    }
 }
 
 /// The comparison of two sides with their `deltas`, and both sides of every shared time
@@ -733,6 +776,66 @@ mod tests {
         assert!(kept.iter().any(|r| r.run.tags["commit"] == "aaa"));
         assert!(kept.iter().all(|r| r.run.tags["commit"] != "zzz"));
         assert_eq!(branch_pairs(&runs).comparisons.len(), 1);
+    }
+
+    /// A branch pair's verdicts are the gate's: a pass that improved beyond the threshold,
+    /// the noise and α is `better`; a halving on too few runs stays the gate's
+    /// `undecided`, whatever its p.
+    #[test]
+    fn a_branch_pair_says_what_the_gate_says() {
+        use crate::analysis::testdata::ladder_runs;
+        // Ids from 10: run 1 of a JLBH-layout block would be its warm-up.
+        let base = ladder_runs(
+            "end_to_end",
+            "us",
+            &[(99.0, &[100.0, 101.0, 99.0, 100.5, 99.5, 100.2])],
+            10,
+        );
+        let judged = |cand: &[f64]| {
+            let cand = ladder_runs("end_to_end", "us", &[(99.0, cand)], 100);
+            let (b, c): (Vec<&StoredRun>, Vec<&StoredRun>) =
+                (base.iter().collect(), cand.iter().collect());
+            let report = crate::analysis::gate::gate(
+                &base,
+                &cand,
+                &Policy::default(),
+                &CompareOptions::default(),
+            )
+            .unwrap();
+            let d = gate_cells(&b, &c).remove(0);
+            (
+                report.cells[0].status,
+                d.verdict,
+                d.direction,
+                d.reason.unwrap(),
+            )
+        };
+        let halved = [50.0, 50.5, 49.8, 50.2, 49.9, 50.1];
+        let (status, verdict, direction, reason) = judged(&halved);
+        assert_eq!(
+            (status, verdict.as_str(), direction),
+            (Status::Pass, "better", Some(true))
+        );
+        // The geometric means: 50.083 against 100.033.
+        assert_eq!(reason, "better by 49.93%");
+        // Four runs against six, all lower: the exact two-sided p is 2/C(10,4) = 0.0095,
+        // below α 0.01, but the gate needs 5 a side.
+        let (status, verdict, direction, reason) = judged(&halved[..4]);
+        assert_eq!(
+            (status, verdict.as_str(), direction),
+            (Status::Undecided, "undecided", None)
+        );
+        assert_eq!(
+            reason,
+            "6 baseline and 4 candidate runs; the policy needs 5 a side"
+        );
+        let (status, verdict, _, _) = judged(&[100.1, 99.8, 100.4, 99.6, 100.3, 100.0]);
+        assert_eq!((status, verdict.as_str()), (Status::Pass, "pass"));
+        let (status, verdict, direction, _) = judged(&[200.0, 201.0, 199.0, 200.5, 199.5, 200.2]);
+        assert_eq!(
+            (status, verdict.as_str(), direction),
+            (Status::Regression, "worse", Some(false))
+        );
     }
 
     #[test]

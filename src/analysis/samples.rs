@@ -48,6 +48,10 @@ pub struct Axis {
     pub bench: bool,
     pub config_keys: BTreeSet<String>,
     pub label: bool,
+    /// The configuration keys compared although no selector names them, because each side
+    /// holds one configuration and they differ in these: per key, the baseline's and the
+    /// candidate's value (`None` where a side lacks the key).
+    pub paired_config: BTreeMap<String, (Option<String>, Option<String>)>,
 }
 
 impl Axis {
@@ -58,13 +62,16 @@ impl Axis {
             bench: c.bench,
             config_keys: c.params.clone(),
             label: c.label,
+            paired_config: BTreeMap::new(),
         }
     }
 
     /// This axis, plus the label when no label is on both sides, plus each identity field
-    /// (suite, bench, configuration) that takes one
-    /// value on each side, different between them: two sides of one benchmark each are
-    /// compared with each other whatever their names.
+    /// (suite, bench) that takes one value on each side, different between them, and the
+    /// configuration keys in which each side's one configuration differs from the other's
+    /// ([`Axis::paired_config`]): two sides of one benchmark each are compared with each
+    /// other whatever their names. A side of several configurations pairs none of them
+    /// this way: its configurations are never pooled.
     pub fn widened(&self, baseline: &[StoredRun], candidate: &[StoredRun]) -> Axis {
         let mut axis = self.clone();
         let ids = |runs: &[StoredRun]| -> Vec<Identity> {
@@ -91,11 +98,16 @@ impl Axis {
             |ids: &[Identity]| ids.iter().map(|i| i.label.clone()).collect::<BTreeSet<_>>();
         axis.label |= labels(&b).is_disjoint(&labels(&c));
         if single(&|i| format!("{:?}", i.config)) {
-            axis.config_keys.extend(
-                b.iter()
-                    .chain(&c)
-                    .flat_map(|i| i.config.iter().map(|(k, _)| k.clone())),
-            );
+            let map = |i: &Identity| i.config.iter().cloned().collect::<BTreeMap<_, _>>();
+            let (bc, cc) = (map(&b[0]), map(&c[0]));
+            for key in bc.keys().chain(cc.keys()) {
+                let (x, y) = (bc.get(key), cc.get(key));
+                if x != y {
+                    axis.config_keys.insert(key.clone());
+                    axis.paired_config
+                        .insert(key.clone(), (x.cloned(), y.cloned()));
+                }
+            }
         }
         axis
     }
@@ -406,6 +418,48 @@ mod tests {
 
     fn labelled(id: i64, label: &str) -> StoredRun {
         stored(id, "jlbh", label, Vec::new())
+    }
+
+    /// A run of `threads` threads and `connections` connections.
+    fn configured(id: i64, threads: f64, connections: Option<f64>) -> StoredRun {
+        let mut r = labelled(id, "");
+        for (k, v) in [("threads", Some(threads)), ("connections", connections)] {
+            if let Some(v) = v {
+                r.run
+                    .params
+                    .insert(k.into(), bench_db_parsers::Param::Num(v));
+                r.run.config.insert(k.into());
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn one_configuration_a_side_pairs_across_the_keys_it_differs_in_only() {
+        let axis = Axis::default();
+        let (a, b) = (
+            configured(1, 1.0, Some(64.0)),
+            configured(2, 64.0, Some(64.0)),
+        );
+        let w = axis.widened(std::slice::from_ref(&a), std::slice::from_ref(&b));
+        // The shared connections stay the cell's configuration.
+        assert_eq!(w.identity(&a), w.identity(&b));
+        assert_eq!(w.identity(&a).config, [("connections".into(), "64".into())]);
+        assert_eq!(
+            w.paired_config,
+            BTreeMap::from([("threads".into(), (Some("1".into()), Some("64".into())))])
+        );
+        // A key one side lacks is a difference too.
+        let c = configured(3, 1.0, None);
+        let w = axis.widened(std::slice::from_ref(&c), std::slice::from_ref(&a));
+        assert_eq!(
+            w.paired_config,
+            BTreeMap::from([("connections".into(), (None, Some("64".into())))])
+        );
+        // Two configurations on one side are never pooled: nothing is paired across.
+        let w = axis.widened(&[a.clone(), b.clone()], std::slice::from_ref(&c));
+        assert!(w.paired_config.is_empty() && w.config_keys.is_empty());
+        assert_ne!(w.identity(&a), w.identity(&b));
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
         let why = nothing_selected(&store, &sel.0, &args.sides.baseline, "--baseline")?;
         eprintln!("hint: {}", why.escaped());
     }
+    super::select::warn_shared_runs(&base, &cand);
     // A baseline over several commits: only its most recent segment (after its last
     // change point), whose runs then give the baseline noise.
     let selected = base.len();

@@ -43,6 +43,7 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
         }) => {
             let base = select_some(&store, &Selector::parse(b)?, b, "--baseline")?;
             let cand = select_some(&store, &Selector::parse(c)?, c, "--candidate")?;
+            super::select::warn_shared_runs(&base, &cand);
             let (bn, cn) = pairing::side_names(&refs(&base), &refs(&cand));
             let comparison = pairing::compare(&bn, &refs(&base), &cn, &refs(&cand));
             Some((comparison, base.into_iter().chain(cand).collect::<Vec<_>>()))
@@ -161,6 +162,10 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
                             "percentile": d.percentile,
                             "delta_pct": d.delta_pct,
                             "verdict": d.verdict,
+                            // The cell's benchmark, as `compare --json` names it.
+                            "bench": d.bench,
+                            "config": d.config.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+                            "central_delta_pct": d.central_delta_pct,
                         }))
                         .collect::<Vec<_>>()
                 };

@@ -37,6 +37,28 @@ fn collect(store: &Db, sel: &Selector, detail: Detail) -> Result<Vec<StoredRun>>
     Ok(out)
 }
 
+/// A warning (on standard error) when the baseline and candidate selections share runs:
+/// those runs are compared with themselves, which shows no change whatever they hold.
+pub fn warn_shared_runs(baseline: &[StoredRun], candidate: &[StoredRun]) {
+    if let Some(w) = shared_runs_warning(baseline, candidate) {
+        eprintln!("{w}");
+    }
+}
+
+/// The warning [`warn_shared_runs`] prints, if any.
+fn shared_runs_warning(baseline: &[StoredRun], candidate: &[StoredRun]) -> Option<String> {
+    let ids: HashSet<i64> = baseline.iter().map(|r| r.id).collect();
+    let shared = candidate.iter().filter(|r| ids.contains(&r.id)).count();
+    (shared > 0).then(|| {
+        format!(
+            "warning: the baseline and the candidate share {} (of {} and {}): a run on both sides is compared with itself, which hides a change",
+            crate::numfmt::plural(shared, "run"),
+            baseline.len(),
+            candidate.len()
+        )
+    })
+}
+
 /// The runs `text` selects; none is an error (exit 2) that names the option, the terms
 /// that match nothing on their own and the nearest values stored.
 pub fn select_some(store: &Db, sel: &Selector, text: &str, what: &str) -> Result<Vec<StoredRun>> {

@@ -2,8 +2,9 @@
 
 use super::table::Cell as T;
 use super::{json_num, md_cell, num, p, pct, percentile};
-use crate::analysis::compare::{Cell, Replicates, SERIES_MIN_ESS, TestMethod, Verdict};
+use crate::analysis::compare::{Cell, Replicates, SERIES_MIN_ESS, TestMethod, Unpaired, Verdict};
 use crate::analysis::printed::Headline;
+use crate::analysis::samples::{Identity, identity_text};
 use crate::numfmt::plural;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -38,16 +39,10 @@ fn verdict_note(cells: &[Cell]) -> Option<String> {
     }
     let opposed = cells
         .iter()
-        .filter(|c| match (c.delta_pct, c.central_delta_pct) {
-            (Some(d), Some(m)) => d.abs() >= 0.005 && m.abs() >= 0.005 && (d < 0.0) != (m < 0.0),
-            _ => false,
-        })
+        .filter(|c| opposed(c.delta_pct, c.central_delta_pct))
         .count();
-    if opposed > 0 {
-        notes.push(format!(
-            "delta and the baseline/candidate columns point opposite ways ({}): delta is the tested change of the replicates' trimmed geometric mean; the columns are their median or mean, which a few replicates can pull (central_delta_pct in --json)",
-            plural(opposed, "row")
-        ));
+    if let Some(note) = opposed_note(opposed, "delta") {
+        notes.push(note);
     }
     if cells.iter().any(|c| c.verdict == Verdict::Changed) {
         notes.push(
@@ -56,6 +51,116 @@ fn verdict_note(cells: &[Cell]) -> Option<String> {
         );
     }
     (!notes.is_empty()).then(|| notes.join("\n"))
+}
+
+/// Why a metric both sides hold gave no row, as one line: each side's configurations
+/// of it and the keys that select one.
+pub fn unpaired_text(u: &Unpaired) -> String {
+    let side = |ids: &[Identity]| {
+        let names: Vec<String> = ids
+            .iter()
+            .map(|i| {
+                let t = identity_text(
+                    i.bench.as_deref(),
+                    i.config.iter().map(|(k, v)| (k, v)),
+                    i.label.as_deref(),
+                );
+                if t.is_empty() {
+                    "no configuration".to_string()
+                } else {
+                    super::escape::text(&t).into_owned()
+                }
+            })
+            .collect();
+        format!(
+            "{} ({})",
+            plural(ids.len(), "configuration"),
+            names.join("; ")
+        )
+    };
+    let mut line = format!(
+        "metric \"{}\" is on both sides, but no cell pairs: the baseline holds it in {}, the candidate in {}; a side's configurations are never pooled, so cells pair only with the same configuration on the other side, or when each side holds one",
+        super::escape::text(&u.metric),
+        side(&u.baseline),
+        side(&u.candidate)
+    );
+    if !u.keys.is_empty() {
+        let terms: Vec<String> = u
+            .keys
+            .iter()
+            .map(|(k, v)| super::escape::text(&format!("param.{k}={}", v.join("|"))).into_owned())
+            .collect();
+        line.push_str(&format!(
+            "; select one on each side with {}",
+            terms.join(", ")
+        ));
+    }
+    line
+}
+
+/// The text output when no row paired although both sides hold metrics: why, per metric.
+pub fn nothing_paired(unpaired: &[Unpaired]) -> String {
+    let mut out = String::from(
+        "no cell pairs between the sides:
+",
+    );
+    for u in unpaired {
+        out.push_str(&format!("- {}\n", unpaired_text(u)));
+    }
+    out
+}
+
+/// Which configuration keys the rows were paired across, where the sides' configurations
+/// differ in keys no selector names; `None` when they do not.
+pub fn paired_note<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> Option<String> {
+    let (mut rows, mut changes, mut keys) = (0, Vec::new(), Vec::new());
+    for c in cells {
+        let change = c.config_change();
+        if change.is_empty() {
+            continue;
+        }
+        rows += 1;
+        for (k, v) in change {
+            let text = format!("{k}={v}");
+            if !changes.contains(&text) {
+                changes.push(text);
+            }
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+    }
+    (rows > 0).then(|| {
+        let named: Vec<String> = keys.iter().map(|k| format!("param.{k}=…")).collect();
+        format!(
+            "paired across configurations ({}: {}): each side holds one configuration, and cells differing only in {}, which no selector names, were paired; name {} in both selectors ({}) to make that the comparison, or select the same configuration on both sides",
+            plural(rows, "row"),
+            changes.join(", "),
+            if keys.len() == 1 { "this key" } else { "these keys" },
+            if keys.len() == 1 { "it" } else { "them" },
+            named.join(";")
+        )
+    })
+}
+
+/// Whether a row's estimate (`delta_pct`) and the change of its central values
+/// (`central_delta_pct`) point opposite ways, each by 0.005% or more.
+pub fn opposed(delta_pct: Option<f64>, central_delta_pct: Option<f64>) -> bool {
+    match (delta_pct, central_delta_pct) {
+        (Some(d), Some(m)) => d.abs() >= 0.005 && m.abs() >= 0.005 && (d < 0.0) != (m < 0.0),
+        _ => false,
+    }
+}
+
+/// What it means that `rows` rows are [`opposed`], `column` naming the estimate's column;
+/// `None` for none. `compare` and the report's comparison tables say it alike.
+pub fn opposed_note(rows: usize, column: &str) -> Option<String> {
+    (rows > 0).then(|| {
+        format!(
+            "{column} and the baseline/candidate columns point opposite ways ({}): {column} is the tested change of the replicates' trimmed geometric mean; the columns are their median or mean, which a few replicates can pull (central_delta_pct in --json)",
+            plural(rows, "row")
+        )
+    })
 }
 
 fn verdict_color(v: Verdict) -> &'static str {
@@ -72,6 +177,13 @@ fn ci(c: &Cell) -> String {
         (Some(lo), Some(hi)) => format!("[{}, {}]", pct(Some(lo)), pct(Some(hi))),
         _ => "-".to_string(),
     }
+}
+
+/// Whether any row has a benchmark or a configuration to name.
+fn named_benches(cells: &[Cell]) -> bool {
+    cells
+        .iter()
+        .any(|c| c.bench.is_some() || !c.config.is_empty() || !c.config_change().is_empty())
 }
 
 fn has_concurrency(cells: &[Cell]) -> bool {
@@ -152,9 +264,7 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
         .map(T::from)
         .collect(),
     ];
-    let benches = cells
-        .iter()
-        .any(|c| c.bench.is_some() || !c.config.is_empty());
+    let benches = named_benches(cells);
     if benches {
         rows[0].insert(1, T::from("bench"));
     }
@@ -202,10 +312,16 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
          of whole runs on Yuen's trimmed t of log values (0, 10% or 20% trimmed from 8 runs a \
          side, chosen from the pooled runs; exact when the rearrangements can be enumerated, else \
          sampled), nothing dropped; CI: of the trimmed geometric-mean change, \
-         by inverting the same test; p_adj: step-down max-T across the rows tested over runs, Holm \
-         across the series tested on samples. same = not \
+         by inverting the same test; p_adj: step-down max-T within each group of rows measured by \
+         the same runs (one benchmark's metrics and percentiles), Bonferroni across those groups; \
+         Holm across the series tested on samples, and apart across the rows of one invocation \
+         against several; Bonferroni over those kinds when more than one is present. same = not \
          significant and the CI within ±10%; inconclusive = neither.\n",
     );
+    if let Some(note) = paired_note(cells) {
+        out.push_str(&note);
+        out.push('\n');
+    }
     if let Some(note) = verdict_note(cells) {
         out.push_str(&note);
         out.push('\n');
@@ -373,6 +489,15 @@ struct JsonCell<'a> {
     printed_note: Option<&'a str>,
     /// The label someone gave the runs (`null` when none, or when it is the axis).
     label: Option<&'a str>,
+    /// The configuration keys no selector names in which the paired sides differ, each
+    /// side's values (empty when the sides agree).
+    config_baseline: BTreeMap<&'a str, &'a str>,
+    config_candidate: BTreeMap<&'a str, &'a str>,
+}
+
+/// `(key, value)` pairs as a JSON object.
+fn pairs(p: &[(String, String)]) -> BTreeMap<&str, &str> {
+    p.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
 }
 
 /// Top-level JSON array of cells.
@@ -382,11 +507,7 @@ pub fn json(cells: &[Cell]) -> String {
         .map(|c| JsonCell {
             suite: &c.suite,
             bench: c.bench.as_deref(),
-            config: c
-                .config
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect(),
+            config: pairs(&c.config),
             metric: &c.metric,
             percentile: c.percentile,
             baseline: json_num(c.baseline),
@@ -416,6 +537,8 @@ pub fn json(cells: &[Cell]) -> String {
             printed_candidate: c.printed_candidate.as_ref(),
             printed_note: c.printed_note.as_deref(),
             label: c.label.as_deref(),
+            config_baseline: pairs(&c.config_baseline),
+            config_candidate: pairs(&c.config_candidate),
         })
         .collect();
     let mut s = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".to_string());
@@ -425,9 +548,7 @@ pub fn json(cells: &[Cell]) -> String {
 
 /// A Markdown table for a pull-request comment.
 pub fn markdown(cells: &[Cell]) -> String {
-    let benches = cells
-        .iter()
-        .any(|c| c.bench.is_some() || !c.config.is_empty());
+    let benches = named_benches(cells);
     let mut out = if benches {
         String::from(
             "| suite | bench | metric | pct | baseline | candidate | delta | 95% CI | p (adj) | verdict |\n\
@@ -469,6 +590,9 @@ pub fn markdown(cells: &[Cell]) -> String {
     }
     if cells.is_empty() {
         out.push_str("\n_No metric is present on both sides._\n");
+    }
+    if let Some(note) = paired_note(cells) {
+        out.push_str(&format!("\n_{}_\n", md_cell(&note)));
     }
     if let Some(note) = replicate_note(cells) {
         out.push_str(&format!("\n_{note}_\n"));
@@ -571,6 +695,8 @@ mod tests {
         // no per-cell summary).
         want.extend(["printed_baseline", "printed_candidate", "printed_note"]);
         want.push("label");
+        // The configuration keys the sides were paired across.
+        want.extend(["config_baseline", "config_candidate"]);
         want.sort();
         assert_eq!(keys, want);
         assert_eq!(first["schema"], 1);

@@ -748,15 +748,22 @@ fn comparison_section(c: &Comparison) -> String {
     if !plot.rows.is_empty() {
         h.push_str(&figure(shift::render(&plot)));
     }
-    h.push_str("<div class=\"scroll\"><table><tr><th>cell</th><th>baseline</th><th>candidate</th><th>change</th><th>95% CI</th><th>verdict</th></tr>\n");
+    // A comparison the gate judged gives each verdict's reason.
+    let gated = c.deltas.iter().any(|d| d.reason.is_some());
+    h.push_str("<div class=\"scroll\"><table><tr><th>cell</th><th>baseline</th><th>candidate</th><th>change</th><th>95% CI</th><th>verdict</th>");
+    if gated {
+        h.push_str("<th class=\"text\">the gate's reason</th>");
+    }
+    h.push_str("</tr>\n");
     for d in &c.deltas {
         let class = match d.direction {
             Some(true) => " class=\"better\"",
             Some(false) => " class=\"worse\"",
             None => "",
         };
-        let ci = match (d.ci_low, d.ci_high) {
-            (Some(lo), Some(hi)) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
+        let ci = match (d.ci_low, d.ci_high, &d.interval_note) {
+            (Some(lo), Some(hi), _) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
+            (_, _, Some(note)) => format!("<span class=\"muted\">{}</span>", escape(note)),
             _ => "–".to_string(),
         };
         // Hover: the value to more digits than the cell shows.
@@ -768,8 +775,16 @@ fn comparison_section(c: &Comparison) -> String {
                 )
             })
         };
+        let reason = if gated {
+            format!(
+                "<td class=\"text\">{}</td>",
+                escape(d.reason.as_deref().unwrap_or(""))
+            )
+        } else {
+            String::new()
+        };
         h.push_str(&format!(
-            "<tr><th>{}</th><td{}>{}</td><td{}>{}</td><td{class}>{}</td><td>{}</td>{}</tr>\n",
+            "<tr><th>{}</th><td{}>{}</td><td{}>{}</td><td{class}>{}</td><td>{}</td>{}{reason}</tr>\n",
             escape(&d.name()),
             exact(d.baseline),
             d.baseline.map_or("–".into(), |v| d.human(v)),
@@ -781,6 +796,14 @@ fn comparison_section(c: &Comparison) -> String {
         ));
     }
     h.push_str("</table></div>\n");
+    let opposed = c
+        .deltas
+        .iter()
+        .filter(|d| crate::output::compare::opposed(d.delta_pct, d.central_delta_pct))
+        .count();
+    if let Some(note) = crate::output::compare::opposed_note(opposed, "the change column") {
+        h.push_str(&format!("<p class=\"muted\">{}</p>\n", escape(&note)));
+    }
     for ts in &c.timeseries {
         h.push_str(&figure_with(timeseries::render(ts), SPAN_CAPTION));
     }
