@@ -347,11 +347,49 @@ impl SuitePage {
 /// A run with its place in the stream.
 type Placed = (usize, Rc<StoredRun>);
 
-/// A group of runs: ingest time, source, block.
-type GroupKey = (String, i64, u32);
+/// A group of runs: ingest time, source, block, and the benchmark and configuration (a
+/// Go file is one block of many benchmarks; each is a group of its own).
+type GroupKey = (String, i64, u32, Option<String>, Vec<(String, String)>);
 
 fn group_key(r: &StoredRun) -> GroupKey {
-    (r.ingested_at.clone(), r.source_id, r.block_index)
+    (
+        r.ingested_at.clone(),
+        r.source_id,
+        r.block_index,
+        r.run.bench.clone(),
+        config_of(r),
+    )
+}
+
+fn config_of(r: &StoredRun) -> Vec<(String, String)> {
+    r.run
+        .config_params()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Whether `r` belongs to the group of `key`, told without building its key.
+fn in_group(key: &GroupKey, r: &StoredRun) -> bool {
+    key.2 == r.block_index
+        && key.1 == r.source_id
+        && key.0 == r.ingested_at
+        && key.3 == r.run.bench
+        && key.4 == config_of(r)
+}
+
+/// A group's title: its benchmark and configuration as its tool names them, with the
+/// group's label or source and block ([`group_title`]) unless the name holds it.
+fn group_name(run: &StoredRun) -> String {
+    let bench = super::samples::run_bench_text(run);
+    let title = group_title(run);
+    if bench.is_empty() {
+        title
+    } else if bench.contains(&title) {
+        bench
+    } else {
+        format!("{bench} · {title}")
+    }
 }
 
 /// What a suite page must know of its runs before they come, told from their heads
@@ -373,7 +411,7 @@ impl SuitePlan {
     /// Counts one run's head (a run read with or without its series).
     pub fn add(&mut self, r: &StoredRun) {
         match &mut self.last_group {
-            Some((k, n)) if k.0 == r.ingested_at && k.1 == r.source_id && k.2 == r.block_index => {
+            Some((k, n)) if in_group(k, r) => {
                 *n += 1;
             }
             _ => {
@@ -728,12 +766,9 @@ fn drawn_groups(groups: &[Vec<&StoredRun>], cmps: &[&Comparison], opts: &Options
 }
 
 fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Options) -> SuitePage {
-    let mut groups: BTreeMap<(&str, i64, u32), Vec<&StoredRun>> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, Vec<&StoredRun>> = BTreeMap::new();
     for r in runs {
-        groups
-            .entry((r.ingested_at.as_str(), r.source_id, r.block_index))
-            .or_default()
-            .push(r);
+        groups.entry(group_key(r)).or_default().push(r);
     }
     let mut groups: Vec<Vec<&StoredRun>> = groups.into_values().collect();
     for group in &mut groups {
@@ -790,11 +825,7 @@ fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
             .find(|r| !r.printed.is_empty())
             .copied()
             .unwrap_or(first);
-        let mut bench = bench_name(holder);
-        let label = group_title(first);
-        if !bench.contains(&label) {
-            bench = format!("{bench} · {label}");
-        }
+        let bench = group_name(first);
         for (metric, kind) in metrics_of(group) {
             if kind != "value" {
                 continue;
@@ -1046,7 +1077,7 @@ fn group_of(group: &[&StoredRun], opts: &Options, timeseries_charted: bool) -> G
         }
     }
     Group {
-        title: group_title(first),
+        title: group_name(first),
         origin,
         format: first.format.clone(),
         runs: run_rows(group),
@@ -1101,7 +1132,7 @@ fn group_pages(groups: &[Vec<&StoredRun>]) -> Vec<GroupPage> {
 /// A group as its group page lists it: its runs and variation table.
 fn paged_group(group: &[&StoredRun]) -> PagedGroup {
     PagedGroup {
-        title: group_title(group[0]),
+        title: group_name(group[0]),
         format: group[0].format.clone(),
         block_id: group[0].block_id,
         runs: run_rows(group),
