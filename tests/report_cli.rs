@@ -214,9 +214,8 @@ fn hostile_suite_names_and_values_still_give_a_report() {
 /// The rows of a page's before/after tables: (cell, baseline, candidate) as shown.
 fn comparison_rows(page: &str) -> Vec<(String, String, String)> {
     let section = &page[page.find("id=\"compare\"").expect("a comparison")..];
-    let section = &section[..section
-        .find("<h2 id=\"replicates\"")
-        .unwrap_or(section.len())];
+    // The section ends where the next one begins.
+    let section = &section[..section[1..].find("<h2 ").map_or(section.len(), |i| i + 1)];
     section
         .split("<tr><th>")
         .skip(1)
@@ -459,4 +458,25 @@ fn a_go_file_of_three_benchmarks_draws_each_apart() {
         .filter(|h| h.contains("go-bench · 3 runs"))
         .collect();
     assert_eq!(headings.len(), 3, "{headings:#?}");
+}
+
+#[test]
+fn a_jlbh_file_that_kept_run_1_is_not_said_to_leave_it_out_as_jlbh_does() {
+    // skipFirstRun(false): JLBH's printed 50% variation 1.60 counts run 1 (0.41 against
+    // 0.42 of the others); ours, run 1 left out, is 0.00.
+    let Some(dir) = shared("samples/jlbh") else {
+        return;
+    };
+    let file = dir.join("jlbh-2021-summary-5runs-10M-skipfirst-false-chronicle-wire.txt");
+    let env = Env::new();
+    env.ok(&["ingest", &file.display().to_string()]);
+    let out = env.dir.path().join("r");
+    env.ok(&["report", "--out", &out.display().to_string()]);
+    let jlbh = std::fs::read_to_string(out.join("suite-jlbh.html")).unwrap();
+    assert!(!jlbh.contains("as JLBH does"), "{jlbh}");
+    assert!(
+        jlbh.contains("(5 runs; run 1 left out; printed ≠ % Variation on 1 row: the printed figure counts run 1 (JLBH run with skipFirstRun(false)); --include-first reproduces it)"),
+        "{jlbh}"
+    );
+    assert!(jlbh.contains("<td class=\"v-low\" title=\"printed by the tool: 1.60\">0.00</td>"));
 }
