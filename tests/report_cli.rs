@@ -214,9 +214,8 @@ fn hostile_suite_names_and_values_still_give_a_report() {
 /// The rows of a page's before/after tables: (cell, baseline, candidate) as shown.
 fn comparison_rows(page: &str) -> Vec<(String, String, String)> {
     let section = &page[page.find("id=\"compare\"").expect("a comparison")..];
-    let section = &section[..section
-        .find("<h2 id=\"replicates\"")
-        .unwrap_or(section.len())];
+    // The section ends where the next one begins.
+    let section = &section[..section[1..].find("<h2 ").map_or(section.len(), |i| i + 1)];
     section
         .split("<tr><th>")
         .skip(1)
@@ -400,6 +399,88 @@ fn unknown_polarity_is_neither_better_nor_worse() {
     // rt 63.35 → 3.38 ms: lower is better.
     assert!(better.contains(&"ts.rt".to_string()), "{report}");
 }
+
+/// The `<title>` texts of a page (what its marks say on hover).
+fn hover_titles(page: &str) -> Vec<&str> {
+    page.split("<title>")
+        .skip(1)
+        .filter_map(|t| t.split("</title>").next())
+        .collect()
+}
+
+#[test]
+fn a_go_file_of_three_benchmarks_draws_each_apart() {
+    // bench-count3.txt: one block, -count 3 of BenchmarkJoin (1064, 1289, 1102 ns/op),
+    // BenchmarkSortCopy (40474, 42921, 38736) and BenchmarkParallelJoin (126.7, 175.4,
+    // 196.4).
+    let env = Env::new();
+    let f = fixture("real/go-bench/bench-count3.txt");
+    env.ok(&["ingest", &f, "--label", "before"]);
+    let out = env.dir.path().join("r");
+    env.ok(&["report", "--out", &out.display().to_string()]);
+    let page = std::fs::read_to_string(out.join("suite-go-bench.html")).unwrap();
+    let titles = hover_titles(&page);
+    let ours = |bench: &str| -> Vec<&str> {
+        titles
+            .iter()
+            .copied()
+            .filter(|t| t.starts_with(bench) && t.contains("ns/op, 3 runs"))
+            .collect()
+    };
+    let join = ours("BenchmarkJoin [");
+    assert_eq!(join.len(), 1, "{titles:#?}");
+    assert!(
+        join[0].ends_with(
+            "· before: ours, median 1102 ns/op, quartiles 1083 ns/op – 1196 ns/op, 3 runs"
+        ),
+        "{join:?}"
+    );
+    assert_eq!(ours("BenchmarkSortCopy [").len(), 1, "{titles:#?}");
+    assert_eq!(ours("BenchmarkParallelJoin [").len(), 1, "{titles:#?}");
+    // Each point is its own benchmark's run: SortCopy's first is run 4 of the file.
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.starts_with("BenchmarkSortCopy [")
+                && t.contains(": 40.47K ns/op · run 4 (id 4)")),
+        "{titles:#?}"
+    );
+    assert!(
+        !titles
+            .iter()
+            .any(|t| t.starts_with("BenchmarkJoin [") && t.contains("run 4 "))
+    );
+    // The runs are listed per benchmark: three groups of three runs.
+    assert!(page.contains("9 runs in 3 groups"), "{page}");
+    let headings: Vec<&str> = page
+        .split("<h3>")
+        .skip(1)
+        .filter(|h| h.contains("go-bench · 3 runs"))
+        .collect();
+    assert_eq!(headings.len(), 3, "{headings:#?}");
+}
+
+#[test]
+fn a_jlbh_file_that_kept_run_1_is_not_said_to_leave_it_out_as_jlbh_does() {
+    // skipFirstRun(false): JLBH's printed 50% variation 1.60 counts run 1 (0.41 against
+    // 0.42 of the others); ours, run 1 left out, is 0.00.
+    let Some(dir) = shared("samples/jlbh") else {
+        return;
+    };
+    let file = dir.join("jlbh-2021-summary-5runs-10M-skipfirst-false-chronicle-wire.txt");
+    let env = Env::new();
+    env.ok(&["ingest", &file.display().to_string()]);
+    let out = env.dir.path().join("r");
+    env.ok(&["report", "--out", &out.display().to_string()]);
+    let jlbh = std::fs::read_to_string(out.join("suite-jlbh.html")).unwrap();
+    assert!(!jlbh.contains("as JLBH does"), "{jlbh}");
+    assert!(
+        jlbh.contains("(5 runs; run 1 left out; printed ≠ % Variation on 1 row: the printed figure counts run 1 (JLBH run with skipFirstRun(false)); --include-first reproduces it)"),
+        "{jlbh}"
+    );
+    assert!(jlbh.contains("<td class=\"v-low\" title=\"printed by the tool: 1.60\">0.00</td>"));
+}
+
 
 /// A branch comparison says for each cell what `gate` says on the same runs: main's
 /// history (Go's `-count 3` and hyperfine's 10 ms, then 20 ms, for four commits) against

@@ -6,7 +6,7 @@
 //!
 //! A suite's page is built from its runs as they stream ([`SuiteBuilder`], planned from
 //! the runs' heads by [`SuitePlan`]), keeping of each run only what the page shows of it
-//! once its group and source are whole; [`build`] does the same for runs in memory.
+//! once its group is whole (curves keep values, not runs); [`build`] does the same for runs in memory.
 
 use super::charts::changes::Changes;
 use super::charts::changes::{self, ChangeSeries};
@@ -77,7 +77,8 @@ pub struct SuitePage {
     /// Those pages with their groups, but for the pages already taken while the runs
     /// streamed (see [`SuiteBuilder::take_group_pages`]).
     pub group_pages: Vec<GroupPage>,
-    /// One per curve the curve analysis returns (per source, benchmark and metric).
+    /// One per curve `bench-db curve` finds (per benchmark less its rate) of each ladder
+    /// metric, measured at two or more throughputs.
     pub curves: Vec<CurveChart>,
     /// Histories over ingests.
     pub histories: Vec<HistoryInput>,
@@ -344,19 +345,54 @@ impl SuitePage {
     }
 }
 
-/// A run with its place in the stream.
-type Placed = (usize, Rc<StoredRun>);
-
-/// A group of runs: ingest time, source, block.
-type GroupKey = (String, i64, u32);
+/// A group of runs: ingest time, source, block, and the benchmark and configuration (a
+/// Go file is one block of many benchmarks; each is a group of its own).
+type GroupKey = (String, i64, u32, Option<String>, Vec<(String, String)>);
 
 fn group_key(r: &StoredRun) -> GroupKey {
-    (r.ingested_at.clone(), r.source_id, r.block_index)
+    (
+        r.ingested_at.clone(),
+        r.source_id,
+        r.block_index,
+        r.run.bench.clone(),
+        config_of(r),
+    )
+}
+
+fn config_of(r: &StoredRun) -> Vec<(String, String)> {
+    r.run
+        .config_params()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Whether `r` belongs to the group of `key`, told without building its key.
+fn in_group(key: &GroupKey, r: &StoredRun) -> bool {
+    key.2 == r.block_index
+        && key.1 == r.source_id
+        && key.0 == r.ingested_at
+        && key.3 == r.run.bench
+        && key.4 == config_of(r)
+}
+
+/// A group's title: its benchmark and configuration as its tool names them, with the
+/// group's label or source and block ([`group_title`]) unless the name holds it.
+fn group_name(run: &StoredRun) -> String {
+    let bench = super::samples::run_bench_text(run);
+    let title = group_title(run);
+    if bench.is_empty() {
+        title
+    } else if bench.contains(&title) {
+        bench
+    } else {
+        format!("{bench} · {title}")
+    }
 }
 
 /// What a suite page must know of its runs before they come, told from their heads
-/// (no series): how many runs each group and each source holds (so each is handled
-/// when whole, then let go), which blocks have runs after run 1 (the history's warm-up
+/// (no series): how many runs each group holds (so each is handled when whole, then
+/// let go), which blocks have runs after run 1 (the history's warm-up
 /// rule) and which runs the branch comparisons read.
 #[derive(Debug, Default)]
 pub struct SuitePlan {
@@ -364,7 +400,6 @@ pub struct SuitePlan {
     /// The group of the previous runs and their count, not yet in `groups`: runs come
     /// group by group.
     last_group: Option<(GroupKey, usize)>,
-    sources: HashMap<i64, usize>,
     later_runs: HashSet<i64>,
     pairs: PairPlan,
 }
@@ -373,7 +408,7 @@ impl SuitePlan {
     /// Counts one run's head (a run read with or without its series).
     pub fn add(&mut self, r: &StoredRun) {
         match &mut self.last_group {
-            Some((k, n)) if k.0 == r.ingested_at && k.1 == r.source_id && k.2 == r.block_index => {
+            Some((k, n)) if in_group(k, r) => {
                 *n += 1;
             }
             _ => {
@@ -381,7 +416,6 @@ impl SuitePlan {
                 self.last_group = Some((group_key(r), 1));
             }
         }
-        *self.sources.entry(r.source_id).or_default() += 1;
         changes::note_later_run(&mut self.later_runs, r);
         self.pairs.add(r);
     }
@@ -396,9 +430,8 @@ impl SuitePlan {
 
 /// Builds one suite's page from its runs as they stream in (in the order a selection
 /// gives them, by id), given its [`SuitePlan`]. A suite of many groups keeps every
-/// run only until its group and its source are whole: the group's table and the
-/// histories keep what they show, the most recent groups are kept to be drawn, and a
-/// source's runs are kept only when they draw a curve. A suite of at most
+/// run only until its group is whole: the group's table, the histories and the curves
+/// keep what they show, and the most recent groups are kept to be drawn. A suite of at most
 /// [`GROUPS_PER_PAGE`] groups keeps its runs: its tables cover all of them.
 pub struct SuiteBuilder<'o> {
     suite: String,
@@ -412,8 +445,6 @@ pub struct SuiteBuilder<'o> {
     runs: usize,
     sources: BTreeSet<i64>,
     formats: BTreeSet<String>,
-    /// Every metric of the runs in first-seen order, with its data kind.
-    metrics: Vec<(String, &'static str)>,
     /// Every run, when not paged.
     all: Vec<Rc<StoredRun>>,
     /// Groups not yet whole, and the drawn groups once whole.
@@ -427,11 +458,8 @@ pub struct SuiteBuilder<'o> {
     paged_so_far: usize,
     ready: Vec<GroupPage>,
     pages: Vec<PageEntry>,
-    /// Sources not yet whole (runs seen, the runs a curve would draw), and the runs of
-    /// whole sources that draw curves.
-    open_sources: HashMap<i64, (usize, Vec<Placed>)>,
-    /// Each with its place in the stream: curves take runs in the order they came.
-    curve_runs: Vec<Placed>,
+    /// The curves, fed each run as it comes.
+    curves: SuiteCurves,
     /// The histories, fed here unless taken to be fed elsewhere ([`Self::take_series`]).
     series: Option<SuiteSeries<'o>>,
     /// The histories fed elsewhere, once handed back.
@@ -499,7 +527,6 @@ impl<'o> SuiteBuilder<'o> {
             runs: 0,
             sources: BTreeSet::new(),
             formats: BTreeSet::new(),
-            metrics: Vec::new(),
             all: Vec::new(),
             open: HashMap::new(),
             drawn: BTreeMap::new(),
@@ -508,8 +535,7 @@ impl<'o> SuiteBuilder<'o> {
             paged_so_far: 0,
             ready: Vec::new(),
             pages: Vec::new(),
-            open_sources: HashMap::new(),
-            curve_runs: Vec::new(),
+            curves: SuiteCurves::new(opts),
             series: paged.then(|| SuiteSeries {
                 changes: Changes::new(history, later_runs),
                 histories: history::Histories::default(),
@@ -521,16 +547,10 @@ impl<'o> SuiteBuilder<'o> {
 
     /// Takes in the suite's next run.
     pub fn add(&mut self, r: StoredRun) {
-        let seq = self.runs;
         self.runs += 1;
         self.sources.insert(r.source_id);
         if !self.formats.contains(&r.format) {
             self.formats.insert(r.format.clone());
-        }
-        for s in &r.run.series {
-            if !self.metrics.iter().any(|m| m.0 == s.metric) {
-                self.metrics.push((s.metric.clone(), s.kind()));
-            }
         }
         if self.wanted.contains(&r) {
             self.pair_runs.push(r.clone());
@@ -542,20 +562,8 @@ impl<'o> SuiteBuilder<'o> {
         if let Some(series) = &mut self.series {
             series.add(&r);
         }
+        self.curves.add(&r);
         let r = Rc::new(r);
-        // The source: its runs are kept until it is whole, then only for a curve, which
-        // leaves out late runs and JLBH's warm-up runs as `bench-db curve` does.
-        let source = r.source_id;
-        let entry = self.open_sources.entry(source).or_default();
-        entry.0 += 1;
-        if !analysis_curve::missed_schedule(&r) && !super::warmup::is_warmup(&r) {
-            entry.1.push((seq, Rc::clone(&r)));
-        }
-        if entry.0 >= self.plan.sources.get(&source).copied().unwrap_or(0)
-            && let Some((_, members)) = self.open_sources.remove(&source)
-        {
-            self.close_source(members);
-        }
         // The group: handled once whole.
         let key = group_key(&r);
         let group = self.open.entry(key.clone()).or_default();
@@ -564,13 +572,6 @@ impl<'o> SuiteBuilder<'o> {
             && let Some(group) = self.open.remove(&key)
         {
             self.close_group(key, group);
-        }
-    }
-
-    fn close_source(&mut self, members: Vec<Placed>) {
-        let refs: Vec<&StoredRun> = members.iter().map(|r| &*r.1).collect();
-        if draws_curve(&refs) {
-            self.curve_runs.extend(members);
         }
     }
 
@@ -666,10 +667,6 @@ impl<'o> SuiteBuilder<'o> {
         for (key, group) in open {
             self.close_group(key, group);
         }
-        let sources: Vec<Vec<Placed>> = self.open_sources.drain().map(|(_, (_, m))| m).collect();
-        for members in sources {
-            self.close_source(members);
-        }
         self.cut_pages(true);
         let groups: Vec<Vec<&StoredRun>> = self
             .drawn
@@ -678,8 +675,6 @@ impl<'o> SuiteBuilder<'o> {
             .collect();
         let drawn = drawn_groups(&groups, cmps, self.opts);
         let flat: Vec<&StoredRun> = groups.iter().flatten().copied().collect();
-        self.curve_runs.sort_by_key(|r| r.0);
-        let curve_runs: Vec<&StoredRun> = self.curve_runs.iter().map(|r| &*r.1).collect();
         let series = match (self.series.take(), self.series_done.take()) {
             (Some(here), _) => here.finish(),
             (None, Some(done)) => done,
@@ -695,21 +690,13 @@ impl<'o> SuiteBuilder<'o> {
             variation: variation::from_runs(&flat),
             pages: std::mem::take(&mut self.pages),
             group_pages: std::mem::take(&mut self.ready),
-            curves: curves(&curve_runs, &ladder_metrics(&self.metrics), self.opts),
+            curves: self.curves.finish(),
             histories: series.histories,
             changes: series.changes,
             printed: groups.iter().flat_map(|g| printed_rows(g)).collect(),
             replicates: replicates(&groups),
         }
     }
-}
-
-fn ladder_metrics(metrics: &[(String, &'static str)]) -> Vec<String> {
-    metrics
-        .iter()
-        .filter(|m| m.1 == "ladder" || m.1 == "histogram")
-        .map(|m| m.0.clone())
-        .collect()
 }
 
 /// The drawn groups, each with its time series unless both sides of a comparison drew
@@ -728,12 +715,9 @@ fn drawn_groups(groups: &[Vec<&StoredRun>], cmps: &[&Comparison], opts: &Options
 }
 
 fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Options) -> SuitePage {
-    let mut groups: BTreeMap<(&str, i64, u32), Vec<&StoredRun>> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, Vec<&StoredRun>> = BTreeMap::new();
     for r in runs {
-        groups
-            .entry((r.ingested_at.as_str(), r.source_id, r.block_index))
-            .or_default()
-            .push(r);
+        groups.entry(group_key(r)).or_default().push(r);
     }
     let mut groups: Vec<Vec<&StoredRun>> = groups.into_values().collect();
     for group in &mut groups {
@@ -748,7 +732,6 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
     } else {
         (variation::from_runs(runs), Vec::new())
     };
-    let ladder_metrics = ladder_metrics(&metrics_of(runs));
     let mut sources: Vec<i64> = runs.iter().map(|r| r.source_id).collect();
     sources.sort_unstable();
     sources.dedup();
@@ -765,7 +748,7 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
         variation,
         pages: group_pages.iter().map(GroupPage::entry).collect(),
         group_pages,
-        curves: curves(runs, &ladder_metrics, opts),
+        curves: curves(runs, opts),
         histories: history::from_runs(runs),
         changes: changes::series_of(runs),
         printed: groups[skipped..]
@@ -790,11 +773,7 @@ fn replicates(groups: &[Vec<&StoredRun>]) -> Vec<Replicates> {
             .find(|r| !r.printed.is_empty())
             .copied()
             .unwrap_or(first);
-        let mut bench = bench_name(holder);
-        let label = group_title(first);
-        if !bench.contains(&label) {
-            bench = format!("{bench} · {label}");
-        }
+        let bench = group_name(first);
         for (metric, kind) in metrics_of(group) {
             if kind != "value" {
                 continue;
@@ -1046,7 +1025,7 @@ fn group_of(group: &[&StoredRun], opts: &Options, timeseries_charted: bool) -> G
         }
     }
     Group {
-        title: group_title(first),
+        title: group_name(first),
         origin,
         format: first.format.clone(),
         runs: run_rows(group),
@@ -1101,7 +1080,7 @@ fn group_pages(groups: &[Vec<&StoredRun>]) -> Vec<GroupPage> {
 /// A group as its group page lists it: its runs and variation table.
 fn paged_group(group: &[&StoredRun]) -> PagedGroup {
     PagedGroup {
-        title: group_title(group[0]),
+        title: group_name(group[0]),
         format: group[0].format.clone(),
         block_id: group[0].block_id,
         runs: run_rows(group),
@@ -1109,93 +1088,103 @@ fn paged_group(group: &[&StoredRun]) -> PagedGroup {
     }
 }
 
-/// Whether a source's runs (those that kept their schedule) span two or more
-/// throughputs: only then do they draw a curve.
-fn draws_curve(members: &[&StoredRun]) -> bool {
-    // A run is drawn at the rate it achieved where it measured one (a runner that
-    // fell behind its schedule did not run at its target).
-    let achieved = members
-        .iter()
-        .all(|r| r.param_f64("achieved_throughput").is_some());
-    let rate_of = |r: &StoredRun| {
-        if achieved {
-            r.param_f64("achieved_throughput")
-        } else {
-            analysis_curve::throughput(r)
-        }
-    };
-    let mut rates: Vec<f64> = members.iter().filter_map(|r| rate_of(r)).collect();
-    rates.sort_by(f64::total_cmp);
-    rates.dedup();
-    rates.len() >= 2
+/// Throughput/latency curves of the ladder metrics, as `bench-db curve` draws them: the
+/// same runs (late runs and JLBH's warm-up runs left out), one curve per benchmark and
+/// configuration less the rate ([`analysis_curve::CurveKey`], labels that each name one
+/// rate joined), x the target rate where set. A curve of one throughput is not drawn.
+/// An SLO whose unit does not fit a metric is left off that chart.
+fn curves(runs: &[&StoredRun], opts: &Options) -> Vec<CurveChart> {
+    let mut c = SuiteCurves::new(opts);
+    for r in runs {
+        c.add(r);
+    }
+    c.finish()
 }
 
-/// Throughput/latency curves of the ladder metrics, one per source and benchmark whose
-/// runs span two or more throughputs: different sources are different experiments,
-/// never pooled into one line, and each curve the analysis returns is one chart. An SLO
-/// whose unit does not fit a metric is left off that chart.
-fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveChart> {
-    let mut by_source: BTreeMap<(&str, i64), Vec<&StoredRun>> = BTreeMap::new();
-    // Runs that missed their schedule did not run at their rate: not on a curve.
-    for r in runs
-        .iter()
-        .filter(|r| !analysis_curve::missed_schedule(r) && !super::warmup::is_warmup(r))
-    {
-        by_source
-            .entry((r.source.as_str(), r.source_id))
-            .or_default()
-            .push(*r);
-    }
-    let slo_text: Vec<&str> = opts.slo.iter().map(|t| t.text.as_str()).collect();
-    let slo_text = (!slo_text.is_empty()).then(|| slo_text.join(","));
-    let mut out = Vec::new();
-    for ((source, _), members) in &by_source {
-        // A source at one rate draws no curve: known before its runs are copied.
-        if !draws_curve(members) {
-            continue;
+/// A suite's curves, fed one run at a time: per ladder metric, its curves with the SLO
+/// and without (the fallback when the SLO does not fit it); values are kept, not runs.
+struct SuiteCurves {
+    slo: Option<String>,
+    /// Each ladder metric in first-seen order with its display name and builders.
+    metrics: Vec<(String, String, MetricCurves)>,
+    /// Whether every run fed has a target rate (the x axis's caption).
+    all_targets: bool,
+}
+
+struct MetricCurves {
+    with_slo: Option<analysis_curve::CurvesBuilder>,
+    plain: analysis_curve::CurvesBuilder,
+}
+
+impl SuiteCurves {
+    fn new(opts: &Options) -> SuiteCurves {
+        let slo: Vec<&str> = opts.slo.iter().map(|t| t.text.as_str()).collect();
+        SuiteCurves {
+            slo: (!slo.is_empty()).then(|| slo.join(",")),
+            metrics: Vec::new(),
+            all_targets: true,
         }
-        let achieved = members
-            .iter()
-            .all(|r| r.param_f64("achieved_throughput").is_some());
-        let mut owned: Vec<StoredRun> = members.iter().map(|r| (*r).clone()).collect();
-        if achieved {
-            for r in owned.iter_mut() {
-                if let Some(a) = r.param_f64("achieved_throughput") {
-                    r.run
-                        .params
-                        .insert("target_throughput".into(), Param::Num(a));
-                }
+    }
+
+    fn add(&mut self, r: &StoredRun) {
+        if analysis_curve::missed_schedule(r) || super::warmup::is_warmup(r) {
+            return;
+        }
+        if analysis_curve::throughput(r).is_none() {
+            return;
+        }
+        self.all_targets &= r.param_f64("target_throughput").is_some();
+        for s in &r.run.series {
+            let kind = s.kind();
+            if (kind == "ladder" || kind == "histogram")
+                && !self.metrics.iter().any(|m| m.0 == s.metric)
+            {
+                let new = |slo: Option<&str>| {
+                    analysis_curve::CurvesBuilder::new(s.metric.clone(), &CURVE_PERCENTILES, slo)
+                };
+                let Ok(plain) = new(None) else { continue };
+                let with_slo = self.slo.as_deref().and_then(|t| new(Some(t)).ok());
+                self.metrics.push((
+                    s.metric.clone(),
+                    s.display.clone(),
+                    MetricCurves { with_slo, plain },
+                ));
             }
         }
-        for m in metrics {
-            let build = |slo: Option<&str>| {
-                let mut b = analysis_curve::CurvesBuilder::new(m.clone(), &CURVE_PERCENTILES, slo)?;
-                for r in &owned {
-                    b.add(r)?;
-                }
-                b.finish()
+        for (_, _, m) in &mut self.metrics {
+            if let Some(b) = &mut m.with_slo {
+                // Errors only on a malformed SLO, refused when built.
+                let _ = b.add(r);
+            }
+            let _ = m.plain.add(r);
+        }
+    }
+
+    fn finish(self) -> Vec<CurveChart> {
+        let mut out = Vec::new();
+        for (_, display, m) in self.metrics {
+            let found = match m.with_slo.map(|b| b.finish()) {
+                Some(Ok(found)) => Ok(found),
+                _ => m.plain.finish(),
             };
-            let Ok(found) = build(slo_text.as_deref()).or_else(|_| build(None)) else {
-                continue;
-            };
-            let display = owned
-                .iter()
-                .find_map(|r| r.series(m))
-                .map_or(m.as_str(), |s| s.display.as_str());
+            let Ok(found) = found else { continue };
             for (key, c) in &found {
+                if distinct_rates(c) < 2 {
+                    continue;
+                }
                 let title = key.title();
                 let name = if title.is_empty() {
-                    format!("{display} · {}", short_source(source))
+                    display.clone()
                 } else {
-                    format!("{title} · {display} · {}", short_source(source))
+                    format!("{title} · {display}")
                 };
                 let Some(mut input) = curve_input::from_curve(c, &name, "/s") else {
                     continue;
                 };
-                input.throughput_caption = if achieved {
-                    "Achieved throughput"
-                } else {
+                input.throughput_caption = if self.all_targets {
                     "Target throughput"
+                } else {
+                    "Throughput"
                 }
                 .to_string();
                 out.push(CurveChart {
@@ -1204,18 +1193,24 @@ fn curves(runs: &[&StoredRun], metrics: &[String], opts: &Options) -> Vec<CurveC
                 });
             }
         }
+        out
     }
-    out
+}
+
+/// The throughputs a curve was measured at.
+fn distinct_rates(c: &analysis_curve::Curve) -> usize {
+    let mut rates: Vec<f64> = c.points.iter().map(|p| p.throughput).collect();
+    rates.sort_by(f64::total_cmp);
+    rates.dedup();
+    rates.len()
 }
 
 /// Where a curve's knee is, or why it has none.
 fn knee_note(c: &analysis_curve::Curve) -> String {
-    let mut rates: Vec<f64> = c.points.iter().map(|p| p.throughput).collect();
-    rates.sort_by(f64::total_cmp);
-    rates.dedup();
+    let rates = distinct_rates(c);
     let drawn = format!(
         "One point per throughput: the median of its runs, their range shaded. {} measured.",
-        crate::numfmt::plural(rates.len(), "throughput")
+        crate::numfmt::plural(rates, "throughput")
     );
     match c.knee {
         Some(k) => format!(
@@ -1226,18 +1221,12 @@ fn knee_note(c: &analysis_curve::Curve) -> String {
                     .trim_end_matches('%')
                     .to_string())
         ),
-        None if rates.len() < analysis_curve::KNEE_MIN_RATES => format!(
+        None if rates < analysis_curve::KNEE_MIN_RATES => format!(
             "{drawn} No knee: a knee needs at least {} throughputs.",
             analysis_curve::KNEE_MIN_RATES
         ),
         None => format!("{drawn} No knee: latency never grows faster than throughput here."),
     }
-}
-
-/// The last two components of a source path: enough to tell files apart in a title.
-fn short_source(source: &str) -> String {
-    let parts: Vec<&str> = source.rsplit(['/', '\\']).take(2).collect();
-    parts.into_iter().rev().collect::<Vec<_>>().join("/")
 }
 
 #[cfg(test)]
@@ -1258,7 +1247,7 @@ mod tests {
         }
         runs.extend(second);
         let refs: Vec<&StoredRun> = runs.iter().collect();
-        let charts = curves(&refs, &["end_to_end".to_string()], &Options::default());
+        let charts = curves(&refs, &Options::default());
         assert_eq!(charts.len(), 1);
         let p50 = &charts[0].input.lines[0];
         assert_eq!(p50.percentile, 50.0);
@@ -1268,6 +1257,43 @@ mod tests {
             .map(|p| (p.throughput, p.min, p.max))
             .collect();
         assert_eq!(spans, [(1000.0, 10.0, 12.0), (2000.0, 20.0, 22.0)]);
+    }
+
+    #[test]
+    fn a_sweep_is_one_curve_at_its_target_rates_as_bench_db_curve_draws_it() {
+        use crate::analysis::testdata::rate_runs;
+        // `run loopback --sweep 5000,10000`: one source and label per rate, each run
+        // short of its target rate; p50 under 100 µs at 5000/s only.
+        let mut runs = Vec::new();
+        for (k, (rate, achieved, p50)) in [(5000.0, 4999.0, 80.0), (10000.0, 9996.0, 1167.0)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut side = rate_runs(rate, "end_to_end", &[(50.0, &[p50, p50, p50])], 1);
+            for r in &mut side {
+                r.id += 10 * k as i64;
+                r.source_id = k as i64 + 1;
+                r.block_id = k as i64 + 1;
+                r.label = format!("loopback {rate}/s");
+                r.run.config.insert("target_throughput".into());
+                r.run
+                    .params
+                    .insert("achieved_throughput".into(), Param::Num(achieved));
+            }
+            runs.extend(side);
+        }
+        let refs: Vec<&StoredRun> = runs.iter().collect();
+        let opts = Options {
+            slo: slo::parse("p50<=100us").unwrap(),
+        };
+        let charts = curves(&refs, &opts);
+        assert_eq!(charts.len(), 1, "{charts:#?}");
+        let input = &charts[0].input;
+        let xs: Vec<f64> = input.lines[0].points.iter().map(|p| p.throughput).collect();
+        assert_eq!(xs, [5000.0, 10000.0]);
+        assert_eq!(input.max_within_slo, Some(5000.0));
+        assert_eq!(input.throughput_caption, "Target throughput");
+        assert!(charts[0].knee_note.contains("2 throughputs measured"));
     }
 
     #[test]

@@ -84,6 +84,35 @@ pub fn variation<R: Borrow<StoredRun>>(
     rows
 }
 
+/// How far a recomputed `% Variation` may lie from the printed one: JLBH computes it from
+/// values it rounds differently from the ones it prints.
+const PRINTED_TOLERANCE: f64 = 0.15;
+
+/// Whether a cell's printed `% Variation` is the one of all its runs (`values`, run 1
+/// included), where ours (run 1 left out) differs from it: JLBH run with
+/// `skipFirstRun(false)`.
+pub fn printed_counts_run_one(
+    values: &[Option<f64>],
+    ours: Option<f64>,
+    printed: Option<f64>,
+) -> bool {
+    let (Some(printed), Some(ours)) = (printed, ours) else {
+        return false;
+    };
+    let all: Vec<f64> = values.iter().flatten().copied().collect();
+    (ours - printed).abs() > PRINTED_TOLERANCE
+        && jlbh_variation(&all).is_some_and(|v| (v - printed).abs() <= PRINTED_TOLERANCE)
+}
+
+/// What a table says of its `rows` whose printed figure counts run 1
+/// ([`printed_counts_run_one`]).
+pub fn printed_counts_run_one_note(rows: usize) -> String {
+    format!(
+        "printed ≠ % Variation on {}: the printed figure counts run 1 (JLBH run with skipFirstRun(false)); --include-first reproduces it",
+        crate::numfmt::plural(rows, "row")
+    )
+}
+
 /// The groups of `runs` (same [`GroupKey`]) in order of their first run, each group's
 /// runs in run order.
 pub fn groups<R: Borrow<StoredRun>>(runs: &[R]) -> Vec<(GroupKey, Vec<&StoredRun>)> {

@@ -2,14 +2,15 @@
 
 use super::select::nothing_selected;
 use crate::analysis::samples::identity_text;
-use crate::analysis::variation::{VariationRow, variation};
+use crate::analysis::variation::{
+    VariationRow, printed_counts_run_one, printed_counts_run_one_note, variation,
+};
 use crate::cli::VariationArgs;
 use crate::dataset::StoredRun;
 use crate::numfmt::{fixed, table_decimals};
 use crate::output::escape::text as esc;
 use crate::selector::Selector;
 use crate::stats::describe::quantile;
-use crate::stats::variation::jlbh_variation;
 use crate::store::url::Target;
 use crate::store::{Db, Detail};
 use anyhow::Result;
@@ -193,30 +194,14 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
     if rows.is_empty() {
         out.push_str("no runs with percentile or value series selected\n");
     }
-    let with_first = rows.iter().filter(|r| printed_counts_run_one(r)).count();
+    let with_first = rows
+        .iter()
+        .filter(|r| printed_counts_run_one(&r.values, r.variation_pct, r.printed_variation_pct))
+        .count();
     if with_first > 0 {
-        let _ = writeln!(
-            out,
-            "printed ≠ % Variation on {}: the printed figure counts run 1 (JLBH run with skipFirstRun(false)); --include-first reproduces it",
-            crate::numfmt::plural(with_first, "row")
-        );
+        let _ = writeln!(out, "{}", printed_counts_run_one_note(with_first));
     }
     out
-}
-
-/// How far a recomputed `% Variation` may lie from the printed one: JLBH computes it from
-/// values it rounds differently from the ones it prints.
-const PRINTED_TOLERANCE: f64 = 0.15;
-
-/// Whether a row's printed `% Variation` is the one of all its runs, run 1 included,
-/// where ours (run 1 left out) differs from it.
-fn printed_counts_run_one(r: &VariationRow) -> bool {
-    let (Some(printed), Some(ours)) = (r.printed_variation_pct, r.variation_pct) else {
-        return false;
-    };
-    let all: Vec<f64> = r.values.iter().flatten().copied().collect();
-    (ours - printed).abs() > PRINTED_TOLERANCE
-        && jlbh_variation(&all).is_some_and(|v| (v - printed).abs() <= PRINTED_TOLERANCE)
 }
 
 /// A table's heading: suite, label, then the benchmark with its configuration and the

@@ -65,16 +65,31 @@ pub fn from_runs(runs: &[&StoredRun]) -> VariationTable {
     out
 }
 
-/// How many runs a group has and, where the warm-up rule skipped run 1, that it did.
-fn group_note(members: &[&StoredRun]) -> String {
+/// How many runs a group has and, where the warm-up rule skipped run 1, that it did: as
+/// JLBH does, unless the tool's printed figures count run 1 (JLBH's
+/// `skipFirstRun(false)`), said as `bench-db variation` says it.
+fn group_note(members: &[&StoredRun], metrics: &[analysis::MetricCells]) -> String {
     let runs = members.len();
-    if members
+    if !members
         .iter()
         .any(|r| crate::analysis::warmup::is_warmup(r))
     {
-        format!("{runs} runs; run 1 left out, as JLBH does")
+        return format!("{runs} runs");
+    }
+    let with_first = metrics
+        .iter()
+        .flat_map(|m| &m.cells)
+        .filter(|c| {
+            analysis::printed_counts_run_one(&c.values, c.variation_pct, c.printed_variation_pct)
+        })
+        .count();
+    if with_first > 0 {
+        format!(
+            "{runs} runs; run 1 left out; {}",
+            analysis::printed_counts_run_one_note(with_first)
+        )
     } else {
-        format!("{runs} runs")
+        format!("{runs} runs; run 1 left out, as JLBH does")
     }
 }
 
@@ -94,6 +109,7 @@ fn group_table(members: &[&StoredRun], metrics: Vec<analysis::MetricCells>) -> V
     if columns.contains_key(&None) {
         keys.push(None);
     }
+    let note = group_note(members, &metrics);
     let rows = metrics
         .into_iter()
         .map(|m| {
@@ -115,7 +131,7 @@ fn group_table(members: &[&StoredRun], metrics: Vec<analysis::MetricCells>) -> V
     VariationGroup {
         title: group_title(members[0]),
         runs: members.len(),
-        note: group_note(members),
+        note,
         columns: keys
             .iter()
             .filter_map(|k| columns.get(k).cloned())
