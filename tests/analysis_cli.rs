@@ -521,7 +521,6 @@ fn the_compare_footer_states_the_family() {
     );
 }
 
-
 #[test]
 fn config_values_keep_their_stored_types_in_runs_history_and_curve() {
     // JLBH's load is numbers and a flag; JMH's @Param values are strings, `"false"` too.

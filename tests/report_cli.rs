@@ -481,7 +481,6 @@ fn a_jlbh_file_that_kept_run_1_is_not_said_to_leave_it_out_as_jlbh_does() {
     assert!(jlbh.contains("<td class=\"v-low\" title=\"printed by the tool: 1.60\">0.00</td>"));
 }
 
-
 /// A branch comparison says for each cell what `gate` says on the same runs: main's
 /// history (Go's `-count 3` and hyperfine's 10 ms, then 20 ms, for four commits) against
 /// a branch's one commit is one invocation against four, too few for the gate's 5, so
