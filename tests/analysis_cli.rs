@@ -309,11 +309,8 @@ fn compare_out(env: &Env, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// JLBH at 2000/s (interval 500 µs) against 100000/s (10 µs, NORMAL): each side holds one
-/// configuration, so their cells pair, and every row says across which keys; the
-/// configuration they share stays `config`.
-#[test]
-fn cells_paired_across_configurations_say_so() {
+/// JLBH at 2000/s labelled `before`, and at 100000/s labelled `after`.
+fn jlbh_before_after() -> Env {
     let env = Env::new();
     env.ok(&[
         "ingest",
@@ -327,6 +324,15 @@ fn cells_paired_across_configurations_say_so() {
         "--label",
         "after",
     ]);
+    env
+}
+
+/// JLBH at 2000/s (interval 500 µs) against 100000/s (10 µs, NORMAL): each side holds one
+/// configuration, so their cells pair, and every row says across which keys; the
+/// configuration they share stays `config`.
+#[test]
+fn cells_paired_across_configurations_say_so() {
+    let env = jlbh_before_after();
     let sides = ["--baseline", "label=before", "--candidate", "label=after"];
     let (code, text, _) = compare_out(&env, &sides);
     assert_eq!(code, 0);
@@ -456,19 +462,7 @@ fn a_metric_whose_configurations_do_not_pair_says_why() {
 /// naming how many, and keep their exit codes.
 #[test]
 fn sides_sharing_runs_are_warned_of() {
-    let env = Env::new();
-    env.ok(&[
-        "ingest",
-        &fixture("jlbh/v1-varlog.txt"),
-        "--label",
-        "before",
-    ]);
-    env.ok(&[
-        "ingest",
-        &fixture("jlbh/v10-current.txt"),
-        "--label",
-        "after",
-    ]);
+    let env = jlbh_before_after();
     let warning = "warning: the baseline and the candidate share 3 runs (of 3 and 3): a run on both sides is compared with itself, which hides a change";
     let (code, text, err) = compare_out(
         &env,

@@ -47,6 +47,21 @@ impl Env {
         serde_json::from_str(&self.ok(args)).expect("json")
     }
 
+    /// Ingests `path` as commit `c{i}` on branch `main`, stored at 2026-01-0{i} (i in 1..=9).
+    pub fn ingest_commit(&self, path: &str, i: usize) -> String {
+        self.ok(&[
+            "ingest",
+            path,
+            "--no-git",
+            "--tag",
+            &format!("commit=c{i}"),
+            "--tag",
+            "branch=main",
+            "--time",
+            &format!("2026-01-0{i}T00:00:00Z"),
+        ])
+    }
+
     /// Writes a file in the temp dir and returns its path as a string.
     pub fn write(&self, name: &str, content: &[u8]) -> String {
         let p = self.dir.path().join(name);

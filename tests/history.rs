@@ -642,17 +642,7 @@ fn history_keeps_run_one_outside_jlbh_layouts() {
 #[test]
 fn one_hyperfine_invocation_is_one_history_value_whatever_its_export() {
     let ingest = |env: &Env, i: usize, f: &str| {
-        env.ok(&[
-            "ingest",
-            &fixture(&format!("real/hyperfine/{f}")),
-            "--no-git",
-            "--tag",
-            &format!("commit=c{i}"),
-            "--tag",
-            "branch=main",
-            "--time",
-            &format!("2026-01-0{i}T00:00:00Z"),
-        ]);
+        env.ingest_commit(&fixture(&format!("real/hyperfine/{f}")), i);
     };
     let sleep = |v: &serde_json::Value| {
         v.as_array()

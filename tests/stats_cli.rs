@@ -412,17 +412,7 @@ fn calibrate_reports_a_throughputs_detectable_worsening_as_a_fall() {
         } else {
             "bench-count3-b.txt"
         };
-        env.ok(&[
-            "ingest",
-            &crate::common::fixture(&format!("real/go-bench/{f}")),
-            "--no-git",
-            "--tag",
-            &format!("commit=c{i}"),
-            "--tag",
-            "branch=main",
-            "--time",
-            &format!("2026-01-0{i}T00:00:00Z"),
-        ]);
+        env.ingest_commit(&crate::common::fixture(&format!("real/go-bench/{f}")), i);
     }
     let v = env.json(&["calibrate", "--json"]);
     let cell = |bench: &str, metric: &str| {

@@ -1208,7 +1208,10 @@ fn a_large_suite_is_paginated_and_written_atomically_on_both_stores() {
             "[{}] listed once",
             s.name()
         );
-        assert!(listed.contains_key("Benchmark 0, 1,000,000 msg/s"));
+        // Titled by the configuration, then the output's own title.
+        assert!(listed.contains_key(
+            "[co_correction=true distribution=NORMAL interval_us=1 target_throughput=1000000] · Benchmark 0, 1,000,000 msg/s"
+        ));
         // Charts stay on the suite page, for its most recent groups only.
         assert!(!read("groups-jlbh-1.html").contains("<svg"));
         assert!(suite.contains("older groups are not drawn here"));

@@ -373,7 +373,8 @@ fn plan(
     // The selected ids are needed only to tell the sides' other runs.
     let mut selected = HashSet::new();
     let sides = !side_runs.is_empty();
-    store.for_each_run(sel, Detail::Bare, |r| {
+    // With parameters: a group is one benchmark and configuration of a block.
+    store.for_each_run(sel, Detail::Row, |r| {
         let keeps_printed = last_block != Some(r.block_id);
         last_block = Some(r.block_id);
         if sides {

@@ -162,7 +162,7 @@ impl Db {
         // series is reported when the kept runs are read), nor its parameters unless a
         // `param.` term asks.
         let detail = if sel.terms.iter().any(|t| matches!(t, Term::Param(..))) {
-            Detail::Heads
+            Detail::Row
         } else {
             Detail::Bare
         };

@@ -28,6 +28,9 @@ pub enum Detail {
     /// [`Detail::Heads`] with the block's printed numbers on every run: what `runs --json`
     /// prints.
     HeadsPrinted,
+    /// The run's row with its parameters and configuration keys, without its series or
+    /// printed numbers: what a run's identity (benchmark and configuration) is told from.
+    Row,
     /// The run's row alone, without its series, parameters, configuration keys or printed
     /// numbers: what the path and history terms judge (the runs they keep are read
     /// afterwards).
@@ -42,7 +45,7 @@ impl Detail {
 
     /// Whether the runs' series are read at all.
     pub fn series(self) -> bool {
-        self != Detail::Bare
+        !matches!(self, Detail::Row | Detail::Bare)
     }
 
     /// Whether each run carries its block's printed numbers.
@@ -154,19 +157,7 @@ impl BlockRows {
         if self.stored.is_none() {
             return index_tags(&self.runs);
         }
-        let mut own: Vec<(usize, &str, &str)> = self
-            .runs
-            .iter()
-            .enumerate()
-            .flat_map(|(i, r)| {
-                r.run
-                    .tags
-                    .iter()
-                    .map(move |(k, v)| (i, k.as_str(), v.as_str()))
-            })
-            .collect();
-        own.sort_unstable_by(|a, b| (a.1, a.2, a.0).cmp(&(b.1, b.2, b.0)));
-        (Vec::new(), own)
+        (Vec::new(), own_tags(&self.runs, &[]))
     }
 }
 
@@ -233,6 +224,12 @@ fn index_tags(runs: &[RunRows]) -> IndexTags<'_> {
         .filter(|(k, v)| rest.iter().all(|r| r.run.tags.get(*k) == Some(*v)))
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
+    let own = own_tags(runs, &shared);
+    (shared, own)
+}
+
+/// The runs' `(run, tag, value)`s but the `shared` ones (sorted by tag), in the index's order.
+fn own_tags<'a>(runs: &'a [RunRows], shared: &[(&str, &str)]) -> Vec<(usize, &'a str, &'a str)> {
     let mut own: Vec<(usize, &str, &str)> = runs
         .iter()
         .enumerate()
@@ -245,7 +242,7 @@ fn index_tags(runs: &[RunRows]) -> IndexTags<'_> {
         .filter(|(_, k, _)| shared.binary_search_by(|(s, _)| s.cmp(k)).is_err())
         .collect();
     own.sort_unstable_by(|a, b| (a.1, a.2, a.0).cmp(&(b.1, b.2, b.0)));
-    (shared, own)
+    own
 }
 
 /// The runs a store holds of one source (a copy completes it with the runs it lacks).
