@@ -663,3 +663,49 @@ fn tsar_series_intervals_respect_positivity() {
     );
     assert!(!text.contains("autocorrelation leaves fewer"), "{text}");
 }
+
+/// A gate over two suites names each row's suite: the same benchmark in suites `x` and
+/// `y` is two cells, told apart in the table, the Markdown and the annotations.
+#[test]
+fn a_gate_over_several_suites_names_them() {
+    let env = Env::new();
+    let go = |f: &str| fixture(&format!("real/go-bench/{f}"));
+    for suite in ["x", "y"] {
+        for (f, label) in [
+            ("bench-count3.txt", "before"),
+            ("bench-count3-b.txt", "after"),
+        ] {
+            env.ok(&[
+                "ingest",
+                &go(f),
+                "--suite",
+                suite,
+                "--label",
+                label,
+                "--no-git",
+            ]);
+        }
+    }
+    let args = [
+        "gate",
+        "--baseline",
+        "label=before",
+        "--candidate",
+        "label=after",
+    ];
+    let text = String::from_utf8(env.cmd(&args).output().unwrap().stdout).unwrap();
+    for suite in ["x", "y"] {
+        assert!(
+            text.contains(&format!("{suite} / BenchmarkJoin [cpu=AMD EPYC goarch=amd64 goos=linux pkg=example.com/benchdemo procs=2] ns_op  ")),
+            "{text}"
+        );
+    }
+    let md = String::from_utf8(
+        env.cmd(&[&args[..], &["--format", "markdown"]].concat())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(md.contains("| y / BenchmarkSortCopy ["), "{md}");
+}

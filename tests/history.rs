@@ -688,3 +688,56 @@ fn one_hyperfine_invocation_is_one_history_value_whatever_its_export() {
     // Was 0.013547 and the CSV's mean 0.012655.
     assert_eq!(values(&h), [0.013547, 0.013547]);
 }
+
+/// A series follows one branch: a pull request's one commit is not a point of `main`'s
+/// history (Go's Join: main's medians 1102 then 1649 ns/op; the branch's 1102 stays
+/// out), and is left out with a note naming it; selected alone, it is its own series.
+#[test]
+fn a_branch_commit_is_not_a_point_of_mains_history() {
+    let env = Env::new();
+    let go = |f: &str| fixture(&format!("real/go-bench/{f}"));
+    env.ingest_commit(&go("bench-count3.txt"), 1);
+    env.ingest_commit(&go("bench-count3-b.txt"), 2);
+    env.ok(&[
+        "ingest",
+        &go("bench-count3.txt"),
+        "--no-git",
+        "--tag",
+        "commit=c3",
+        "--tag",
+        "branch=pr-7",
+        "--time",
+        "2026-01-03T00:00:00Z",
+    ]);
+    let out = env.cmd(&["history", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let series: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let join: Vec<&serde_json::Value> = series
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["bench"] == "BenchmarkJoin" && h["metric"] == "ns_op")
+        .collect();
+    assert_eq!(join.len(), 1, "{join:?}");
+    assert_eq!(join[0]["branch"], "main");
+    let values: Vec<f64> = join[0]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [1102.0, 1649.0]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("note: 1 branch with one commit left out beside the longer history of the same series (pr-7); select one with tag.branch=pr-7"),
+        "{err}"
+    );
+    let alone = env.json(&["history", "tag.branch=pr-7", "--json"]);
+    assert!(
+        alone
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["branch"] == "pr-7" && h["points"].as_array().unwrap().len() == 1)
+    );
+}

@@ -355,7 +355,8 @@ fn variation_captions_name_the_warm_up_run_only_for_jlbh() {
     );
     assert!(!jgroups.contains("left out"));
     let jlbh = std::fs::read_to_string(out.join("suite-jlbh.html")).unwrap();
-    assert!(jlbh.contains("<h4>v10-current.txt <span class=\"muted\">(3 runs; run 1 left out, as JLBH does)</span></h4>"));
+    // Headed by the configuration, as the group is.
+    assert!(jlbh.contains("<h4>[co_correction=true distribution=NORMAL interval_us=10 target_throughput=100000] · v10-current.txt <span class=\"muted\">(3 runs; run 1 left out, as JLBH does)</span></h4>"));
 }
 
 /// A metric of unknown polarity (tsar's `rpc`, requests per connection) is listed neither

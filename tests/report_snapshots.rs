@@ -77,7 +77,7 @@ fn history_and_variation_snapshots() {
     let hist = charts::history::from_runs(&load);
     assert_eq!(hist.len(), 3, "one per target rate");
     assert!(
-        hist[0].title.starts_with("5000/s · End to End"),
+        hist[0].title == "End to End · [target_throughput=5000]: history over 102 runs",
         "{}",
         hist[0].title
     );

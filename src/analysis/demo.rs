@@ -74,7 +74,8 @@ impl Src<'_> {
             ingested_at: self.ingested_at.to_string(),
             run: Run {
                 bench: None,
-                config: Default::default(),
+                // Every parameter is the load, as JLBH's target rate is.
+                config: params.iter().map(|(k, _)| k.to_string()).collect(),
                 index,
                 first_line: 1,
                 last_line: 1,

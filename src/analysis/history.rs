@@ -97,6 +97,9 @@ pub struct History {
     /// when none was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// The branch its commits are on (their runs' `branch` tag); absent when they name none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
     pub metric: String,
     /// `None` for single-value metrics.
     pub percentile: Option<f64>,
@@ -110,13 +113,14 @@ pub struct History {
 }
 
 /// What a series follows: suite, bench and configuration (and label when split by
-/// label), metric, percentile.
+/// label), branch, metric, percentile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
     pub suite: String,
     pub bench: Option<String>,
     pub config: BTreeMap<String, Param>,
     pub label: Option<String>,
+    pub branch: Option<String>,
     pub metric: String,
     pub percentile: Option<f64>,
     pub unit: String,
@@ -138,6 +142,7 @@ impl History {
             bench: cell.bench,
             config: cell.config,
             label: cell.label,
+            branch: cell.branch,
             metric: cell.metric,
             percentile: cell.percentile,
             unit: cell.unit,
@@ -169,6 +174,9 @@ impl History {
         }
         if let Some(l) = &self.label {
             parts.push(l.clone());
+        }
+        if let Some(b) = &self.branch {
+            parts.push(format!("branch {b}"));
         }
         format!("{} / {}{p}", parts.join(" / "), self.metric)
     }
@@ -220,8 +228,8 @@ pub fn history<R: Borrow<StoredRun>>(
 /// after the warm-up rule (see [`HistoryBuilder::add_blocks`]).
 pub struct HistoryBuilder<'o> {
     opts: &'o HistoryOptions,
-    /// (benchmark identity, label) → its commits and metrics.
-    groups: BTreeMap<(Identity, Option<String>), Group>,
+    /// (benchmark identity, label, branch) → its commits and metrics.
+    groups: BTreeMap<(Identity, Option<String>, Option<String>), Group>,
 }
 
 /// One group's commits, each looked up once a run for all its series, and per metric
@@ -377,7 +385,7 @@ impl<'o> HistoryBuilder<'o> {
         };
         let group = self
             .groups
-            .entry((axis.identity(r), label))
+            .entry((axis.identity(r), label, r.run.tags.get("branch").cloned()))
             .or_insert_with(|| Group {
                 config: axis
                     .config(r)
@@ -459,7 +467,7 @@ impl<'o> HistoryBuilder<'o> {
     /// points.
     pub fn finish(self) -> Result<Vec<History>, ChangePointError> {
         let mut out = Vec::new();
-        for ((identity, label), group) in self.groups {
+        for ((identity, label, branch), group) in self.groups {
             for ((metric, _), f) in group.metrics {
                 let mut cells: Vec<(Option<f64>, Points)> =
                     f.percentiles.into_iter().zip(f.cells).collect();
@@ -475,6 +483,7 @@ impl<'o> HistoryBuilder<'o> {
                         bench: identity.bench.clone(),
                         config: group.config.clone(),
                         label: label.clone(),
+                        branch: branch.clone(),
                         metric: metric.clone(),
                         percentile: p,
                         unit: f.unit.clone(),
@@ -566,6 +575,36 @@ impl Points {
             })
             .collect()
     }
+}
+
+/// Leaves out the series of a branch that holds one commit where the same cell is
+/// followed over two or more commits on another branch (a pull request's one commit
+/// beside `main`'s history: one point has no history); returns those branches, sorted.
+pub fn leave_out_one_commit_branches(series: &mut Vec<History>) -> Vec<String> {
+    let cell = |h: &History| {
+        (
+            h.suite.clone(),
+            h.bench.clone(),
+            super::samples::config_text(&h.config),
+            h.label.clone(),
+            h.metric.clone(),
+            h.percentile.map(f64::to_bits),
+        )
+    };
+    let followed: HashSet<_> = series
+        .iter()
+        .filter(|h| h.points.len() >= 2)
+        .map(cell)
+        .collect();
+    let mut left_out = std::collections::BTreeSet::new();
+    series.retain(|h| match &h.branch {
+        Some(b) if h.points.len() < 2 && followed.contains(&cell(h)) => {
+            left_out.insert(b.clone());
+            false
+        }
+        _ => true,
+    });
+    left_out.into_iter().collect()
 }
 
 /// The baseline cut to its most recent segment: when the runs span several commits,
@@ -683,7 +722,31 @@ mod tests {
         let h = history(&runs, &by_label).unwrap();
         assert_eq!(h.len(), 3);
         assert_eq!(h[0].label.as_deref(), Some("l2"));
-        assert_eq!(h[0].name(), "jlbh / l2 / end_to_end p50");
+        assert_eq!(h[0].name(), "jlbh / l2 / branch main / end_to_end p50");
+    }
+
+    #[test]
+    fn a_series_follows_one_branch() {
+        let mut pr = run(5, 1, 12, "c", 3, 500.0);
+        pr.run.tags.insert("branch".into(), "pr-7".into());
+        let runs = vec![
+            run(4, 1, 11, "a", 1, 7.0),
+            run(6, 1, 13, "b", 2, 9.0),
+            pr.clone(),
+        ];
+        let mut h = history(&runs, &HistoryOptions::default()).unwrap();
+        let branches: Vec<(Option<&str>, usize)> = h
+            .iter()
+            .map(|s| (s.branch.as_deref(), s.points.len()))
+            .collect();
+        // main's 7 → 9 is not followed by the branch's 500.
+        assert_eq!(branches, [(Some("main"), 2), (Some("pr-7"), 1)]);
+        assert_eq!(leave_out_one_commit_branches(&mut h), ["pr-7"]);
+        assert_eq!(h.len(), 1);
+        // Alone, the branch's one commit is its own history.
+        let mut alone = history(&[pr], &HistoryOptions::default()).unwrap();
+        assert!(leave_out_one_commit_branches(&mut alone).is_empty());
+        assert_eq!(alone[0].points.len(), 1);
     }
 
     #[test]

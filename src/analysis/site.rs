@@ -14,7 +14,7 @@ use super::charts::curve::{self as curve_input, CurveInput};
 use super::charts::history::{self, HistoryInput};
 use super::charts::spectrum::{self, SpectrumInput};
 use super::charts::timeseries::{self, TimeSeriesInput};
-use super::charts::variation::{self, VariationTable, group_title};
+use super::charts::variation::{self, VariationTable, group_name, group_title};
 use super::curve as analysis_curve;
 use super::history::{Change, HistoryOptions};
 use super::pairing::{Comparison, PairPlan, WantedRuns};
@@ -374,20 +374,6 @@ fn in_group(key: &GroupKey, r: &StoredRun) -> bool {
         && key.0 == r.ingested_at
         && key.3 == r.run.bench
         && key.4 == config_of(r)
-}
-
-/// A group's title: its benchmark and configuration as its tool names them, with the
-/// group's label or source and block ([`group_title`]) unless the name holds it.
-fn group_name(run: &StoredRun) -> String {
-    let bench = super::samples::run_bench_text(run);
-    let title = group_title(run);
-    if bench.is_empty() {
-        title
-    } else if bench.contains(&title) {
-        bench
-    } else {
-        format!("{bench} · {title}")
-    }
 }
 
 /// What a suite page must know of its runs before they come, told from their heads
@@ -1369,6 +1355,18 @@ mod tests {
         assert_eq!(distinct_part("x/a/b", &["x/a/b", "a/b"]), "x");
     }
 
+    /// Puts run `i` of [`demo::many`] in block `i / 50`, at one target rate per block: a
+    /// group of 50 runs.
+    fn in_block_of_50(i: usize, r: &mut StoredRun) {
+        r.block_index = (i / 50) as u32;
+        r.block_id = (i / 50) as i64;
+        let rate = [5_000.0, 10_000.0, 20_000.0][i / 50 % 3];
+        r.run.params.insert(
+            "target_throughput".into(),
+            bench_db_parsers::Param::Num(rate),
+        );
+    }
+
     #[test]
     fn a_streamed_suite_is_the_page_of_all_its_runs() {
         let runs: Vec<StoredRun> = demo::many(6_000)
@@ -1376,8 +1374,7 @@ mod tests {
             .enumerate()
             .map(|(i, mut r)| {
                 // 120 groups of 50 runs; one commit per source, every fifth on a branch.
-                r.block_index = (i / 50) as u32;
-                r.block_id = (i / 50) as i64;
+                in_block_of_50(i, &mut r);
                 let c = i / 100;
                 let tags = &mut r.run.tags;
                 tags.insert("commit".into(), format!("c{c:03}"));
@@ -1432,8 +1429,7 @@ mod tests {
             .enumerate()
             .map(|(i, mut r)| {
                 // One group per 50 runs: 120 groups.
-                r.block_index = (i / 50) as u32;
-                r.block_id = (i / 50) as i64;
+                in_block_of_50(i, &mut r);
                 r
             })
             .collect();

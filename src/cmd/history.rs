@@ -1,6 +1,6 @@
 //! `bench-db history`: values over commits with their change points, as tables or JSON.
 
-use crate::analysis::history::{HistoryBuilder, HistoryOptions};
+use crate::analysis::history::{HistoryBuilder, HistoryOptions, leave_out_one_commit_branches};
 use crate::cli::HistoryArgs;
 use crate::output;
 use crate::selector::Selector;
@@ -31,7 +31,11 @@ pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
         builder.add_blocks(runs);
         Ok(())
     })?;
-    let series = builder.finish().context("change points")?;
+    let mut series = builder.finish().context("change points")?;
+    let left_out = leave_out_one_commit_branches(&mut series);
+    if let Some(note) = output::history::left_out_note(&left_out) {
+        eprintln!("note: {note}");
+    }
     if args.output.json() {
         println!("{}", serde_json::to_string_pretty(&series)?);
     } else {

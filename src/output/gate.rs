@@ -97,6 +97,7 @@ pub fn text(r: &GateReport, color: bool) -> String {
         return out;
     }
     out.push('\n');
+    let suites = several_suites(r);
     let mut rows: Vec<Vec<T>> = vec![
         [
             "status",
@@ -120,7 +121,7 @@ pub fn text(r: &GateReport, color: bool) -> String {
                 text: c.status.as_str().to_string(),
                 color: status_color(c.status),
             },
-            c.cell.metric_with_bench().into(),
+            suite_first(c, suites, c.cell.metric_with_bench()).into(),
             percentile(c.cell.percentile).into(),
             num(c.cell.baseline).into(),
             num(c.cell.candidate).into(),
@@ -305,6 +306,7 @@ pub fn markdown(r: &GateReport, commits: &Commits) -> String {
         commit_list(&commits.candidate),
         if r.include_first { ", run 1 kept" } else { "" },
     );
+    let suites = several_suites(r);
     let row = |c: &GateCell| {
         format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
@@ -312,7 +314,7 @@ pub fn markdown(r: &GateReport, commits: &Commits) -> String {
                 Status::Regression => "**regression**".to_string(),
                 s => s.as_str().to_string(),
             },
-            md_cell(&c.cell.metric_with_bench()),
+            md_cell(&suite_first(c, suites, c.cell.metric_with_bench())),
             percentile(c.cell.percentile),
             md_cell(&with_unit(c.cell.baseline, &c.cell.unit)),
             md_cell(&with_unit(c.cell.candidate, &c.cell.unit)),
@@ -421,6 +423,23 @@ pub fn junit(r: &GateReport) -> String {
     out
 }
 
+/// Whether the gated cells come from more than one suite: their names then say which.
+fn several_suites(r: &GateReport) -> bool {
+    let mut suites = r.cells.iter().map(|c| &c.cell.suite);
+    suites
+        .next()
+        .is_some_and(|first| suites.any(|s| s != first))
+}
+
+/// `name` after the cell's suite when `suites` (cells of several suites), else `name`.
+fn suite_first(c: &GateCell, suites: bool, name: String) -> String {
+    if suites {
+        format!("{} / {name}", c.cell.suite)
+    } else {
+        name
+    }
+}
+
 /// Escapes workflow-command data (GitHub Actions toolkit `escapeData`).
 fn gh_data(s: &str) -> String {
     s.replace('%', "%25")
@@ -437,6 +456,7 @@ fn gh_prop(s: &str) -> String {
 /// and a closing `::error`/`::warning`/`::notice` with the outcome.
 pub fn github(r: &GateReport) -> String {
     let mut out = String::new();
+    let suites = several_suites(r);
     for c in r.gated() {
         // Undecided cells are counted in the closing line: one annotation per cell of a
         // wrk2 spectrum would bury the ones that matter.
@@ -445,16 +465,12 @@ pub fn github(r: &GateReport) -> String {
             Status::Warning => "warning",
             _ => continue,
         };
+        let name = suite_first(c, suites, c.cell.display_name());
         out.push_str(&format!(
             "::{level} title={}::{}\n",
-            gh_prop(&format!(
-                "bench-db gate: {} {}",
-                c.cell.display_name(),
-                c.status.as_str()
-            )),
+            gh_prop(&format!("bench-db gate: {name} {}", c.status.as_str())),
             gh_data(&format!(
-                "{}: {} → {} ({}, allowed {}). {}",
-                c.cell.display_name(),
+                "{name}: {} → {} ({}, allowed {}). {}",
                 num(c.cell.baseline),
                 num(c.cell.candidate),
                 pct(tested_change(c)),

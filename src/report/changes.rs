@@ -217,6 +217,7 @@ mod tests {
             config: Default::default(),
             suite: "jlbh".into(),
             label: None,
+            branch: None,
             metric: "end_to_end".into(),
             percentile: Some(99.0),
             unit: "us".into(),

@@ -1,11 +1,13 @@
-//! What a history over ingests draws: for each label, target rate and metric of a suite
-//! whose runs come from several sources, the value at each percentile run after run in
+//! What a history over ingests draws: for each label, benchmark and configuration (the
+//! target rate among it), branch and metric of a suite whose runs come from several
+//! sources, the value at each percentile run after run in
 //! ingest order, with its noise band.
 
+use crate::analysis::samples::config_text;
 use crate::dataset::StoredRun;
 use crate::numfmt as fmt;
 use crate::stats::variation::median_in_place;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Percentiles a history follows, when the ladder has them.
 pub const PERCENTILES: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 100.0];
@@ -69,7 +71,7 @@ pub struct Histories {
     name_index: HashMap<String, u32>,
     /// Each def's metric name, as an index into `names`.
     def_name: Vec<u32>,
-    /// Every experiment (label, target rate) seen, each once.
+    /// Every experiment (label, benchmark and configuration, branch) seen, each once.
     experiments: Vec<Experiment>,
     experiment_index: HashMap<Experiment, u32>,
     /// The previous run's series and experiment.
@@ -77,8 +79,14 @@ pub struct Histories {
     last_experiment: Option<u32>,
 }
 
-/// One label at one target rate: the same experiment.
-type Experiment = (String, Option<u64>);
+/// One given label, benchmark, configuration (a JLBH target rate is one) and branch: the
+/// same experiment.
+type Experiment = (
+    String,
+    Option<String>,
+    Vec<(String, String)>,
+    Option<String>,
+);
 
 /// What a history keeps of one run.
 #[derive(Debug)]
@@ -136,17 +144,32 @@ impl Histories {
             at[PERCENTILES.len()] = r.value_at(&s.metric, None);
             values.push((name, at));
         }
-        let rate = r.param_f64("target_throughput").map(|t| t.to_bits());
+        // A label that only names the log file is no experiment's: such runs are pooled.
+        let label = r.given_label().unwrap_or_default();
+        let config: Vec<(String, String)> = r
+            .run
+            .config_params()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let branch = r.run.tags.get("branch");
         // Runs come in runs of one experiment: the last one is looked at first.
         let experiment = match self.last_experiment {
             Some(e)
-                if self.experiments[e as usize].0 == r.label
-                    && self.experiments[e as usize].1 == rate =>
+                if self.experiments[e as usize].0 == label
+                    && self.experiments[e as usize].1 == r.run.bench
+                    && self.experiments[e as usize].2 == config
+                    && self.experiments[e as usize].3.as_ref() == branch =>
             {
                 e
             }
             _ => intern(
-                (r.label.clone(), rate),
+                (
+                    label.to_string(),
+                    r.run.bench.clone(),
+                    config,
+                    branch.cloned(),
+                ),
                 &mut self.experiments,
                 &mut self.experiment_index,
             ),
@@ -228,9 +251,17 @@ impl Histories {
                 }
             }
         }
+        // Titles name the configuration keys that tell the experiments apart.
+        let told = telling_keys(&self.experiments);
         let mut out = Vec::new();
         for (exp, rows) in &experiments {
             let exp = &self.experiments[*exp as usize];
+            let config = config_text(
+                exp.2
+                    .iter()
+                    .filter(|(k, _)| told.contains(k.as_str()))
+                    .map(|(k, v)| (k, v)),
+            );
             for &d in &metrics {
                 let (metric, display, unit, is_ladder) = &self.defs[d as usize];
                 let name = self.name_index[metric];
@@ -238,7 +269,7 @@ impl Histories {
                     .iter()
                     .filter_map(|r| r.values_of(name).map(|v| (*r, v)))
                     .collect();
-                if let Some(h) = history_of(&with, display, unit, *is_ladder, exp) {
+                if let Some(h) = history_of(&with, display, unit, *is_ladder, exp, &config) {
                     out.push(h);
                 }
             }
@@ -255,6 +286,7 @@ fn history_of(
     unit: &str,
     is_ladder: bool,
     exp: &Experiment,
+    config: &str,
 ) -> Option<HistoryInput> {
     let sources: BTreeSet<i64> = with.iter().map(|r| r.0.source_id).collect();
     if sources.len() < 2 {
@@ -294,23 +326,45 @@ fn history_of(
     if lines.is_empty() {
         return None;
     }
-    let mut name = exp.0.clone();
-    if let Some(t) = exp.1.map(f64::from_bits) {
-        if !name.is_empty() {
-            name.push_str(" · ");
-        }
-        name.push_str(&fmt::human(t, "/s"));
-    }
-    if !name.is_empty() {
-        name.push_str(" · ");
-    }
+    let (label, bench, _, branch) = exp;
+    // Go names a metric after its benchmark (`BenchmarkJoin-2 ns/op`): said once.
+    let bench = bench.as_ref().filter(|b| !display.contains(b.as_str()));
+    let branch = branch.as_ref().map(|b| format!("branch {b}"));
+    let name: String = [
+        Some(label.as_str()),
+        bench.map(String::as_str),
+        Some(config),
+    ]
+    .into_iter()
+    .chain([branch.as_deref()])
+    .flatten()
+    .filter(|p| !p.is_empty())
+    .map(|p| format!(" · {p}"))
+    .collect();
     Some(HistoryInput {
-        title: format!("{name}{display}: history over {} runs", with.len()),
+        title: format!("{display}{name}: history over {} runs", with.len()),
         quantity: display.to_string(),
         unit: unit.to_string(),
         lines,
         runs: with.iter().map(|r| r.0.about.clone()).collect(),
     })
+}
+
+/// The configuration keys whose values differ between experiments (or that some lack).
+fn telling_keys(experiments: &[Experiment]) -> BTreeSet<&str> {
+    let mut values: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (_, _, config, _) in experiments {
+        for (k, v) in config {
+            values.entry(k).or_default().insert(v);
+        }
+    }
+    values
+        .into_iter()
+        .filter(|(k, vs)| {
+            vs.len() > 1 || experiments.iter().any(|e| !e.2.iter().any(|(x, _)| x == k))
+        })
+        .map(|(k, _)| k)
+        .collect()
 }
 
 #[cfg(test)]

@@ -46,6 +46,20 @@ pub fn group_title(run: &StoredRun) -> String {
     }
 }
 
+/// A group's title: its benchmark and configuration as its tool names them, with the
+/// group's label or source and block ([`group_title`]) unless the name holds it.
+pub fn group_name(run: &StoredRun) -> String {
+    let bench = crate::analysis::samples::run_bench_text(run);
+    let title = group_title(run);
+    if bench.is_empty() {
+        title
+    } else if bench.contains(&title) {
+        bench
+    } else {
+        format!("{bench} · {title}")
+    }
+}
+
 /// The table of every group (source block) with two or more runs, from the same
 /// computation as `bench-db variation` (run 1 of a JLBH-layout block left out, as JLBH
 /// does by default; see [`crate::analysis::warmup`]).
@@ -129,7 +143,7 @@ fn group_table(members: &[&StoredRun], metrics: Vec<analysis::MetricCells>) -> V
         })
         .collect();
     VariationGroup {
-        title: group_title(members[0]),
+        title: group_name(members[0]),
         runs: members.len(),
         note,
         columns: keys
