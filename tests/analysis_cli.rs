@@ -357,6 +357,15 @@ fn cells_paired_across_configurations_say_so() {
         first["config_candidate"],
         serde_json::json!({"distribution": "NORMAL", "interval_us": "10", "target_throughput": "100000"})
     );
+    // The gate's cells say the same.
+    let out = env
+        .cmd(&[&["gate", "--json"][..], &sides].concat())
+        .output()
+        .unwrap();
+    let gate: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cell = &gate["cells"][0];
+    assert_eq!(cell["config_baseline"], first["config_baseline"]);
+    assert_eq!(cell["config_candidate"], first["config_candidate"]);
     // Named by both selectors, the rate is what is compared: no note.
     let named = [
         "--baseline",

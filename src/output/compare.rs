@@ -496,7 +496,7 @@ struct JsonCell<'a> {
 }
 
 /// `(key, value)` pairs as a JSON object.
-fn pairs(p: &[(String, String)]) -> BTreeMap<&str, &str> {
+pub(super) fn pairs(p: &[(String, String)]) -> BTreeMap<&str, &str> {
     p.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
 }
 

@@ -187,6 +187,10 @@ struct JsonCell<'a> {
     replicates_of: super::compare::Replicated,
     /// The label someone gave the runs (`null` when none, or when it is the axis).
     label: Option<&'a str>,
+    /// The configuration keys the sides were paired across, each side's values (empty
+    /// when they agree), as `compare --json` gives them.
+    config_baseline: std::collections::BTreeMap<&'a str, &'a str>,
+    config_candidate: std::collections::BTreeMap<&'a str, &'a str>,
 }
 
 #[derive(Serialize)]
@@ -263,6 +267,8 @@ pub fn json(r: &GateReport) -> String {
                 central_delta_pct: json_num(c.cell.central_delta_pct),
                 replicates_of: super::compare::Replicated::of(&c.cell),
                 label: c.cell.label.as_deref(),
+                config_baseline: super::compare::pairs(&c.cell.config_baseline),
+                config_candidate: super::compare::pairs(&c.cell.config_candidate),
             })
             .collect(),
     };
