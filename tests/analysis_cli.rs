@@ -419,16 +419,9 @@ fn cells_paired_across_configurations_say_so() {
 /// to select one instead of calling the metric absent.
 #[test]
 fn a_metric_whose_configurations_do_not_pair_says_why() {
-    let env = Env::new();
+    let env = jlbh_before_after();
     env.ok(&[
         "ingest",
-        &fixture("jlbh/v1-varlog.txt"),
-        "--label",
-        "before",
-    ]);
-    env.ok(&[
-        "ingest",
-        &fixture("jlbh/v10-current.txt"),
         &fixture("jlbh/locale-de.txt"),
         "--label",
         "after",
