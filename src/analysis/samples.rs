@@ -193,6 +193,21 @@ impl PartialEq for ConfigValue {
 
 impl Eq for ConfigValue {}
 
+/// As [`Eq`] tells values apart: equal values print the same text in the same kind, and
+/// two numbers print the same text only when they are the same number (any NaN prints
+/// `NaN`), so a number hashes its bits without printing.
+impl std::hash::Hash for ConfigValue {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.kind().hash(state);
+        match &self.0 {
+            Param::Text(t) => t.hash(state),
+            Param::Bool(b) => b.hash(state),
+            Param::Num(n) if n.is_nan() => f64::NAN.to_bits().hash(state),
+            Param::Num(n) => n.to_bits().hash(state),
+        }
+    }
+}
+
 impl Display for ConfigValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)

@@ -18,6 +18,7 @@ use super::charts::variation::{self, VariationTable, group_name, group_title};
 use super::curve as analysis_curve;
 use super::history::{Change, HistoryOptions};
 use super::pairing::{Comparison, PairPlan, WantedRuns};
+use super::samples::ConfigValue;
 use super::slo::{self, SloTerm};
 use crate::dataset::StoredRun;
 use crate::numfmt::{Prefixes, prefixes_of};
@@ -346,8 +347,8 @@ impl SuitePage {
 }
 
 /// A group of runs: ingest time, source, block, and the benchmark and configuration (a
-/// Go file is one block of many benchmarks; each is a group of its own).
-type GroupKey = (String, i64, u32, Option<String>, Vec<(String, String)>);
+/// Go file is one block of many benchmarks; each is a group of its own), values as stored.
+type GroupKey = (String, i64, u32, Option<String>, Vec<(String, ConfigValue)>);
 
 fn group_key(r: &StoredRun) -> GroupKey {
     (
@@ -355,16 +356,12 @@ fn group_key(r: &StoredRun) -> GroupKey {
         r.source_id,
         r.block_index,
         r.run.bench.clone(),
-        config_of(r),
+        r.run
+            .config_params()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), ConfigValue(v.clone())))
+            .collect(),
     )
-}
-
-fn config_of(r: &StoredRun) -> Vec<(String, String)> {
-    r.run
-        .config_params()
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 /// Whether `r` belongs to the group of `key`, told without building its key.
@@ -373,7 +370,11 @@ fn in_group(key: &GroupKey, r: &StoredRun) -> bool {
         && key.1 == r.source_id
         && key.0 == r.ingested_at
         && key.3 == r.run.bench
-        && key.4 == config_of(r)
+        && key
+            .4
+            .iter()
+            .map(|(k, v)| (k.as_str(), &v.0))
+            .eq(r.run.config_params())
 }
 
 /// What a suite page must know of its runs before they come, told from their heads
