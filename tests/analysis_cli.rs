@@ -420,12 +420,7 @@ fn cells_paired_across_configurations_say_so() {
 #[test]
 fn a_metric_whose_configurations_do_not_pair_says_why() {
     let env = jlbh_before_after();
-    env.ok(&[
-        "ingest",
-        &fixture("jlbh/locale-de.txt"),
-        "--label",
-        "after",
-    ]);
+    env.ok(&["ingest", &fixture("jlbh/locale-de.txt"), "--label", "after"]);
     let sides = ["--baseline", "label=before", "--candidate", "label=after"];
     let why = "metric \"end_to_end\" is on both sides, but no cell pairs: the baseline holds it in 1 configuration ([co_correction=true interval_us=500 target_throughput=2000]), the candidate in 2 configurations ([co_correction=true distribution=NORMAL interval_us=10 target_throughput=100000]; [co_correction=true interval_us=50 target_throughput=20000]); a side's configurations are never pooled";
     let (code, text, err) = compare_out(&env, &[&sides[..], &["--metric", "end_to_end"]].concat());
@@ -710,4 +705,27 @@ fn a_gate_over_several_suites_names_them() {
     )
     .unwrap();
     assert!(md.contains("| y / BenchmarkSortCopy ["), "{md}");
+}
+
+/// wrk's curve runs at the run's `Requests/sec`, not one thread's `Req/Sec`:
+/// fixtures/real/wrk/helloworld_wrk_test-solon_jlhttp-README-20230101.md.txt, four runs of
+/// 10 threads print 127822.19, 130382.40, 136846.55 and 133425.46 (their threads' means
+/// 13.23k … 14.20k were the x before).
+#[test]
+fn a_wrk_curve_is_drawn_at_the_runs_request_rate() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        &fixture("real/wrk/helloworld_wrk_test-solon_jlhttp-README-20230101.md.txt"),
+        "--no-git",
+    ]);
+    let curve = env.json(&["curve", "--json"]);
+    let mut x: Vec<f64> = curve["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["throughput"].as_f64().unwrap())
+        .collect();
+    x.dedup();
+    assert_eq!(x, [127822.19, 130382.40, 133425.46, 136846.55]);
 }

@@ -7,7 +7,7 @@
 //! `rps`, any throughput metric). Runs with none are skipped and counted.
 
 use super::littles_law::concurrency_metric;
-use super::polarity::{Kind, kind};
+use super::polarity::{Kind, is_rate_unit, kind};
 use super::samples::ConfigValue;
 use crate::dataset::StoredRun;
 use crate::stats::describe::{mean, median};
@@ -572,12 +572,19 @@ pub fn throughput(run: &StoredRun) -> Option<f64> {
     {
         return Some(t);
     }
-    run.run
+    let rates: Vec<&Series> = run
+        .run
         .series
         .iter()
         .filter(|s| !s.metric.ends_with(&concurrency_metric("")))
-        .find(|s| s.ladder().is_none() && kind(&s.metric, &s.unit, false) == Kind::Throughput)
-        .and_then(series_mean)
+        .filter(|s| s.ladder().is_none() && kind(&s.metric, &s.unit, false) == Kind::Throughput)
+        .collect();
+    // A whole run's rate per second first: wrk prints its threads' `Req/Sec` and its
+    // request count before the run's `Requests/sec` (threads × the first).
+    rates
+        .iter()
+        .min_by_key(|s| (s.metric.contains("per_thread"), !is_rate_unit(&s.unit)))
+        .and_then(|s| series_mean(s))
 }
 
 fn series_mean(s: &Series) -> Option<f64> {

@@ -150,6 +150,11 @@ pub fn kind(metric: &str, unit: &str, ladder: bool) -> Kind {
 /// (a latency when it is a time per op), operations per time (`ops/s`, `ops/ms`,
 /// `ops/us`, `msg/sec`, `MB/s`, `Melem/s`) are a throughput, and a bare time unit (`s`,
 /// `ms`, `ns`, hyperfine's and Criterion's) is a latency.
+/// Whether `unit` is a count per time (`req/s`, `msg/sec`, `ops/ms`).
+pub fn is_rate_unit(unit: &str) -> bool {
+    kind_of_rate_unit(unit) == Some(Kind::Throughput)
+}
+
 fn kind_of_rate_unit(unit: &str) -> Option<Kind> {
     let u = unit.trim();
     if let Some(what) = u.strip_suffix("/op") {
