@@ -741,3 +741,30 @@ fn a_branch_commit_is_not_a_point_of_mains_history() {
             .all(|h| h["branch"] == "pr-7" && h["points"].as_array().unwrap().len() == 1)
     );
 }
+
+/// Without commits a point is one invocation, not one run: Criterion's folders of
+/// fixtures/real/criterion/baselines (`after`, `before`, `new`: three `cargo bench`
+/// processes of 100 samples each) are three points of fib 10 at the medians their
+/// estimates.json print (437.54, 430.15, 437.54 ns), not 300 points with two change
+/// points at p = 0 between copies of one number.
+#[test]
+fn without_commits_a_point_is_one_invocation() {
+    let env = Env::new();
+    env.ok(&["ingest", &fixture("real/criterion/baselines"), "--no-git"]);
+    let h = env.json(&["history", "--json"]);
+    let fib10 = h
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["bench"] == "fib/fib 10" && s["metric"] == "time")
+        .unwrap();
+    let mut values: Vec<f64> = fib10["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["value"].as_f64().unwrap() * 100.0).round() / 100.0)
+        .collect();
+    values.sort_by(f64::total_cmp);
+    assert_eq!(values, [430.15, 437.54, 437.54]);
+    assert!(fib10["change_points"].as_array().unwrap().is_empty());
+}

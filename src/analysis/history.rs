@@ -500,8 +500,9 @@ impl<'o> HistoryBuilder<'o> {
     }
 }
 
-/// Where a run's values go in a series: its commit's key (`commit:C`, or `run:ID`
-/// without a commit) and its time.
+/// Where a run's values go in a series: its commit's key (`commit:C`; without a commit,
+/// its invocation's, `invocation:BLOCK:FORK`: one process's runs, such as Criterion's
+/// samples of one `cargo bench`, are one point, not one each) and its time.
 struct RunAt {
     key: String,
     time: Option<chrono::DateTime<chrono::Utc>>,
@@ -509,11 +510,13 @@ struct RunAt {
 
 impl RunAt {
     fn of(r: &StoredRun) -> RunAt {
-        let key = r
-            .run
-            .tags
-            .get("commit")
-            .map_or_else(|| format!("run:{}", r.id), |c| format!("commit:{c}"));
+        let key = r.run.tags.get("commit").map_or_else(
+            || {
+                let (block, fork) = r.invocation();
+                format!("invocation:{block}:{fork}")
+            },
+            |c| format!("commit:{c}"),
+        );
         RunAt {
             key,
             time: run_time(r),
