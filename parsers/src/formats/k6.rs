@@ -15,7 +15,8 @@
 //!
 //! Identity: `bench` is the scenario of a scenario run, else `None` (a summary of one
 //! scenario names no benchmark); custom trends and all other metrics keep their k6 names.
-//! No config (the summary does not print the scenario's options as numbers), no label, no
+//! Config: `vus_max`, the most VUs the test allowed (its `vus_max` gauge), the load; no
+//! other option is printed as a number. No label, no
 //! timestamp (k6 exports none). The block is one `k6 run`; there are no
 //! replicates within it.
 //!
@@ -47,7 +48,7 @@
 use crate::document::{self, Document};
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::model::{Block, Data, LadderPoint, Parsed, Run, Series};
+use crate::model::{Block, Data, LadderPoint, Param, Parsed, Run, Series};
 use crate::text::metric_name;
 use crate::text::re;
 use crate::units::scaled_decimal;
@@ -170,11 +171,27 @@ static SCENARIO: LazyLock<Regex> = LazyLock::new(|| re(r"\{\s*scenario:\s*([^,}\
 fn scenario_runs(series: Vec<Series>, first_line: u64, last_line: u64) -> Vec<Run> {
     let scenario = |s: &Series| SCENARIO.captures(&s.display).map(|c| c[1].to_string());
     let names: std::collections::BTreeSet<String> = series.iter().filter_map(scenario).collect();
-    let run = |bench: Option<String>| Run {
-        bench,
-        first_line,
-        last_line,
-        ..Run::default()
+    // The load: the most VUs the test allowed (`vus_max`), a setting the summary prints as
+    // a gauge. 80 VUs against 10 are different experiments, never replicates.
+    let vus_max = series
+        .iter()
+        .find(|s| s.metric == "vus_max")
+        .and_then(|s| match s.data {
+            Data::Value { value } => value,
+            _ => None,
+        });
+    let run = |bench: Option<String>| {
+        let mut r = Run {
+            bench,
+            first_line,
+            last_line,
+            ..Run::default()
+        };
+        if let Some(v) = vus_max {
+            r.params.insert("vus_max".to_string(), Param::Num(v));
+            r.config.insert("vus_max".to_string());
+        }
+        r
     };
     let mut total = run(None);
     if names.len() < 2 {
@@ -550,6 +567,20 @@ mod tests {
 
     fn at(s: &Series, p: f64) -> Option<f64> {
         s.ladder()?.iter().find(|x| x.percentile == p)?.value
+    }
+
+    /// `k6 run --vus 80` against `--vus 10` (express-readme-*.md): the load is config.
+    #[test]
+    fn the_vus_allowed_are_the_load() {
+        for (file, vus) in [
+            ("express-readme-9a78fa2.md", 80.0),
+            ("express-readme-84e8017.md", 10.0),
+        ] {
+            let items = real(file);
+            let r = run(&items);
+            assert_eq!(r.params.get("vus_max"), Some(&Param::Num(vus)), "{file}");
+            assert!(r.config.contains("vus_max"), "{file}");
+        }
     }
 
     #[test]
