@@ -768,3 +768,34 @@ fn without_commits_a_point_is_one_invocation() {
     assert_eq!(values, [430.15, 437.54, 437.54]);
     assert!(fib10["change_points"].as_array().unwrap().is_empty());
 }
+
+/// A time series counts as its run's mean, as in `compare`: three commits of tsar's
+/// six-minute table (samples/tsar/history-default-modules-with-max-mean-min-clsn.txt) are
+/// three points of cpu.util 0.16 (0.15–0.18 over the minutes) and traffic.bytin 20.83
+/// (72, 5, 4, 4, 21, 19); `history` found no series before.
+#[test]
+fn a_time_series_is_followed_by_its_mean() {
+    let Some(dir) = crate::common::shared("samples/tsar") else {
+        return;
+    };
+    let env = Env::new();
+    let file = dir.join("history-default-modules-with-max-mean-min-clsn.txt");
+    for i in 1..=3 {
+        env.ingest_commit(file.to_str().unwrap(), i);
+    }
+    let h = env.json(&["history", "--json"]);
+    let values = |metric: &str| -> Vec<f64> {
+        h.as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["metric"] == metric)
+            .unwrap()["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["value"].as_f64().unwrap() * 100.0).round() / 100.0)
+            .collect()
+    };
+    assert_eq!(values("cpu.util"), [0.16, 0.16, 0.16]);
+    assert_eq!(values("traffic.bytin"), [20.83, 20.83, 20.83]);
+}

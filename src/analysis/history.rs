@@ -405,9 +405,11 @@ impl<'o> HistoryBuilder<'o> {
             }
             let ps: Vec<Option<f64>> = match &s.data {
                 // `--percentile` asks for ladders: a single value has no percentile.
-                Data::Value { .. } if !opts.percentiles.is_empty() => continue,
-                Data::Value { .. } => vec![None],
-                Data::TimeSeries { .. } => continue,
+                Data::Value { .. } | Data::TimeSeries { .. } if !opts.percentiles.is_empty() => {
+                    continue;
+                }
+                // A time series (tsar's minutes) counts as its run's mean, as in `compare`.
+                Data::Value { .. } | Data::TimeSeries { .. } => vec![None],
                 _ => s
                     .ladder()
                     .unwrap_or(&[])
