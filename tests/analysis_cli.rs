@@ -729,3 +729,40 @@ fn a_wrk_curve_is_drawn_at_the_runs_request_rate() {
     x.dedup();
     assert_eq!(x, [127822.19, 130382.40, 133425.46, 136846.55]);
 }
+
+/// A passing cell whose estimate fell but whose interval holds no change is not called
+/// better without saying so: hyperfine's `sleep 0.01` over two real invocations of 10
+/// (fixtures/real/hyperfine/two-commands.json, two-commands-b.json) is −4.89% with a
+/// 95% CI of −27.72% to +19.31%.
+#[test]
+fn a_pass_that_fell_within_its_noise_is_not_shown_better() {
+    let env = Env::new();
+    for (f, label) in [
+        ("two-commands.json", "before"),
+        ("two-commands-b.json", "after"),
+    ] {
+        env.ok(&[
+            "ingest",
+            &fixture(&format!("real/hyperfine/{f}")),
+            "--label",
+            label,
+            "--no-git",
+        ]);
+    }
+    let out = env
+        .cmd(&[
+            "gate",
+            "--baseline",
+            "label=before",
+            "--candidate",
+            "label=after",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("-4.89%  +10%")
+            && text.contains("better by 4.89% but not shown better (95% CI -27.72% to +19.31%)"),
+        "{text}"
+    );
+}

@@ -429,7 +429,14 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
         let reason = if w > 0.0 {
             format!("worse by {w:.2}%, within the allowed {thr}%")
         } else if w < 0.0 {
-            format!("better by {:.2}%", -w)
+            match (cell.ci_low_pct, cell.ci_high_pct) {
+                // The estimate fell, but its interval holds no change as well.
+                (Some(lo), Some(hi)) if lo <= 0.0 && hi >= 0.0 => format!(
+                    "better by {:.2}% but not shown better (95% CI {lo:+.2}% to {hi:+.2}%)",
+                    -w
+                ),
+                _ => format!("better by {:.2}%", -w),
+            }
         } else {
             "unchanged".to_string()
         };
