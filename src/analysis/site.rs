@@ -14,7 +14,7 @@ use super::charts::curve::{self as curve_input, CurveInput};
 use super::charts::history::{self, HistoryInput};
 use super::charts::spectrum::{self, SpectrumInput};
 use super::charts::timeseries::{self, TimeSeriesInput};
-use super::charts::variation::{self, VariationTable, group_name, group_title};
+use super::charts::variation::{self, VariationTable, group_name};
 use super::curve as analysis_curve;
 use super::history::{Change, HistoryOptions};
 use super::pairing::{Comparison, PairPlan, WantedRuns};
@@ -880,16 +880,6 @@ fn distinct_part(source: &str, twins: &[&str]) -> String {
 /// A replicate strip is drawn when a benchmark has this many runs (or a printed summary).
 pub const MIN_REPLICATES: usize = 3;
 
-/// A run's benchmark and configuration as its tool names them, else its group's title.
-fn bench_name(run: &StoredRun) -> String {
-    let text = super::samples::run_bench_text(run);
-    if text.is_empty() {
-        group_title(run)
-    } else {
-        text
-    }
-}
-
 /// The printed-summary rows of one group: one per single-value metric whose tool printed
 /// a headline with an error or interval for it.
 fn printed_rows(group: &[&StoredRun]) -> Vec<PrintedRow> {
@@ -901,7 +891,8 @@ fn printed_rows(group: &[&StoredRun]) -> Vec<PrintedRow> {
     else {
         return Vec::new();
     };
-    let bench = bench_name(first);
+    // Its group's name: two files' rows of one benchmark are told apart by their source.
+    let bench = group_name(first);
     metrics_of(group)
         .into_iter()
         .filter(|(_, kind)| *kind == "value")

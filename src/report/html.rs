@@ -443,7 +443,7 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
 /// metric.
 fn printed_table(rows: &[model::PrintedRow]) -> String {
     let mut h = String::from(
-        "<h2>What the tools printed</h2>\n<p class=\"muted\">Each benchmark's summary as its tool printed it, beside ours from its runs.</p>\n<div class=\"scroll\"><table class=\"printed\"><tr><th class=\"text\">bench</th><th class=\"text\">metric</th><th class=\"text\">the tool's summary</th><th class=\"text\">ours</th></tr>\n",
+        "<h2>What the tools printed</h2>\n<p class=\"muted\">Each benchmark's summary as its tool printed it, beside ours from its runs.</p>\n<div class=\"scroll\"><table class=\"printed\"><tr><th class=\"text\">group</th><th class=\"text\">metric</th><th class=\"text\">the tool's summary</th><th class=\"text\">ours</th></tr>\n",
     );
     for r in rows {
         h.push_str(&format!(
