@@ -766,3 +766,46 @@ fn a_pass_that_fell_within_its_noise_is_not_shown_better() {
         "{text}"
     );
 }
+
+/// A curve follows one branch, as `history` does: a pull request's one commit is not
+/// pooled into main's points (fixtures/qps-table/sweep.txt at three rates, twice on main,
+/// once on pr-7: 2 runs a point, not 3) and is left out with a note.
+#[test]
+fn a_branch_commit_is_not_a_point_of_mains_curve() {
+    let env = Env::new();
+    let sweep = fixture("qps-table/sweep.txt");
+    env.ingest_commit(&sweep, 1);
+    env.ingest_commit(&sweep, 2);
+    env.ok(&[
+        "ingest",
+        &sweep,
+        "--no-git",
+        "--tag",
+        "commit=c3",
+        "--tag",
+        "branch=pr-7",
+        "--time",
+        "2026-01-03T00:00:00Z",
+    ]);
+    let out = env.cmd(&["curve", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let curve: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let curves = curve["curves"].as_array().unwrap();
+    assert_eq!(curves.len(), 1, "{curve}");
+    assert_eq!(curves[0]["branch"], "main");
+    assert!(
+        curves[0]["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["runs"] == 2),
+        "{curve}"
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "1 branch with one commit left out beside the longer history of the same curve (pr-7)"
+        ),
+        "{err}"
+    );
+}

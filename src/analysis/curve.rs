@@ -14,7 +14,7 @@ use crate::stats::describe::{mean, median};
 use crate::units::{convert, seconds_per, split_quantity};
 use bench_db_parsers::{Data, Series};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
 /// Curve errors (exit code 2).
@@ -148,6 +148,8 @@ pub struct CurveKey {
     pub config: Vec<(String, ConfigValue)>,
     /// The given label ([`StoredRun::given_label`]).
     pub label: Option<String>,
+    /// The runs' `branch` tag: a branch's runs are never points of another's curve.
+    pub branch: Option<String>,
 }
 
 /// The configuration key that is a curve's x axis when a run sets it.
@@ -172,16 +174,23 @@ impl CurveKey {
             bench: run.run.bench.clone(),
             config,
             label: run.given_label().map(str::to_string),
+            branch: run.run.tags.get("branch").cloned(),
         }
     }
 
-    /// The curve's name after its suite: bench, configuration and label, as one line.
+    /// The curve's name after its suite: bench, configuration, label and branch, as one
+    /// line.
     pub fn title(&self) -> String {
-        super::samples::identity_text(
+        let text = super::samples::identity_text(
             self.bench.as_deref(),
             self.config.iter().map(|(k, v)| (k, v)),
             self.label.as_deref(),
-        )
+        );
+        match &self.branch {
+            Some(b) if text.is_empty() => format!("branch {b}"),
+            Some(b) => format!("{text} · branch {b}"),
+            None => text,
+        }
     }
 }
 
@@ -192,6 +201,8 @@ pub struct CurvesBuilder {
     percentiles: Vec<f64>,
     slo: Option<String>,
     curves: BTreeMap<CurveKey, CurveBuilder>,
+    /// Each curve's commits (the runs' `commit` tags).
+    commits: BTreeMap<CurveKey, BTreeSet<String>>,
 }
 
 impl CurvesBuilder {
@@ -207,6 +218,7 @@ impl CurvesBuilder {
             percentiles: percentiles.to_vec(),
             slo: slo.map(str::to_string),
             curves: BTreeMap::new(),
+            commits: BTreeMap::new(),
         })
     }
 
@@ -217,10 +229,52 @@ impl CurvesBuilder {
             let b = CurveBuilder::new(self.metric.clone(), &self.percentiles, self.slo.as_deref())?;
             self.curves.insert(key.clone(), b);
         }
+        if let Some(c) = run.run.tags.get("commit") {
+            match self.commits.get_mut(&key) {
+                Some(commits) if commits.contains(c) => {}
+                Some(commits) => {
+                    commits.insert(c.clone());
+                }
+                None => {
+                    self.commits
+                        .insert(key.clone(), BTreeSet::from([c.clone()]));
+                }
+            }
+        }
         if let Some(b) = self.curves.get_mut(&key) {
             b.add(run);
         }
         Ok(())
+    }
+
+    /// Leaves out the curve of a branch that holds one commit where the same curve is
+    /// drawn over two or more commits on another branch (a pull request's one commit
+    /// beside `main`), as `history` leaves its series out; returns those branches, sorted.
+    pub fn leave_out_one_commit_branches(&mut self) -> Vec<String> {
+        let unbranched = |k: &CurveKey| CurveKey {
+            branch: None,
+            ..k.clone()
+        };
+        let commits = |k: &CurveKey| self.commits.get(k).map_or(0, BTreeSet::len);
+        let followed: BTreeSet<CurveKey> = self
+            .curves
+            .keys()
+            .filter(|k| commits(k) >= 2)
+            .map(unbranched)
+            .collect();
+        let gone: Vec<CurveKey> = self
+            .curves
+            .keys()
+            .filter(|k| k.branch.is_some() && commits(k) == 1)
+            .filter(|k| followed.contains(&unbranched(k)))
+            .cloned()
+            .collect();
+        let mut branches = BTreeSet::new();
+        for k in gone {
+            self.curves.remove(&k);
+            branches.extend(k.branch);
+        }
+        branches.into_iter().collect()
     }
 
     /// The curves of the benchmarks that have the metric, in suite and bench order; an

@@ -1140,7 +1140,12 @@ impl SuiteCurves {
 
     fn finish(self) -> Vec<CurveChart> {
         let mut out = Vec::new();
-        for (_, display, m) in self.metrics {
+        for (_, display, mut m) in self.metrics {
+            // A pull request's one commit is no curve of its own beside main's (its runs
+            // are in the branch comparisons).
+            for b in m.with_slo.iter_mut().chain([&mut m.plain]) {
+                b.leave_out_one_commit_branches();
+            }
             let found = match m.with_slo.map(|b| b.finish()) {
                 Some(Ok(found)) => Ok(found),
                 _ => m.plain.finish(),

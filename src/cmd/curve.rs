@@ -69,6 +69,10 @@ pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
         }
         Ok(())
     })?;
+    let left_out = curves.leave_out_one_commit_branches();
+    if let Some(note) = output::one_commit_branches_note(&left_out, "curve") {
+        eprintln!("note: {note}");
+    }
     let curves = curves.finish()?;
     let text = if args.output.json() {
         output::curve::json(&curves)

@@ -33,7 +33,7 @@ pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
     })?;
     let mut series = builder.finish().context("change points")?;
     let left_out = leave_out_one_commit_branches(&mut series);
-    if let Some(note) = output::history::left_out_note(&left_out) {
+    if let Some(note) = output::one_commit_branches_note(&left_out, "series") {
         eprintln!("note: {note}");
     }
     if args.output.json() {

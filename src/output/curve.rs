@@ -159,6 +159,8 @@ struct JsonOneCurve<'a> {
     config: BTreeMap<&'a str, &'a ConfigValue>,
     /// The label someone gave the runs (`null` when none was given).
     label: Option<String>,
+    /// The runs' branch (`null` when they name none).
+    branch: Option<String>,
     points: Vec<JsonPoint>,
     knee: Option<f64>,
     /// The percentile the knee was read on.
@@ -183,8 +185,8 @@ fn json_points(c: &Curve) -> Vec<JsonPoint> {
 
 /// `{"schema":1,"metric","unit","points":[{"throughput","percentile","value","min","max","runs"}],"knee","max_throughput_within_slo","curves":[…]}`
 /// (points also carry `concurrency` when a mean latency is known). `curves` holds one
-/// object per curve (suite, bench, configuration less the rate, label) with the same fields and `suite`, `bench`, `config`,
-/// `label`, `knee_percentile`; with several, the top-level `points` is empty and `knee` null.
+/// object per curve (suite, bench, configuration less the rate, label, branch) with the same fields and `suite`, `bench`, `config`,
+/// `label`, `branch`, `knee_percentile`; with several, the top-level `points` is empty and `knee` null.
 pub fn json(curves: &[(CurveKey, Curve)]) -> String {
     let one = match curves {
         [(_, c)] => Some(c),
@@ -205,6 +207,7 @@ pub fn json(curves: &[(CurveKey, Curve)]) -> String {
                 bench: k.bench.clone(),
                 config: k.config.iter().map(|(key, v)| (key.as_str(), v)).collect(),
                 label: k.label.clone(),
+                branch: k.branch.clone(),
                 points: json_points(c),
                 knee: c.knee,
                 knee_percentile: c.knee_percentile,

@@ -76,27 +76,6 @@ pub fn tables(series: &[History]) -> String {
     out
 }
 
-/// What [`crate::analysis::history::leave_out_one_commit_branches`] left out, naming the
-/// first five branches; `None` when nothing was.
-pub fn left_out_note(branches: &[String]) -> Option<String> {
-    let first = branches.first()?;
-    let mut names = branches
-        .iter()
-        .take(5)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if branches.len() > 5 {
-        names.push_str(&format!(", and {} more", branches.len() - 5));
-    }
-    let n = branches.len();
-    Some(format!(
-        "{n} branch{} with one commit left out beside the longer history of the same series \
-         ({names}); select one with tag.branch={first}",
-        if n == 1 { "" } else { "es" }
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,6 +28,28 @@ pub fn md_cell(s: &str) -> String {
         .replace('|', "\\|")
 }
 
+/// The branches `history` or `curve` left out, each holding one commit beside a longer
+/// history of the same `what` (`series`, `curve`), naming the first five; `None` when
+/// none was.
+pub fn one_commit_branches_note(branches: &[String], what: &str) -> Option<String> {
+    let first = branches.first()?;
+    let mut names = branches
+        .iter()
+        .take(5)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if branches.len() > 5 {
+        names.push_str(&format!(", and {} more", branches.len() - 5));
+    }
+    let n = branches.len();
+    Some(format!(
+        "{n} branch{} with one commit left out beside the longer history of the same {what} \
+         ({names}); select one with tag.branch={first}",
+        if n == 1 { "" } else { "es" }
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
