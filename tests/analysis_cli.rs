@@ -776,17 +776,7 @@ fn a_branch_commit_is_not_a_point_of_mains_curve() {
     let sweep = fixture("qps-table/sweep.txt");
     env.ingest_commit(&sweep, 1);
     env.ingest_commit(&sweep, 2);
-    env.ok(&[
-        "ingest",
-        &sweep,
-        "--no-git",
-        "--tag",
-        "commit=c3",
-        "--tag",
-        "branch=pr-7",
-        "--time",
-        "2026-01-03T00:00:00Z",
-    ]);
+    env.ingest_commit_on(&sweep, 3, "pr-7");
     let out = env.cmd(&["curve", "--json"]).output().unwrap();
     assert!(out.status.success());
     let curve: Value = serde_json::from_slice(&out.stdout).unwrap();

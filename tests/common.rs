@@ -49,6 +49,11 @@ impl Env {
 
     /// Ingests `path` as commit `c{i}` on branch `main`, stored at 2026-01-0{i} (i in 1..=9).
     pub fn ingest_commit(&self, path: &str, i: usize) -> String {
+        self.ingest_commit_on(path, i, "main")
+    }
+
+    /// [`Self::ingest_commit`] on `branch`.
+    pub fn ingest_commit_on(&self, path: &str, i: usize, branch: &str) -> String {
         self.ok(&[
             "ingest",
             path,
@@ -56,7 +61,7 @@ impl Env {
             "--tag",
             &format!("commit=c{i}"),
             "--tag",
-            "branch=main",
+            &format!("branch={branch}"),
             "--time",
             &format!("2026-01-0{i}T00:00:00Z"),
         ])

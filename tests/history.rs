@@ -698,17 +698,7 @@ fn a_branch_commit_is_not_a_point_of_mains_history() {
     let go = |f: &str| fixture(&format!("real/go-bench/{f}"));
     env.ingest_commit(&go("bench-count3.txt"), 1);
     env.ingest_commit(&go("bench-count3-b.txt"), 2);
-    env.ok(&[
-        "ingest",
-        &go("bench-count3.txt"),
-        "--no-git",
-        "--tag",
-        "commit=c3",
-        "--tag",
-        "branch=pr-7",
-        "--time",
-        "2026-01-03T00:00:00Z",
-    ]);
+    env.ingest_commit_on(&go("bench-count3.txt"), 3, "pr-7");
     let out = env.cmd(&["history", "--json"]).output().unwrap();
     assert!(out.status.success());
     let series: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
