@@ -789,3 +789,29 @@ fn a_time_series_is_followed_by_its_mean() {
     assert_eq!(values("cpu.util"), [0.16, 0.16, 0.16]);
     assert_eq!(values("traffic.bytin"), [20.83, 20.83, 20.83]);
 }
+
+/// Criterion's terminal `time: [low estimate high]` prints an estimate of the mean time
+/// and no median, so a series holding it follows means throughout: run1-terminal.txt's
+/// fib 10 511.91 ns, then the run2 folder's mean 488.13 ns (estimates.json), not its
+/// median 451.29 beside the terminal's mean.
+#[test]
+fn a_criterion_terminal_estimate_is_followed_as_a_mean() {
+    let env = Env::new();
+    env.ingest_commit(&fixture("real/criterion/run1-terminal.txt"), 1);
+    env.ingest_commit(&fixture("real/criterion/run2/criterion"), 2);
+    let h = env.json(&["history", "--json"]);
+    let fib10 = h
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["bench"] == "fib/fib 10" && s["metric"] == "time")
+        .unwrap();
+    assert_eq!(fib10["statistic"], "mean");
+    let values: Vec<f64> = fib10["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["value"].as_f64().unwrap() * 100.0).round() / 100.0)
+        .collect();
+    assert_eq!(values, [511.91, 488.13]);
+}

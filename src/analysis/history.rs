@@ -314,8 +314,9 @@ struct Acc {
 
 /// A run's single value of `metric` as the invocation's median, as its mean, and whether
 /// its value is only a printed mean: no median printed, and the block printed a mean
-/// equal to it or a standard deviation beside it (hyperfine's Markdown and terminal
-/// `mean ± σ`).
+/// equal to it, a standard deviation beside it (hyperfine's Markdown and terminal
+/// `mean ± σ`), or an interval around it (Criterion's terminal `time: [low estimate
+/// high]`, whose estimate is of the mean time: its slope, else its mean).
 fn invocation_value(s: &Series, printed: &[PrintedStat], v: f64) -> (f64, f64, bool) {
     let find = |name: &str, percentile: Option<f64>| {
         s.stats
@@ -334,7 +335,8 @@ fn invocation_value(s: &Series, printed: &[PrintedStat], v: f64) -> (f64, f64, b
     match median {
         Some(m) => (m, mean.unwrap_or(v), false),
         None => {
-            let only = mean == Some(v) || find("stddev", None).is_some();
+            let interval = find("low", None).is_some() && find("high", None).is_some();
+            let only = mean == Some(v) || find("stddev", None).is_some() || interval;
             (v, mean.unwrap_or(v), only)
         }
     }
