@@ -329,7 +329,7 @@ fn the_index_counts_and_links_undecided_cells() {
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(
         index.contains(
-            "12 cells are undecided: the change may be large but the runs are too few or too noisy to tell; add runs. See <a href=\"suite-jlbh.html#compare\">jlbh: v10-current.txt → v1-varlog.txt</a> (12).</p>"
+            "12 cells are undecided: the change may be large but the runs are too few or too noisy to tell; add runs. See <a href=\"suite-jlbh.html#compare\">jlbh: main → fix</a> (12).</p>"
         ),
         "{index}"
     );

@@ -577,18 +577,22 @@ impl WantedRuns {
     }
 }
 
-/// Readable names for two sides: their labels (else suite), told apart by the first tag
-/// whose values differ (`branch`, then `commit`, then any other), else by role. Never run
-/// ids.
+/// Readable names for two sides (their suite is named beside them): their given labels
+/// (a label that only names a log file names no side), told apart by the first tag
+/// whose values differ (`branch`, then `commit`, then any other), else their log files,
+/// else their roles. Never run ids.
 pub fn side_names(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> (String, String) {
-    let describe = |runs: &[&StoredRun]| -> String {
+    let describe = |runs: &[&StoredRun], files: bool| -> String {
         let mut labels: Vec<&str> = Vec::new();
         for r in runs {
-            let name = if r.label.is_empty() {
-                r.suite.as_str()
-            } else {
-                r.label.as_str()
+            let name = match r.given_label() {
+                Some(l) => l,
+                None if files => r.label.as_str(),
+                None => continue,
             };
+            if name.is_empty() {
+                continue;
+            }
             if !labels.contains(&name) {
                 labels.push(name);
             }
@@ -599,7 +603,7 @@ pub fn side_names(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> (String,
             n => format!("{}, {} and {} more", labels[0], labels[1], n - 2),
         }
     };
-    let (b, c) = (describe(baseline), describe(candidate));
+    let (b, c) = (describe(baseline, false), describe(candidate, false));
     if b != c && !b.is_empty() && !c.is_empty() {
         return (b, c);
     }
@@ -634,6 +638,10 @@ pub fn side_names(baseline: &[&StoredRun], candidate: &[&StoredRun]) -> (String,
             };
             return (side(&b, tb), side(&c, tc));
         }
+    }
+    let (fb, fc) = (describe(baseline, true), describe(candidate, true));
+    if fb != fc && !fb.is_empty() && !fc.is_empty() {
+        return (fb, fc);
     }
     let role = |name: &str, role: &str| {
         if name.is_empty() {
@@ -876,5 +884,26 @@ mod tests {
         let d = tagged("main", "other", "x", 0);
         let dr: Vec<&StoredRun> = d.iter().collect();
         assert_eq!(side_names(&ar, &dr), ("rtt".into(), "other".into()));
+        // Labels that only name their log file name no side: the branch does, else the
+        // files do.
+        let file = |runs: &mut Vec<StoredRun>, name: &str| {
+            for r in runs.iter_mut() {
+                r.source = format!("logs/{name}");
+                r.label = name.into();
+            }
+        };
+        let (mut e, mut f) = (tagged("main", "", "x", 0), tagged("fix", "", "x", 0));
+        file(&mut e, "a.log");
+        file(&mut f, "b.log");
+        let (er, fr): (Vec<&StoredRun>, Vec<&StoredRun>) = (e.iter().collect(), f.iter().collect());
+        assert_eq!(side_names(&er, &fr), ("main".into(), "fix".into()));
+        assert_eq!(
+            side_names(&er[..1], &er[1..]),
+            ("baseline".into(), "candidate".into())
+        );
+        let mut g = tagged("main", "", "x", 0);
+        file(&mut g, "c.log");
+        let gr: Vec<&StoredRun> = g.iter().collect();
+        assert_eq!(side_names(&er, &gr), ("a.log".into(), "c.log".into()));
     }
 }
