@@ -5,6 +5,7 @@
 use crate::common::{Env, fixture};
 use crate::otava::{Noise, otava, otava_python};
 use bench_db::stats::change_point::{Options, compute_change_points};
+use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
@@ -742,18 +743,8 @@ fn without_commits_a_point_is_one_invocation() {
     let env = Env::new();
     env.ok(&["ingest", &fixture("real/criterion/baselines"), "--no-git"]);
     let h = env.json(&["history", "--json"]);
-    let fib10 = h
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["bench"] == "fib/fib 10" && s["metric"] == "time")
-        .unwrap();
-    let mut values: Vec<f64> = fib10["points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["value"].as_f64().unwrap() * 100.0).round() / 100.0)
-        .collect();
+    let fib10 = series(&h, Some("fib/fib 10"), "time");
+    let mut values: Vec<f64> = values_2dp(fib10);
     values.sort_by(f64::total_cmp);
     assert_eq!(values, [430.15, 437.54, 437.54]);
     assert!(fib10["change_points"].as_array().unwrap().is_empty());
@@ -774,18 +765,7 @@ fn a_time_series_is_followed_by_its_mean() {
         env.ingest_commit(file.to_str().unwrap(), i);
     }
     let h = env.json(&["history", "--json"]);
-    let values = |metric: &str| -> Vec<f64> {
-        h.as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["metric"] == metric)
-            .unwrap()["points"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| (p["value"].as_f64().unwrap() * 100.0).round() / 100.0)
-            .collect()
-    };
+    let values = |metric: &str| values_2dp(series(&h, None, metric));
     assert_eq!(values("cpu.util"), [0.16, 0.16, 0.16]);
     assert_eq!(values("traffic.bytin"), [20.83, 20.83, 20.83]);
 }
@@ -800,18 +780,27 @@ fn a_criterion_terminal_estimate_is_followed_as_a_mean() {
     env.ingest_commit(&fixture("real/criterion/run1-terminal.txt"), 1);
     env.ingest_commit(&fixture("real/criterion/run2/criterion"), 2);
     let h = env.json(&["history", "--json"]);
-    let fib10 = h
-        .as_array()
+    let fib10 = series(&h, Some("fib/fib 10"), "time");
+    assert_eq!(fib10["statistic"], "mean");
+    let values: Vec<f64> = values_2dp(fib10);
+    assert_eq!(values, [511.91, 488.13]);
+}
+
+/// The series of `history --json` with this bench (`None`: one that names none) and metric.
+fn series<'a>(h: &'a Value, bench: Option<&str>, metric: &str) -> &'a Value {
+    h.as_array()
         .unwrap()
         .iter()
-        .find(|s| s["bench"] == "fib/fib 10" && s["metric"] == "time")
-        .unwrap();
-    assert_eq!(fib10["statistic"], "mean");
-    let values: Vec<f64> = fib10["points"]
+        .find(|s| s["bench"].as_str() == bench && s["metric"] == metric)
+        .unwrap_or_else(|| panic!("no series of {metric}: {h}"))
+}
+
+/// A series' point values to two decimals, as the files print them.
+fn values_2dp(series: &Value) -> Vec<f64> {
+    series["points"]
         .as_array()
         .unwrap()
         .iter()
         .map(|p| (p["value"].as_f64().unwrap() * 100.0).round() / 100.0)
-        .collect();
-    assert_eq!(values, [511.91, 488.13]);
+        .collect()
 }
