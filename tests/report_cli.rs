@@ -659,3 +659,45 @@ fn the_report_explains_a_change_opposite_to_its_columns() {
         "{page}"
     );
 }
+
+/// A pull request's one commit is not drawn beside main's curve and history, and the
+/// page says so as `curve` and `history` do: the sweep at three rates twice on main and
+/// once on pr-7; Go's three benchmarks on main at two commits and on pr-7 at one.
+#[test]
+fn the_page_names_the_one_commit_branches_it_leaves_out() {
+    let env = Env::new();
+    let sweep = fixture("qps-table/sweep.txt");
+    let go = |f: &str| fixture(&format!("real/go-bench/{f}"));
+    env.ingest_commit(&sweep, 1);
+    env.ingest_commit(&go("bench-count3.txt"), 1);
+    env.ingest_commit(&sweep, 2);
+    env.ingest_commit(&go("bench-count3-b.txt"), 2);
+    env.ingest_commit_on(&sweep, 3, "pr-7");
+    env.ingest_commit_on(&go("bench-count3.txt"), 3, "pr-7");
+    let out = env.dir.path().join("r");
+    env.ok(&["report", "--out", &out.display().to_string()]);
+    let qps = std::fs::read_to_string(out.join("suite-qps-table.html")).unwrap();
+    assert!(
+        qps.contains("<p class=\"note\">1 branch with one commit left out beside the longer history of the same curve (pr-7); select one with tag.branch=pr-7.</p>"),
+        "{qps}"
+    );
+    let go = std::fs::read_to_string(out.join("suite-go-bench.html")).unwrap();
+    assert!(
+        go.contains("<p class=\"note\">1 branch with one commit left out beside the longer history of the same series (pr-7); select one with tag.branch=pr-7.</p>"),
+        "{go}"
+    );
+    // Main's histories are drawn over their two commits; the branch's commit is in none
+    // (its name is in the note alone) and the sweep's curve is drawn from main's runs.
+    let commits = &go[go.find("<h2>History over commits</h2>").unwrap()..];
+    assert_eq!(commits.matches("pr-7").count(), 2, "{commits}");
+    assert!(commits.contains("/ branch main / ns_op</h3>"), "{commits}");
+    let curves =
+        &qps[qps.find("<h2 id=\"curves\">").unwrap()..qps.find("<h2 id=\"history\">").unwrap()];
+    for point in [
+        "rt: 12.5 ms at 640/s",
+        "rt: 13.1 ms at 1221/s",
+        "rt: 21 ms at 1524/s",
+    ] {
+        assert!(curves.contains(point), "{curves}");
+    }
+}

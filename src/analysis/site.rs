@@ -18,6 +18,7 @@ use super::charts::variation::{self, VariationTable, group_name};
 use super::curve as analysis_curve;
 use super::history::{Change, HistoryOptions};
 use super::pairing::{Comparison, PairPlan, WantedRuns};
+use super::polarity;
 use super::samples::ConfigValue;
 use super::slo::{self, SloTerm};
 use crate::dataset::StoredRun;
@@ -81,10 +82,15 @@ pub struct SuitePage {
     /// One per curve `bench-db curve` finds (per benchmark less its rate) of each ladder
     /// metric, measured at two or more throughputs.
     pub curves: Vec<CurveChart>,
+    /// The branches left out of `curves`: each held one commit beside a longer curve.
+    pub curves_left_out: Vec<String>,
     /// Histories over ingests.
     pub histories: Vec<HistoryInput>,
     /// Histories over commits, with their change points.
     pub changes: Vec<ChangeSeries>,
+    /// The branches left out of `changes`: each held one commit beside a longer history
+    /// of the same series.
+    pub changes_left_out: Vec<String>,
     /// What the tool printed about each drawn group's metrics, beside ours.
     pub printed: Vec<PrintedRow>,
     /// The replicates of each single-value metric, one row per drawn group.
@@ -463,7 +469,7 @@ pub struct SuiteSeries<'o> {
 /// What [`SuiteSeries`] gives the suite page.
 pub struct SeriesPages {
     histories: Vec<HistoryInput>,
-    changes: Vec<ChangeSeries>,
+    changes: changes::Drawn,
 }
 
 impl SuiteSeries<'_> {
@@ -667,6 +673,7 @@ impl<'o> SuiteBuilder<'o> {
             (None, Some(done)) => done,
             (None, None) => panic!("the suite's series were taken and not handed back"),
         };
+        let (curves, curves_left_out) = self.curves.finish();
         SuitePage {
             suite: self.suite.clone(),
             runs: self.runs,
@@ -677,9 +684,11 @@ impl<'o> SuiteBuilder<'o> {
             variation: variation::from_runs(&flat),
             pages: std::mem::take(&mut self.pages),
             group_pages: std::mem::take(&mut self.ready),
-            curves: self.curves.finish(),
+            curves,
+            curves_left_out,
             histories: series.histories,
-            changes: series.changes,
+            changes: series.changes.series,
+            changes_left_out: series.changes.left_out,
             printed: groups.iter().flat_map(|g| printed_rows(g)).collect(),
             replicates: replicates(&groups),
         }
@@ -725,6 +734,8 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
     let mut formats: Vec<String> = runs.iter().map(|r| r.format.clone()).collect();
     formats.sort_unstable();
     formats.dedup();
+    let (curves, curves_left_out) = curves(runs, opts);
+    let changes = changes::series_of(runs);
     SuitePage {
         suite: suite.to_string(),
         runs: runs.len(),
@@ -735,9 +746,11 @@ fn suite_page(suite: &str, runs: &[&StoredRun], cmps: &[&Comparison], opts: &Opt
         variation,
         pages: group_pages.iter().map(GroupPage::entry).collect(),
         group_pages,
-        curves: curves(runs, opts),
+        curves,
+        curves_left_out,
         histories: history::from_runs(runs),
-        changes: changes::series_of(runs),
+        changes: changes.series,
+        changes_left_out: changes.left_out,
         printed: groups[skipped..]
             .iter()
             .flat_map(|g| printed_rows(g))
@@ -1071,7 +1084,8 @@ fn paged_group(group: &[&StoredRun]) -> PagedGroup {
 /// configuration less the rate ([`analysis_curve::CurveKey`], labels that each name one
 /// rate joined), x the target rate where set. A curve of one throughput is not drawn.
 /// An SLO whose unit does not fit a metric is left off that chart.
-fn curves(runs: &[&StoredRun], opts: &Options) -> Vec<CurveChart> {
+/// A suite's curves and the one-commit branches left out of them.
+fn curves(runs: &[&StoredRun], opts: &Options) -> (Vec<CurveChart>, Vec<String>) {
     let mut c = SuiteCurves::new(opts);
     for r in runs {
         c.add(r);
@@ -1081,10 +1095,15 @@ fn curves(runs: &[&StoredRun], opts: &Options) -> Vec<CurveChart> {
 
 /// A suite's curves, fed one run at a time: per ladder metric, its curves with the SLO
 /// and without (the fallback when the SLO does not fit it); values are kept, not runs.
+/// A suite without ladders draws the single-value latency `curve` would choose (a QPS
+/// table's `rt`).
 struct SuiteCurves {
     slo: Option<String>,
-    /// Each ladder metric in first-seen order with its display name and builders.
-    metrics: Vec<(String, String, MetricCurves)>,
+    /// Each ladder metric, and each single-value latency, in first-seen order with its
+    /// display name, whether it is a ladder, and its builders.
+    metrics: Vec<(String, String, bool, MetricCurves)>,
+    /// The metric `curve` draws when given none.
+    chooser: analysis_curve::MetricChooser,
     /// Whether every run fed has a target rate (the x axis's caption).
     all_targets: bool,
 }
@@ -1100,6 +1119,7 @@ impl SuiteCurves {
         SuiteCurves {
             slo: (!slo.is_empty()).then(|| slo.join(",")),
             metrics: Vec::new(),
+            chooser: analysis_curve::MetricChooser::default(),
             all_targets: true,
         }
     }
@@ -1112,11 +1132,13 @@ impl SuiteCurves {
             return;
         }
         self.all_targets &= r.param_f64("target_throughput").is_some();
+        self.chooser.see(r);
         for s in &r.run.series {
             let kind = s.kind();
-            if (kind == "ladder" || kind == "histogram")
-                && !self.metrics.iter().any(|m| m.0 == s.metric)
-            {
+            let ladder = kind == "ladder" || kind == "histogram";
+            let latency =
+                ladder || polarity::kind(&s.metric, &s.unit, false) == polarity::Kind::Latency;
+            if latency && !self.metrics.iter().any(|m| m.0 == s.metric) {
                 let new = |slo: Option<&str>| {
                     analysis_curve::CurvesBuilder::new(s.metric.clone(), &CURVE_PERCENTILES, slo)
                 };
@@ -1125,11 +1147,12 @@ impl SuiteCurves {
                 self.metrics.push((
                     s.metric.clone(),
                     s.display.clone(),
+                    ladder,
                     MetricCurves { with_slo, plain },
                 ));
             }
         }
-        for (_, _, m) in &mut self.metrics {
+        for (_, _, _, m) in &mut self.metrics {
             if let Some(b) = &mut m.with_slo {
                 // Errors only on a malformed SLO, refused when built.
                 let _ = b.add(r);
@@ -1138,13 +1161,20 @@ impl SuiteCurves {
         }
     }
 
-    fn finish(self) -> Vec<CurveChart> {
+    /// The curves, and the branches left out of them (sorted).
+    fn finish(self) -> (Vec<CurveChart>, Vec<String>) {
         let mut out = Vec::new();
-        for (_, display, mut m) in self.metrics {
+        let mut left_out = std::collections::BTreeSet::new();
+        let any_ladder = self.metrics.iter().any(|m| m.2);
+        let chosen = self.chooser.choice();
+        for (metric, display, ladder, mut m) in self.metrics {
+            if !ladder && (any_ladder || chosen.as_ref() != Some(&metric)) {
+                continue;
+            }
             // A pull request's one commit is no curve of its own beside main's (its runs
             // are in the branch comparisons).
             for b in m.with_slo.iter_mut().chain([&mut m.plain]) {
-                b.leave_out_one_commit_branches();
+                left_out.extend(b.leave_out_one_commit_branches());
             }
             let found = match m.with_slo.map(|b| b.finish()) {
                 Some(Ok(found)) => Ok(found),
@@ -1176,7 +1206,7 @@ impl SuiteCurves {
                 });
             }
         }
-        out
+        (out, left_out.into_iter().collect())
     }
 }
 
@@ -1230,10 +1260,10 @@ mod tests {
         }
         runs.extend(second);
         let refs: Vec<&StoredRun> = runs.iter().collect();
-        let charts = curves(&refs, &Options::default());
+        let (charts, _) = curves(&refs, &Options::default());
         assert_eq!(charts.len(), 1);
         let p50 = &charts[0].input.lines[0];
-        assert_eq!(p50.percentile, 50.0);
+        assert_eq!(p50.percentile, Some(50.0));
         let spans: Vec<(f64, f64, f64)> = p50
             .points
             .iter()
@@ -1269,7 +1299,7 @@ mod tests {
         let opts = Options {
             slo: slo::parse("p50<=100us").unwrap(),
         };
-        let charts = curves(&refs, &opts);
+        let (charts, _) = curves(&refs, &opts);
         assert_eq!(charts.len(), 1, "{charts:#?}");
         let input = &charts[0].input;
         let xs: Vec<f64> = input.lines[0].points.iter().map(|p| p.throughput).collect();

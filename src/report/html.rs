@@ -423,6 +423,7 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
         for c in &s.curves {
             h.push_str(&figure_with(curve::render(&c.input), &c.knee_note));
         }
+        h.push_str(&left_out_note(&s.curves_left_out, "curve"));
     }
 
     if !s.histories.is_empty() {
@@ -432,9 +433,20 @@ fn suite_page(s: &SuitePage, name: &str, cmps: &[&Comparison]) -> Vec<(String, S
         }
     }
     h.push_str(&scroll_tables(&changes::section(&s.changes)));
+    if !s.changes.is_empty() {
+        h.push_str(&left_out_note(&s.changes_left_out, "series"));
+    }
     let mut files = vec![(name.to_string(), page(&format!("Suite {suite}"), &h))];
     files.extend(pages);
     files
+}
+
+/// The note naming the one-commit branches left out beside the longer history of the
+/// same `what` (`curve`, `series`), as `curve` and `history` print it; empty when none was.
+fn left_out_note(branches: &[String], what: &str) -> String {
+    crate::output::one_commit_branches_note(branches, what)
+        .map(|n| format!("<p class=\"note\">{}.</p>\n", escape(&n)))
+        .unwrap_or_default()
 }
 
 /// The file name of group page `k` (1-based) of the suite whose page is `suite_page`:

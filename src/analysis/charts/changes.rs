@@ -3,7 +3,9 @@
 //! series' last segment.
 
 use super::history::noise_band;
-use crate::analysis::history::{History, HistoryBuilder, HistoryOptions};
+use crate::analysis::history::{
+    History, HistoryBuilder, HistoryOptions, leave_out_one_commit_branches,
+};
 use crate::dataset::{PERCENTILE_TOLERANCE, StoredRun};
 use std::collections::HashSet;
 
@@ -28,9 +30,17 @@ impl ChangeSeries {
     }
 }
 
+/// The series worth drawing, and the branches left out of them: each held one commit
+/// beside a longer history of the same series (a pull request's commit beside `main`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Drawn {
+    pub series: Vec<ChangeSeries>,
+    pub left_out: Vec<String>,
+}
+
 /// The series of a suite's runs worth drawing: runs that carry commits, two or more
 /// commits, the usual percentiles.
-pub fn series_of(runs: &[&StoredRun]) -> Vec<ChangeSeries> {
+pub fn series_of(runs: &[&StoredRun]) -> Drawn {
     let opts = HistoryOptions::default();
     let mut later_runs = HashSet::new();
     for r in runs {
@@ -78,12 +88,14 @@ impl<'o> Changes<'o> {
         }
     }
 
-    /// The series worth drawing.
-    pub fn finish(self) -> Vec<ChangeSeries> {
-        let Ok(all) = self.builder.finish() else {
-            return Vec::new();
+    /// The series worth drawing, and the one-commit branches left out of them.
+    pub fn finish(self) -> Drawn {
+        let Ok(mut all) = self.builder.finish() else {
+            return Drawn::default();
         };
-        all.into_iter()
+        let left_out = leave_out_one_commit_branches(&mut all);
+        let series = all
+            .into_iter()
             .filter(|h| h.points.len() >= 2)
             .filter(|h| {
                 h.percentile.is_none_or(|p| {
@@ -93,6 +105,7 @@ impl<'o> Changes<'o> {
                 })
             })
             .map(ChangeSeries::new)
-            .collect()
+            .collect();
+        Drawn { series, left_out }
     }
 }

@@ -13,10 +13,11 @@ pub struct CurvePoint {
     pub max: f64,
 }
 
-/// The latency at one percentile across throughputs.
+/// The latency at one percentile across throughputs, or a single-value latency's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurveLine {
-    pub percentile: f64,
+    /// `None`: the metric is one value a run (a QPS table's `rt`).
+    pub percentile: Option<f64>,
     pub points: Vec<CurvePoint>,
 }
 
@@ -24,6 +25,8 @@ pub struct CurveLine {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurveInput {
     pub title: String,
+    /// The latency's metric, naming a single-value line in the legend.
+    pub metric: String,
     /// Throughput unit (`msg/s`).
     pub throughput_unit: String,
     /// What the throughput axis shows (`Achieved throughput`, `Target throughput`).
@@ -44,11 +47,12 @@ pub struct CurveInput {
 pub fn from_curve(c: &Curve, display: &str, throughput_unit: &str) -> Option<CurveInput> {
     let mut lines: BTreeMap<i64, CurveLine> = BTreeMap::new();
     for p in &c.points {
-        let Some(pct) = p.percentile else { continue };
+        // A single value sorts before every percentile.
+        let at = p.percentile.map_or(-1, |pct| (pct * 1e6).round() as i64);
         lines
-            .entry((pct * 1e6).round() as i64)
+            .entry(at)
             .or_insert_with(|| CurveLine {
-                percentile: pct,
+                percentile: p.percentile,
                 points: Vec::new(),
             })
             .points
@@ -68,6 +72,7 @@ pub fn from_curve(c: &Curve, display: &str, throughput_unit: &str) -> Option<Cur
     }
     Some(CurveInput {
         title: format!("{display}: latency vs throughput"),
+        metric: c.metric.clone(),
         throughput_unit: throughput_unit.to_string(),
         throughput_caption: "Throughput".to_string(),
         unit: c.unit.clone(),
