@@ -799,3 +799,67 @@ fn a_branch_commit_is_not_a_point_of_mains_curve() {
         "{err}"
     );
 }
+
+/// One output ingested for five commits is one measurement, not five that agree to the
+/// last digit: Go's Join 1064, 1289 and 1102 ns/op five times against one invocation of
+/// 1289 three times (a value the baseline printed) is 3 runs against 3, p = 0.4, never a
+/// 0-wide interval at p < 0.0001 with the gate failing on "baseline noise 0.00%".
+#[test]
+fn copies_of_one_output_count_once() {
+    let env = Env::new();
+    let go = fixture("real/go-bench/bench-count3.txt");
+    for i in 1..=5 {
+        env.ingest_commit(&go, i);
+    }
+    let text = std::fs::read_to_string(&go).unwrap();
+    let resampled = env.write(
+        "resampled.txt",
+        text.replace("214471\t      1064 ns", "214471\t      1289 ns")
+            .replace("197029\t      1102 ns", "197029\t      1289 ns")
+            .as_bytes(),
+    );
+    env.ingest_commit_on(&resampled, 6, "fix");
+    let sides = [
+        "--baseline",
+        "tag.branch=main",
+        "--candidate",
+        "tag.branch=fix",
+    ];
+    let out = env
+        .cmd(&[&["compare", "--json", "--metric", "ns_op"], &sides[..]].concat())
+        .output()
+        .unwrap();
+    let cells: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let join = cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["bench"] == "BenchmarkJoin")
+        .unwrap();
+    assert_eq!(
+        (join["n_baseline"].as_u64(), join["n_candidate"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert_eq!(join["invocations_baseline"], 1, "{join}");
+    close(join["p_value"].as_f64().unwrap(), 0.4, 1e-9);
+    // gm(1289, 1289, 1289) / gm(1064, 1289, 1102) − 1.
+    close(
+        join["delta_pct"].as_f64().unwrap(),
+        100.0 * (1289.0 / (1064.0f64 * 1289.0 * 1102.0).cbrt() - 1.0),
+        1e-6,
+    );
+    assert_eq!(join["verdict"], "inconclusive", "{join}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("note: baseline: 5 invocations repeat the values of ")
+            && err.contains("bench-count3.txt in every run"),
+        "{err}"
+    );
+    let gate = env.cmd(&[&["gate"], &sides[..]].concat()).output().unwrap();
+    assert_eq!(
+        gate.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&gate.stdout)
+    );
+}

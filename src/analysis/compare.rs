@@ -640,17 +640,31 @@ fn cell(
     let positive = pb.iter().chain(&pc).all(|&v| v > 0.0);
     let (inv_b, inv_c) = (invocations(&rb, blocks.0), invocations(&rc, blocks.1));
     let (kb, kc) = (inv_b.len(), inv_c.len());
+    let centres = |inv: &[(usize, Vec<f64>)]| -> Vec<f64> {
+        inv.iter().map(|(_, v)| centre(v, positive)).collect()
+    };
+    // Several invocations whose centres do not vary (within their segments) give the one
+    // no spread to be predicted with: a t interval of no width and p = 0 on any change.
+    // Their runs are then the replicates, as for one invocation against one.
+    let spread_of = |inv: &[(usize, Vec<f64>)]| {
+        let c: Vec<f64> = centres(inv)
+            .into_iter()
+            .map(|v| if positive { v.ln() } else { v })
+            .collect();
+        PredictionTest::new(&c, &[0.0]).is_some_and(|t| t.sd > 0.0)
+    };
     let level = if series {
         Level::Samples
     } else if kb >= 2 && kc >= 2 {
         Level::Invocations
     } else if kb.min(kc) == 1 && kb.max(kc) >= 2 {
-        Level::Prediction
+        if spread_of(if kb >= 2 { &inv_b } else { &inv_c }) {
+            Level::Prediction
+        } else {
+            Level::Runs
+        }
     } else {
         Level::Runs
-    };
-    let centres = |inv: &[(usize, Vec<f64>)]| -> Vec<f64> {
-        inv.iter().map(|(_, v)| centre(v, positive)).collect()
     };
     let (runs_baseline, runs_candidate) = (pb.len(), pc.len());
     let (bv, cv) = match level {
@@ -1572,6 +1586,37 @@ mod tests {
                 c.verdict
             );
         }
+    }
+
+    /// One invocation against three whose centres are equal (runs 10, 11 and 12 in other
+    /// orders: HdrHistogram's buckets snap real percentiles to such repeats): predicted
+    /// with no spread, any change had p = 0 and an interval of no width. The runs are the
+    /// replicates instead: 9 against 3, a permutation test whose floor is 2/C(12,3).
+    #[test]
+    fn invocations_whose_centres_do_not_vary_are_tested_on_their_runs() {
+        let block = |first: i64, values: &[f64], block: i64| {
+            let mut runs = bench_runs(first, "x", "b", values);
+            for (i, r) in runs.iter_mut().enumerate() {
+                (r.block_id, r.run.index) = (block, i as u32 + 1);
+            }
+            runs
+        };
+        let mut base = block(1, &[10.0, 11.0, 12.0], 1);
+        base.extend(block(4, &[12.0, 11.0, 10.0], 2));
+        base.extend(block(7, &[11.0, 10.0, 12.0], 3));
+        let cand = block(10, &[11.5, 12.5, 13.5], 4);
+        let cells = compare(&base, &cand, &[], &CompareOptions::default());
+        let c = &cells[0];
+        assert_eq!(c.replicates, Replicates::Runs);
+        assert_eq!((c.n_baseline, c.n_candidate), (9, 3));
+        assert_eq!((c.invocations_baseline, c.invocations_candidate), (3, 1));
+        let (lo, hi) = (c.ci_low_pct.unwrap(), c.ci_high_pct.unwrap());
+        let delta = c.delta_pct.unwrap();
+        assert!(
+            lo < delta && delta < hi && hi - lo > 5.0,
+            "{lo} {delta} {hi}"
+        );
+        assert!(c.p_value.unwrap() >= 2.0 / 220.0 - 1e-12, "{:?}", c.p_value);
     }
 
     #[test]

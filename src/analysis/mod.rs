@@ -5,6 +5,7 @@
 pub mod calibration;
 pub mod charts;
 pub mod compare;
+pub mod copies;
 pub mod curve;
 #[cfg(any(test, feature = "test-support"))]
 pub mod demo;

@@ -7,7 +7,7 @@
 //! gate's regressions; nothing is paired by position in a file.
 
 use super::charts::timeseries::TimeSeriesInput;
-use super::compare::{self as analysis, Cell, CompareOptions, TestMethod};
+use super::compare::{self as analysis, Cell, CompareOptions};
 use super::gate::{GateCell, Policy, Status};
 use super::polarity::Polarity;
 use crate::dataset::StoredRun;
@@ -35,12 +35,9 @@ pub struct Delta {
     pub delta_pct: Option<f64>,
     /// The change of `baseline` and `candidate` ([`Cell::central_delta_pct`]).
     pub central_delta_pct: Option<f64>,
-    /// The interval of `delta_pct`; `None` where there is none, or where it has no width
-    /// (one invocation against several whose centres do not vary: see `interval_note`).
+    /// The interval of `delta_pct`; `None` where there is none.
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
-    /// Why no interval is shown where a test ran.
-    pub interval_note: Option<String>,
     /// `better`, `worse`, `same`, `inconclusive` or `insufficient`; for a branch pair, the
     /// gate's word (`worse` for a regression, `better`, `pass`, `warning`, `undecided`,
     /// `not gated`).
@@ -72,7 +69,6 @@ impl Delta {
     /// configuration), so each row names its own.
     pub fn from_cell(cell: &Cell, runs: &[&StoredRun], named: bool) -> Self {
         let verdict = cell.verdict.as_str();
-        let (interval, interval_note) = interval_of(cell);
         Delta {
             metric: cell.metric.clone(),
             display: if !named || cell.bench_text().is_empty() {
@@ -91,9 +87,8 @@ impl Delta {
             candidate: cell.candidate,
             delta_pct: cell.delta_pct,
             central_delta_pct: cell.central_delta_pct,
-            ci_low: interval.map(|i| i.0),
-            ci_high: interval.map(|i| i.1),
-            interval_note,
+            ci_low: cell.ci_low_pct,
+            ci_high: cell.ci_high_pct,
             direction: direction(verdict, cell.delta_pct, known_polarity(cell)),
             verdict: verdict.to_string(),
             reason: None,
@@ -101,27 +96,6 @@ impl Delta {
                 .first()
                 .map_or(Prefixes::Decimal, |r| prefixes_of(&r.format)),
         }
-    }
-}
-
-/// A cell's interval as the report shows it, or why none is shown: one invocation against
-/// several whose centres are all alike predicts the one with no spread, so its interval
-/// has no width and is no confidence interval.
-fn interval_of(cell: &Cell) -> (Option<(f64, f64)>, Option<String>) {
-    match (cell.ci_low_pct, cell.ci_high_pct) {
-        (Some(lo), Some(hi)) if cell.method == TestMethod::PredictionT && lo == hi => {
-            let (several, side) = if cell.invocations_baseline >= cell.invocations_candidate {
-                (cell.invocations_baseline, "baseline")
-            } else {
-                (cell.invocations_candidate, "candidate")
-            };
-            let note = format!(
-                "none: one invocation against {several} {side} invocations whose centres do not vary"
-            );
-            (None, Some(note))
-        }
-        (Some(lo), Some(hi)) => (Some((lo, hi)), None),
-        _ => (None, None),
     }
 }
 
@@ -393,7 +367,12 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
             .flat_map(|u| u.iter().map(|r| (*r).clone()))
             .collect();
         let base_runs = super::history::last_segment_runs(&recent, &Default::default());
-        let base: Vec<&StoredRun> = base_runs.iter().collect();
+        // Copies of one output count once, as the gate counts them.
+        let (copies, _) = super::copies::find(&base_runs);
+        let base: Vec<&StoredRun> = base_runs
+            .iter()
+            .filter(|r| !copies.contains(&r.block_id))
+            .collect();
         // Each other branch's latest commit, when it shares a metric with the baseline.
         let mut candidates: Vec<(&str, &str, &[&StoredRun])> = branches
             .iter()
@@ -417,6 +396,13 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
             candidates.retain(|c| kept.contains(c.0));
         }
         for (_, _, cand) in candidates {
+            let (copies, _) = super::copies::find(cand.iter().copied());
+            let cand: Vec<&StoredRun> = cand
+                .iter()
+                .copied()
+                .filter(|r| !copies.contains(&r.block_id))
+                .collect();
+            let cand = &cand[..];
             let (bn, cn) = side_names(&base, cand);
             let deltas = gate_cells(&base, cand);
             out.comparisons

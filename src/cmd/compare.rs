@@ -1,6 +1,8 @@
 //! `bench-db compare`: select both sides, compare, print. Exits 0 whatever the verdicts.
 
-use super::select::{check_metrics, compare_options, parse_sides, select_some, warn_shared_runs};
+use super::select::{
+    check_metrics, compare_options, count_copies_once, parse_sides, select_some, warn_shared_runs,
+};
 use crate::analysis::compare::{compare, unpaired};
 use crate::cli::{CompareArgs, CompareFormat};
 use crate::output;
@@ -13,10 +15,11 @@ pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
     let store = Db::open_read(db)?;
     // With the blocks' printed numbers, shown beside the comparison's own estimates.
     let sel = parse_sides(&args.sides)?;
-    let base = select_some(&store, &sel.0, &args.sides.baseline, "--baseline")?;
-    let cand = select_some(&store, &sel.1, &args.sides.candidate, "--candidate")?;
+    let mut base = select_some(&store, &sel.0, &args.sides.baseline, "--baseline")?;
+    let mut cand = select_some(&store, &sel.1, &args.sides.candidate, "--candidate")?;
     check_metrics(&args.metric, &[&base, &cand])?;
     warn_shared_runs(&base, &cand);
+    count_copies_once(&mut base, &mut cand);
     let opts = compare_options(&store, &sel, &args.warm_up, &base, &cand)?;
     let cells = compare(&base, &cand, &args.metric, &opts);
     let missing: Vec<&String> = args

@@ -20,7 +20,7 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     // No candidate is a mistake (exit 2); no baseline is a first run, which the gate
     // reports as undecided (exit 3), with the near matches as a hint.
     let sel = parse_sides(&args.sides)?;
-    let cand = select_some_series(&store, &sel.1, &args.sides.candidate, "--candidate")?;
+    let mut cand = select_some_series(&store, &sel.1, &args.sides.candidate, "--candidate")?;
     let base = select_series(&store, &sel.0)?;
     if base.is_empty() {
         let why = nothing_selected(&store, &sel.0, &args.sides.baseline, "--baseline")?;
@@ -30,13 +30,14 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     // A baseline over several commits: only its most recent segment (after its last
     // change point), whose runs then give the baseline noise.
     let selected = base.len();
-    let base = crate::analysis::history::last_segment_runs(&base, &Default::default());
+    let mut base = crate::analysis::history::last_segment_runs(&base, &Default::default());
     if base.len() < selected {
         eprintln!(
             "note: baseline: the {} of {selected} runs after its last change point",
             base.len()
         );
     }
+    super::select::count_copies_once(&mut base, &mut cand);
     let opts = compare_options(&store, &sel, &args.warm_up, &base, &cand)?;
     let report = gate(&base, &cand, &policy, &opts)?;
     let commits = output::gate::Commits::of(&base, &cand);

@@ -3,6 +3,7 @@
 //! that need runs, an error naming near matches when a selector selects none.
 
 use crate::analysis::compare::CompareOptions;
+use crate::analysis::copies;
 use crate::analysis::samples::Axis;
 use crate::cli::{Sides, WarmUp};
 use crate::dataset::StoredRun;
@@ -35,6 +36,23 @@ fn collect(store: &Db, sel: &Selector, detail: Detail) -> Result<Vec<StoredRun>>
         Ok(())
     })?;
     Ok(out)
+}
+
+/// Counts each side's copies once ([`crate::analysis::copies`]): the runs of a block
+/// repeating an earlier block's values exactly are left out, with a note; a candidate
+/// block repeating a baseline block is warned about.
+pub fn count_copies_once(baseline: &mut Vec<StoredRun>, candidate: &mut Vec<StoredRun>) {
+    for (side, runs) in [("baseline", &mut *baseline), ("candidate", &mut *candidate)] {
+        let (left_out, groups) = copies::find(runs.iter());
+        for g in &groups {
+            eprintln!("note: {}", crate::output::copies_note(side, g));
+        }
+        runs.retain(|r| !left_out.contains(&r.block_id));
+    }
+    let across = copies::across(baseline.iter(), candidate.iter());
+    if let Some(w) = crate::output::copies_across_warning(&across) {
+        eprintln!("warning: {w}");
+    }
 }
 
 /// A warning (on standard error) when the baseline and candidate selections share runs:

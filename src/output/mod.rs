@@ -28,6 +28,31 @@ pub fn md_cell(s: &str) -> String {
         .replace('|', "\\|")
 }
 
+/// What a side of a comparison counts once ([`crate::analysis::copies`]): `side` is
+/// `baseline` or `candidate`.
+pub fn copies_note(side: &str, c: &crate::analysis::copies::Copies) -> String {
+    let n = c.blocks.len();
+    format!(
+        "{side}: {n} invocations repeat the values of {} in every run (copies of one output, ingested {n} times?): counted once, as a copy is no new measurement",
+        escape::text(&c.path),
+    )
+}
+
+/// The warning when blocks of the candidate repeat blocks of the baseline exactly
+/// ([`crate::analysis::copies::across`]); `None` when none does.
+pub fn copies_across_warning(pairs: &[(i64, i64)]) -> Option<String> {
+    let n = pairs.len();
+    (n > 0).then(|| {
+        format!(
+            "{} of the candidate repeat{} the baseline's values exactly (copies of one output on both sides?): {} compared with {}, which shows no change whatever it holds",
+            crate::numfmt::plural(n, "invocation"),
+            if n == 1 { "s" } else { "" },
+            if n == 1 { "it is" } else { "each is" },
+            if n == 1 { "itself" } else { "its copy" },
+        )
+    })
+}
+
 /// The branches `history` or `curve` left out, each holding one commit beside a longer
 /// history of the same `what` (`series`, `curve`), naming the first five; `None` when
 /// none was.

@@ -773,9 +773,8 @@ fn comparison_section(c: &Comparison) -> String {
             Some(false) => " class=\"worse\"",
             None => "",
         };
-        let ci = match (d.ci_low, d.ci_high, &d.interval_note) {
-            (Some(lo), Some(hi), _) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
-            (_, _, Some(note)) => format!("<span class=\"muted\">{}</span>", escape(note)),
+        let ci = match (d.ci_low, d.ci_high) {
+            (Some(lo), Some(hi)) => format!("{} … {}", signed_pct(lo), signed_pct(hi)),
             _ => "–".to_string(),
         };
         // Hover: the value to more digits than the cell shows.
