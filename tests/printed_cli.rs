@@ -427,3 +427,33 @@ fn jlbh_var_log_is_exported_without_a_unit() {
     // `% Variation` beside it stays a percentage.
     assert!(stat("variation_pct").iter().all(|v| v.2 == "%"));
 }
+
+/// What Criterion printed for a folder's run is what its terminal printed for it: the
+/// slope when it sampled linearly (run3-terminal.txt, fib/fib 10: `time: [442.98 ns
+/// 500.76 ns 566.31 ns]`; fib/fib 15: `[7.2839 µs 7.6528 µs 8.0273 µs]`), not the
+/// folder's mean (506.81, 7497).
+#[test]
+fn criterion_folders_show_the_estimate_criterion_printed() {
+    let env = Env::new();
+    for run in ["run2", "run3"] {
+        env.ok(&[
+            "ingest",
+            &fixture(&format!("real/criterion/{run}/criterion")),
+            "--label",
+            run,
+            "--no-git",
+        ]);
+    }
+    let out = env.ok(&[
+        "compare",
+        "--baseline",
+        "label=run2",
+        "--candidate",
+        "label=run3",
+    ]);
+    assert!(
+        out.contains("candidate 500.76 [442.98, 566.31] ns (slope)")
+            && out.contains("candidate 7652.8 [7283.9, 8027.3] ns (slope)"),
+        "{out}"
+    );
+}

@@ -154,8 +154,8 @@ pub fn side(runs: &[&StoredRun], metric: &str, percentile: Option<f64>) -> Side 
 }
 
 /// The tool's headline number for `metric` (at `percentile`) in `run`'s block: JMH's score
-/// ± error with `scoreConfidence`, hyperfine's mean ± σ, Criterion's mean with its interval
-/// (the terminal's `time:` estimate and bounds when that is all it printed), and for a
+/// ± error with `scoreConfidence`, hyperfine's mean ± σ, Criterion's typical estimate with
+/// its interval as its terminal prints it (`time:`: the slope, else the mean), and for a
 /// percentile the printed point there (k6's `p(95)`, JMH's `scorePercentiles`).
 pub fn headline(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Option<Headline> {
     let series = run.series(metric);
@@ -189,8 +189,19 @@ pub fn headline(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Optio
             get("score_confidence_high"),
         )),
         "hyperfine" => Some(make("mean", get("mean")?, get("stddev"), None, None)),
-        "criterion" => match get("mean") {
-            Some(m) => Some(make("mean", m, None, get("mean_low"), get("mean_high"))),
+        // Criterion prints its typical estimate: the slope when it sampled linearly, else
+        // the mean (`Estimates::typical`).
+        "criterion" => match ["slope", "mean"]
+            .into_iter()
+            .find_map(|k| Some((k, get(k)?)))
+        {
+            Some((k, v)) => Some(make(
+                k,
+                v,
+                None,
+                get(&format!("{k}_low")),
+                get(&format!("{k}_high")),
+            )),
             None => {
                 let v = match series?.data {
                     Data::Value { value } => value?,
@@ -212,7 +223,7 @@ pub fn headline(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Optio
             Some(Headline {
                 min: get("MIN"),
                 max: get("MAX"),
-                note: tsar_mean_note(mean, &samples),
+                note: tsar_note(mean, get("MIN"), get("MAX"), &samples),
                 ..make("MEAN", mean, None, None, None)
             })
         }
@@ -220,23 +231,51 @@ pub fn headline(run: &StoredRun, metric: &str, percentile: Option<f64>) -> Optio
     }
 }
 
-/// Why tsar's printed MEAN differs from the mean of the rows it printed, when it does:
-/// its running mean (`framework.c`: `mean = ((n − 1)·mean + x)/n` with n counting the
-/// records before this one) gives the first record no weight, so the MEAN is that of
-/// rows 2 to n. bench-db's mean keeps every row: the first row is a measured interval
-/// like the others (tsar's own MAX counts it).
-fn tsar_mean_note(printed: f64, rows: &[f64]) -> Option<String> {
-    let all = crate::stats::describe::mean(rows)?;
-    let rest = crate::stats::describe::mean(rows.get(1..)?)?;
-    // Printed with two decimals (or three significant digits before K, M, …).
-    let close = |v: f64| (v - printed).abs() <= 0.005_f64.max(0.0005 * printed.abs());
-    (!close(all) && (printed - rest).abs() < (printed - all).abs()).then(|| {
-        format!(
-            "tsar's MEAN is the mean of rows 2–{} (its running mean gives the first row no weight); bench-db's mean is of all {} rows",
-            rows.len(),
-            rows.len()
-        )
-    })
+/// Why tsar's printed MEAN, MIN and MAX differ from the rows it printed, when they do.
+/// Its running mean (`framework.c`: `mean = ((n − 1)·mean + x)/n` with n counting the
+/// records before this one) gives the first record no weight, so the MEAN can be that of
+/// rows 2 to n; bench-db's mean keeps every row, the first being a measured interval like
+/// the others (tsar's own MAX counts it). A MEAN that is neither, or a MIN or MAX beyond
+/// the rows, is of rows the table does not hold: an excerpt of a longer history.
+fn tsar_note(mean: f64, min: Option<f64>, max: Option<f64>, rows: &[f64]) -> Option<String> {
+    use crate::stats::describe::mean as mean_of;
+    let all = mean_of(rows)?;
+    // Printed with two decimals, or three significant digits before K, M, …
+    let close = |v: f64, printed: f64| {
+        let tolerance = if printed.abs() < 1000.0 {
+            0.005
+        } else {
+            0.005 * printed.abs()
+        };
+        (v - printed).abs() <= tolerance
+    };
+    let (lo, hi) = rows
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
+    let beyond = min.is_some_and(|m| m < lo && !close(lo, m))
+        || max.is_some_and(|m| m > hi && !close(hi, m));
+    if close(all, mean) && !beyond {
+        return None;
+    }
+    let n = rows.len();
+    if !beyond
+        && rows
+            .get(1..)
+            .and_then(mean_of)
+            .is_some_and(|r| close(r, mean))
+    {
+        return Some(format!(
+            "tsar's MEAN is the mean of rows 2–{n} (its running mean gives the first row no weight); bench-db's mean is of all {n} rows"
+        ));
+    }
+    Some(format!(
+        "tsar's MEAN, MIN and MAX are not of the {n} rows shown (their mean {}, range {} to {}): they cover rows the table does not hold, an excerpt of a longer history",
+        crate::numfmt::sig3(all),
+        crate::numfmt::sig3(lo),
+        crate::numfmt::sig3(hi)
+    ))
 }
 
 /// The block's printed point of `metric` at `percentile`, with its name.
@@ -283,6 +322,38 @@ fn tool_name(format: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// samples/tsar: the clsn history's traffic.bytin (72, 5, 4, 4, 21, 19; MEAN 10.60,
+    /// the mean of rows 2–6); the rpi excerpt's cpu.util (7.77 … 2.34; MEAN 2.51, MAX
+    /// 14.68 above every row) and mem.util (MIN 7.82 below every row); and a MEAN that is
+    /// the rows' own as printed (0.146 for their 0.1467).
+    #[test]
+    fn tsar_notes_say_which_rows_its_summary_is_of() {
+        let bytin = tsar_note(
+            10.6,
+            Some(4.0),
+            Some(72.0),
+            &[72.0, 5.0, 4.0, 4.0, 21.0, 19.0],
+        );
+        assert!(
+            bytin
+                .unwrap()
+                .starts_with("tsar's MEAN is the mean of rows 2–6")
+        );
+        let cpu = [7.77, 6.39, 5.01, 6.24, 2.77, 2.34];
+        assert_eq!(
+            tsar_note(2.51, Some(1.67), Some(14.68), &cpu).unwrap(),
+            "tsar's MEAN, MIN and MAX are not of the 6 rows shown (their mean 5.09, range 2.34 to 7.77): they cover rows the table does not hold, an excerpt of a longer history"
+        );
+        let mem = [10.08, 10.11, 10.11, 10.10, 10.11, 10.09];
+        assert!(
+            tsar_note(9.08, Some(7.82), Some(10.27), &mem)
+                .unwrap()
+                .contains("not of the 6 rows")
+        );
+        let load = [0.28, 0.20, 0.25, 0.09, 0.02, 0.04];
+        assert_eq!(tsar_note(0.146, Some(0.02), Some(0.28), &load), None);
+    }
     use crate::analysis::testdata::stored;
     use bench_db_parsers::{LadderPoint, Series};
 
@@ -425,6 +496,23 @@ mod tests {
                 506.8147449045671,
                 Some(419.13248667586754),
                 Some(639.0273907827485)
+            )
+        );
+        // With its slope, what the terminal printed for the same run: 500.76 [442.98,
+        // 566.31] (estimates.json: slope 500.76010626079335 [442.9794…, 566.3148…]).
+        c.printed.extend([
+            stat("time", None, "slope", 500.76010626079335),
+            stat("time", None, "slope_low", 442.9794459789466),
+            stat("time", None, "slope_high", 566.314899180219),
+        ]);
+        let got = headline(&c, "time", None).unwrap();
+        assert_eq!(
+            (got.name.as_str(), got.value, got.low, got.high),
+            (
+                "slope",
+                500.76010626079335,
+                Some(442.9794459789466),
+                Some(566.314899180219)
             )
         );
         // express-readme-9a78fa2.md: `p(95)=36.32ms`.
