@@ -23,13 +23,34 @@ pub fn is_time(unit: &str) -> bool {
     seconds_per(unit).is_some()
 }
 
+/// A unit with one time unit in it, as the power of ten it scales a value by against
+/// seconds and the rest: `ms` → (−3, ""), `us/op` → (−6, "/op"), `ops/ms` → (3, "ops/"):
+/// a time per operation scales with its time unit, a rate per time unit against it.
+fn time_scale(unit: &str) -> Option<(i32, &str)> {
+    let unit = unit.trim();
+    if let Some(e) = exponent(unit) {
+        return Some((e, ""));
+    }
+    let (num, den) = unit.split_at(unit.find('/')?);
+    match (exponent(num), exponent(&den[1..])) {
+        (Some(e), None) => Some((e, den)),
+        (None, Some(e)) => Some((-e, &unit[..=num.len()])),
+        _ => None,
+    }
+}
+
 /// `value` in `from` expressed in `to`: identity for equal units, a scale for two time
-/// units, `None` otherwise.
+/// units or two units alike but for their time unit (JMH's `us/op` and `ns/op`, `ops/ms`
+/// and `ops/s`), `None` otherwise.
 pub fn convert(value: f64, from: &str, to: &str) -> Option<f64> {
     if from.trim() == to.trim() {
         return Some(value);
     }
-    let shift = exponent(from)? - exponent(to)?;
+    let ((f, from_rest), (t, to_rest)) = (time_scale(from)?, time_scale(to)?);
+    if from_rest != to_rest {
+        return None;
+    }
+    let shift = f - t;
     Some(if shift >= 0 {
         value * 10f64.powi(shift)
     } else {
@@ -72,5 +93,18 @@ mod tests {
         assert_eq!(split_quantity(" 1.5 ms"), Some((1.5, "ms")));
         assert_eq!(split_quantity("42"), Some((42.0, "")));
         assert_eq!(split_quantity("us"), None);
+    }
+
+    /// JMH prints the unit it was told (`-tu`): 3.25 us/op is 3250 ns/op, 2.5 ops/ms is
+    /// 2500 ops/s; a time per operation never converts into a rate, nor `ns` into `ns/op`.
+    #[test]
+    fn units_alike_but_for_their_time_unit_convert() {
+        assert_eq!(convert(3.25, "us/op", "ns/op"), Some(3250.0));
+        assert_eq!(convert(2.5, "ops/ms", "ops/s"), Some(2500.0));
+        assert_eq!(convert(4000.0, "ops/s", "ops/ms"), Some(4.0));
+        assert_eq!(convert(1.0, "ns/op", "ops/ns"), None);
+        assert_eq!(convert(1.0, "ns", "ns/op"), None);
+        assert_eq!(convert(1.0, "B/op", "B/op"), Some(1.0));
+        assert_eq!(convert(1.0, "B/op", "KB/op"), None);
     }
 }
