@@ -393,6 +393,41 @@ fn label_and_generated_runs_work_on_both_stores() {
     }
 }
 
+/// The same output ingested for a second and a third commit is stored, and named as a
+/// copy of what was stored before (on stderr and in `ingest --json`).
+#[test]
+fn an_output_ingested_again_is_named_a_copy_on_both_stores() {
+    for s in Store::both() {
+        let go = fixture("real/go-bench/bench-count3.txt");
+        let ingest = |commit: &str| s.run(&["ingest", &go, "--no-git", "--tag", commit, "--json"]);
+        let first = ingest("commit=c1");
+        assert!(
+            String::from_utf8_lossy(&first.stderr).is_empty(),
+            "[{}]",
+            s.name()
+        );
+        ingest("commit=c2");
+        let third = ingest("commit=c3");
+        let files: serde_json::Value = serde_json::from_slice(&third.stdout).unwrap();
+        let file = &files["files"][0];
+        assert_eq!(file["status"], "ingested", "[{}] {file}", s.name());
+        assert_eq!(
+            file["same_bytes_as"],
+            serde_json::json!([go, go]),
+            "[{}]",
+            s.name()
+        );
+        let err = String::from_utf8_lossy(&third.stderr);
+        assert!(
+            err.contains(&format!(
+                "warning: {go}: the same bytes as {go} and 1 more, stored before: a copy of one output"
+            )),
+            "[{}] {err}",
+            s.name()
+        );
+    }
+}
+
 /// `run=ID` written down before an `rm` never names a later run: removing the newest runs
 /// does not hand their ids to the next ingest.
 #[test]

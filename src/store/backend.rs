@@ -136,4 +136,8 @@ pub trait Store: Send {
 
     /// A source's provenance and its blocks, in block order.
     fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)>;
+
+    /// The stored sources whose content has one of these hashes, as (hash, id, path),
+    /// in id order.
+    fn sources_with_content(&self, sha256: &[String]) -> Result<Vec<(String, i64, String)>>;
 }

@@ -285,6 +285,12 @@ impl Db {
         self.store.blocks_contiguous()
     }
 
+    /// The stored sources whose content has one of these hashes, as (hash, id, path), in
+    /// id order.
+    pub fn sources_with_content(&self, sha256: &[String]) -> Result<Vec<(String, i64, String)>> {
+        self.store.sources_with_content(sha256)
+    }
+
     /// Sets the label of the selected runs; returns how many changed.
     pub fn relabel(&mut self, sel: &Selector, label: &str) -> Result<usize> {
         let ids = self.select_ids(sel)?;

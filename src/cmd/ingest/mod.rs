@@ -136,6 +136,7 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
         Ok(())
     })?;
     progress.finish_and_clear();
+    note_copies(&store, &mut outcomes);
     let count = |s: Status| outcomes.iter().filter(|o| o.status == s).count();
     let summary = Summary {
         schema: 1,
@@ -161,6 +162,53 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
     } else {
         crate::exit::OK
     })
+}
+
+/// Names, for each file stored now, the sources stored before with the same bytes, and
+/// warns of them: the same output ingested again (under another commit, from another
+/// path) is a copy, not a new measurement. One query for all the files; a store that
+/// cannot answer leaves the files unnamed, as this is a courtesy.
+fn note_copies(store: &Db, outcomes: &mut [FileOutcome]) {
+    let ingested = |o: &FileOutcome| o.status == Status::Ingested;
+    let hashes: std::collections::BTreeSet<&String> = outcomes
+        .iter()
+        .filter(|o| ingested(o))
+        .filter_map(|o| o.sha256.as_ref())
+        .collect();
+    if hashes.is_empty() {
+        return;
+    }
+    let hashes: Vec<String> = hashes.into_iter().cloned().collect();
+    let Ok(stored) = store.sources_with_content(&hashes) else {
+        return;
+    };
+    for o in outcomes.iter_mut().filter(|o| ingested(o)) {
+        let Some(sha) = &o.sha256 else { continue };
+        let same: Vec<&String> = stored
+            .iter()
+            .filter(|(h, _, _)| h == sha)
+            .map(|(_, _, path)| path)
+            .collect();
+        // The file's own source is the newest with its path.
+        let own = same.iter().rposition(|p| **p == o.path);
+        o.same_bytes_as = same
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != own)
+            .map(|(_, p)| (*p).clone())
+            .collect();
+        if let Some(first) = o.same_bytes_as.first() {
+            let more = match o.same_bytes_as.len() - 1 {
+                0 => String::new(),
+                n => format!(" and {}", crate::output::plural(n, "more")),
+            };
+            eprintln!(
+                "bench-db: warning: {}: the same bytes as {}{more}, stored before: a copy of one output, not a new measurement (compare and gate count it once)",
+                escape::text(&o.path),
+                escape::text(first),
+            );
+        }
+    }
 }
 
 /// Standard output that stops printing when it is closed (`ingest … | head`) while
@@ -339,10 +387,15 @@ fn store_parsed(store: &mut Db, target: &Target, forced: bool, parsing: Parsing)
         digest,
     } = parsing;
     let shown = outcome.path.clone();
+    let mut sha256 = None;
     let stored = store.ingest_prepared(&meta, items.into_iter(), &defaults, || {
-        digest
+        let d = digest
             .recv()
-            .unwrap_or_else(|_| Err(std::io::Error::other("the parser stopped early")))
+            .unwrap_or_else(|_| Err(std::io::Error::other("the parser stopped early")));
+        if let Ok(d) = &d {
+            sha256 = Some(d.sha256.clone());
+        }
+        d
     });
     let failed = match stored {
         Ok(done) => {
@@ -355,6 +408,7 @@ fn store_parsed(store: &mut Db, target: &Target, forced: bool, parsing: Parsing)
                 );
             }
             outcome.runs = done.runs;
+            outcome.sha256 = sha256;
             outcome.status = if done.unchanged {
                 Status::Unchanged
             } else if done.blocks == 0 {

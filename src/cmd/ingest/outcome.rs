@@ -19,6 +19,13 @@ pub struct FileOutcome {
     /// cannot be written): every later file would fail the same way, so the ingest stops.
     #[serde(skip)]
     pub fatal: bool,
+    /// The content hash of a file stored now.
+    #[serde(skip)]
+    pub sha256: Option<String>,
+    /// The paths of the sources stored before with the same bytes (the same output
+    /// ingested again under other tags, or from another path): a copy, which `compare`
+    /// and `gate` count once.
+    pub same_bytes_as: Vec<String>,
 }
 
 impl FileOutcome {
@@ -32,6 +39,8 @@ impl FileOutcome {
             error: None,
             reason: None,
             fatal: false,
+            sha256: None,
+            same_bytes_as: Vec::new(),
         }
     }
 

@@ -414,6 +414,9 @@ impl Store for PgStore {
     fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
         PgStore::source_blocks(self, source_id)
     }
+    fn sources_with_content(&self, sha256: &[String]) -> Result<Vec<(String, i64, String)>> {
+        PgStore::sources_with_content(self, sha256)
+    }
 }
 
 /// Migration 6's data step on PostgreSQL: the tag rows (one `COPY`), the time and the

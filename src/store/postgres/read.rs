@@ -191,6 +191,25 @@ impl PgStore {
         Ok(one(&rows)?.get(0))
     }
 
+    /// One query for all the hashes.
+    pub(super) fn sources_with_content(
+        &self,
+        sha256: &[String],
+    ) -> Result<Vec<(String, i64, String)>> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT sha256, id, path FROM source WHERE sha256 = ANY($1::text[]) ORDER BY id",
+                &[&sha256],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect())
+    }
+
     pub(super) fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
         let mut c = self.client.borrow_mut();
         let row = c

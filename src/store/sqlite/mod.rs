@@ -241,6 +241,9 @@ impl Store for SqliteStore {
     fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
         SqliteStore::source_blocks(self, source_id).map_err(|e| self.corrupt(e))
     }
+    fn sources_with_content(&self, sha256: &[String]) -> Result<Vec<(String, i64, String)>> {
+        SqliteStore::sources_with_content(self, sha256).map_err(|e| self.corrupt(e))
+    }
 }
 
 impl SqliteStore {

@@ -226,6 +226,25 @@ impl SqliteStore {
         Ok(self.conn.query_row(CONTIGUOUS_SQL, [], |r| r.get(0))?)
     }
 
+    /// One indexed lookup per hash (`source_content` leads with it).
+    pub(super) fn sources_with_content(
+        &self,
+        sha256: &[String],
+    ) -> Result<Vec<(String, i64, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, path FROM source WHERE sha256 = ?1")?;
+        let mut out = Vec::new();
+        for sha in sha256 {
+            let rows = stmt.query_map([sha], |r| Ok((sha.clone(), r.get(0)?, r.get(1)?)))?;
+            for row in rows {
+                out.push(row?);
+            }
+        }
+        out.sort_by_key(|r| r.1);
+        Ok(out)
+    }
+
     pub(super) fn source_blocks(&self, source_id: i64) -> Result<(SourceRecord, Vec<BlockMeta>)> {
         let record = self.conn.query_row(
             "SELECT path, sha256, bytes, format, parser, ingested_at, identity FROM source WHERE id = ?1",
