@@ -571,6 +571,11 @@ fn a_branch_comparison_judges_each_cell_as_the_gate_does() {
         "{page}"
     );
     assert!(!page.contains("−39.8% … −39.8%"), "{page}");
+    assert!(
+        page.contains("<p class=\"note\">baseline: 4 invocations repeat the values of ")
+            && page.contains("named-work-20ms.json in every run"),
+        "{page}"
+    );
 }
 
 /// `report --json` names each worse and better cell's benchmark and configuration as

@@ -171,6 +171,8 @@ pub struct Comparison {
     pub timeseries: Vec<TimeSeriesInput>,
     /// Ids of the runs on either side whose time series those charts already show.
     pub charted_runs: Vec<i64>,
+    /// The copies each side counted once (`baseline` or `candidate`, and the copies).
+    pub copies: Vec<(&'static str, super::copies::Copies)>,
 }
 
 impl Comparison {
@@ -297,6 +299,7 @@ fn comparison(
         },
         deltas,
         timeseries,
+        copies: Vec::new(),
     }
 }
 
@@ -368,7 +371,7 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
             .collect();
         let base_runs = super::history::last_segment_runs(&recent, &Default::default());
         // Copies of one output count once, as the gate counts them.
-        let (copies, _) = super::copies::find(&base_runs);
+        let (copies, base_copies) = super::copies::find(&base_runs);
         let base: Vec<&StoredRun> = base_runs
             .iter()
             .filter(|r| !copies.contains(&r.block_id))
@@ -396,7 +399,7 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
             candidates.retain(|c| kept.contains(c.0));
         }
         for (_, _, cand) in candidates {
-            let (copies, _) = super::copies::find(cand.iter().copied());
+            let (copies, cand_copies) = super::copies::find(cand.iter().copied());
             let cand: Vec<&StoredRun> = cand
                 .iter()
                 .copied()
@@ -405,8 +408,11 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
             let cand = &cand[..];
             let (bn, cn) = side_names(&base, cand);
             let deltas = gate_cells(&base, cand);
-            out.comparisons
-                .push(comparison(&bn, &base, &cn, cand, deltas));
+            let mut c = comparison(&bn, &base, &cn, cand, deltas);
+            c.copies = (base_copies.iter().map(|g| ("baseline", g.clone())))
+                .chain(cand_copies.into_iter().map(|g| ("candidate", g)))
+                .collect();
+            out.comparisons.push(c);
         }
     }
     out

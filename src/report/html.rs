@@ -756,6 +756,12 @@ fn verdict_cell(verdict: &str) -> String {
 
 fn comparison_section(c: &Comparison) -> String {
     let mut h = format!("<h3>{}</h3>\n", escape(&c.title()));
+    for (side, copies) in &c.copies {
+        h.push_str(&format!(
+            "<p class=\"note\">{}.</p>\n",
+            escape(&crate::output::copies_note(side, copies))
+        ));
+    }
     let plot = shift::ShiftInput::from_deltas("Change with 95% confidence intervals", &c.deltas);
     if !plot.rows.is_empty() {
         h.push_str(&figure(shift::render(&plot)));
