@@ -380,8 +380,7 @@ fn cells_paired_across_configurations_say_so() {
         ),
         "{text}"
     );
-    // wrk2 at one thread against 64, both at 64 connections, against two ports of
-    // localhost (`Running 1m test @ http://localhost:8081`, then `:8080`).
+    // wrk2 at one thread against 64, both at 64 connections.
     let Some(wrk) = shared("samples/wrk") else {
         return;
     };
@@ -399,22 +398,19 @@ fn cells_paired_across_configurations_say_so() {
     }
     let (_, text, _) = compare_out(&env, &sides);
     assert!(
-        text.contains("[connections=64 threads=1 → 64 url=http://localhost:8081 → http://localhost:8080]  latency"),
+        text.contains("[connections=64 threads=1 → 64]  latency"),
         "{text}"
     );
-    assert!(
-        text.contains(": threads=1 → 64, url=http://localhost:8081 → http://localhost:8080): "),
-        "{text}"
-    );
+    assert!(text.contains(": threads=1 → 64): "), "{text}");
     let cells = env.json(&[&["compare", "--json"][..], &sides].concat());
     assert_eq!(cells[0]["config"], serde_json::json!({"connections": "64"}));
     assert_eq!(
         cells[0]["config_baseline"],
-        serde_json::json!({"threads": "1", "url": "http://localhost:8081"})
+        serde_json::json!({"threads": "1"})
     );
     assert_eq!(
         cells[0]["config_candidate"],
-        serde_json::json!({"threads": "64", "url": "http://localhost:8080"})
+        serde_json::json!({"threads": "64"})
     );
 }
 
@@ -866,30 +862,4 @@ fn copies_of_one_output_count_once() {
         "{}",
         String::from_utf8_lossy(&gate.stdout)
     );
-}
-
-/// wrk outputs against different servers are different benchmarks, never points of one
-/// curve: the fixtures' outputs each follow their own URL (four of them were once one
-/// curve with a knee), and wrk2's two rates against one server stay one curve.
-#[test]
-fn a_curve_follows_one_wrk_server() {
-    let env = Env::new();
-    env.ok(&["ingest", &fixture("wrk"), &fixture("real/wrk"), "--no-git"]);
-    let curve = env.json(&["curve", "--json"]);
-    let curves = curve["curves"].as_array().unwrap();
-    assert!(curves.len() >= 2, "{curve}");
-    for c in curves {
-        // An excerpt without its `Running … @ URL` line names no server: its curve is
-        // its own output, one run.
-        let points = c["points"].as_array().unwrap();
-        assert!(
-            c["config"]["url"].is_string() || points.iter().all(|p| p["runs"] == 1),
-            "a curve of several servers: {c}"
-        );
-    }
-    let urls: std::collections::BTreeSet<&str> = curves
-        .iter()
-        .filter_map(|c| c["config"]["url"].as_str())
-        .collect();
-    assert!(urls.len() >= 4, "{urls:?}");
 }

@@ -138,9 +138,8 @@ pub struct CurvePoint {
 /// suites, benchmarks, labels or configurations are never on one curve. The rate
 /// configuration is the target rate when the user set one (a configuration key, [`RATE_KEYS`]: every
 /// other setting, such as an interval or a message size, splits the curves); when the rate
-/// is measured (an achieved rate, a `qps` column), the settings that moved the load (a
-/// thread count, [`LOAD_KEYS`]) do not split, the others do (wrk's URL: another server is
-/// another benchmark).
+/// is measured (an achieved rate, a `qps` column), the settings are what moved the load
+/// (a thread count), so none of them splits.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CurveKey {
     pub suite: String,
@@ -157,40 +156,19 @@ pub struct CurveKey {
 const RATE_KEY: &str = "target_throughput";
 /// Configuration keys that restate the rate: JLBH's interval between messages.
 const RATE_KEYS: &[&str] = &[RATE_KEY, "interval_us"];
-/// Configuration keys that set the load of a run whose rate is measured: the points of one
-/// curve differ in them (qps tables' thread, concurrency, count and sleep columns; wrk's
-/// threads and connections; k6's VUs).
-const LOAD_KEYS: &[&str] = &[
-    "threads",
-    "thread",
-    "threads_num",
-    "num_threads",
-    "concurrency",
-    "connections",
-    "clients",
-    "vus",
-    "vus_max",
-    "count",
-    "sleep",
-];
-/// The same in qps tables' Chinese columns (`线程数`, `并发数_shù` with a ruby annotation).
-const LOAD_PREFIXES: &[&str] = &["线程数", "線程數", "并发数", "並發數"];
-
-/// Whether a configuration key sets the load of a run whose rate is measured.
-fn sets_load(key: &str) -> bool {
-    LOAD_KEYS.contains(&key) || LOAD_PREFIXES.iter().any(|p| key.starts_with(p))
-}
 
 impl CurveKey {
     pub fn of(run: &StoredRun) -> CurveKey {
-        let target = run.run.config.contains(RATE_KEY);
-        let config = run
-            .run
-            .config_params()
-            .into_iter()
-            .filter(|(k, _)| !RATE_KEYS.contains(k) && (target || !sets_load(k)))
-            .map(|(k, v)| (k.to_string(), ConfigValue(v.clone())))
-            .collect();
+        let config = if run.run.config.contains(RATE_KEY) {
+            run.run
+                .config_params()
+                .into_iter()
+                .filter(|(k, _)| !RATE_KEYS.contains(k))
+                .map(|(k, v)| (k.to_string(), ConfigValue(v.clone())))
+                .collect()
+        } else {
+            Vec::new()
+        };
         CurveKey {
             suite: run.suite.clone(),
             bench: run.run.bench.clone(),
@@ -1043,8 +1021,7 @@ mod tests {
             assert!(c.points.iter().all(|p| p.runs == 3));
             assert_eq!(c.knee, Some(10_000.0));
         }
-        // A measured rate (no target): the thread counts moved the load, one curve; the
-        // message size still splits.
+        // A measured rate (no target): settings are what moved the load, one curve.
         let mut measured = small.clone();
         for r in measured.iter_mut() {
             let rate = r.run.params.remove(RATE_KEY).unwrap();
@@ -1058,9 +1035,7 @@ mod tests {
             r.run.config.insert("threads".into());
         }
         assert_eq!(CurveKey::of(&measured[0]), CurveKey::of(&measured[11]));
-        let config = CurveKey::of(&measured[0]).config;
-        assert_eq!(config.len(), 1, "{config:?}");
-        assert_eq!(config[0].0, "msg_size");
+        assert!(CurveKey::of(&measured[0]).config.is_empty());
     }
 
     /// A sweep whose outputs each carry a lead line naming their rate is one curve: such

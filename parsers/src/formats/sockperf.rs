@@ -36,8 +36,7 @@
 //!   seconds since the test started, value in `us`).
 //!
 //! Params: `protocol` (`TCP`/`UDP`), `full_rtt`, `run_time_s` (valid duration),
-//! `total_run_time_s`, `warmup_ms`, `server` (its number) and `server_address`
-//! (`127.0.0.1:11111`, from the `[ 0] IP = … PORT = …` lines), and from the `--full-log` header or the
+//! `total_run_time_s`, `warmup_ms`, `server`, and from the `--full-log` header or the
 //! throughput note `target_throughput` (`--mps`), `msg_size`, `burst`, `reply_every`.
 //! `interrupted` is set when the test ended on a signal. Fixtures:
 //! `fixtures/real/sockperf/pingpong-tcp-fullrtt-1000.txt`, `fixtures/sockperf/`.
@@ -46,10 +45,8 @@
 //! that ends before any number, is an error naming the line.
 //!
 //! Identity: no bench. `config` is the options chosen: `target_throughput` (`--mps`),
-//! `msg_size`, `burst`, `reply_every`, `full_rtt`, `protocol`, and `server_address`
-//! (`IP:PORT` of the run's server: two servers of one output are two benchmarks); run
-//! times, warm-up, the server's number and `interrupted` are plain params. No timestamp
-//! is printed.
+//! `msg_size`, `burst`, `reply_every`, `full_rtt`, `protocol`; run times, warm-up and
+//! `interrupted` are plain params. No timestamp is printed.
 
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
@@ -67,7 +64,7 @@ pub const FORMAT: Format = Format::new("sockperf", "1", sniff, parse).claims_at_
 
 static VERSION: LazyLock<Regex> = LazyLock::new(|| re(r"^sockperf: == version #(\S+)"));
 static ADDRESS: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^\[\s*(\d+)\]\s+IP = (\S+)\s+PORT =\s*(\d+)\s+#\s*(\w+)"));
+    LazyLock::new(|| re(r"^\[\s*\d+\]\s+IP = \S+\s+PORT =\s*\d+\s+#\s*(\w+)"));
 static TOTAL_RUN: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"^sockperf: \[Total Run\] RunTime=(\S+) sec; Warm up time=(\S+) msec; SentMessages=(\S+); ReceivedMessages=(\S+)",
@@ -171,8 +168,6 @@ struct Output {
     current: Option<RunState>,
     /// Inside the `--full-log` rows.
     in_csv: bool,
-    /// Each server's `IP:PORT`, by its number (`[ 0] IP = 127.0.0.1 PORT = 11111`).
-    addresses: BTreeMap<u32, String>,
 }
 
 #[derive(Debug, Default)]
@@ -242,16 +237,6 @@ impl Machine {
             return Ok(());
         }
         for run in &mut runs {
-            // The server a run measured: its own section's, or the one server listed.
-            let server = match run.params.get("server").and_then(Param::as_f64) {
-                Some(s) => out.addresses.get(&(s as u32)),
-                None if out.addresses.len() == 1 => out.addresses.values().next(),
-                None => None,
-            };
-            if let Some(a) = server {
-                run.params
-                    .insert("server_address".into(), Param::from(a.as_str()));
-            }
             for key in CONFIG {
                 if run.params.contains_key(*key) {
                     run.config.insert(key.to_string());
@@ -333,7 +318,6 @@ const CONFIG: &[&str] = &[
     "reply_every",
     "full_rtt",
     "protocol",
-    "server_address",
 ];
 
 /// Reads `--mps=1000 --burst=1 …` into params.
@@ -400,10 +384,9 @@ impl LineMachine for Machine {
             return Ok(());
         }
         if let Some(c) = ADDRESS.captures(line) {
-            let server = num(&c[1], "server number", n)? as u32;
-            let out = self.output(n);
-            out.params.insert("protocol".into(), Param::from(&c[4]));
-            out.addresses.insert(server, format!("{}:{}", &c[2], &c[3]));
+            self.output(n)
+                .params
+                .insert("protocol".into(), Param::from(&c[1]));
             return Ok(());
         }
         if let Some(c) = TOTAL_RUN.captures(line) {
@@ -779,22 +762,9 @@ mod tests {
         );
         let run = &blocks[0].runs[0];
         let config: Vec<&str> = run.config.iter().map(String::as_str).collect();
-        assert_eq!(config, ["full_rtt", "protocol", "server_address"]);
+        assert_eq!(config, ["full_rtt", "protocol"]);
         assert_eq!(run.params["protocol"], Param::from("UDP"));
         assert_eq!(run.params["run_time_s"], Param::Num(0.55));
         assert!(!run.config.contains("run_time_s"));
-        // `[ 0] IP = 127.0.0.1 PORT = 11111`, `[ 1] … PORT = 11112`: two benchmarks.
-        let addresses: Vec<&Param> = blocks[0]
-            .runs
-            .iter()
-            .map(|r| &r.params["server_address"])
-            .collect();
-        assert_eq!(
-            addresses,
-            [
-                &Param::from("127.0.0.1:11111"),
-                &Param::from("127.0.0.1:11112")
-            ]
-        );
     }
 }

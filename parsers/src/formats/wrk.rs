@@ -43,9 +43,8 @@
 //! A line of wrk's own shape whose numbers do not parse, or an output cut off before its
 //! `Transfer/sec:` line, is an error naming the line.
 //!
-//! Identity: no bench. `config` is `target_throughput` (wrk2 `-R`), `connections`,
-//! `threads` and `url` (another server is another benchmark); `duration` and `elapsed`
-//! are plain params. One block is one wrk run.
+//! Identity: no bench. `config` is `target_throughput` (wrk2 `-R`), `connections` and
+//! `threads`; `duration`, `elapsed` and `url` are plain params. One block is one wrk run.
 //! No timestamp is printed.
 
 use crate::error::ParseError;
@@ -422,9 +421,8 @@ impl Output {
             series,
             ..Run::default()
         };
-        // What the user chose: the rate, the load and the server; `duration` and
-        // `elapsed` stay plain params.
-        for key in ["target_throughput", "connections", "threads", "url"] {
+        // What the user chose; `duration`, `elapsed` and the URL stay plain params.
+        for key in ["target_throughput", "connections", "threads"] {
             if run.params.contains_key(key) {
                 run.config.insert(key.to_string());
             }
@@ -880,10 +878,7 @@ mod tests {
             crate::testutil::parse_ok(&FORMAT, &crate::testutil::fixture("wrk/wrk2-u_latency.txt"));
         let run = &blocks[0].runs[0];
         let config: Vec<&str> = run.config.iter().map(String::as_str).collect();
-        assert_eq!(
-            config,
-            ["connections", "target_throughput", "threads", "url"]
-        );
+        assert_eq!(config, ["connections", "target_throughput", "threads"]);
         assert_eq!(run.params["target_throughput"], Param::Num(4000.0));
         assert_eq!(run.params["connections"], Param::Num(16.0));
         // Measured, not chosen.
