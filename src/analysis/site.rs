@@ -18,7 +18,6 @@ use super::charts::variation::{self, VariationTable, group_name};
 use super::curve as analysis_curve;
 use super::history::{Change, HistoryOptions};
 use super::pairing::{Comparison, PairPlan, WantedRuns};
-use super::polarity;
 use super::samples::ConfigValue;
 use super::slo::{self, SloTerm};
 use crate::dataset::StoredRun;
@@ -1095,15 +1094,10 @@ fn curves(runs: &[&StoredRun], opts: &Options) -> (Vec<CurveChart>, Vec<String>)
 
 /// A suite's curves, fed one run at a time: per ladder metric, its curves with the SLO
 /// and without (the fallback when the SLO does not fit it); values are kept, not runs.
-/// A suite without ladders draws the single-value latency `curve` would choose (a QPS
-/// table's `rt`).
 struct SuiteCurves {
     slo: Option<String>,
-    /// Each ladder metric, and each single-value latency, in first-seen order with its
-    /// display name, whether it is a ladder, and its builders.
-    metrics: Vec<(String, String, bool, MetricCurves)>,
-    /// The metric `curve` draws when given none.
-    chooser: analysis_curve::MetricChooser,
+    /// Each ladder metric in first-seen order with its display name and builders.
+    metrics: Vec<(String, String, MetricCurves)>,
     /// Whether every run fed has a target rate (the x axis's caption).
     all_targets: bool,
 }
@@ -1119,7 +1113,6 @@ impl SuiteCurves {
         SuiteCurves {
             slo: (!slo.is_empty()).then(|| slo.join(",")),
             metrics: Vec::new(),
-            chooser: analysis_curve::MetricChooser::default(),
             all_targets: true,
         }
     }
@@ -1132,13 +1125,11 @@ impl SuiteCurves {
             return;
         }
         self.all_targets &= r.param_f64("target_throughput").is_some();
-        self.chooser.see(r);
         for s in &r.run.series {
             let kind = s.kind();
-            let ladder = kind == "ladder" || kind == "histogram";
-            let latency =
-                ladder || polarity::kind(&s.metric, &s.unit, false) == polarity::Kind::Latency;
-            if latency && !self.metrics.iter().any(|m| m.0 == s.metric) {
+            if (kind == "ladder" || kind == "histogram")
+                && !self.metrics.iter().any(|m| m.0 == s.metric)
+            {
                 let new = |slo: Option<&str>| {
                     analysis_curve::CurvesBuilder::new(s.metric.clone(), &CURVE_PERCENTILES, slo)
                 };
@@ -1147,12 +1138,11 @@ impl SuiteCurves {
                 self.metrics.push((
                     s.metric.clone(),
                     s.display.clone(),
-                    ladder,
                     MetricCurves { with_slo, plain },
                 ));
             }
         }
-        for (_, _, _, m) in &mut self.metrics {
+        for (_, _, m) in &mut self.metrics {
             if let Some(b) = &mut m.with_slo {
                 // Errors only on a malformed SLO, refused when built.
                 let _ = b.add(r);
@@ -1165,12 +1155,7 @@ impl SuiteCurves {
     fn finish(self) -> (Vec<CurveChart>, Vec<String>) {
         let mut out = Vec::new();
         let mut left_out = std::collections::BTreeSet::new();
-        let any_ladder = self.metrics.iter().any(|m| m.2);
-        let chosen = self.chooser.choice();
-        for (metric, display, ladder, mut m) in self.metrics {
-            if !ladder && (any_ladder || chosen.as_ref() != Some(&metric)) {
-                continue;
-            }
+        for (_, display, mut m) in self.metrics {
             // A pull request's one commit is no curve of its own beside main's (its runs
             // are in the branch comparisons).
             for b in m.with_slo.iter_mut().chain([&mut m.plain]) {
@@ -1263,7 +1248,7 @@ mod tests {
         let (charts, _) = curves(&refs, &Options::default());
         assert_eq!(charts.len(), 1);
         let p50 = &charts[0].input.lines[0];
-        assert_eq!(p50.percentile, Some(50.0));
+        assert_eq!(p50.percentile, 50.0);
         let spans: Vec<(f64, f64, f64)> = p50
             .points
             .iter()

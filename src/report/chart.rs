@@ -482,7 +482,6 @@ mod tests {
         assert!(history::render(&h).is_ok());
         let c = curve::CurveInput {
             title: "c".into(),
-            metric: "end_to_end".into(),
             throughput_unit: String::new(),
             throughput_caption: String::new(),
             unit: "us".into(),

@@ -44,13 +44,12 @@ pub fn layout(input: &CurveInput) -> LineChart {
         let mut pts = l.points.clone();
         pts.sort_by(|a, b| a.throughput.total_cmp(&b.throughput));
         let map = |v: f64, t: f64| y.map(v).map(|yv| (t, yv));
-        let name = match l.percentile {
-            Some(p) => format!("p{}", fmt::percentile_name(p).trim_end_matches('%')),
-            None => input.metric.clone(),
-        };
         let line = Line::nth(
             i,
-            name,
+            format!(
+                "p{}",
+                fmt::percentile_name(l.percentile).trim_end_matches('%')
+            ),
             pts.iter()
                 .filter_map(|p| map(p.value, p.throughput))
                 .collect(),
@@ -129,12 +128,11 @@ mod tests {
         };
         let input = CurveInput {
             title: "curve".into(),
-            metric: "end_to_end".into(),
             throughput_unit: "msg/s".into(),
             throughput_caption: "Throughput".into(),
             unit: "us".into(),
             lines: vec![CurveLine {
-                percentile: Some(90.0),
+                percentile: 90.0,
                 points: vec![pt(5000.0, 62.46), pt(10000.0, 70.0), pt(20000.0, 400.0)],
             }],
             knee: Some(10000.0),

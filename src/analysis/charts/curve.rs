@@ -13,11 +13,10 @@ pub struct CurvePoint {
     pub max: f64,
 }
 
-/// The latency at one percentile across throughputs, or a single-value latency's.
+/// The latency at one percentile across throughputs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurveLine {
-    /// `None`: the metric is one value a run (a QPS table's `rt`).
-    pub percentile: Option<f64>,
+    pub percentile: f64,
     pub points: Vec<CurvePoint>,
 }
 
@@ -25,8 +24,6 @@ pub struct CurveLine {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurveInput {
     pub title: String,
-    /// The latency's metric, naming a single-value line in the legend.
-    pub metric: String,
     /// Throughput unit (`msg/s`).
     pub throughput_unit: String,
     /// What the throughput axis shows (`Achieved throughput`, `Target throughput`).
@@ -47,12 +44,11 @@ pub struct CurveInput {
 pub fn from_curve(c: &Curve, display: &str, throughput_unit: &str) -> Option<CurveInput> {
     let mut lines: BTreeMap<i64, CurveLine> = BTreeMap::new();
     for p in &c.points {
-        // A single value sorts before every percentile.
-        let at = p.percentile.map_or(-1, |pct| (pct * 1e6).round() as i64);
+        let Some(pct) = p.percentile else { continue };
         lines
-            .entry(at)
+            .entry((pct * 1e6).round() as i64)
             .or_insert_with(|| CurveLine {
-                percentile: p.percentile,
+                percentile: pct,
                 points: Vec::new(),
             })
             .points
@@ -72,7 +68,6 @@ pub fn from_curve(c: &Curve, display: &str, throughput_unit: &str) -> Option<Cur
     }
     Some(CurveInput {
         title: format!("{display}: latency vs throughput"),
-        metric: c.metric.clone(),
         throughput_unit: throughput_unit.to_string(),
         throughput_caption: "Throughput".to_string(),
         unit: c.unit.clone(),
