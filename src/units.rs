@@ -39,6 +39,13 @@ fn time_scale(unit: &str) -> Option<(i32, &str)> {
     }
 }
 
+/// What a unit measures apart from its time unit, when it has one: `""` for a time
+/// (`ms`), `"/op"` for a time per operation (`us/op`), `"ops/"` for a rate (`ops/ms`);
+/// units with the same answer convert into one another ([`convert`]).
+pub fn time_dimension(unit: &str) -> Option<&str> {
+    time_scale(unit).map(|(_, rest)| rest)
+}
+
 /// `value` in `from` expressed in `to`: identity for equal units, a scale for two time
 /// units or two units alike but for their time unit (JMH's `us/op` and `ns/op`, `ops/ms`
 /// and `ops/s`), `None` otherwise.

@@ -420,7 +420,7 @@ fn an_output_ingested_again_is_named_a_copy_on_both_stores() {
         let err = String::from_utf8_lossy(&third.stderr);
         assert!(
             err.contains(&format!(
-                "warning: {go}: the same bytes as {go} and 1 more, stored before: a copy of one output"
+                "warning: {go}: the same bytes as source 1 ({go}) and 1 more, stored before under other tags: a copy of one output"
             )),
             "[{}] {err}",
             s.name()

@@ -643,25 +643,26 @@ fn cell(
     let centres = |inv: &[(usize, Vec<f64>)]| -> Vec<f64> {
         inv.iter().map(|(_, v)| centre(v, positive)).collect()
     };
-    // Several invocations whose centres do not vary (within their segments) give the one
-    // no spread to be predicted with: a t interval of no width and p = 0 on any change.
-    // Their runs are then the replicates, as for one invocation against one.
-    let spread_of = |inv: &[(usize, Vec<f64>)]| {
+    // Several invocations whose centres do not vary give the one no spread to be
+    // predicted with: a t interval of no width and p = 0 on any change. Their runs are
+    // then the replicates, as for one invocation against one; but not across a step,
+    // whose runs before it are not the baseline now: then there is no test.
+    let runs_instead = |inv: &[(usize, Vec<f64>)]| {
         let c: Vec<f64> = centres(inv)
             .into_iter()
             .map(|v| if positive { v.ln() } else { v })
             .collect();
-        PredictionTest::new(&c, &[0.0]).is_some_and(|t| t.sd > 0.0)
+        PredictionTest::new(&c, &[0.0]).is_some_and(|t| !t.varies && !t.stepped)
     };
     let level = if series {
         Level::Samples
     } else if kb >= 2 && kc >= 2 {
         Level::Invocations
     } else if kb.min(kc) == 1 && kb.max(kc) >= 2 {
-        if spread_of(if kb >= 2 { &inv_b } else { &inv_c }) {
-            Level::Prediction
-        } else {
+        if runs_instead(if kb >= 2 { &inv_b } else { &inv_c }) {
             Level::Runs
+        } else {
+            Level::Prediction
         }
     } else {
         Level::Runs
@@ -724,14 +725,16 @@ fn cell(
             bv.iter().map(|v| tx(*v)).collect(),
             cv.iter().map(|v| tx(*v)).collect(),
         );
-        prediction = PredictionTest::new(&sb, &sc);
-        if let Some(t) = &prediction {
+        let test = PredictionTest::new(&sb, &sc);
+        if let Some(t) = &test {
+            // The change from the segment after a step even where nothing can test it.
             shift = Some(t.diff);
             spread = Some(t.sd);
-            if opts.interval {
+            if opts.interval && t.varies {
                 ci = Some(t.ci(opts.confidence));
             }
         }
+        prediction = test.filter(|t| t.varies);
         (None, None)
     } else {
         let pooled: Vec<Option<f64>> = if level == Level::Invocations {
@@ -935,6 +938,11 @@ pub(crate) struct PredictionTest {
     /// Standard error of a new invocation's centre around the several's mean.
     se: f64,
     df: f64,
+    /// The several hold a step: the one is predicted from the segment after it.
+    stepped: bool,
+    /// The several's centres vary (within their segments) by more than rounding: with no
+    /// spread the interval has no width and any change has p = 0, which is no test.
+    varies: bool,
 }
 
 impl PredictionTest {
@@ -946,7 +954,8 @@ impl PredictionTest {
             (1, k) if k >= 2 => (candidate, baseline[0], -1.0),
             _ => return None,
         };
-        let (m, sd, k, df) = match last_step(reference) {
+        let step = last_step(reference);
+        let (m, sd, k, df) = match step {
             Some(cut) => {
                 let (before, after) = reference.split_at(cut);
                 let ss = |x: &[f64]| {
@@ -962,11 +971,16 @@ impl PredictionTest {
                 (mean(reference)?, variance(reference)?.sqrt(), k, k - 1.0)
             }
         };
+        // Rounding leaves a spread of 1e-16 where the centres are equal (five Go outputs
+        // printing 1016 ns/op): a spread below a billionth of the centres is none.
+        let scale = reference.iter().fold(1.0_f64, |s, v| s.max(v.abs()));
         Some(PredictionTest {
             diff: sign * (single - m),
             sd,
             se: sd * (1.0 + 1.0 / k).sqrt(),
             df,
+            stepped: step.is_some(),
+            varies: sd > 1e-9 * scale,
         })
     }
 
@@ -1617,6 +1631,51 @@ mod tests {
             "{lo} {delta} {hi}"
         );
         assert!(c.p_value.unwrap() >= 2.0 / 220.0 - 1e-12, "{:?}", c.p_value);
+    }
+
+    /// Centres equal but for rounding (1016.0 as a mean of different runs leaves a spread
+    /// of 1e-16 in logs) are centres that do not vary; and a history whose segments each
+    /// hold equal centres (three at 11, then three at 22: a step) has no spread to test
+    /// the one against, nor runs that are all the baseline now: no test, and the change is
+    /// the one from the segment after the step (22 against 22: 0%, not the +33% of the
+    /// pooled median).
+    #[test]
+    fn centres_equal_to_rounding_or_across_a_step_are_not_a_zero_width_test() {
+        let block = |first: i64, values: &[f64], block: i64| {
+            let mut runs = bench_runs(first, "x", "b", values);
+            for (i, r) in runs.iter_mut().enumerate() {
+                (r.block_id, r.run.index) = (block, i as u32 + 1);
+                r.ingested_at = format!("2026-01-{:02}T00:00:00Z", block);
+            }
+            runs
+        };
+        let mut base = Vec::new();
+        for (k, runs) in [
+            [1015.9, 1016.1, 1016.0],
+            [1016.0, 1016.2, 1015.8],
+            [1016.1, 1015.9, 1016.0],
+        ]
+        .iter()
+        .enumerate()
+        {
+            base.extend(block(10 * k as i64 + 1, runs, k as i64 + 1));
+        }
+        let cand = block(100, &[1020.0, 1021.0, 1019.0], 9);
+        let c = &compare(&base, &cand, &[], &CompareOptions::default())[0];
+        if let (Some(lo), Some(hi)) = (c.ci_low_pct, c.ci_high_pct) {
+            assert!(hi - lo > 0.01, "{lo} {hi}");
+        }
+        assert!(c.p_value.is_none_or(|p| p > 1e-3), "{:?}", c.p_value);
+        let mut stepped = Vec::new();
+        for (k, level) in [11.0, 11.0, 11.0, 22.0, 22.0, 22.0].iter().enumerate() {
+            let runs = [level * 0.9, *level, level * 1.1];
+            stepped.extend(block(10 * k as i64 + 1, &runs, k as i64 + 1));
+        }
+        let cand = block(100, &[22.0 * 0.9, 22.0, 22.0 * 1.1], 9);
+        let c = &compare(&stepped, &cand, &[], &CompareOptions::default())[0];
+        assert_eq!(c.replicates, Replicates::Invocations);
+        assert_eq!((c.ci_low_pct, c.p_value), (None, None));
+        assert!(c.delta_pct.unwrap().abs() < 1e-9, "{:?}", c.delta_pct);
     }
 
     #[test]

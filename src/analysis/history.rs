@@ -24,7 +24,7 @@ use super::warmup::is_warmup;
 use crate::dataset::StoredRun;
 use crate::selector::run_time;
 use crate::stats::change_point::{self, ChangePointError, Options};
-use crate::units::{convert, is_time};
+use crate::units::{convert, time_dimension};
 use bench_db_parsers::{Data, Param, PrintedStat, Series};
 use serde::Serialize;
 use std::borrow::Borrow;
@@ -242,21 +242,22 @@ struct Group {
     metrics: BTreeMap<(String, UnitKind), Followed>,
 }
 
-/// What a series' unit converts to: any time unit to another ([`crate::units::convert`],
-/// as `compare` converts a side), any other unit only to itself. A metric whose runs
+/// What a series' unit converts to: a unit to another alike but for its time unit
+/// ([`crate::units::convert`], as `compare` converts a side: `ms` and `s`, `us/op` and
+/// `ns/op`, `ops/ms` and `ops/s`), any other unit only to itself. A metric whose runs
 /// print different kinds (`ms` and `%`) is followed as one series per kind.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum UnitKind {
-    Time,
+    /// A time, a time per operation, a rate: its values convert whatever the time unit.
+    Time(String),
     Other(String),
 }
 
 impl UnitKind {
     fn of(unit: &str) -> UnitKind {
-        if is_time(unit) {
-            UnitKind::Time
-        } else {
-            UnitKind::Other(unit.trim().to_string())
+        match time_dimension(unit) {
+            Some(rest) => UnitKind::Time(rest.to_string()),
+            None => UnitKind::Other(unit.trim().to_string()),
         }
     }
 }
@@ -798,6 +799,18 @@ mod tests {
         assert_eq!(s[0], 0.012654691440000001);
         assert!((s[1] - 0.0127).abs() < 1e-15, "{s:?}");
         assert_eq!(h[1].points[0].value, 50.0);
+        // JMH told `-tu` another unit: 2.5 ops/ms then 2400 ops/s is one series, in the
+        // first unit; a time per operation stays apart from it.
+        let runs = [
+            in_unit(1, 1, 2.5, "ops/ms"),
+            in_unit(2, 2, 2400.0, "ops/s"),
+            in_unit(3, 3, 0.4, "ms/op"),
+        ];
+        let h = history(&runs, &HistoryOptions::default()).unwrap();
+        let units: Vec<&str> = h.iter().map(|h| h.unit.as_str()).collect();
+        assert_eq!(units, ["ms/op", "ops/ms"]);
+        let v: Vec<f64> = h[1].points.iter().map(|p| p.value).collect();
+        assert_eq!(v, [2.5, 2.4]);
     }
 
     #[test]

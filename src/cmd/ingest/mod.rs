@@ -184,28 +184,25 @@ fn note_copies(store: &Db, outcomes: &mut [FileOutcome]) {
     };
     for o in outcomes.iter_mut().filter(|o| ingested(o)) {
         let Some(sha) = &o.sha256 else { continue };
-        let same: Vec<&String> = stored
+        let mut same: Vec<(i64, &String)> = stored
             .iter()
             .filter(|(h, _, _)| h == sha)
-            .map(|(_, _, path)| path)
+            .map(|(_, id, path)| (*id, path))
             .collect();
         // The file's own source is the newest with its path.
-        let own = same.iter().rposition(|p| **p == o.path);
-        o.same_bytes_as = same
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| Some(*i) != own)
-            .map(|(_, p)| (*p).clone())
-            .collect();
-        if let Some(first) = o.same_bytes_as.first() {
-            let more = match o.same_bytes_as.len() - 1 {
+        if let Some(own) = same.iter().rposition(|(_, p)| **p == o.path) {
+            same.remove(own);
+        }
+        o.same_bytes_as = same.iter().map(|(_, p)| (*p).clone()).collect();
+        if let Some((id, path)) = same.first() {
+            let more = match same.len() - 1 {
                 0 => String::new(),
-                n => format!(" and {}", crate::output::plural(n, "more")),
+                n => format!(" and {n} more"),
             };
             eprintln!(
-                "bench-db: warning: {}: the same bytes as {}{more}, stored before: a copy of one output, not a new measurement (compare and gate count it once)",
+                "bench-db: warning: {}: the same bytes as source {id} ({}){more}, stored before under other tags: a copy of one output, not a new measurement",
                 escape::text(&o.path),
-                escape::text(first),
+                escape::text(path),
             );
         }
     }
