@@ -1602,19 +1602,23 @@ mod tests {
         }
     }
 
+    /// The runs of one invocation (block `block`, ingested on day `block`): ids from
+    /// `first`, one value each.
+    fn block(first: i64, values: &[f64], block: i64) -> Vec<StoredRun> {
+        let mut runs = bench_runs(first, "x", "b", values);
+        for (i, r) in runs.iter_mut().enumerate() {
+            (r.block_id, r.run.index) = (block, i as u32 + 1);
+            r.ingested_at = format!("2026-01-{block:02}T00:00:00Z");
+        }
+        runs
+    }
+
     /// One invocation against three whose centres are equal (runs 10, 11 and 12 in other
     /// orders: HdrHistogram's buckets snap real percentiles to such repeats): predicted
     /// with no spread, any change had p = 0 and an interval of no width. The runs are the
     /// replicates instead: 9 against 3, a permutation test whose floor is 2/C(12,3).
     #[test]
     fn invocations_whose_centres_do_not_vary_are_tested_on_their_runs() {
-        let block = |first: i64, values: &[f64], block: i64| {
-            let mut runs = bench_runs(first, "x", "b", values);
-            for (i, r) in runs.iter_mut().enumerate() {
-                (r.block_id, r.run.index) = (block, i as u32 + 1);
-            }
-            runs
-        };
         let mut base = block(1, &[10.0, 11.0, 12.0], 1);
         base.extend(block(4, &[12.0, 11.0, 10.0], 2));
         base.extend(block(7, &[11.0, 10.0, 12.0], 3));
@@ -1641,14 +1645,6 @@ mod tests {
     /// pooled median).
     #[test]
     fn centres_equal_to_rounding_or_across_a_step_are_not_a_zero_width_test() {
-        let block = |first: i64, values: &[f64], block: i64| {
-            let mut runs = bench_runs(first, "x", "b", values);
-            for (i, r) in runs.iter_mut().enumerate() {
-                (r.block_id, r.run.index) = (block, i as u32 + 1);
-                r.ingested_at = format!("2026-01-{:02}T00:00:00Z", block);
-            }
-            runs
-        };
         let mut base = Vec::new();
         for (k, runs) in [
             [1015.9, 1016.1, 1016.0],
