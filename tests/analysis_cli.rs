@@ -855,6 +855,24 @@ fn copies_of_one_output_count_once() {
             && err.contains("bench-count3.txt in every run"),
         "{err}"
     );
+    // Two commits' copies against each other: the output compared with itself.
+    let out = env
+        .cmd(&[
+            "compare",
+            "--baseline",
+            "tag.commit=c1",
+            "--candidate",
+            "tag.commit=c2",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "warning: 1 invocation of the candidate repeats the baseline's values exactly"
+        ),
+        "{err}"
+    );
     let gate = env.cmd(&[&["gate"], &sides[..]].concat()).output().unwrap();
     assert_eq!(
         gate.status.code(),
