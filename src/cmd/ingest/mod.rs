@@ -166,7 +166,7 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
 
 /// Names, for each file stored now, the sources stored before with the same bytes, and
 /// warns of them: the same output ingested again (under another commit, from another
-/// path) is a copy, not a new measurement. One query for all the files; a store that
+/// path) is a copy, not a new measurement. One store call for all the files; a store that
 /// cannot answer leaves the files unnamed, as this is a courtesy.
 fn note_copies(store: &Db, outcomes: &mut [FileOutcome]) {
     let ingested = |o: &FileOutcome| o.status == Status::Ingested;
