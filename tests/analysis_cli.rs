@@ -881,3 +881,33 @@ fn copies_of_one_output_count_once() {
         String::from_utf8_lossy(&gate.stdout)
     );
 }
+
+/// wrk outputs name no benchmark, so a folder of them against several servers is one
+/// curve; it says so, naming the URLs and how to select one (a URL is no configuration:
+/// CI servers listen on ephemeral ports).
+#[test]
+fn a_curve_of_several_wrk_servers_says_so() {
+    let env = Env::new();
+    env.ok(&["ingest", &fixture("wrk"), &fixture("real/wrk"), "--no-git"]);
+    let curve = env.json(&["curve", "--json"]);
+    let several: Vec<&Value> = curve["curves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["servers"].as_array().is_some_and(|s| s.len() > 1))
+        .collect();
+    assert_eq!(several.len(), 1, "{curve}");
+    let servers = several[0]["servers"].as_array().unwrap();
+    assert!(
+        servers.contains(&Value::from("http://127.0.0.1:9000/")),
+        "{servers:?}"
+    );
+    let text = env.ok(&["curve"]);
+    assert!(
+        text.contains(&format!(
+            "note: its runs measured {} servers (",
+            servers.len()
+        )) && text.contains("select one with param.url="),
+        "{text}"
+    );
+}

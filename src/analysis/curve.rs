@@ -369,6 +369,9 @@ pub struct Curve {
     pub max_throughput_within_slo: Option<f64>,
     /// Runs without a throughput or without the metric.
     pub skipped_runs: usize,
+    /// The servers its runs measured (wrk's URL) when there are several: runs of other
+    /// benchmarks, perhaps, on one curve; empty for one.
+    pub servers: Vec<String>,
 }
 
 /// Builds the curve of `metric` (default: `end_to_end`, else `latency`, else the first
@@ -415,7 +418,14 @@ pub struct CurveBuilder {
     by_rate: ByRate,
     skipped: usize,
     seen_metric: bool,
+    /// The servers its runs measured ([`SERVER_PARAMS`]).
+    servers: BTreeSet<String>,
 }
+
+/// Parameters naming the server a run measured: wrk's URL. Not configuration (an
+/// ephemeral port or a container's address changes from one CI run to the next), so a
+/// curve of runs against several is said to be one.
+const SERVER_PARAMS: &[&str] = &["url"];
 
 impl CurveBuilder {
     /// A curve of `metric` at `percentiles`; errors on a malformed SLO.
@@ -438,6 +448,7 @@ impl CurveBuilder {
             by_rate: BTreeMap::new(),
             skipped: 0,
             seen_metric: false,
+            servers: BTreeSet::new(),
         })
     }
 
@@ -445,6 +456,7 @@ impl CurveBuilder {
     fn absorb(&mut self, other: CurveBuilder) {
         self.skipped += other.skipped;
         self.seen_metric |= other.seen_metric;
+        self.servers.extend(other.servers);
         let from = other.unit.unwrap_or_default();
         let to = self.unit.get_or_insert_with(|| from.clone()).clone();
         for (bits, (rate, values, means)) in other.by_rate {
@@ -471,6 +483,11 @@ impl CurveBuilder {
             self.skipped += 1;
             return;
         };
+        for key in SERVER_PARAMS {
+            if let Some(server) = run.run.params.get(*key) {
+                self.servers.insert(server.to_string());
+            }
+        }
         let u = self.unit.get_or_insert_with(|| s.unit.clone()).clone();
         let entry = self
             .by_rate
@@ -496,6 +513,7 @@ impl CurveBuilder {
             by_rate,
             skipped,
             seen_metric,
+            servers,
             ..
         } = self;
         if !seen_metric {
@@ -550,8 +568,32 @@ impl CurveBuilder {
             slo,
             max_throughput_within_slo,
             skipped_runs: skipped,
+            servers: if servers.len() > 1 {
+                servers.into_iter().collect()
+            } else {
+                Vec::new()
+            },
         })
     }
+}
+
+/// What a curve of runs against several servers says of them ([`Curve::servers`]);
+/// `None` for one.
+pub fn servers_note(servers: &[String]) -> Option<String> {
+    let first = servers.first()?;
+    let mut names = servers
+        .iter()
+        .take(3)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if servers.len() > 3 {
+        names.push_str(&format!(" and {} more", servers.len() - 3));
+    }
+    Some(format!(
+        "its runs measured {} servers ({names}): different benchmarks, perhaps, on one curve; select one with param.url={first}",
+        servers.len()
+    ))
 }
 
 /// The default metric of a curve, found one run at a time: `end_to_end` if any run has

@@ -1203,8 +1203,18 @@ fn distinct_rates(c: &analysis_curve::Curve) -> usize {
     rates.len()
 }
 
-/// Where a curve's knee is, or why it has none.
+/// Where a curve's knee is, or why it has none, and whether its runs measured several
+/// servers.
 fn knee_note(c: &analysis_curve::Curve) -> String {
+    let note = knee_of(c);
+    match analysis_curve::servers_note(&c.servers) {
+        Some(servers) => format!("{note} Note: {servers}."),
+        None => note,
+    }
+}
+
+/// Where a curve's knee is, or why it has none.
+fn knee_of(c: &analysis_curve::Curve) -> String {
     let rates = distinct_rates(c);
     let drawn = format!(
         "One point per throughput: the median of its runs, their range shaded. {} measured.",

@@ -122,6 +122,9 @@ fn curve_text(c: &Curve) -> String {
             esc(&c.metric)
         ));
     }
+    if let Some(note) = crate::analysis::curve::servers_note(&c.servers) {
+        out.push_str(&format!("note: {}\n", esc(&note)));
+    }
     out
 }
 
@@ -166,6 +169,8 @@ struct JsonOneCurve<'a> {
     /// The percentile the knee was read on.
     knee_percentile: Option<f64>,
     max_throughput_within_slo: Option<f64>,
+    /// The servers its runs measured (wrk's URL) when there are several; else empty.
+    servers: &'a [String],
 }
 
 fn json_points(c: &Curve) -> Vec<JsonPoint> {
@@ -212,6 +217,7 @@ pub fn json(curves: &[(CurveKey, Curve)]) -> String {
                 knee: c.knee,
                 knee_percentile: c.knee_percentile,
                 max_throughput_within_slo: c.max_throughput_within_slo,
+                servers: &c.servers,
             })
             .collect(),
     };
