@@ -240,6 +240,21 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
+/// The first `shown` names joined by commas, and how many more there are: `a, b, and 3
+/// more`.
+pub fn first_names(names: &[String], shown: usize) -> String {
+    let mut text = names
+        .iter()
+        .take(shown)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > shown {
+        text.push_str(&format!(", and {} more", names.len() - shown));
+    }
+    text
+}
+
 /// A percentage with two decimals for tables (`13.91`); `-` for none.
 pub fn pct2(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"))

@@ -581,15 +581,7 @@ impl CurveBuilder {
 /// `None` for one.
 pub fn servers_note(servers: &[String]) -> Option<String> {
     let first = servers.first()?;
-    let mut names = servers
-        .iter()
-        .take(3)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if servers.len() > 3 {
-        names.push_str(&format!(" and {} more", servers.len() - 3));
-    }
+    let names = crate::numfmt::first_names(servers, 3);
     Some(format!(
         "its runs measured {} servers ({names}): different benchmarks, perhaps, on one curve; select one with param.url={first}",
         servers.len()

@@ -58,15 +58,7 @@ pub fn copies_across_warning(pairs: &[(i64, i64)]) -> Option<String> {
 /// none was.
 pub fn one_commit_branches_note(branches: &[String], what: &str) -> Option<String> {
     let first = branches.first()?;
-    let mut names = branches
-        .iter()
-        .take(5)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if branches.len() > 5 {
-        names.push_str(&format!(", and {} more", branches.len() - 5));
-    }
+    let names = crate::numfmt::first_names(branches, 5);
     let n = branches.len();
     Some(format!(
         "{n} branch{} with one commit left out beside the longer history of the same {what} \
