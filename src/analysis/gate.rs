@@ -24,7 +24,7 @@
 //! gate, or an empty side) → undecided; else pass. Identical sides have a zero delta and
 //! so can never regress.
 
-use super::compare::{Cell, CompareOptions, SERIES_MIN_ESS, prepare, test_family};
+use super::compare::{Cell, CompareOptions, Replicates, SERIES_MIN_ESS, prepare, test_family};
 pub use super::policy::{
     DEFAULT_ALPHA, DEFAULT_MIN_RUNS, DEFAULT_NOISE_MULTIPLIER, DEFAULT_THRESHOLD_PCT, GateError,
     Policy, Target, Term, Threshold, parse_max, parse_pct, parse_target,
@@ -333,6 +333,22 @@ fn judge(cell: Cell, threshold: Threshold, policy: &Policy) -> GateCell {
                 cell.runs_candidate,
                 policy.min_runs
             ),
+            // One against several held no test: the several's centres do not vary within
+            // the segments of a step (the compare module's prediction rule).
+            _ if cell.invocations_baseline.min(cell.invocations_candidate) == 1
+                && cell.invocations_baseline.max(cell.invocations_candidate) >= 2
+                && cell.replicates == Replicates::Invocations =>
+            {
+                format!(
+                    "one invocation against several: the {} {} invocations hold a step and their centres do not vary on either side of it, so nothing predicts the one's spread; add invocations after the step",
+                    cell.invocations_baseline.max(cell.invocations_candidate),
+                    if cell.invocations_baseline >= cell.invocations_candidate {
+                        "baseline"
+                    } else {
+                        "candidate"
+                    }
+                )
+            }
             _ => format!(
                 "{} baseline and {}; the policy needs {} a side",
                 cell.n_baseline,
@@ -455,6 +471,44 @@ mod tests {
         let max: Vec<String> = max.iter().map(|s| s.to_string()).collect();
         let policy = Policy::default().with_max(&max)?;
         gate(base, cand, &policy, &CompareOptions::default())
+    }
+
+    /// One invocation against six that hold a step between flat segments (11 ns three
+    /// times, then 22): no spread predicts the one, and the reason says so.
+    #[test]
+    fn no_test_across_a_flat_step_says_why() {
+        let invocation = |block: i64, level: f64| -> Vec<StoredRun> {
+            [level * 0.9, level, level * 1.1]
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    let mut r = stored(
+                        block * 10 + i as i64,
+                        "x",
+                        "l",
+                        vec![bench_db_parsers::Series::value("time", "ns", Some(v))],
+                    );
+                    (r.block_id, r.run.index) = (block, i as u32 + 1);
+                    r.ingested_at = format!("2026-01-{block:02}T00:00:00Z");
+                    r
+                })
+                .collect()
+        };
+        let base: Vec<StoredRun> = [11.0, 11.0, 11.0, 22.0, 22.0, 22.0]
+            .iter()
+            .enumerate()
+            .flat_map(|(k, &level)| invocation(k as i64 + 1, level))
+            .collect();
+        let report = run(&base, &invocation(9, 22.0), &["time=+10%"]).unwrap();
+        let cell = &report.cells[0];
+        assert_eq!(cell.status, Status::Undecided);
+        assert!(
+            cell.reason.starts_with(
+                "one invocation against several: the 6 baseline invocations hold a step"
+            ),
+            "{}",
+            cell.reason
+        );
     }
 
     #[test]
