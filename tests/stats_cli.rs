@@ -400,6 +400,63 @@ fn earlier_invocations_are_the_noise_floor_of_one_against_one() {
     assert!(out.contains("earlier invocations"), "{out}");
 }
 
+/// A Go output of two benchmarks (one block each), `-count 8`, at `scale` with ±1% jitter.
+fn go_output(scale: f64, salt: u64) -> String {
+    let mut out = String::from("goos: linux\ngoarch: amd64\npkg: example.com/floor\n");
+    for (name, base) in [("Encode", 1000.0), ("Decode", 2500.0)] {
+        for k in 0..8u64 {
+            let jitter = 1.0 + 0.01 * ((k * 7 + salt * 13) as f64).sin();
+            out.push_str(&format!(
+                "Benchmark{name}-2   \t  100000\t {:.1} ns/op\n",
+                base * scale * jitter
+            ));
+        }
+    }
+    out.push_str("PASS\nok  \texample.com/floor\t3.3s\n");
+    out
+}
+
+/// The floor of earlier invocations holds per benchmark: a Go output of two benchmarks is
+/// two invocations (one block each), each one a side. The earlier ones are main's before
+/// the candidate: a pull request's +50% and a later commit do not widen it.
+#[test]
+fn earlier_invocations_are_per_benchmark_and_of_the_baselines_branch() {
+    let env = Env::new();
+    let offsets = [1.00, 1.06, 0.94, 1.04, 0.95, 1.05];
+    for (i, f) in offsets.iter().enumerate() {
+        let path = env.write(&format!("e{i}.txt"), go_output(*f, i as u64).as_bytes());
+        env.ingest_commit(&path, i + 1);
+    }
+    let pr = env.write("pr.txt", go_output(1.5, 20).as_bytes());
+    env.ingest_commit_on(&pr, 7, "pr");
+    let base = env.write("base.txt", go_output(1.0, 30).as_bytes());
+    let cand = env.write("cand.txt", go_output(1.03, 31).as_bytes());
+    let later = env.write("later.txt", go_output(0.8, 32).as_bytes());
+    env.ingest_commit(&base, 7);
+    env.ingest_commit(&cand, 8);
+    env.ingest_commit(&later, 9);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "tag.commit=c7;tag.branch=main",
+        "--candidate",
+        "tag.commit=c8",
+        "--json",
+    ]);
+    let cells = cells.as_array().unwrap();
+    assert_eq!(cells.len(), 2, "{cells:?}");
+    for c in cells {
+        assert_eq!(c["within_invocation"], true, "{c}");
+        assert_eq!(c["earlier_invocations"], 6, "{c}");
+        // The spread of the six and the baseline: logs of 1, 1.06, 0.94, 1.04, 0.95, 1.05, 1.
+        let floor = c["invocation_noise_pct"].as_f64().unwrap();
+        assert!((4.5..5.5).contains(&floor), "{floor}: {c}");
+        let d = c["delta_pct"].as_f64().unwrap();
+        assert!(d > 2.0 && d < floor, "{d}: {c}");
+        assert_eq!(c["verdict"], "inconclusive", "{c}");
+    }
+}
+
 /// Go's MB/s is higher-is-better: its smallest detectable worsening is a fall (the same
 /// log shift as the +3160.9% rise of the same benchmark's ns/op is −96.9%), and the JSON
 /// says the cell's polarity.

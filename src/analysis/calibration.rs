@@ -32,7 +32,14 @@
 //!   `end_to_end@99=+5%`;
 //! - `step`: the same history of 10 main commits with a +40% step 3 commits before head,
 //!   the candidate at head's level (A/A: the step is main's, not the pull request's);
-//!   change: +35% over head.
+//!   change: +35% over head;
+//! - `quantized`: the `invocations` history with the spread of JLBH's OS jitter below the
+//!   resolution it is printed at: each invocation × exp(N(0, 0.2%)), each run × exp(N(0,
+//!   0.2%)), every value snapped to a grid 2% apart (a value's bucket), the true value
+//!   anywhere between two buckets (the same place on both sides of a pair), so that about
+//!   half of the baselines' invocation centres are equal and their runs are the
+//!   replicates; change +2% (one bucket); policy `end_to_end@99=+1%`, below a bucket, so
+//!   that the test decides and not the threshold.
 
 use super::compare::CompareOptions;
 use super::gate::{Outcome, Policy, gate};
@@ -58,11 +65,12 @@ pub enum Model {
     Wild9,
     Invocations,
     Step,
+    Quantized,
 }
 
 impl Model {
     /// Every model, in the README's order.
-    pub const ALL: [Model; 10] = [
+    pub const ALL: [Model; 11] = [
         Model::Lognormal,
         Model::LogT3,
         Model::Bimodal,
@@ -73,6 +81,7 @@ impl Model {
         Model::Wild9,
         Model::Invocations,
         Model::Step,
+        Model::Quantized,
     ];
 
     /// Its name in tables.
@@ -90,6 +99,9 @@ impl Model {
                 "history: 8 invocations x 7 runs against 1, invocations 6%, runs 2%"
             }
             Model::Step => "history of 10 with a +40% step 3 commits before head",
+            Model::Quantized => {
+                "history: 8 invocations x 7 runs against 1 on a 2% grid, half with centres equal"
+            }
         }
     }
 
@@ -99,6 +111,7 @@ impl Model {
             Model::Ar1 => "+25%",
             Model::Invocations => "+35%",
             Model::Step => "+35% over head",
+            Model::Quantized => "+2%",
             Model::Stall => "one probe's p99.9 and worst x3",
             _ => "+10% every percentile",
         }
@@ -112,6 +125,11 @@ impl Model {
             Model::Invocations | Model::Wild9 | Model::Step => {
                 p = p
                     .with_max(&["end_to_end@99=+5%".to_string()])
+                    .unwrap_or_default();
+            }
+            Model::Quantized => {
+                p = p
+                    .with_max(&["end_to_end@99=+1%".to_string()])
                     .unwrap_or_default();
             }
             Model::Ar1 => {
@@ -267,8 +285,27 @@ fn side(
             let s = Series::new("ts.rt", "rt", "", Data::TimeSeries { points });
             runs.push(stored(side_id * 1000 + 1, 1, "tsar", vec![s]));
         }
-        Model::Invocations | Model::Step => {
-            let shift = if changed { 1.35 } else { 1.0 };
+        Model::Invocations | Model::Step | Model::Quantized => {
+            let quantized = model == Model::Quantized;
+            let shift = match (changed, quantized) {
+                (false, _) => 1.0,
+                (true, false) => 1.35,
+                (true, true) => 1.02,
+            };
+            let (inv_sd, run_sd, value_sd) = if quantized {
+                (0.002, 0.002, 0.0)
+            } else {
+                (0.06, 0.02, 0.01)
+            };
+            // A value's bucket: the nearest point of a grid 2% apart.
+            let snap = |v: f64| {
+                if quantized {
+                    let g = 1.02f64.ln();
+                    (g * (v.ln() / g).round()).exp()
+                } else {
+                    v
+                }
+            };
             let step = model == Model::Step;
             let count = match (side_id, step) {
                 (1, false) => 8,
@@ -282,15 +319,23 @@ fn side(
                 } else {
                     1.0
                 };
-                let offset = (0.06 * z(rng)).exp() * level;
+                let offset = (inv_sd * z(rng)).exp() * level;
                 for index in 1..=8u32 {
-                    let run = (0.02 * z(rng)).exp();
+                    let run = (run_sd * z(rng)).exp();
                     let values: Vec<f64> = PCTS
                         .iter()
                         .enumerate()
                         .map(|(k, _)| {
-                            let noise = (0.01 * z(rng)).exp();
-                            100.0 * 10f64.powi(k as i32) * offset * run * noise * shift * factor
+                            let noise = (value_sd * z(rng)).exp();
+                            snap(
+                                100.0
+                                    * 10f64.powi(k as i32)
+                                    * offset
+                                    * run
+                                    * noise
+                                    * shift
+                                    * factor,
+                            )
                         })
                         .collect();
                     if index > 1 {
@@ -350,13 +395,21 @@ pub fn rates(model: Model, changed: bool, trials: usize, seed: u64, plan: &Plan)
     };
     let (mut gate_fired, mut mwu_fired) = (0usize, 0usize);
     for _ in 0..trials {
-        let offset = if model == Model::Session {
-            (0.03 * Normal::<f64>::new(0.0, 1.0).map_or(0.0, |n| n.sample(&mut rng))).exp()
-        } else {
-            1.0
+        // Factors of the baseline and the candidate: a session offset between them, or
+        // where the true value lies between two buckets, the same for both.
+        let (base_factor, cand_factor) = match model {
+            Model::Session => {
+                let z = Normal::<f64>::new(0.0, 1.0).map_or(0.0, |n| n.sample(&mut rng));
+                (1.0, (0.03 * z).exp())
+            }
+            Model::Quantized => {
+                let phase = 1.02f64.powf(rng.random::<f64>());
+                (phase, phase)
+            }
+            _ => (1.0, 1.0),
         };
-        let (base, base_ref) = side(model, &mut rng, 1, 1.0, false);
-        let (cand, cand_ref) = side(model, &mut rng, 2, offset, changed);
+        let (base, base_ref) = side(model, &mut rng, 1, base_factor, false);
+        let (cand, cand_ref) = side(model, &mut rng, 2, cand_factor, changed);
         if let Ok(r) = gate(&base, &cand, &policy, &opts)
             && r.outcome == Outcome::Regression
         {
@@ -570,6 +623,40 @@ mod tests {
         let p = rates(Model::Invocations, true, TRIALS, 108, &plan());
         eprintln!("invocations: power gate {:.3}", p.gate);
         assert!(p.gate >= 0.80, "{}", p.gate);
+    }
+
+    #[test]
+    fn quantized_history_tests_its_runs_at_the_level() {
+        let r = rates(Model::Quantized, false, TRIALS, 11, &plan());
+        let p = rates(Model::Quantized, true, TRIALS, 111, &plan());
+        eprintln!(
+            "quantized: A/A gate {:.3}, MWU {:.3}; power gate {:.3}, MWU {:.3}",
+            r.gate, r.mann_whitney, p.gate, p.mann_whitney
+        );
+        // Most baselines give their runs as the replicates (centres equal).
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
+        let opts = CompareOptions {
+            interval: false,
+            plan: plan(),
+            ..CompareOptions::default()
+        };
+        let mut on_runs = 0;
+        for _ in 0..100 {
+            let phase = 1.02f64.powf(rng.random::<f64>());
+            let (base, _) = side(Model::Quantized, &mut rng, 1, phase, false);
+            let (cand, _) = side(Model::Quantized, &mut rng, 2, phase, false);
+            let cells = super::super::compare::compare(&base, &cand, &[], &opts);
+            let p99 = cells.iter().find(|c| c.percentile == Some(99.0));
+            if p99.is_some_and(|c| c.replicates == super::super::compare::Replicates::Runs) {
+                on_runs += 1;
+            }
+        }
+        eprintln!("quantized: {on_runs} of 100 baselines tested on runs");
+        assert!(on_runs >= 30, "{on_runs}");
+        // α plus three binomial errors at 300 pairs, as for every model.
+        assert!(r.gate <= 0.027, "{}", r.gate);
+        // One bucket is caught in most pull requests.
+        assert!(p.gate >= 0.75, "{}", p.gate);
     }
 
     #[test]

@@ -6,12 +6,12 @@ use crate::analysis::compare::CompareOptions;
 use crate::analysis::copies;
 use crate::analysis::samples::Axis;
 use crate::cli::{Sides, WarmUp};
-use crate::dataset::StoredRun;
+use crate::dataset::{GroupKey, StoredRun};
 use crate::output::escape::Lines;
 use crate::selector::{Contrast, Selector, Term, near_matches, nearest_first};
 use crate::store::{Db, Detail};
 use anyhow::{Context, Result, bail};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The runs `sel` selects.
 pub fn select(store: &Db, sel: &Selector) -> Result<Vec<StoredRun>> {
@@ -235,47 +235,69 @@ pub fn compare_options(
 }
 
 /// Earlier invocations of what two sides measured: the runs of their suites and labels
-/// outside both sides. Looked up only when each side is one invocation
-/// ([`StoredRun::invocation`]), where their spread is the noise floor of the comparison;
-/// empty otherwise.
+/// outside both sides, stored no later than the later side, of the baseline's branch when
+/// its runs name one (a pull request's deliberate change is not the noise of main), with
+/// copies counted once. Looked up only when, on each side, every benchmark (suite, label,
+/// benchmark and configuration) comes from one invocation ([`StoredRun::invocation`]):
+/// there their spread is the noise floor of the comparison; empty otherwise.
 fn earlier_invocations(
     store: &Db,
     baseline: &[StoredRun],
     candidate: &[StoredRun],
 ) -> Result<Vec<StoredRun>> {
     let one_invocation = |runs: &[StoredRun]| {
-        runs.iter()
-            .map(StoredRun::invocation)
-            .collect::<HashSet<_>>()
-            .len()
-            == 1
+        let mut seen: HashMap<GroupKey, (i64, u32)> = HashMap::new();
+        runs.iter().all(|r| {
+            let mut key = r.group_key();
+            key.block_id = 0;
+            *seen.entry(key).or_insert_with(|| r.invocation()) == r.invocation()
+        })
     };
-    if !one_invocation(baseline) || !one_invocation(candidate) {
+    if baseline.is_empty()
+        || candidate.is_empty()
+        || !one_invocation(baseline)
+        || !one_invocation(candidate)
+    {
         return Ok(Vec::new());
     }
-    let sides: HashSet<i64> = baseline.iter().chain(candidate).map(|r| r.id).collect();
-    let pairs: BTreeSet<(&str, &str)> = baseline
+    let latest = baseline
         .iter()
         .chain(candidate)
-        .map(|r| (r.suite.as_str(), r.label.as_str()))
+        .filter_map(crate::selector::run_time)
+        .max();
+    let branches: BTreeSet<Option<&String>> =
+        baseline.iter().map(|r| r.run.tags.get("branch")).collect();
+    let branch = match branches.into_iter().collect::<Vec<_>>()[..] {
+        [Some(b)] => Some(b.clone()),
+        _ => None,
+    };
+    let sides: HashSet<i64> = baseline.iter().chain(candidate).map(|r| r.id).collect();
+    // A label ingest fell back to (the file's name) names no condition: such runs are
+    // looked up by suite, and kept where their label is not given either.
+    let pairs: BTreeSet<(&str, Option<&str>)> = baseline
+        .iter()
+        .chain(candidate)
+        .map(|r| (r.suite.as_str(), r.given_label()))
         .collect();
     if pairs.len() > EARLIER_PAIRS {
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
     for (suite, label) in pairs {
+        let mut terms = vec![Term::Suite(suite.to_string())];
+        terms.extend(label.map(|l| Term::Label(l.to_string())));
+        terms.extend(branch.iter().map(|b| Term::Tag("branch".into(), b.clone())));
         let sel = Selector {
-            terms: vec![
-                Term::Suite(suite.to_string()),
-                Term::Label(label.to_string()),
-            ],
+            terms,
             post: Vec::new(),
         };
-        out.extend(
-            select_series(store, &sel)?
-                .into_iter()
-                .filter(|r| !sides.contains(&r.id)),
-        );
+        out.extend(select_series(store, &sel)?.into_iter().filter(|r| {
+            !sides.contains(&r.id)
+                && r.given_label() == label
+                && crate::selector::run_time(r) <= latest
+        }));
     }
+    let (left_out, _) = copies::find(out.iter());
+    out.retain(|r| !left_out.contains(&r.block_id));
     Ok(out)
 }
