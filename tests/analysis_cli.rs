@@ -269,6 +269,42 @@ fn curve_leaves_the_jlbh_warm_up_run_out() {
     assert_eq!(p50["min"].as_f64(), Some(7.99));
 }
 
+/// wrk2's `latency` is its detailed spectrum, with rows at 99.0625, not 99: `curve` reads
+/// p99 where wrk2 printed it (`99.000%    2.94ms`, line 165 of the GET run at 1000/s;
+/// `86.21ms` at line 23 for PUT at 1001/s), and the PUT and GET runs, labelled by their
+/// headings, are two curves, not one with a cliff between 1000 and 1001/s.
+#[test]
+fn curve_reads_wrk2_p99_where_it_was_printed_and_keeps_endpoints_apart() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        "--no-git",
+        &fixture("real/wrk/polis-highload-2021-STAGE1-crlf.md.txt"),
+    ]);
+    let v = env.json(&["curve", "--slo", "p99<=3ms", "--json"]);
+    let curves = v["curves"].as_array().unwrap();
+    assert_eq!(curves.len(), 2, "{v}");
+    let by_label = |l: &str| curves.iter().find(|c| c["label"] == l).unwrap();
+    let get = by_label("GET запросами");
+    let put = by_label("PUT-запросами");
+    let p99 = |c: &Value| -> (f64, f64) {
+        let p = c["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["percentile"] == 99.0)
+            .unwrap();
+        (
+            p["throughput"].as_f64().unwrap(),
+            p["value"].as_f64().unwrap(),
+        )
+    };
+    assert_eq!(p99(get), (1000.0, 2940.0));
+    assert_eq!(p99(put), (1001.0, 86210.0));
+    assert_eq!(get["max_throughput_within_slo"], 1000.0);
+    assert_eq!(put["max_throughput_within_slo"], Value::Null);
+}
+
 #[test]
 fn empty_database_and_bad_slo_are_errors() {
     let env = Env::new();
@@ -710,7 +746,8 @@ fn a_gate_over_several_suites_names_them() {
 /// wrk's curve runs at the run's `Requests/sec`, not one thread's `Req/Sec`:
 /// fixtures/real/wrk/helloworld_wrk_test-solon_jlhttp-README-20230101.md.txt, four runs of
 /// 10 threads print 127822.19, 130382.40, 136846.55 and 133425.46 (their threads' means
-/// 13.23k … 14.20k were the x before).
+/// 13.23k … 14.20k were the x before). Their headings (第一次 … 第四次, "first" to
+/// "fourth time") say no rate: each is a curve of its own, as any given label is.
 #[test]
 fn a_wrk_curve_is_drawn_at_the_runs_request_rate() {
     let env = Env::new();
@@ -720,12 +757,14 @@ fn a_wrk_curve_is_drawn_at_the_runs_request_rate() {
         "--no-git",
     ]);
     let curve = env.json(&["curve", "--json"]);
-    let mut x: Vec<f64> = curve["points"]
+    let mut x: Vec<f64> = curve["curves"]
         .as_array()
         .unwrap()
         .iter()
+        .flat_map(|c| c["points"].as_array().unwrap().clone())
         .map(|p| p["throughput"].as_f64().unwrap())
         .collect();
+    x.sort_by(f64::total_cmp);
     x.dedup();
     assert_eq!(x, [127822.19, 130382.40, 133425.46, 136846.55]);
 }

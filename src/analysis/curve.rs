@@ -12,7 +12,7 @@ use super::samples::ConfigValue;
 use crate::dataset::StoredRun;
 use crate::stats::describe::{mean, median};
 use crate::units::{convert, seconds_per, split_quantity};
-use bench_db_parsers::{Data, Series};
+use bench_db_parsers::{Data, LadderPoint, Series};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
@@ -313,9 +313,11 @@ impl CurvesBuilder {
 }
 
 impl CurvesBuilder {
-    /// Given labels that each hold one rate, a different one (`-Dthroughput=150000` before
-    /// each output of a sweep), name the rate rather than a condition: the curves of one
-    /// benchmark that differ only by such labels are one curve, without a label.
+    /// Given labels that each hold one rate, a different one, and say it
+    /// (`-Dthroughput=150000` before each output of a sweep), name the rate rather than a
+    /// condition: the curves of one benchmark that differ only by such labels are one
+    /// curve, without a label. Labels that say no rate (`PUT`, `GET` at 1001 and 1000/s)
+    /// stay curves of their own.
     fn join_labels_naming_rates(&mut self) {
         let mut by_cell: BTreeMap<CurveKey, Vec<CurveKey>> = BTreeMap::new();
         for k in self.curves.keys().filter(|k| k.label.is_some()) {
@@ -330,7 +332,11 @@ impl CurvesBuilder {
             let one_rate_each = keys.iter().all(|k| {
                 let b = &self.curves[k];
                 let mine: Vec<u64> = b.by_rate.keys().copied().collect();
-                let ok = mine.len() == 1 && !rates.contains(&mine[0]);
+                let ok = mine.len() == 1
+                    && !rates.contains(&mine[0])
+                    && k.label
+                        .as_deref()
+                        .is_some_and(|l| names_rate(l, f64::from_bits(mine[0])));
                 rates.extend(mine);
                 ok
             });
@@ -351,6 +357,42 @@ impl CurvesBuilder {
             }
         }
     }
+}
+
+/// Whether `label` says `rate`: one of its numbers (digits, with `_` or `,` between
+/// groups, and an optional `k` or `M`) is the rate to within 1%.
+fn names_rate(label: &str, rate: f64) -> bool {
+    let chars: Vec<char> = label.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let mut digits = String::new();
+        while i < chars.len()
+            && (chars[i].is_ascii_digit()
+                || chars[i] == '.'
+                || (matches!(chars[i], '_' | ',')
+                    && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
+        {
+            if chars[i] != '_' && chars[i] != ',' {
+                digits.push(chars[i]);
+            }
+            i += 1;
+        }
+        let scale = match chars.get(i) {
+            Some('k' | 'K') => 1e3,
+            Some('M') => 1e6,
+            _ => 1.0,
+        };
+        if let Ok(v) = digits.trim_end_matches('.').parse::<f64>()
+            && (v * scale - rate).abs() <= 0.01 * rate.abs()
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// The whole curve.
@@ -493,12 +535,18 @@ impl CurveBuilder {
             .by_rate
             .entry(rate.to_bits())
             .or_insert_with(|| (rate, BTreeMap::new(), Vec::new()));
-        for (p, v) in run_values(s, &self.wanted) {
+        let printed = run.series(&format!("{}_distribution", s.metric));
+        for (p, v) in run_values(s, printed, &self.wanted) {
             if let Some(v) = convert(v, &s.unit, &u) {
                 entry.1.entry(p.map(key)).or_default().push(v);
             }
         }
-        if let Some(w) = mean_seconds(s) {
+        // A printed distribution's mean is its histogram's (wrk2's `latency`).
+        let mean = mean_seconds(s).or_else(|| {
+            let histogram = s.metric.strip_suffix("_distribution")?;
+            mean_seconds(run.series(histogram)?)
+        });
+        if let Some(w) = mean {
             entry.2.push(w);
         }
     }
@@ -685,21 +733,48 @@ fn series_mean(s: &Series) -> Option<f64> {
     }
 }
 
-/// (percentile or None, value) pairs of one run's series.
-fn run_values(s: &Series, wanted: &[f64]) -> Vec<(Option<f64>, f64)> {
+/// (percentile or None, value) pairs of one run's series. A percentile a spectrum has no
+/// row at is read from the distribution printed from the same histogram (`printed`:
+/// wrk2's `latency_distribution` beside its spectrum `latency`), as the gate reads `p99`,
+/// else from the spectrum ([`at_percentile`]).
+fn run_values(s: &Series, printed: Option<&Series>, wanted: &[f64]) -> Vec<(Option<f64>, f64)> {
+    let exact = |points: &[LadderPoint], p: f64| {
+        points
+            .iter()
+            .find(|lp| (lp.percentile - p).abs() < 1e-9)
+            .and_then(|lp| lp.value)
+    };
     match s.ladder() {
         Some(points) => wanted
             .iter()
             .filter_map(|&p| {
-                let v = points
-                    .iter()
-                    .find(|lp| (lp.percentile - p).abs() < 1e-9)?
-                    .value?;
+                let v = exact(points, p)
+                    .or_else(|| {
+                        let rows = printed?.ladder()?;
+                        convert(exact(rows, p)?, &printed?.unit, &s.unit)
+                    })
+                    .or_else(|| at_percentile(points, p))?;
                 v.is_finite().then_some((Some(p), v))
             })
             .collect(),
         None => series_mean(s).map(|v| vec![(None, v)]).unwrap_or_default(),
     }
+}
+
+/// The value of a ladder at percentile `p` where it has no row at `p`: in a spectrum (wrk2's detailed spectrum and HdrHistogram's dumps list 99.0625, not 99),
+/// the value of its first row at or above `p`, as HdrHistogram reads a value at a
+/// percentile (the exact value lies between that row and the one before, never above
+/// it); `None` in a sparse ladder (wrk's 50, 75, 90, 99 has no p95), told by the row's
+/// distance: its tail must hold at least half of `p`'s.
+fn at_percentile(points: &[LadderPoint], p: f64) -> Option<f64> {
+    let below = points.iter().any(|lp| lp.percentile < p);
+    let above = points
+        .iter()
+        .filter(|lp| lp.percentile > p && lp.value.is_some())
+        .min_by(|a, b| a.percentile.total_cmp(&b.percentile))?;
+    (below && 100.0 - above.percentile >= (100.0 - p) / 2.0)
+        .then_some(above.value)
+        .flatten()
 }
 
 /// The run's mean latency in seconds: the printed `mean` (k6: `avg`) of a ladder, the mean of a
@@ -1089,5 +1164,52 @@ mod tests {
         assert_eq!(curves[0].0.label, None);
         assert_eq!(curves[0].1.points.len(), 4);
         assert_eq!(curves[0].1.knee, Some(10_000.0));
+        // Labels that say no rate (two endpoints at 1001 and 1000/s) stay apart.
+        for r in &mut runs {
+            r.label = format!("endpoint {}", r.param_f64(RATE_KEY).unwrap() as u64 % 7);
+        }
+        let mut b = CurvesBuilder::new("end_to_end".into(), &[90.0], None).unwrap();
+        for r in &runs {
+            b.add(r).unwrap();
+        }
+        assert!(b.finish().unwrap().len() > 1);
+    }
+
+    /// A spectrum (wrk2's rows at 98.9062, 99.0625, …) has no row at 99: its first row at
+    /// or above it is read; a sparse ladder (50, 75, 90, 99) gives no p95.
+    #[test]
+    fn a_spectrum_is_read_at_its_first_row_at_or_above_a_percentile() {
+        let rows = |pairs: &[(f64, f64)]| -> Vec<LadderPoint> {
+            pairs
+                .iter()
+                .map(|&(percentile, v)| LadderPoint {
+                    percentile,
+                    value: Some(v),
+                    line_value: None,
+                })
+                .collect()
+        };
+        let spectrum = rows(&[
+            (98.4375, 2.6),
+            (98.9062, 2.9),
+            (99.0625, 2.96),
+            (100.0, 9.0),
+        ]);
+        assert_eq!(at_percentile(&spectrum, 99.0), Some(2.96));
+        let sparse = rows(&[(50.0, 1.0), (75.0, 1.5), (90.0, 2.0), (99.0, 3.0)]);
+        assert_eq!(at_percentile(&sparse, 95.0), None);
+        assert_eq!(at_percentile(&sparse, 99.9), None);
+        assert_eq!(at_percentile(&sparse, 10.0), None);
+    }
+
+    #[test]
+    fn a_label_names_a_rate_in_digits_or_with_k_and_m() {
+        assert!(names_rate("-Dthroughput=150000", 150_000.0));
+        assert!(names_rate("at 20k msgs/s", 20_000.0));
+        assert!(names_rate("1.5M/s", 1_500_000.0));
+        assert!(names_rate("rate 1,000,000", 1e6));
+        assert!(names_rate("-R1001", 1001.0));
+        assert!(!names_rate("PUT-запросами", 1001.0));
+        assert!(!names_rate("run 2 of 4", 1000.0));
     }
 }
