@@ -950,3 +950,107 @@ fn a_curve_of_several_wrk_servers_says_so() {
         "{text}"
     );
 }
+
+/// The README's hyperfine recipe stores one run four times (JSON, CSV, Markdown and the
+/// terminal output, fixtures/real/hyperfine/two-commands*): they print one summary
+/// (`sleep 0.01`: 12.7 ms ± 2.4 ms, the JSON's 0.01265469 s ± 0.00240021 s) and count
+/// once, as the JSON's 10 times: −4.89%, p 0.64, as the JSON alone gives (before: 4
+/// "invocations" of rounded means against one, −13.69%, p 0.0009, "better").
+#[test]
+fn exports_of_one_hyperfine_run_are_one_invocation() {
+    let env = Env::new();
+    let f = |name: &str| fixture(&format!("real/hyperfine/{name}"));
+    let (json, csv, md, term) = (
+        f("two-commands.json"),
+        f("two-commands.csv"),
+        f("two-commands.md"),
+        f("two-commands-terminal.txt"),
+    );
+    env.ok(&[
+        "ingest",
+        &json,
+        &csv,
+        &md,
+        &term,
+        "--no-git",
+        "--tag",
+        "commit=c1",
+    ]);
+    env.ok(&[
+        "ingest",
+        &f("two-commands-b.json"),
+        "--no-git",
+        "--tag",
+        "commit=c2",
+    ]);
+    let (code, out, err) = compare_out(
+        &env,
+        &[
+            "--baseline",
+            "tag.commit=c1",
+            "--candidate",
+            "tag.commit=c2",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("3 other outputs print the summary of"),
+        "{err}"
+    );
+    let cells: Value = serde_json::from_str(&out).unwrap();
+    let c = cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["bench"] == "sleep 0.01")
+        .unwrap();
+    assert_eq!(c["invocations_baseline"], 1, "{c}");
+    assert_eq!(c["n_baseline"], 10, "{c}");
+    close(c["delta_pct"].as_f64().unwrap(), -4.89, 0.005);
+    assert_eq!(c["verdict"], "inconclusive", "{c}");
+}
+
+/// `cargo bench`'s terminal lines and its `target/criterion` folder are one run: the
+/// folder's slope of `fib 15` (6260.56 ns [5747.70, 6775.77]) is what the terminal
+/// printed (`[5.7477 µs 6.2606 µs 6.7758 µs]`). Ingested together, run 2 against run 3
+/// is the folders' +36.70% "worse" (before: 2 invocations a side, +29.27%, p 0.33).
+#[test]
+fn criterions_terminal_and_folder_of_one_run_are_one_invocation() {
+    let env = Env::new();
+    for (run, commit) in [("run2", "c1"), ("run3", "c2")] {
+        env.ok(&[
+            "ingest",
+            &fixture(&format!("real/criterion/{run}")),
+            &fixture(&format!("real/criterion/{run}-terminal.txt")),
+            "--no-git",
+            "--tag",
+            &format!("commit={commit}"),
+        ]);
+    }
+    let (_, out, err) = compare_out(
+        &env,
+        &[
+            "--baseline",
+            "tag.commit=c1",
+            "--candidate",
+            "tag.commit=c2",
+            "--json",
+        ],
+    );
+    assert!(
+        err.contains("1 other output prints the summary of"),
+        "{err}"
+    );
+    let cells: Value = serde_json::from_str(&out).unwrap();
+    let c = cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["bench"] == "fib/fib 15" && c["metric"] == "time")
+        .unwrap();
+    assert_eq!(c["n_baseline"], 100, "{c}");
+    assert_eq!(c["n_candidate"], 100, "{c}");
+    close(c["delta_pct"].as_f64().unwrap(), 36.70, 0.005);
+    assert_eq!(c["verdict"], "worse", "{c}");
+}

@@ -4,6 +4,13 @@
 //! pass for replicates that agree to the last digit (a spread of 0, an interval of no
 //! width). Counting two truly independent but identical invocations once only widens the
 //! interval, never narrows it.
+//!
+//! One measurement also reaches a store through several outputs of one process:
+//! hyperfine's JSON, CSV and Markdown exports beside its terminal output, Criterion's
+//! terminal lines beside its `target/criterion` folder. Their values differ (every time
+//! against a summary), but they print the same summary: hyperfine's mean and σ,
+//! Criterion's estimate and its interval, equal to the precision the coarser printed.
+//! Such blocks count once too, as the one holding the most runs.
 
 use crate::dataset::StoredRun;
 use std::collections::hash_map::DefaultHasher;
@@ -18,13 +25,39 @@ pub struct Copies {
     pub path: String,
     /// Every block with this content, the one that counts first.
     pub blocks: Vec<i64>,
+    /// What the blocks share.
+    pub kind: Shared,
+}
+
+/// What makes blocks one measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shared {
+    /// Every value: copies of one output.
+    Values,
+    /// The tool's printed summary: outputs of one run (exports, terminal and folder).
+    Summary,
 }
 
 /// The copies among `runs`' blocks: the blocks to leave out, and each content held by
 /// more than one block, in the order of the block that counts. A block's content is what
 /// its selected runs measured: each run's suite, given label, place, benchmark,
 /// parameters and every value of every series; tags and paths are not content.
+/// Then, among the blocks left, those printing one summary ([`Shared::Summary`]): the one
+/// with the most runs counts (a JSON export's every time over a Markdown row).
 pub fn find<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> (HashSet<i64>, Vec<Copies>) {
+    let runs: Vec<&StoredRun> = runs.into_iter().collect();
+    let (mut left_out, mut groups) = same_values(runs.iter().copied());
+    let (exports, summaries) = same_summary(
+        runs.iter()
+            .copied()
+            .filter(|r| !left_out.contains(&r.block_id)),
+    );
+    left_out.extend(exports);
+    groups.extend(summaries);
+    (left_out, groups)
+}
+
+fn same_values<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> (HashSet<i64>, Vec<Copies>) {
     let blocks = contents(runs);
     let mut by_content: HashMap<u64, BTreeMap<i64, &str>> = HashMap::new();
     for (block, (content, path)) in &blocks {
@@ -38,7 +71,11 @@ pub fn find<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> (HashSet<i64>,
             let path = blocks.values().next().map_or("", |p| *p).to_string();
             let ids: Vec<i64> = blocks.into_keys().collect();
             left_out.extend(&ids[1..]);
-            Copies { path, blocks: ids }
+            Copies {
+                path,
+                blocks: ids,
+                kind: Shared::Values,
+            }
         })
         .collect();
     groups.sort_by_key(|g| g.blocks[0]);
@@ -90,6 +127,142 @@ fn contents<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> BTreeMap<i64, 
         .collect()
 }
 
+/// Formats whose outputs of one run print one summary in several forms.
+pub const SUMMARY_FORMATS: [&str; 2] = ["hyperfine", "criterion"];
+
+/// A block's printed summary: what it measured (suite, benchmark, configuration), its run
+/// count, and per metric its unit and the tuples it printed.
+struct Summary<'a> {
+    block: i64,
+    path: &'a str,
+    what: (&'a str, Option<&'a str>, String),
+    runs: usize,
+    metrics: BTreeMap<&'a str, (&'a str, Vec<Vec<f64>>)>,
+}
+
+/// The summaries a series printed: hyperfine's (mean, σ); Criterion's folder (slope, its
+/// bounds) and (mean, its bounds); Criterion's terminal line (estimate, low, high).
+fn printed_tuples(r: &StoredRun, s: &bench_db_parsers::Series) -> Vec<Vec<f64>> {
+    let stats = super::printed::stats(r, &s.metric);
+    let get = |k: &str| stats.get(k).copied();
+    let mut out = Vec::new();
+    let mut push = |t: Option<Vec<f64>>| out.extend(t);
+    push((|| Some(vec![get("mean")?, get("stddev")?]))());
+    push((|| {
+        Some(vec![get("slope")?, get("slope_low")?, get("slope_high")?])
+    })());
+    push((|| {
+        Some(vec![get("mean")?, get("mean_low")?, get("mean_high")?])
+    })());
+    if let bench_db_parsers::Data::Value { value: Some(v) } = s.data {
+        push((|| Some(vec![v, get("low")?, get("high")?]))());
+    }
+    out
+}
+
+/// The decimals a value was printed with, to the float noise of a unit's conversion
+/// (6.2606 µs stored as 6260.599999999999 ns has 1).
+fn decimals(v: f64) -> i32 {
+    (0..=15)
+        .find(|&d| {
+            let s = v * 10f64.powi(d);
+            (s - s.round()).abs() <= 1e-9 * s.abs().max(1.0)
+        })
+        .unwrap_or(16)
+}
+
+/// Whether `x` (in `ux`) and `y` (in `uy`) are one printed number: equal within half a
+/// unit of the last digit of the coarser.
+fn same_number(x: f64, ux: &str, y: f64, uy: &str) -> bool {
+    let Some(y_in_x) = crate::units::convert(y, uy, ux) else {
+        return false;
+    };
+    let half = |v: f64| 0.5 * 10f64.powi(-decimals(v));
+    let tol = half(x).max(crate::units::convert(half(y), uy, ux).unwrap_or(0.0));
+    (x - y_in_x).abs() <= tol * (1.0 + 1e-9) + 1e-12 * x.abs()
+}
+
+fn same_summary_of(a: &Summary, b: &Summary) -> bool {
+    if a.what != b.what {
+        return false;
+    }
+    let mut shared = 0;
+    for (metric, (ua, ta)) in &a.metrics {
+        let Some((ub, tb)) = b.metrics.get(metric) else {
+            continue;
+        };
+        let one = ta.iter().any(|x| {
+            tb.iter().any(|y| {
+                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_number(*x, ua, *y, ub))
+            })
+        });
+        if !one {
+            return false;
+        }
+        shared += 1;
+    }
+    shared > 0
+}
+
+/// Blocks of summary formats ([`SUMMARY_FORMATS`]) that print one summary: the blocks to
+/// leave out and the groups, the one that counts first.
+fn same_summary<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> (HashSet<i64>, Vec<Copies>) {
+    let mut blocks: BTreeMap<i64, Summary> = BTreeMap::new();
+    for r in runs {
+        if !SUMMARY_FORMATS.contains(&r.format.as_str()) {
+            continue;
+        }
+        let b = blocks.entry(r.block_id).or_insert_with(|| Summary {
+            block: r.block_id,
+            path: &r.source,
+            what: (
+                r.suite.as_str(),
+                r.run.bench.as_deref(),
+                format!("{:?}", r.run.config_params()),
+            ),
+            runs: 0,
+            metrics: r
+                .run
+                .series
+                .iter()
+                .map(|s| (s.metric.as_str(), (s.unit.as_str(), printed_tuples(r, s))))
+                .filter(|(_, (_, t))| !t.is_empty())
+                .collect(),
+        });
+        b.runs += 1;
+    }
+    let mut order: Vec<Summary> = blocks
+        .into_values()
+        .filter(|b| !b.metrics.is_empty())
+        .collect();
+    order.sort_by_key(|b| (std::cmp::Reverse(b.runs), b.block));
+    let mut kept: Vec<(Summary, Vec<i64>)> = Vec::new();
+    for b in order {
+        match kept.iter_mut().find(|(k, _)| same_summary_of(k, &b)) {
+            Some((_, ids)) => ids.push(b.block),
+            None => {
+                let id = b.block;
+                kept.push((b, vec![id]));
+            }
+        }
+    }
+    let mut left_out = HashSet::new();
+    let mut groups: Vec<Copies> = kept
+        .into_iter()
+        .filter(|(_, ids)| ids.len() > 1)
+        .map(|(k, ids)| {
+            left_out.extend(&ids[1..]);
+            Copies {
+                path: k.path.to_string(),
+                blocks: ids,
+                kind: Shared::Summary,
+            }
+        })
+        .collect();
+    groups.sort_by_key(|g| g.blocks[0]);
+    (left_out, groups)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,12 +303,146 @@ mod tests {
             groups,
             [Copies {
                 path: "a.txt".into(),
-                blocks: vec![2, 7, 9]
+                blocks: vec![2, 7, 9],
+                kind: Shared::Values,
             }]
         );
         // The same content on both sides, but not the same block.
         assert_eq!(across(&runs[..2], &runs[5..7]), [(2, 7)]);
         assert!(across(&runs[..2], &runs[..2]).is_empty());
         assert!(across(&runs[..2], &runs[2..4]).is_empty());
+    }
+
+    /// A block of `format` named `bench`, with `runs` runs of `time` in `unit` and the
+    /// printed numbers `printed` (name, value) about `time`.
+    fn output(
+        block: i64,
+        format: &str,
+        bench: &str,
+        unit: &str,
+        runs: &[f64],
+        printed: &[(&str, f64)],
+    ) -> Vec<StoredRun> {
+        runs.iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut r = stored(
+                    block * 100 + i as i64,
+                    format,
+                    "x",
+                    vec![Series::value("time", unit, Some(*v))],
+                );
+                r.format = format.to_string();
+                r.block_id = block;
+                r.run.index = i as u32 + 1;
+                r.run.bench = Some(bench.to_string());
+                r.source = format!("out{block}");
+                r.printed = printed
+                    .iter()
+                    .map(|(name, value)| bench_db_parsers::PrintedStat {
+                        metric: "time".into(),
+                        percentile: None,
+                        name: name.to_string(),
+                        value: Some(*value),
+                    })
+                    .collect();
+                r
+            })
+            .collect()
+    }
+
+    /// fixtures/real/hyperfine/two-commands.{json,md}: `sleep 0.01`, mean 0.01265469144 s
+    /// and σ 0.0024002142 s in the JSON (10 times), printed `12.7 ± 2.4` ms in the
+    /// Markdown; the next invocation's JSON (two-commands-b.json) printed 0.0122932 s.
+    #[test]
+    fn exports_of_one_run_count_once_as_the_one_with_the_most_runs() {
+        let times = [0.0103, 0.0140, 0.0100, 0.0136, 0.0138];
+        let json = [
+            ("mean", 0.012654691440000001),
+            ("stddev", 0.0024002142030061027),
+        ];
+        let mut runs = output(
+            3,
+            "hyperfine",
+            "sleep 0.01",
+            "ms",
+            &[12.7],
+            &[("mean", 12.7), ("stddev", 2.4)],
+        );
+        runs.extend(output(5, "hyperfine", "sleep 0.01", "s", &times, &json));
+        runs.extend(output(
+            8,
+            "hyperfine",
+            "sleep 0.01",
+            "s",
+            &times[..3],
+            &[("mean", 0.0122932), ("stddev", 0.0039664)],
+        ));
+        // Another command printing the same numbers is another benchmark.
+        runs.extend(output(
+            9,
+            "hyperfine",
+            "sleep 0.02",
+            "ms",
+            &[12.7],
+            &[("mean", 12.7), ("stddev", 2.4)],
+        ));
+        let (left_out, groups) = find(&runs);
+        assert_eq!(left_out, HashSet::from([3]));
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].blocks, [5, 3]);
+        assert_eq!(groups[0].kind, Shared::Summary);
+        assert_eq!(groups[0].path, "out5");
+        // A mean one unit off in the last printed digit is another measurement.
+        let other = output(
+            4,
+            "hyperfine",
+            "sleep 0.01",
+            "ms",
+            &[12.8],
+            &[("mean", 12.8), ("stddev", 2.4)],
+        );
+        let both: Vec<StoredRun> = other
+            .into_iter()
+            .chain(output(5, "hyperfine", "sleep 0.01", "s", &times, &json))
+            .collect();
+        assert!(find(&both).0.is_empty());
+    }
+
+    /// fixtures/real/criterion/run2: the folder's slope of `fib 15`, 6260.559854 ns
+    /// [5747.695297, 6775.769889], printed `[5.7477 µs 6.2606 µs 6.7758 µs]` on the
+    /// terminal, stored in ns as 6260.599999999999 and so on.
+    #[test]
+    fn criterions_terminal_line_and_folder_of_one_run_count_once() {
+        let folder = [
+            ("slope", 6260.559854179887),
+            ("slope_low", 5747.695297250108),
+            ("slope_high", 6775.769888764311),
+            ("mean", 5713.101298508646),
+            ("mean_low", 5050.233757502377),
+            ("mean_high", 6439.655630360731),
+        ];
+        let mut runs = output(
+            2,
+            "criterion",
+            "fib/fib 15",
+            "ns",
+            &[1584.0, 1583.9, 1590.2],
+            &folder,
+        );
+        runs.extend(output(
+            7,
+            "criterion",
+            "fib/fib 15",
+            "ns",
+            &[6.2606 * 1000.0],
+            &[("low", 5.7477 * 1000.0), ("high", 6.7758 * 1000.0)],
+        ));
+        let (left_out, groups) = find(&runs);
+        assert_eq!(left_out, HashSet::from([7]));
+        assert_eq!(groups[0].blocks, [2, 7]);
+        assert_eq!(decimals(6.2606 * 1000.0), 1);
+        assert_eq!(decimals(12.7), 1);
+        assert!(decimals(0.012654691440000001) > 10);
     }
 }

@@ -19,7 +19,7 @@ pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
     let mut cand = select_some(&store, &sel.1, &args.sides.candidate, "--candidate")?;
     check_metrics(&args.metric, &[&base, &cand])?;
     warn_shared_runs(&base, &cand);
-    count_copies_once(&mut base, &mut cand);
+    count_copies_once(&store, &mut base, &mut cand)?;
     let opts = compare_options(&store, &sel, &args.warm_up, &base, &cand)?;
     let cells = compare(&base, &cand, &args.metric, &opts);
     let missing: Vec<&String> = args

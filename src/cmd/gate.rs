@@ -37,7 +37,7 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
             base.len()
         );
     }
-    super::select::count_copies_once(&mut base, &mut cand);
+    super::select::count_copies_once(&store, &mut base, &mut cand)?;
     let opts = compare_options(&store, &sel, &args.warm_up, &base, &cand)?;
     let report = gate(&base, &cand, &policy, &opts)?;
     let commits = output::gate::Commits::of(&base, &cand);

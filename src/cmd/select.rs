@@ -41,11 +41,37 @@ fn collect(store: &Db, sel: &Selector, detail: Detail) -> Result<Vec<StoredRun>>
 /// Counts each side's copies once ([`crate::analysis::copies`]): the runs of a block
 /// repeating an earlier block's values exactly are left out, with a note; a candidate
 /// block repeating a baseline block is warned about.
-pub fn count_copies_once(baseline: &mut Vec<StoredRun>, candidate: &mut Vec<StoredRun>) {
+pub fn count_copies_once(
+    store: &Db,
+    baseline: &mut Vec<StoredRun>,
+    candidate: &mut Vec<StoredRun>,
+) -> Result<()> {
     for (side, runs) in [("baseline", &mut *baseline), ("candidate", &mut *candidate)] {
+        with_printed(store, runs)?;
         let (left_out, groups) = copies::find(runs.iter());
-        for g in &groups {
-            eprintln!("note: {}", crate::output::copies_note(side, g));
+        // One note per source: its benchmarks' copies say the same; a history's outputs
+        // printing one summary, one note for all.
+        let (summaries, values): (Vec<_>, Vec<_>) = groups
+            .iter()
+            .partition(|g| g.kind == copies::Shared::Summary);
+        let mut notes: BTreeSet<(i64, String)> = values
+            .iter()
+            .map(|g| (g.blocks[0], crate::output::copies_note(side, g)))
+            .collect();
+        if summaries.len() > 2 {
+            notes.insert((i64::MAX, crate::output::summaries_note(side, &summaries)));
+        } else {
+            notes.extend(
+                summaries
+                    .iter()
+                    .map(|g| (g.blocks[0], crate::output::copies_note(side, g))),
+            );
+        }
+        let mut said = HashSet::new();
+        for (_, note) in notes {
+            if said.insert(note.clone()) {
+                eprintln!("note: {note}");
+            }
         }
         runs.retain(|r| !left_out.contains(&r.block_id));
     }
@@ -53,6 +79,41 @@ pub fn count_copies_once(baseline: &mut Vec<StoredRun>, candidate: &mut Vec<Stor
     if let Some(w) = crate::output::copies_across_warning(&across) {
         eprintln!("warning: {w}");
     }
+    Ok(())
+}
+
+/// Gives the first run of each block whose outputs may print one summary
+/// ([`copies::SUMMARY_FORMATS`]) its block's printed numbers, where the runs were read
+/// without them (the gate reads series only): what tells exports of one run apart.
+fn with_printed(store: &Db, runs: &mut [StoredRun]) -> Result<()> {
+    let mut first: HashMap<i64, usize> = HashMap::new();
+    for (i, r) in runs.iter().enumerate() {
+        if copies::SUMMARY_FORMATS.contains(&r.format.as_str()) {
+            let at = first.entry(r.block_id).or_insert(i);
+            if runs[*at].id > r.id {
+                *at = i;
+            }
+        }
+    }
+    let wanted: HashMap<i64, usize> = first
+        .into_values()
+        .filter(|&i| runs[i].printed.is_empty())
+        .map(|i| (runs[i].id, i))
+        .collect();
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let sel = Selector {
+        terms: vec![Term::Runs(wanted.keys().copied().collect())],
+        post: Vec::new(),
+    };
+    store.for_each_run(&sel, Detail::HeadsPrinted, |r| {
+        if let Some(&i) = wanted.get(&r.id) {
+            runs[i].printed = r.printed;
+        }
+        Ok(())
+    })?;
+    Ok(())
 }
 
 /// A warning (on standard error) when the baseline and candidate selections share runs:

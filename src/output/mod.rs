@@ -32,9 +32,33 @@ pub fn md_cell(s: &str) -> String {
 /// `baseline` or `candidate`.
 pub fn copies_note(side: &str, c: &crate::analysis::copies::Copies) -> String {
     let n = c.blocks.len();
+    match c.kind {
+        crate::analysis::copies::Shared::Values => format!(
+            "{side}: {n} invocations repeat the values of {} in every run (copies of one output, ingested {n} times?): counted once, as a copy is no new measurement",
+            escape::text(&c.path),
+        ),
+        crate::analysis::copies::Shared::Summary => format!(
+            "{side}: {} print{} the summary of {} (its exports, or the terminal output beside it): one measurement, counted once as {}",
+            crate::numfmt::plural(n - 1, "other output"),
+            if n == 2 { "s" } else { "" },
+            escape::text(&c.path),
+            if n == 2 { "that output" } else { "it" },
+        ),
+    }
+}
+
+/// One note for many outputs of a side that each print the summary of another
+/// ([`crate::analysis::copies::Shared::Summary`]), naming the first three kept.
+pub fn summaries_note(side: &str, groups: &[&crate::analysis::copies::Copies]) -> String {
+    let left_out: usize = groups.iter().map(|g| g.blocks.len() - 1).sum();
+    let kept: Vec<String> = groups
+        .iter()
+        .map(|g| escape::text(&g.path).into_owned())
+        .collect();
     format!(
-        "{side}: {n} invocations repeat the values of {} in every run (copies of one output, ingested {n} times?): counted once, as a copy is no new measurement",
-        escape::text(&c.path),
+        "{side}: {} print the summary of another output beside them (exports, or the terminal output of one run beside its files): one measurement each, counted once as {}",
+        crate::numfmt::plural(left_out, "output"),
+        crate::numfmt::first_names(&kept, 3),
     )
 }
 
