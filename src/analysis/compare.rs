@@ -1300,7 +1300,14 @@ fn verdict(c: &Cell, opts: &CompareOptions) -> Verdict {
     if c.p_floor.is_some_and(|f| f >= opts.alpha) {
         return Verdict::Inconclusive;
     }
-    let shift = c.delta_pct.unwrap_or(0.0);
+    // A change from 0 has no percentage; its direction is the central values'.
+    let shift = c
+        .delta_pct
+        .or_else(|| match (c.baseline, c.candidate) {
+            (Some(0.0), Some(y)) => Some(y),
+            _ => None,
+        })
+        .unwrap_or(0.0);
     // Within one invocation a side, a change inside the earlier invocations' spread is
     // not the candidate's doing.
     if c.invocation_noise_pct.is_some_and(|f| shift.abs() <= f) {
@@ -1338,6 +1345,23 @@ mod tests {
 
     fn round2(v: Option<f64>) -> f64 {
         (v.unwrap() * 100.0).round() / 100.0
+    }
+
+    /// A rise from 0 has no percentage but a direction: tsar's `retran`, 0 in every
+    /// minute of one host and 5.78, 2.53, 3.88, 3.62, 3.99, 3.94 on another, significant,
+    /// is worse, not inconclusive.
+    #[test]
+    fn a_significant_rise_from_zero_is_worse() {
+        let cells = compare(
+            &tsar_rt(1, &[0.0; 6]),
+            &tsar_rt(2, &[5.78, 2.53, 3.88, 3.62, 3.99, 3.94]),
+            &[],
+            &CompareOptions::default(),
+        );
+        let c = find(&cells, "ts.rt");
+        assert_eq!(c.delta_pct, None);
+        assert!(c.p_adjusted.unwrap() < 0.05, "{c:?}");
+        assert_eq!(c.verdict, Verdict::Worse);
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //!   lower-is-better, whatever its unit (`gc.alloc.rate` is in MB/sec);
 //! - a microbenchmark's rate unit decides next ([`kind_of_rate_unit`]);
 //! 0. cost: a token starting with `loss`, `lost`, `error`, `fail`, `drop`, `miss`,
-//!    `timeout`, `retrans`, `outstanding` or `queue` → lower is better, checked before
-//!    the throughput tokens (`loss_rate`, `zk_outstanding_requests`, `dropped_msgs`);
+//!    `timeout`, `retran` (tsar's `retran`, `retransmits`), `outstanding` or `queue` →
+//!    lower is better, checked before the throughput tokens (`loss_rate`, `zk_outstanding_requests`, `dropped_msgs`);
 //! 1. throughput: a token `qps`, `tps`, `rps`, `ops`, `throughput`, `msgs`, `requests`,
 //!    `reqs`, `bps`, `rate`, `bandwidth`, or a `per` + `sec` pair, or a unit ending in
 //!    `/s` or `/sec` → higher is better;
@@ -57,7 +57,7 @@ const COST: &[&str] = &[
     "drop",
     "miss",
     "timeout",
-    "retrans",
+    "retran",
     "outstanding",
     "queue",
 ];
@@ -231,6 +231,7 @@ mod tests {
             "errors_per_sec",
             "timeouts",
             "tcp_retransmits",
+            "tcp.retran",
             "queue_depth",
             "cache_misses",
             "failed_requests",
