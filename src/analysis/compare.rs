@@ -1303,7 +1303,7 @@ fn verdict(c: &Cell, opts: &CompareOptions) -> Verdict {
     // A change from 0 has no percentage; its direction is the central values'.
     let shift = c
         .delta_pct
-        .or_else(|| match (c.baseline, c.candidate) {
+        .or(match (c.baseline, c.candidate) {
             (Some(0.0), Some(y)) => Some(y),
             _ => None,
         })

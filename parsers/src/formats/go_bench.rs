@@ -37,7 +37,7 @@
 use crate::document;
 use crate::error::ParseError;
 use crate::format::{Format, Head, ParseIter};
-use crate::model::{Block, Data, Param, Run, Series};
+use crate::model::{Block, Data, Param, Parsed, Run, Series};
 use crate::text::metric_name;
 use crate::text::re;
 use regex::Regex;
@@ -114,18 +114,60 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
     document::parse(r, |doc| {
         if doc.text().starts_with('{') {
             let (lines, times) = json_lines(doc.text())?;
-            let mut blocks = read(&lines)?;
+            let (mut blocks, _) = read(&lines, None)?;
             // A result's time is its event's: `time` in UTC, as ingest reads it.
             for run in blocks.iter_mut().flat_map(|b| b.runs.iter_mut()) {
                 if let Some(t) = times.get(&run.first_line) {
                     run.tags.insert("time".into(), t.clone());
                 }
             }
-            return Ok(blocks);
+            return Ok(blocks.into_iter().map(Parsed::from).collect());
         }
         let lines: Vec<(u64, String)> = doc.lines().map(|(n, l)| (n, l.into_owned())).collect();
-        read(&lines)
+        // Go ends every line it prints: a file ending inside a line was cut there.
+        let text = doc.text();
+        let cut = (!text.is_empty() && !text.ends_with('\n'))
+            .then(|| lines.last().map(|l| l.0))
+            .flatten();
+        let (blocks, warning) = read(&lines, cut)?;
+        Ok(warning
+            .into_iter()
+            .chain(blocks.into_iter().map(Parsed::from))
+            .collect())
     })
+}
+
+/// Units `go test` prints itself: a unit on a cut line that is a strict beginning of one
+/// (`B/` of `B/op`) was cut inside it.
+const GO_UNITS: [&str; 4] = ["ns/op", "B/op", "allocs/op", "MB/s"];
+
+/// The cells of a result line the file ends inside (`cut`: no newline after it): a
+/// dangling value, or a pair whose unit is cut inside one of [`GO_UNITS`], is left out;
+/// the warning says what.
+fn cut_cells(name: &str, n: u64, cells: &mut Vec<&str>) -> Parsed {
+    let mut left: Vec<&str> = Vec::new();
+    if cells.len() % 2 == 1 {
+        left.extend(cells.pop());
+    } else if let Some(unit) = cells.last()
+        && GO_UNITS
+            .iter()
+            .any(|u| u.len() > unit.len() && u.starts_with(unit))
+    {
+        let unit = cells.pop();
+        left.extend(cells.pop());
+        left.extend(unit);
+    }
+    let message = if left.is_empty() {
+        format!(
+            "{name}: the file ends inside this line (no newline after it): its last value may be cut"
+        )
+    } else {
+        format!(
+            "{name}: the file ends inside this line (no newline after it): `{}` is cut and left out",
+            left.join(" ")
+        )
+    };
+    Parsed::Warning { line: n, message }
 }
 
 /// Per event line, its time in UTC to the second (`2026-12-01T04:32:34Z`).
@@ -182,7 +224,13 @@ struct Group {
     runs: Vec<Run>,
 }
 
-fn read(lines: &[(u64, String)]) -> Result<Vec<Block>, ParseError> {
+/// The blocks of `lines`, and the warning about a result line the file ends inside
+/// (`cut`, its number).
+fn read(
+    lines: &[(u64, String)],
+    cut: Option<u64>,
+) -> Result<(Vec<Block>, Option<Parsed>), ParseError> {
+    let mut warning = None;
     // Configuration in force: a line sets its key for the results after it (benchstat).
     let mut config: BTreeMap<String, Param> = BTreeMap::new();
     let mut groups: Vec<Group> = Vec::new();
@@ -200,6 +248,12 @@ fn read(lines: &[(u64, String)]) -> Result<Vec<Block>, ParseError> {
             trailing.insert(c[1].to_string(), Param::from(v));
             continue;
         }
+        // A line cut after a value holds one cell too many to be read as pairs: it is
+        // read without it (the warning says so).
+        let line = match line.rsplit_once(char::is_whitespace) {
+            Some((whole, _)) if cut == Some(n) && !RESULT.is_match(line) => whole,
+            _ => line,
+        };
         let Some(c) = RESULT.captures(line) else {
             continue;
         };
@@ -210,7 +264,17 @@ fn read(lines: &[(u64, String)]) -> Result<Vec<Block>, ParseError> {
                 format!("{name}: cannot read `{}` as an iteration count", &c[2]),
             )
         })?;
-        let cells: Vec<&str> = c[3].split_whitespace().collect();
+        let mut cells: Vec<&str> = c[3].split_whitespace().collect();
+        if cut == Some(n) {
+            let dangling = lines.last().and_then(|l| l.1.trim_end().get(line.len()..));
+            if let Some(v) = dangling.map(str::trim).filter(|v| !v.is_empty()) {
+                cells.push(v);
+            }
+            warning = Some(cut_cells(&name, n, &mut cells));
+            if cells.is_empty() {
+                continue;
+            }
+        }
         let (base, procs) = split_procs(&name);
         let mut run = Run {
             bench: Some(base.to_string()),
@@ -275,7 +339,7 @@ fn read(lines: &[(u64, String)]) -> Result<Vec<Block>, ParseError> {
             }
         }
     }
-    Ok(groups
+    let blocks = groups
         .into_iter()
         .map(|g| Block {
             label: None,
@@ -284,7 +348,8 @@ fn read(lines: &[(u64, String)]) -> Result<Vec<Block>, ParseError> {
             runs: g.runs,
             printed: Vec::new(),
         })
-        .collect())
+        .collect();
+    Ok((blocks, warning))
 }
 
 /// `BenchmarkX/n=1-8` → (`BenchmarkX/n=1`, 8); without a suffix GOMAXPROCS was 1.
@@ -300,7 +365,7 @@ fn split_procs(name: &str) -> (&str, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::parse_ok;
+    use crate::testutil::{items_json, parse_ok};
     use std::path::PathBuf;
 
     fn real(name: &str) -> Vec<Block> {
@@ -463,6 +528,41 @@ mod tests {
         assert_eq!(r.params["procs"], Param::Num(8.0));
         assert_eq!(config(r), ["kind", "procs", "size"]);
         assert_eq!(r.series[0].metric, "ns_op");
+    }
+
+    /// fixtures/real/go-bench/bench-count3.txt cut after its first 600 bytes ends inside
+    /// line 10, `… 206.53 MB/s\t    8216 B/`: the cut pair is left out with a warning (it
+    /// was a metric `b` in a unit `B/`); cut after a value, the value is.
+    #[test]
+    fn a_file_ending_inside_a_result_line_leaves_the_cut_pair_out() {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/real/go-bench/bench-count3.txt");
+        let bytes = std::fs::read(p).unwrap();
+        let items = items_json(&FORMAT, &bytes[..600]);
+        let warning = &items[0]["warning"];
+        assert_eq!(warning["line"], 10);
+        assert!(
+            warning["message"]
+                .as_str()
+                .unwrap()
+                .contains("`8216 B/` is cut and left out"),
+            "{warning}"
+        );
+        let blocks = parse_ok(&FORMAT, &bytes[..600]);
+        let last = blocks.last().unwrap().runs.last().unwrap();
+        let metrics: Vec<&str> = last.series.iter().map(|s| s.metric.as_str()).collect();
+        assert_eq!(metrics, ["ns_op", "mb_s"]);
+        assert_eq!(value(last, "mb_s"), 206.53);
+        let end = bytes[..600].iter().rposition(|b| *b == b'B').unwrap();
+        let blocks = parse_ok(&FORMAT, &bytes[..end - 1]);
+        let last = blocks.last().unwrap().runs.last().unwrap();
+        assert_eq!(last.series.len(), 2);
+        // The whole file, newline and all, warns of nothing.
+        assert!(
+            items_json(&FORMAT, &bytes)
+                .iter()
+                .all(|i| i.get("warning").is_none())
+        );
     }
 
     #[test]
