@@ -334,3 +334,32 @@ fn junk_and_malformed_inputs_never_stop_the_good_files() {
         json["ingested"].as_u64().unwrap() as usize
     );
 }
+
+/// An error inside a Criterion folder names the file and its line: the folder's
+/// `sample.json` (one line) cut to 400 bytes is `…/fib 10/new/sample.json:1`, not the
+/// folder and line 5 of the stream the folder is read as; `fib 15` is still stored.
+#[test]
+fn an_error_in_a_criterion_folder_names_its_file() {
+    let env = Env::new();
+    let dir = env.dir.path().join("criterion");
+    crate::common::copy_tree(
+        std::path::Path::new(&fixture("real/criterion/run3/criterion")),
+        &dir,
+    );
+    let sample = dir.join("fib/fib 10/new/sample.json");
+    let bytes = std::fs::read(&sample).unwrap();
+    std::fs::write(&sample, &bytes[..400]).unwrap();
+    let out = env
+        .cmd(&["ingest", "--no-git", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("fib 10/new/sample.json:1: criterion: Criterion JSON: invalid number (the document ends early)"),
+        "{err}"
+    );
+    let runs = env.json(&["runs", "--json"]);
+    assert_eq!(runs.as_array().unwrap().len(), 100);
+    assert!(runs[0]["bench"].as_str().unwrap().ends_with("fib 15"));
+}

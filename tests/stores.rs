@@ -6,7 +6,7 @@
 //! dropped at the end, so the tests run in parallel on one database. Every command's
 //! output is checked for the password.
 
-use crate::common::{Env, fixture, pg_base, plain, shared};
+use crate::common::{Env, copy_tree, fixture, pg_base, plain, shared};
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -227,19 +227,6 @@ fn corpus(into: &Path) -> PathBuf {
         copy_tree(src, &dir.join(format!("{i}")));
     }
     dir
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), &t).unwrap();
-        }
-    }
 }
 
 /// The read commands whose answers must not depend on the store.

@@ -68,18 +68,48 @@ pub fn open(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
     let mut bytes = serde_json::to_vec(&serde_json::json!({ "criterion_baseline": name }))
         .map_err(std::io::Error::other)?;
     bytes.push(b'\n');
-    let mut parts = vec!["benchmark.json", "estimates.json", "sample.json"];
-    if name == "new" {
-        parts.push("../change/estimates.json");
-    }
-    for rel in parts {
-        let p = path.join(rel);
-        if p.is_file() {
-            std::fs::File::open(&p)?.read_to_end(&mut bytes)?;
-            bytes.push(b'\n');
-        }
+    for p in parts(path) {
+        std::fs::File::open(&p)?.read_to_end(&mut bytes)?;
+        bytes.push(b'\n');
     }
     Ok(Box::new(std::io::Cursor::new(bytes)))
+}
+
+/// The files a measurement folder's source reads after its first line, in order.
+fn parts(dir: &Path) -> Vec<PathBuf> {
+    let mut rel = vec!["benchmark.json", "estimates.json", "sample.json"];
+    if dir.file_name().is_some_and(|n| n == "new") {
+        rel.push("../change/estimates.json");
+    }
+    rel.into_iter()
+        .map(|r| dir.join(r))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// Where line `line` of the source [`open`] makes of `path` comes from: the file inside
+/// a measurement folder and its line, or an `estimates.json` read alone and its line (the
+/// source's first line is the one naming the benchmark); `None` for any other path, or
+/// the first line.
+pub fn place(path: &Path, line: u64) -> Option<(PathBuf, u64)> {
+    let within = line.checked_sub(1).filter(|l| *l > 0)?;
+    if is_lone_estimates(path) {
+        return Some((path.to_path_buf(), within));
+    }
+    if !path.is_dir() {
+        return None;
+    }
+    let mut first = 1;
+    for p in parts(path) {
+        let text = std::fs::read(&p).ok()?;
+        // The lines of the file, and the newline [`open`] adds after it.
+        let lines = text.iter().filter(|b| **b == b'\n').count() as u64 + 1;
+        if within < first + lines {
+            return Some((p, within - first + 1));
+        }
+        first += lines;
+    }
+    None
 }
 
 /// Whether `path` is an `estimates.json` read on its own whose folders name its benchmark

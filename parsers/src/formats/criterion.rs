@@ -386,7 +386,23 @@ fn json(text: &str) -> Result<Vec<Parsed>, ParseError> {
     loop {
         let start_line = line_at.at(text, stream.byte_offset());
         let Some(v) = stream.next() else { break };
-        let v = v.map_err(|e| ParseError::new(e.line() as u64, format!("Criterion JSON: {e}")))?;
+        // A document cut short fails where the next one begins: the error names the line
+        // its own document begins on (a folder's one-line `sample.json`).
+        let v = v.map_err(|e| {
+            let at = e.line() as u64;
+            let cut = at > start_line && e.column() <= 1;
+            let text = e.to_string();
+            // The line is the error's own; the stream's line and column are not the file's.
+            let what = text
+                .rsplit_once(" at line ")
+                .map_or(text.as_str(), |(w, _)| w);
+            let (line, what) = if cut {
+                (start_line, format!("{what} (the document ends early)"))
+            } else {
+                (at.max(1), what.to_string())
+            };
+            ParseError::new(line, format!("Criterion JSON: {what}"))
+        })?;
         let has = |k: &str| v.get(k).is_some();
         if v.get("criterion_baseline").is_some() || v.get("criterion_bench").is_some() {
             let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);

@@ -373,6 +373,15 @@ fn check_stored(store: &mut Db, target: &Target, check: Check) -> Option<FileOut
     }
 }
 
+/// `path:line` of a source as shown, escaped; inside a Criterion folder the file the line
+/// is in and its own line (`…/new/sample.json:1`).
+fn at_line(shown: &str, line: u64) -> String {
+    match crate::cmd::criterion_dirs::place(Path::new(shown), line) {
+        Some((file, l)) => format!("{}:{l}", escape::text(&file.to_string_lossy())),
+        None => format!("{}:{line}", escape::text(shown)),
+    }
+}
+
 /// Stores the items of a file parsed on the reading thread, in one transaction.
 fn store_parsed(store: &mut Db, target: &Target, forced: bool, parsing: Parsing) -> FileOutcome {
     let Parsing {
@@ -398,8 +407,8 @@ fn store_parsed(store: &mut Db, target: &Target, forced: bool, parsing: Parsing)
         Ok(done) => {
             for (line, message) in &done.warnings {
                 eprintln!(
-                    "bench-db: warning: {}:{line}: {}: {}",
-                    escape::text(&shown),
+                    "bench-db: warning: {}: {}: {}",
+                    at_line(&shown, *line),
                     format.name,
                     escape::message(message)
                 );
@@ -417,7 +426,12 @@ fn store_parsed(store: &mut Db, target: &Target, forced: bool, parsing: Parsing)
             return outcome;
         }
         Err(IngestError::Parse(e)) => (
-            format!("{shown}:{}: {}: {}", e.line, format.name, said(&e.message)),
+            format!(
+                "{}: {}: {}",
+                at_line(&shown, e.line),
+                format.name,
+                said(&e.message)
+            ),
             false,
         ),
         Err(IngestError::Db(e) | IngestError::Read(e)) => db_failure(target, &shown, e),
