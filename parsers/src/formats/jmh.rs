@@ -77,6 +77,7 @@ static MODE: LazyLock<Regex> = LazyLock::new(|| re(r"^# Benchmark mode: ([^,]+)"
 static PARAMETERS: LazyLock<Regex> = LazyLock::new(|| re(r"^# Parameters: \((.*)\)\s*$"));
 static THREADS: LazyLock<Regex> = LazyLock::new(|| re(r"^# Threads: (\d+) thread"));
 static FORK: LazyLock<Regex> = LazyLock::new(|| re(r"^# Fork: (\d+) of (\d+)"));
+static MEASUREMENT: LazyLock<Regex> = LazyLock::new(|| re(r"^# Measurement: (\d+) iterations?"));
 /// The score of an iteration line may be `≈ 10⁻⁴` (`? 10??` in a cp1252 copy).
 static ITERATION: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^Iteration\s+(\d+):\s+((?:[≈?\x{fffd}]\s+)?\S+)(?:\s+\S+\(99\.9%\)\s+\S+)?\s+(\S+)\s*$")
@@ -370,6 +371,8 @@ struct Bench {
     table_extra: Vec<Series>,
     /// What the log's `Result "…":` lines printed about the primary metric.
     result: Vec<PrintedStat>,
+    /// What the log announced: its forks and measured iterations per fork.
+    planned: Option<(u32, u32)>,
 }
 
 #[derive(Default)]
@@ -379,6 +382,10 @@ struct LogState {
     params: BTreeMap<String, String>,
     threads: Option<f64>,
     fork: f64,
+    /// `# Fork: k of N`'s N.
+    forks: Option<u32>,
+    /// `# Measurement: N iterations`.
+    measured: Option<u32>,
     version: Option<String>,
     /// Index into the benches of the open iteration's benchmark.
     open: Option<usize>,
@@ -523,6 +530,7 @@ impl Collector {
             table: None,
             table_extra: Vec::new(),
             result: Vec::new(),
+            planned: None,
         });
         self.index.insert(key, self.benches.len() - 1);
         self.benches.len() - 1
@@ -577,6 +585,9 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
             st.threads = t[1].parse().ok();
         } else if let Some(f) = FORK.captures(&line) {
             st.fork = f[1].parse().unwrap_or(1.0);
+            st.forks = f[2].parse().ok();
+        } else if let Some(m) = MEASUREMENT.captures(&line) {
+            st.measured = m[1].parse().ok();
         } else if let Some(it) = ITERATION.captures(&line) {
             let (Some(full), Some(mode)) = (st.benchmark.clone(), st.mode.clone()) else {
                 continue;
@@ -609,6 +620,9 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
             let bench = &mut c.benches[b];
             run.series = vec![s];
             bench.runs.push(run);
+            if let (Some(f), Some(m)) = (st.forks, st.measured) {
+                bench.planned = Some((f, m));
+            }
             st.open = Some(b);
         } else if let (Some(b), Some(x)) = (st.open, ITERATION_EXTRA.captures(&line)) {
             let name = x[1]
@@ -643,12 +657,31 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
         }
     }
     let mut out = c.warnings();
+    out.extend(c.benches.iter().filter_map(unfinished));
     out.extend(
         c.benches
             .into_iter()
             .map(|b| Parsed::Block(finish_bench(b))),
     );
     Ok(out)
+}
+
+/// A warning for a benchmark whose log holds fewer measured iterations than it announced
+/// (`# Fork: k of N`, `# Measurement: M iterations`): a log cut short, or a run stopped,
+/// stored with what it has.
+fn unfinished(b: &Bench) -> Option<Parsed> {
+    let (forks, per_fork) = b.planned?;
+    let planned = u64::from(forks) * u64::from(per_fork);
+    let measured = b.runs.len() as u64;
+    (measured < planned).then(|| Parsed::Warning {
+        line: b.runs.last().map_or(b.last_line, |r| r.last_line),
+        message: format!(
+            "{} ({}): {measured} of the {planned} measured iterations announced ({forks} fork{} × {per_fork}): the log ends before the benchmark does; stored with what it has",
+            b.name,
+            b.mode,
+            if forks == 1 { "" } else { "s" },
+        ),
+    })
 }
 
 /// Reads a line under `Result "…":` into the benchmark's printed numbers: `score` and
@@ -1029,6 +1062,37 @@ mod tests {
             printed(b, "score_percentile", Some(50.0)),
             Some(21.00904195728958)
         );
+    }
+
+    /// fixtures/real/jmh/hzt-utils-sort-double-list-20220531.md cut after its line 29
+    /// (fork 2 of 2, iteration 2 of 3, before any `Result`): stored with a warning.
+    #[test]
+    fn a_log_cut_inside_a_fork_warns() {
+        let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/real/jmh/hzt-utils-sort-double-list-20220531.md");
+        let text = std::fs::read_to_string(p).unwrap();
+        let cut: String = text.lines().take(29).map(|l| format!("{l}\n")).collect();
+        let items = crate::testutil::items_json(&FORMAT, cut.as_bytes());
+        let warnings: Vec<&serde_json::Value> =
+            items.iter().filter_map(|i| i.get("warning")).collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0]["line"], 29);
+        assert!(
+            warnings[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("5 of the 6 measured iterations announced (2 forks × 3)"),
+            "{warnings:?}"
+        );
+        assert_eq!(
+            crate::testutil::parse_ok(&FORMAT, cut.as_bytes())[0]
+                .runs
+                .len(),
+            5
+        );
+        // The whole log announces what it holds.
+        let whole = crate::testutil::items_json(&FORMAT, text.as_bytes());
+        assert!(whole.iter().all(|i| i.get("warning").is_none()));
     }
 
     #[test]
