@@ -1054,3 +1054,45 @@ fn criterions_terminal_and_folder_of_one_run_are_one_invocation() {
     close(c["delta_pct"].as_f64().unwrap(), 36.70, 0.005);
     assert_eq!(c["verdict"], "worse", "{c}");
 }
+
+/// Two Go outputs that differ only in a configuration line (benchstat's `note:`) pair no
+/// cell: the gate says why, as `compare` does, naming the one key the sides differ in,
+/// not the `size=` both sides vary alike.
+#[test]
+fn a_gate_with_no_pair_names_the_key_the_sides_differ_in() {
+    let env = Env::new();
+    for note in ["before", "after"] {
+        let mut text = format!("goos: linux\nnote: {note}\n");
+        for size in [16, 1024] {
+            for k in 0..5 {
+                text.push_str(&format!(
+                    "BenchmarkCRC/size={size}-8   \t 1000000\t {} ns/op\n",
+                    100 + size / 16 + k
+                ));
+            }
+        }
+        let path = env.write(&format!("{note}.txt"), text.as_bytes());
+        env.ok(&["ingest", &path, "--no-git"]);
+    }
+    let out = env
+        .cmd(&[
+            "gate",
+            "--baseline",
+            "source=before.txt",
+            "--candidate",
+            "source=after.txt",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("hint: metric \"ns_op\" is on both sides, but no cell pairs"),
+        "{err}"
+    );
+    assert!(
+        err.contains("select one on each side with param.note=before|after"),
+        "{err}"
+    );
+    assert!(!err.contains("param.size"), "{err}");
+}

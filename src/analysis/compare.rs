@@ -55,7 +55,7 @@ use crate::stats::outliers::outlier_count;
 use crate::stats::shift::{FamilyCell, Method, Plan, family_test, shift_ci};
 use crate::stats::variation::robust_cv_pct;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Equivalence margin of `compare`'s `same`, in percent.
 pub const DEFAULT_MARGIN_PCT: f64 = 10.0;
@@ -495,12 +495,30 @@ pub fn unpaired(
                         .count()
                         < all
             };
+            // The keys the two sides differ in (benchstat's `note:` lines), else every key
+            // that varies: not those both sides vary in alike (`size=` in the names).
+            let values = |ids: &[Identity], k: &str| -> BTreeSet<Option<String>> {
+                ids.iter()
+                    .map(|i| {
+                        i.config
+                            .iter()
+                            .find(|(x, _)| x == k)
+                            .map(|(_, v)| v.clone())
+                    })
+                    .collect()
+            };
+            let varying: Vec<(String, Vec<String>)> = keys
+                .into_iter()
+                .filter(|(k, v)| differ(k, v.len()))
+                .collect();
+            let between: Vec<(String, Vec<String>)> = varying
+                .iter()
+                .filter(|(k, _)| values(&b, k) != values(&c, k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
             Some(Unpaired {
                 metric: m.clone(),
-                keys: keys
-                    .into_iter()
-                    .filter(|(k, v)| differ(k, v.len()))
-                    .collect(),
+                keys: if between.is_empty() { varying } else { between },
                 baseline: b,
                 candidate: c,
             })

@@ -40,6 +40,12 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     super::select::count_copies_once(&store, &mut base, &mut cand)?;
     let opts = compare_options(&store, &sel, &args.warm_up, &base, &cand)?;
     let report = gate(&base, &cand, &policy, &opts)?;
+    if report.cells.is_empty() && !base.is_empty() {
+        // Why nothing paired, as `compare` says it: the configurations each side holds.
+        for u in crate::analysis::compare::unpaired(&base, &cand, &[], &opts) {
+            eprintln!("hint: {}", output::compare::unpaired_text(&u));
+        }
+    }
     let commits = output::gate::Commits::of(&base, &cand);
     let color = args.out.is_none() && crate::cli::color_enabled(std::io::stdout().is_terminal());
     let format = args.output.format();

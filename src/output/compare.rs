@@ -75,7 +75,7 @@ pub fn unpaired_text(u: &Unpaired) -> String {
         format!(
             "{} ({})",
             plural(ids.len(), "configuration"),
-            names.join("; ")
+            crate::numfmt::first_names(&names, 3).replace(", ", "; ")
         )
     };
     let mut line = format!(
