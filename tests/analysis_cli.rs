@@ -951,6 +951,21 @@ fn a_curve_of_several_wrk_servers_says_so() {
     );
 }
 
+/// `compare --json` of commit `c1` against `c2`: its standard error and its cells.
+fn commits_compared(env: &Env) -> (String, Vec<Value>) {
+    let args = [
+        "--baseline",
+        "tag.commit=c1",
+        "--candidate",
+        "tag.commit=c2",
+        "--json",
+    ];
+    let (code, out, err) = compare_out(env, &args);
+    assert_eq!(code, 0, "{err}");
+    let cells: Value = serde_json::from_str(&out).unwrap();
+    (err, cells.as_array().unwrap().clone())
+}
+
 /// The README's hyperfine recipe stores one run four times (JSON, CSV, Markdown and the
 /// terminal output, fixtures/real/hyperfine/two-commands*): they print one summary
 /// (`sleep 0.01`: 12.7 ms ± 2.4 ms, the JSON's 0.01265469 s ± 0.00240021 s) and count
@@ -983,28 +998,12 @@ fn exports_of_one_hyperfine_run_are_one_invocation() {
         "--tag",
         "commit=c2",
     ]);
-    let (code, out, err) = compare_out(
-        &env,
-        &[
-            "--baseline",
-            "tag.commit=c1",
-            "--candidate",
-            "tag.commit=c2",
-            "--json",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let (err, cells) = commits_compared(&env);
     assert!(
         err.contains("3 other outputs print the summary of"),
         "{err}"
     );
-    let cells: Value = serde_json::from_str(&out).unwrap();
-    let c = cells
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["bench"] == "sleep 0.01")
-        .unwrap();
+    let c = cells.iter().find(|c| c["bench"] == "sleep 0.01").unwrap();
     assert_eq!(c["invocations_baseline"], 1, "{c}");
     assert_eq!(c["n_baseline"], 10, "{c}");
     close(c["delta_pct"].as_f64().unwrap(), -4.89, 0.005);
@@ -1028,24 +1027,12 @@ fn criterions_terminal_and_folder_of_one_run_are_one_invocation() {
             &format!("commit={commit}"),
         ]);
     }
-    let (_, out, err) = compare_out(
-        &env,
-        &[
-            "--baseline",
-            "tag.commit=c1",
-            "--candidate",
-            "tag.commit=c2",
-            "--json",
-        ],
-    );
+    let (err, cells) = commits_compared(&env);
     assert!(
         err.contains("1 other output prints the summary of"),
         "{err}"
     );
-    let cells: Value = serde_json::from_str(&out).unwrap();
     let c = cells
-        .as_array()
-        .unwrap()
         .iter()
         .find(|c| c["bench"] == "fib/fib 15" && c["metric"] == "time")
         .unwrap();

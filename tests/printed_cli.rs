@@ -352,14 +352,23 @@ fn criterion_terminal_change_is_in_the_stats() {
 #[test]
 fn the_report_shows_the_tools_summaries_beside_ours() {
     let env = Env::new();
-    ingest(&env, &[&fixture("real/jmh/dubbo-triple-20240118.md")]);
+    env.ok(&[
+        "ingest",
+        &fixture("real/jmh/dubbo-triple-20240118.md"),
+        "--no-git",
+        "--tag",
+        "branch=main",
+        "--tag",
+        "commit=abc123",
+    ]);
     env.ok(&["report", "--out", "rep"]);
     let page = std::fs::read_to_string(env.dir.path().join("rep/suite-jmh.html")).unwrap();
     assert!(page.contains("<h2>What the tools printed</h2>"), "no table");
     // createUser thrpt: JMH printed 12.453 ± 1.823 [10.630, 14.276]; ours is the mean of
     // the iterations 12.371, 12.424, 12.565 = 12.453 (five significant digits).
-    // The row names its group: the benchmark, then the file it came from.
-    let row = "<tr><td class=\"text\">org.apache.dubbo.benchmark.ClientPb.createUser · dubbo-triple-20240118.md</td><td class=\"text\">thrpt</td><td class=\"text\">JMH score 12.453 ± 1.823 [10.63, 14.276] ops/ms</td><td class=\"text\">12.453 ops/ms, mean of 3 runs</td></tr>";
+    // The row names its group: the benchmark, then the file it came from, its branch and
+    // its commit (rows of one benchmark over a history are told apart).
+    let row = "<tr><td class=\"text\">org.apache.dubbo.benchmark.ClientPb.createUser · dubbo-triple-20240118.md · branch main · commit abc123</td><td class=\"text\">thrpt</td><td class=\"text\">JMH score 12.453 ± 1.823 [10.63, 14.276] ops/ms</td><td class=\"text\">12.453 ops/ms, mean of 3 runs</td></tr>";
     assert!(page.contains(row), "{page}");
 }
 

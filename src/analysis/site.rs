@@ -156,7 +156,8 @@ pub const MAX_RUN_COLUMNS: usize = 12;
 /// error, hyperfine mean ± σ, Criterion's mean with its interval) and ours from its runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrintedRow {
-    /// The benchmark and its configuration (the group's title when the format names none).
+    /// The benchmark and its configuration (the group's title when the format names none),
+    /// and the branch and commit of its run (` · branch main · commit abc`).
     pub bench: String,
     pub metric: String,
     /// The tool's name and its numbers: `JMH score 12.453 ± 1.823 [10.63, 14.276] ops/ms`.
@@ -903,8 +904,9 @@ fn printed_rows(group: &[&StoredRun]) -> Vec<PrintedRow> {
     else {
         return Vec::new();
     };
-    // Its group's name: two files' rows of one benchmark are told apart by their source.
-    let bench = group_name(first);
+    // Its group's name and where it comes from: two files' rows of one benchmark are told
+    // apart by their source, two commits' by their commit.
+    let bench = format!("{}{}", group_name(first), origin(first));
     metrics_of(group)
         .into_iter()
         .filter(|(_, kind)| *kind == "value")
@@ -980,16 +982,19 @@ fn run_rows(group: &[&StoredRun]) -> Vec<RunRow> {
     rows
 }
 
+/// Where a run comes from: ` · branch main · commit abc` (what it has of the two).
+fn origin(run: &StoredRun) -> String {
+    ["branch", "commit"]
+        .iter()
+        .filter_map(|key| Some(format!(" · {key} {}", run.run.tags.get(*key)?)))
+        .collect()
+}
+
 /// A drawn group: its spectra, its time series unless `timeseries_charted` (drawn
 /// before and after already), and its single values.
 fn group_of(group: &[&StoredRun], opts: &Options, timeseries_charted: bool) -> Group {
     let first = group[0];
-    let mut origin = String::new();
-    for key in ["branch", "commit"] {
-        if let Some(v) = first.run.tags.get(key) {
-            origin.push_str(&format!(" · {key} {v}"));
-        }
-    }
+    let origin = origin(first);
     let metrics = metrics_of(group);
     let mut charts = Vec::new();
     let mut values = Vec::new();
