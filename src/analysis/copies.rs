@@ -144,20 +144,24 @@ struct Summary<'a> {
 /// bounds) and (mean, its bounds); Criterion's terminal line (estimate, low, high).
 fn printed_tuples(r: &StoredRun, s: &bench_db_parsers::Series) -> Vec<Vec<f64>> {
     let stats = super::printed::stats(r, &s.metric);
-    let get = |k: &str| stats.get(k).copied();
-    let mut out = Vec::new();
-    let mut push = |t: Option<Vec<f64>>| out.extend(t);
-    push((|| Some(vec![get("mean")?, get("stddev")?]))());
-    push((|| {
-        Some(vec![get("slope")?, get("slope_low")?, get("slope_high")?])
-    })());
-    push((|| {
-        Some(vec![get("mean")?, get("mean_low")?, get("mean_high")?])
-    })());
-    if let bench_db_parsers::Data::Value { value: Some(v) } = s.data {
-        push((|| Some(vec![v, get("low")?, get("high")?]))());
-    }
-    out
+    // The numbers of `keys`, when all were printed; `value` stands for the run's own.
+    let tuple = |keys: &[&str]| -> Option<Vec<f64>> {
+        keys.iter()
+            .map(|k| match (*k, &s.data) {
+                ("value", bench_db_parsers::Data::Value { value }) => *value,
+                _ => stats.get(*k).copied(),
+            })
+            .collect()
+    };
+    [
+        &["mean", "stddev"][..],
+        &["slope", "slope_low", "slope_high"],
+        &["mean", "mean_low", "mean_high"],
+        &["value", "low", "high"],
+    ]
+    .into_iter()
+    .filter_map(tuple)
+    .collect()
 }
 
 /// The decimals a value was printed with, to the float noise of a unit's conversion

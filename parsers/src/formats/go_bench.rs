@@ -250,9 +250,9 @@ fn read(
         }
         // A line cut after a value holds one cell too many to be read as pairs: it is
         // read without it (the warning says so).
-        let line = match line.rsplit_once(char::is_whitespace) {
-            Some((whole, _)) if cut == Some(n) && !RESULT.is_match(line) => whole,
-            _ => line,
+        let (line, dangling) = match line.rsplit_once(char::is_whitespace) {
+            Some((whole, last)) if cut == Some(n) && !RESULT.is_match(line) => (whole, Some(last)),
+            _ => (line, None),
         };
         let Some(c) = RESULT.captures(line) else {
             continue;
@@ -266,10 +266,7 @@ fn read(
         })?;
         let mut cells: Vec<&str> = c[3].split_whitespace().collect();
         if cut == Some(n) {
-            let dangling = lines.last().and_then(|l| l.1.trim_end().get(line.len()..));
-            if let Some(v) = dangling.map(str::trim).filter(|v| !v.is_empty()) {
-                cells.push(v);
-            }
+            cells.extend(dangling);
             warning = Some(cut_cells(&name, n, &mut cells));
             if cells.is_empty() {
                 continue;
