@@ -27,6 +27,9 @@
 //!   `µs`, `ms`, `s` and `1m2s`); custom trends print bare numbers and keep no unit. A cell
 //!   cut short by the terminal (`p(95)=21.44m`, not a k6 duration) is left out with a
 //!   warning naming the line.
+//! - A summary without `vus_max` (k6 prints it in every summary, in both layouts) is cut
+//!   short or an excerpt: stored as far as it goes, with a warning; a row the file ends
+//!   inside (`http_reqs....: 43404  4334.6`) is left out with a warning.
 //! - counters: `<metric>` (the count; bytes for `data_*`, k6's `kB`/`MB` are 1000-based) and
 //!   `<metric>.rate` (`/s`, `B/s`);
 //! - rates: `<metric>` in `%`, with stats `passes` and `fails` (`✓ 0 ✗ 43404`, or
@@ -226,8 +229,27 @@ fn summaries(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
     let mut out = Vec::new();
     let mut cur: Option<Summary> = None;
     let mut parent = String::new();
+    // The line a file cut short ends on: a row there that does not read is the cut.
+    let last = doc
+        .clean_lines()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .last()
+        .map_or(0, |(n, _)| n);
     let close = |s: Summary, out: &mut Vec<Parsed>| {
         out.extend(s.warnings);
+        if s.series.is_empty() {
+            return;
+        }
+        if !s.series.iter().any(|x| x.metric == "vus_max") {
+            out.push(Parsed::Warning {
+                line: s.last_line,
+                message: format!(
+                    "the k6 summary of lines {}-{} has no `vus_max` row, which k6 prints in \
+                     every summary: it is cut short or an excerpt, stored as far as it goes",
+                    s.first_line, s.last_line
+                ),
+            });
+        }
         out.push(Parsed::Block(Block {
             label: None,
             first_line: s.first_line,
@@ -267,8 +289,14 @@ fn summaries(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
             series: Vec::new(),
             warnings: Vec::new(),
         });
-        s.last_line = n;
-        row(s, &metric, name, &c[2], n)?;
+        match row(s, &metric, name, &c[2], n) {
+            Ok(()) => s.last_line = n,
+            Err(e) if n == last => s.warnings.push(Parsed::Warning {
+                line: n,
+                message: format!("the file ends inside this row ({}): left out", e.message),
+            }),
+            Err(e) => return Err(e),
+        }
     }
     if let Some(s) = cur.take() {
         close(s, &mut out);
@@ -654,6 +682,56 @@ mod tests {
         let c = series(r, "checks_succeeded");
         assert_eq!((value(c), c.stats["count"]), (100.0, 5013.0));
         assert_eq!(value(series(r, "checks_total.rate")), 118.384365);
+    }
+
+    /// express-readme-9a78fa2.md cut inside its `http_reqs` row (line 32): the rows before
+    /// it are stored, the cut row and the missing `vus_max` are warned of.
+    #[test]
+    fn a_summary_cut_short_is_stored_with_warnings() {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/real/k6/express-readme-9a78fa2.md");
+        let text = std::fs::read_to_string(p).expect("fixture");
+        let row = text.find("     http_reqs.").expect("http_reqs row");
+        let cut = &text[..row + text[row..].find("/s").expect("rate")];
+        let items: Vec<Parsed> = (FORMAT.parse)(Box::new(cut.as_bytes()))
+            .map(|r| r.expect("parses"))
+            .collect();
+        let warnings: Vec<(u64, &str)> = items
+            .iter()
+            .filter_map(|p| match p {
+                Parsed::Warning { line, message } => Some((*line, message.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert_eq!(warnings[0].0, 32);
+        assert!(
+            warnings[0].1.contains("ends inside this row"),
+            "{warnings:?}"
+        );
+        assert!(warnings[0].1.contains("4334.681688"), "{warnings:?}");
+        assert_eq!(warnings[1].0, 31);
+        assert!(warnings[1].1.contains("lines 21-31"), "{warnings:?}");
+        let r = run(&items);
+        assert_eq!(at(series(r, "http_req_duration"), 50.0), Some(17.22));
+        assert!(r.series.iter().all(|s| s.metric != "http_reqs"));
+        assert!(r.params.get("vus_max").is_none());
+    }
+
+    #[test]
+    fn a_complete_summary_warns_of_nothing() {
+        for file in [
+            "express-readme-9a78fa2.md",
+            "express-readme-84e8017.md",
+            "performance-md-spike-nginx.md",
+            "forum-heavy_get_posts.MD",
+        ] {
+            let warnings = real(file)
+                .into_iter()
+                .filter(|p| matches!(p, Parsed::Warning { .. }))
+                .count();
+            assert_eq!(warnings, 0, "{file}");
+        }
     }
 
     #[test]
