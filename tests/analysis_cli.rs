@@ -305,6 +305,86 @@ fn curve_reads_wrk2_p99_where_it_was_printed_and_keeps_endpoints_apart() {
     assert_eq!(put["max_throughput_within_slo"], Value::Null);
 }
 
+/// A committed sweep (chronicle-queue-demo-2019-throughput-test.txt): 11 tables each under
+/// `// -Dthroughput=N`, 3 unmarked. One curve of the 11 rates, read by hand from the file
+/// (runs 2-5; JLBH's first run is its warm-up); the unmarked tables' runs are skipped.
+#[test]
+fn a_jlbh_sweep_labelled_by_its_rates_is_one_curve() {
+    let env = Env::new();
+    env.ok(&[
+        "ingest",
+        "--no-git",
+        &fixture("real/jlbh/chronicle-queue-demo-2019-throughput-test.txt"),
+    ]);
+    let v = env.json(&["curve", "--percentiles", "99.9", "--json"]);
+    let curves = v["curves"].as_array().unwrap();
+    assert_eq!(curves.len(), 1, "{v}");
+    let c = &curves[0];
+    assert_eq!(c["label"], Value::Null, "{c}");
+    assert_eq!(c["skipped_runs"], 12, "{c}");
+    let rates: Vec<f64> = c["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["throughput"].as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        rates,
+        [
+            150e3, 200e3, 300e3, 400e3, 500e3, 700e3, 900e3, 1e6, 1.2e6, 1.4e6, 1.6e6
+        ]
+    );
+    let at = |rate: f64| {
+        c["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["throughput"] == rate)
+            .unwrap()
+    };
+    // 3607.55, 10194.94, 13217.79, 15994.88
+    assert_eq!(at(150e3)["value"], 11706.365);
+    assert_eq!(at(150e3)["min"], 3607.55);
+    assert_eq!(at(1.6e6)["max"], 27303.94);
+}
+
+/// sockperf prints no rate for a latency run: its curve point is the rate it sent at
+/// (`SentMessages / RunTime` of the valid duration: 2547 / 2.546 s over TCP, 1549 / 1.551 s
+/// over UDP, read from the files), and TCP and UDP are two curves, not two rates of one.
+#[test]
+fn sockperf_runs_are_drawn_at_their_sent_rate_one_curve_per_protocol() {
+    let env = Env::new();
+    for f in [
+        "pingpong-tcp-fullrtt-1000.txt",
+        "pingpong-udp-fullrtt-1000.txt",
+    ] {
+        env.ok(&[
+            "ingest",
+            "--no-git",
+            &fixture(&format!("real/sockperf/{f}")),
+        ]);
+    }
+    let v = env.json(&["curve", "--percentiles", "99", "--json"]);
+    let curves = v["curves"].as_array().unwrap();
+    assert_eq!(curves.len(), 2, "{v}");
+    let point = |protocol: &str| {
+        let c = curves
+            .iter()
+            .find(|c| c["config"]["protocol"] == protocol)
+            .unwrap_or_else(|| panic!("no {protocol} curve in {v}"));
+        let p = &c["points"][0];
+        (
+            p["throughput"].as_f64().unwrap(),
+            p["value"].as_f64().unwrap(),
+        )
+    };
+    let (tcp_rate, tcp_p99) = point("TCP");
+    assert!((tcp_rate - 2547.0 / 2.546).abs() < 1e-9, "{tcp_rate}");
+    assert_eq!(tcp_p99, 4682.177);
+    let (udp_rate, _) = point("UDP");
+    assert!((udp_rate - 1549.0 / 1.551).abs() < 1e-9, "{udp_rate}");
+}
+
 #[test]
 fn empty_database_and_bad_slo_are_errors() {
     let env = Env::new();

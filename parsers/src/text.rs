@@ -134,6 +134,18 @@ impl LabelTracker {
             .or_else(|| self.pending_short.clone())
             .or_else(|| self.label.clone())
     }
+
+    /// The label for a block starting now, as [`label`](Self::label), except that a short
+    /// line directly before the block labels that block only: the blocks after it fall
+    /// back to the label before it rather than inherit it (`// -Dthroughput=500000` above
+    /// one output of a sweep says nothing of the unmarked output after it).
+    pub fn take_for_block(&mut self) -> Option<String> {
+        let label = self.label();
+        if self.direct.take().is_some() {
+            self.pending_short = None;
+        }
+        label
+    }
 }
 
 /// Whether a line is a log record (`2021-05-04 10:00:01.123 [main] INFO …`): what a
@@ -219,6 +231,23 @@ mod tests {
             t.label().as_deref(),
             Some("以下是以20,000次迭代/秒的吞吐量運(yùn)行時的結(jié)果")
         );
+    }
+
+    #[test]
+    fn a_line_directly_before_a_block_labels_that_block_only() {
+        let mut t = LabelTracker::new();
+        t.observe("Results:");
+        t.observe("");
+        t.observe("-Dthroughput=150000");
+        assert_eq!(t.take_for_block().as_deref(), Some("-Dthroughput=150000"));
+        t.observe("");
+        assert_eq!(t.take_for_block().as_deref(), Some("Results"));
+        t.observe("");
+        t.observe("TCP");
+        t.observe("");
+        assert_eq!(t.take_for_block().as_deref(), Some("TCP"));
+        t.observe("");
+        assert_eq!(t.take_for_block().as_deref(), Some("TCP"));
     }
 
     #[test]

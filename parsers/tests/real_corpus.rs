@@ -1066,6 +1066,23 @@ fn jlbh() {
     close(pct(&b.runs[1], e2e, 99.0), 10047.49, "run2 99");
     let b = labelled(&l.blocks, "-Dthroughput=1600000");
     close(pct(&b.runs[4], e2e, 99.9), 27303.94, "run5 99.9");
+    // Each lead line states its table's rate; the three unmarked tables (lines 1, 54 and
+    // 71, after a blank line) state none and inherit no other table's label.
+    let rate = |b: &Block| match b.runs[0].params.get("target_throughput") {
+        Some(Param::Num(r)) if b.runs[0].config.contains("target_throughput") => Some(*r),
+        _ => None,
+    };
+    assert_eq!(rate(b), Some(1_600_000.0));
+    let unmarked: Vec<(u64, Option<String>, Option<f64>)> = l
+        .blocks
+        .iter()
+        .filter(|b| !b.label.as_deref().is_some_and(|l| l.contains("throughput")))
+        .map(|b| (b.first_line, b.label.clone(), rate(b)))
+        .collect();
+    assert_eq!(
+        unmarked,
+        [(1, None, None), (54, None, None), (71, None, None)]
+    );
     close(
         printed(b, e2e, Some(99.9), "variation_pct"),
         33.99,

@@ -12,7 +12,7 @@ use super::samples::ConfigValue;
 use crate::dataset::StoredRun;
 use crate::stats::describe::{mean, median};
 use crate::units::{convert, seconds_per, split_quantity};
-use bench_db_parsers::{Data, LadderPoint, Series};
+use bench_db_parsers::{Data, LadderPoint, Param, Series};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
@@ -138,8 +138,8 @@ pub struct CurvePoint {
 /// suites, benchmarks, labels or configurations are never on one curve. The rate
 /// configuration is the target rate when the user set one (a configuration key, [`RATE_KEYS`]: every
 /// other setting, such as an interval or a message size, splits the curves); when the rate
-/// is measured (an achieved rate, a `qps` column), the settings are what moved the load
-/// (a thread count), so none of them splits.
+/// is measured (an achieved rate, a `qps` column), the numeric settings are what moved the
+/// load (a thread count), so only the others (a protocol, a flag) split.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CurveKey {
     pub suite: String,
@@ -159,16 +159,23 @@ const RATE_KEYS: &[&str] = &[RATE_KEY, "interval_us"];
 
 impl CurveKey {
     pub fn of(run: &StoredRun) -> CurveKey {
-        let config = if run.run.config.contains(RATE_KEY) {
-            run.run
-                .config_params()
-                .into_iter()
-                .filter(|(k, _)| !RATE_KEYS.contains(k))
-                .map(|(k, v)| (k.to_string(), ConfigValue(v.clone())))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let rate_set = run.run.config.contains(RATE_KEY);
+        // A setting that moves the load is a count (threads, connections); a protocol or a
+        // flag never does, so it splits curves of measured rates too (sockperf over TCP
+        // and over UDP).
+        let config = run
+            .run
+            .config_params()
+            .into_iter()
+            .filter(|(k, v)| {
+                if rate_set {
+                    !RATE_KEYS.contains(k)
+                } else {
+                    !matches!(v, Param::Num(_))
+                }
+            })
+            .map(|(k, v)| (k.to_string(), ConfigValue(v.clone())))
+            .collect();
         CurveKey {
             suite: run.suite.clone(),
             bench: run.run.bench.clone(),
@@ -340,10 +347,14 @@ impl CurvesBuilder {
                 rates.extend(mine);
                 ok
             });
-            if keys.len() < 2 || !one_rate_each || self.curves.contains_key(&cell) {
+            // Unlabelled runs of the benchmark join too when they state no rate (a sweep's
+            // unmarked outputs): they stay counted as skipped. With rates of their own they
+            // are another curve.
+            let unlabelled_rates = self.curves.get(&cell).map(|b| !b.by_rate.is_empty());
+            if keys.len() < 2 || !one_rate_each || unlabelled_rates == Some(true) {
                 continue;
             }
-            let mut joined: Option<CurveBuilder> = None;
+            let mut joined: Option<CurveBuilder> = self.curves.remove(&cell);
             for k in keys {
                 if let Some(b) = self.curves.remove(&k) {
                     match joined.as_mut() {

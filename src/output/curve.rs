@@ -171,6 +171,9 @@ struct JsonOneCurve<'a> {
     max_throughput_within_slo: Option<f64>,
     /// The servers its runs measured (wrk's URL) when there are several; else empty.
     servers: &'a [String],
+    /// Selected runs that are no point of any curve (no rate, or no such metric), counted
+    /// on the first curve.
+    skipped_runs: usize,
 }
 
 fn json_points(c: &Curve) -> Vec<JsonPoint> {
@@ -191,7 +194,7 @@ fn json_points(c: &Curve) -> Vec<JsonPoint> {
 /// `{"schema":1,"metric","unit","points":[{"throughput","percentile","value","min","max","runs"}],"knee","max_throughput_within_slo","curves":[…]}`
 /// (points also carry `concurrency` when a mean latency is known). `curves` holds one
 /// object per curve (suite, bench, configuration less the rate, label, branch) with the same fields and `suite`, `bench`, `config`,
-/// `label`, `branch`, `knee_percentile`; with several, the top-level `points` is empty and `knee` null.
+/// `label`, `branch`, `knee_percentile`, `servers`, `skipped_runs`; with several, the top-level `points` is empty and `knee` null.
 pub fn json(curves: &[(CurveKey, Curve)]) -> String {
     let one = match curves {
         [(_, c)] => Some(c),
@@ -218,6 +221,7 @@ pub fn json(curves: &[(CurveKey, Curve)]) -> String {
                 knee_percentile: c.knee_percentile,
                 max_throughput_within_slo: c.max_throughput_within_slo,
                 servers: &c.servers,
+                skipped_runs: c.skipped_runs,
             })
             .collect(),
     };

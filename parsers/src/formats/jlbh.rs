@@ -29,7 +29,8 @@
 //!
 //! Identity: no bench (JLBH names no benchmark). `config` is the load the user chose:
 //! `target_throughput`, `interval_us`, `distribution`, `co_correction` (JLBH prints no
-//! thread count); `run_time_s` and the warm-up are plain params. One block is one JLBH
+//! thread count; an output that prints no rate takes the `-Dthroughput=N` its own lead
+//! line states, the property JLBH's demos read it from); `run_time_s` and the warm-up are plain params. One block is one JLBH
 //! output; its runs are the replicates. No timestamp is printed.
 
 mod leads;
@@ -802,8 +803,7 @@ impl Machine {
 
     /// Starts an output at the current line, labelled by the nearest lead line.
     fn start(&mut self) {
-        // The output's first line closes a short lead line as a blank line would.
-        let label = self.labels.label();
+        let label = self.labels.take_for_output();
         self.labels.observe("");
         self.block = Some(Builder {
             label,
@@ -941,7 +941,13 @@ impl Machine {
         self.state = State::Outside;
         if let Some(mut b) = self.block.take() {
             self.last_runs = b.runs.len();
+            let stated = b.label.as_deref().and_then(leads::stated_throughput);
             for run in &mut b.runs {
+                if let Some(rate) = stated {
+                    run.params
+                        .entry("target_throughput".into())
+                        .or_insert(Param::Num(rate));
+                }
                 for key in CONFIG {
                     if run.params.contains_key(*key) {
                         run.config.insert(key.to_string());

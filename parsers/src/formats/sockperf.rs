@@ -36,6 +36,7 @@
 //!   seconds since the test started, value in `us`).
 //!
 //! Params: `protocol` (`TCP`/`UDP`), `full_rtt`, `run_time_s` (valid duration),
+//! `achieved_throughput` (a latency run's `SentMessages / RunTime` of its valid duration),
 //! `total_run_time_s`, `warmup_ms`, `server`, and from the `--full-log` header or the
 //! throughput note `target_throughput` (`--mps`), `msg_size`, `burst`, `reply_every`.
 //! `interrupted` is set when the test ended on a signal. Fixtures:
@@ -421,6 +422,12 @@ impl LineMachine for Machine {
             let recv = num(&c[3], "ReceivedMessages", n)?;
             let run = self.run(n);
             run.params.insert("run_time_s".into(), Param::Num(time));
+            // The rate the run sent at, what a curve draws it at: sockperf prints no rate
+            // for a latency run, and `--mps` only in a `--full-log` header.
+            if time > 0.0 {
+                run.params
+                    .insert("achieved_throughput".into(), Param::Num(sent / time));
+            }
             run.values
                 .push(Series::value("sent_messages", "messages", Some(sent)));
             run.values
@@ -608,6 +615,12 @@ mod tests {
         assert_eq!(value(run, "received_messages"), 2547.0);
         assert_eq!(value(run, "dropped_messages"), 0.0);
         assert_eq!(run.params["run_time_s"], Param::Num(2.546));
+        // 2547 messages in 2.546 s of valid duration.
+        assert_eq!(
+            run.params["achieved_throughput"],
+            Param::Num(2547.0 / 2.546)
+        );
+        assert!(!run.config.contains("achieved_throughput"));
         assert_eq!(run.params["warmup_ms"], Param::Num(400.0));
         assert_eq!(run.params["protocol"], Param::from("TCP"));
         assert_eq!(run.params["full_rtt"], Param::Bool(true));

@@ -4,7 +4,20 @@
 //! Disabled`, then `=== 4 KB messages` and the same sub-headings again) would otherwise
 //! give outputs of different settings one label, pooling them as replicates.
 
-use crate::text::{LabelTracker, clean_label};
+use crate::text::{LabelTracker, clean_label, re};
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// `-Dthroughput=150000`: the system property the JLBH demos read their rate from.
+static THROUGHPUT_PROPERTY: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?:^|\s)-Dthroughput=(\d[\d_]*)(?:\s|$)"));
+
+/// The rate a label states as `-Dthroughput=N` (a sweep's lead lines, `// -Dthroughput=
+/// 150000` above each output whose runs print no rate of their own), in messages a second.
+pub fn stated_throughput(label: &str) -> Option<f64> {
+    let digits = THROUGHPUT_PROPERTY.captures(label)?[1].replace('_', "");
+    digits.parse::<f64>().ok().filter(|r| *r > 0.0)
+}
 
 /// Lead lines seen so far: the tracker and the chain of open headings.
 #[derive(Debug, Default)]
@@ -41,9 +54,15 @@ impl Leads {
     /// The label of an output starting now. A heading label carries the headings that
     /// enclose it, outermost first, joined by ` / ` (`1 KB messages / Double-Buffer
     /// Disabled`); a document's title (level 1: `#`, `=`) is left out, so a file with
-    /// sections under its title keeps the section's name alone.
-    pub fn label(&self) -> Option<String> {
-        let label = self.labels.label()?;
+    /// sections under its title keeps the section's name alone. A lead line directly
+    /// above the output labels that output only (see [`LabelTracker::take_for_block`]).
+    pub fn take_for_output(&mut self) -> Option<String> {
+        let label = self.labels.take_for_block();
+        self.with_headings(label)
+    }
+
+    fn with_headings(&self, label: Option<String>) -> Option<String> {
+        let label = label?;
         match self.headings.last() {
             Some((_, last)) if *last == label => {
                 let chain: Vec<&str> = self
@@ -67,12 +86,25 @@ impl Leads {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_label_states_a_rate_as_the_demos_property() {
+        assert_eq!(stated_throughput("-Dthroughput=150000"), Some(150_000.0));
+        assert_eq!(
+            stated_throughput("-Xmx64m -Dthroughput=100_000 -DrunTime=30"),
+            Some(100_000.0)
+        );
+        assert_eq!(stated_throughput("-Dthroughput=0"), None);
+        assert_eq!(stated_throughput("-Dthroughputs=5"), None);
+        assert_eq!(stated_throughput("x-Dthroughput=5"), None);
+        assert_eq!(stated_throughput("throughput 20k"), None);
+    }
+
     fn label(lines: &[&str]) -> Option<String> {
         let mut l = Leads::default();
         for line in lines {
             l.observe(line);
         }
-        l.label()
+        l.take_for_output()
     }
 
     #[test]
