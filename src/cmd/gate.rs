@@ -33,7 +33,8 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     let mut base = crate::analysis::history::last_segment_runs(&base, &Default::default());
     if base.len() < selected {
         eprintln!(
-            "note: baseline: the {} of {selected} runs after its last change point",
+            "note: baseline: the {} of {selected} runs after its last change point (as \
+             selected: before warm-up runs and copies are left out)",
             base.len()
         );
     }
