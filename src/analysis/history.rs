@@ -615,9 +615,11 @@ pub fn leave_out_one_commit_branches(series: &mut Vec<History>) -> Vec<String> {
     left_out.into_iter().collect()
 }
 
-/// The baseline cut to its most recent segment: when the runs span several commits,
-/// the runs of the commits after the last change point of any gated series (the latest
-/// change across the suite's metrics and percentiles wins); otherwise all of them.
+/// The baseline cut to its most recent segment: when the runs span several commits, each
+/// benchmark's runs (suite, bench and configuration) of the commits after the last change
+/// point of any of its series (the latest change across its metrics and percentiles
+/// wins); otherwise all of them. A change in one benchmark of a suite leaves the others'
+/// baselines whole.
 pub fn last_segment_runs(runs: &[StoredRun], opts: &HistoryOptions) -> Vec<StoredRun> {
     let commits: std::collections::HashSet<&String> = runs
         .iter()
@@ -629,8 +631,8 @@ pub fn last_segment_runs(runs: &[StoredRun], opts: &HistoryOptions) -> Vec<Store
     let Ok(series) = history(runs, opts) else {
         return runs.to_vec();
     };
-    // Per suite: the time of the latest first-point-after-a-change.
-    let mut cut: HashMap<&str, chrono::DateTime<chrono::Utc>> = HashMap::new();
+    // Per benchmark: the time of the latest first-point-after-a-change.
+    let mut cut: HashMap<SegmentKey, chrono::DateTime<chrono::Utc>> = HashMap::new();
     for h in &series {
         if let Some(c) = h.change_points.last() {
             let Some(t) = h.points[c.index]
@@ -641,17 +643,43 @@ pub fn last_segment_runs(runs: &[StoredRun], opts: &HistoryOptions) -> Vec<Store
                 continue;
             };
             let t = t.with_timezone(&chrono::Utc);
-            let e = cut.entry(h.suite.as_str()).or_insert(t);
+            let key = SegmentKey::new(&h.suite, h.bench.as_deref(), &h.config);
+            let e = cut.entry(key).or_insert(t);
             *e = (*e).max(t);
         }
     }
+    if cut.is_empty() {
+        return runs.to_vec();
+    }
     runs.iter()
-        .filter(|r| match (cut.get(r.suite.as_str()), run_time(r)) {
-            (Some(c), Some(t)) => t >= *c,
-            _ => true,
+        .filter(|r| {
+            let key = SegmentKey::new(&r.suite, r.run.bench.as_deref(), r.run.config_params());
+            match (cut.get(&key), run_time(r)) {
+                (Some(c), Some(t)) => t >= *c,
+                _ => true,
+            }
         })
         .cloned()
         .collect()
+}
+
+/// The benchmark a baseline segment is cut for: suite, bench and configuration (values
+/// as `runs --json` prints them).
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct SegmentKey(String, Option<String>, Vec<(String, String)>);
+
+impl SegmentKey {
+    fn new<'a, K: AsRef<str> + 'a>(
+        suite: &str,
+        bench: Option<&str>,
+        config: impl IntoIterator<Item = (K, &'a Param)>,
+    ) -> SegmentKey {
+        let config = config
+            .into_iter()
+            .map(|(k, v)| (k.as_ref().to_string(), v.to_string()))
+            .collect();
+        SegmentKey(suite.to_string(), bench.map(str::to_string), config)
+    }
 }
 
 #[cfg(test)]
@@ -837,5 +865,31 @@ mod tests {
         let trimmed = last_segment_runs(&runs, &HistoryOptions::default());
         assert_eq!(trimmed.len(), 15);
         assert_eq!(trimmed[0].id, 26);
+
+        // A second benchmark of the suite, flat over the same commits: the first one's
+        // step leaves its baseline whole.
+        let flat: Vec<StoredRun> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let mut r = r.clone();
+                r.id += 1000;
+                r.block_id += 1000;
+                r.run.bench = Some("flat".into());
+                if let Data::Ladder { points, .. } = &mut r.run.series[0].data {
+                    points[0].value = Some(50.0 + (i % 3) as f64);
+                }
+                r
+            })
+            .collect();
+        let both: Vec<StoredRun> = runs.iter().chain(&flat).cloned().collect();
+        let trimmed = last_segment_runs(&both, &HistoryOptions::default());
+        let count = |bench: Option<&str>| {
+            trimmed
+                .iter()
+                .filter(|r| r.run.bench.as_deref() == bench)
+                .count()
+        };
+        assert_eq!((count(None), count(Some("flat"))), (15, 40));
     }
 }
