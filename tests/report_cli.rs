@@ -645,6 +645,29 @@ fn report_json_names_the_benchmark_of_each_cell() {
     }
 }
 
+/// A branch comparison of one benchmark in a suite of several names that benchmark: main
+/// holds Go's `BenchmarkJoin` and `BenchmarkSortCopy` (first stored) and
+/// `BenchmarkEnvSort`, the pull request `BenchmarkEnvSort` alone (n=1000 against n=4000:
+/// 99.4K against 468K ns/op, the means of the files' five runs).
+#[test]
+fn a_branch_comparison_row_names_its_own_benchmark() {
+    let env = Env::new();
+    let go = |f: &str| fixture(&format!("real/go-bench/{f}"));
+    env.ingest_commit_on(&go("bench-count3.txt"), 1, "main");
+    env.ingest_commit_on(&go("envsort-n1000.txt"), 2, "main");
+    env.ingest_commit_on(&go("envsort-n4000.txt"), 3, "pr-7");
+    let out = env.dir.path().join("r");
+    env.ok(&["report", "--out", &out.display().to_string()]);
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let summary = &index[..index.find("<h2>Suites</h2>").unwrap()];
+    assert!(
+        summary.contains("<td class=\"text\">BenchmarkEnvSort-2 ns/op</td><td>99.4K ns/op</td><td>468K ns/op</td>"),
+        "{summary}"
+    );
+    assert!(!summary.contains("BenchmarkJoin"), "{summary}");
+    assert!(!summary.contains("BenchmarkSortCopy"), "{summary}");
+}
+
 /// Where a row's change and its baseline/candidate columns point opposite ways (dubbo's
 /// JMH runs of 18 and 31 January: 4 rows, among them `ClientPb.existUser` p99.9 6.56 →
 /// 7.18 ms/op shown as −0.6%), the report's table says why, as `compare` does.

@@ -72,8 +72,11 @@ impl Delta {
         Delta {
             metric: cell.metric.clone(),
             display: if !named || cell.bench_text().is_empty() {
-                // Nothing to tell cells apart by: the metric as the tool names it.
+                // Nothing to tell cells apart by: the metric as the tool named it in a
+                // run of this cell's benchmark (a Go or hyperfine display names its
+                // benchmark; the runs are the whole suite's).
                 runs.iter()
+                    .filter(|r| r.run.bench == cell.bench)
                     .find_map(|r| r.series(&cell.metric))
                     .map_or_else(|| cell.metric.clone(), |s| s.display.clone())
             } else {
