@@ -385,6 +385,44 @@ fn sockperf_runs_are_drawn_at_their_sent_rate_one_curve_per_protocol() {
     assert!((udp_rate - 1549.0 / 1.551).abs() < 1e-9, "{udp_rate}");
 }
 
+/// A baseline whose tag key no stored run carries (`tag.brnach`) is a typo, exit 2: as
+/// undecided (exit 3, which CI lets pass) every later pull request would pass unchecked.
+/// A known key with a value nothing has yet is a first run, exit 3.
+#[test]
+fn a_misspelt_baseline_tag_key_is_an_error_not_a_first_run() {
+    let env = Env::new();
+    env.ingest_commit_on(&fixture("real/go-bench/bench-count3.txt"), 1, "main");
+    env.ingest_commit_on(&fixture("real/go-bench/bench-count3-b.txt"), 2, "pr-7");
+    let gate = |baseline: &str| {
+        let out = env
+            .cmd(&[
+                "gate",
+                "--baseline",
+                baseline,
+                "--candidate",
+                "tag.commit=c2",
+            ])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = gate("tag.brnach=main;latest=10");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "no stored run has a tag brnach (the tags stored: branch, commit, host, time)"
+        ),
+        "{err}"
+    );
+    let (code, err) = gate("tag.branch=release;latest=10");
+    assert_eq!(code, Some(3), "{err}");
+    // The right key selects main's one commit: a verdict, not an error.
+    assert_ne!(gate("tag.branch=main;latest=10").0, Some(2));
+}
+
 #[test]
 fn empty_database_and_bad_slo_are_errors() {
     let env = Env::new();

@@ -3,6 +3,7 @@
 
 use super::select::{
     compare_options, nothing_selected, parse_sides, select_series, select_some_series,
+    unknown_tag_keys,
 };
 use crate::analysis::gate::{Policy, gate};
 use crate::cli::{GateArgs, GateFormat};
@@ -23,6 +24,18 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     let mut cand = select_some_series(&store, &sel.1, &args.sides.candidate, "--candidate")?;
     let base = select_series(&store, &sel.0)?;
     if base.is_empty() {
+        // A tag key no run carries is a typo, not a first run: undecided (exit 3) would
+        // let every later pull request pass unchecked.
+        let (unknown, stored) = unknown_tag_keys(&store, &sel.0)?;
+        if !unknown.is_empty() {
+            anyhow::bail!(
+                "--baseline {:?}: no stored run has a tag {} (the tags stored: {}), so it \
+                 could never select a baseline",
+                args.sides.baseline,
+                unknown.join(", "),
+                stored.join(", ")
+            );
+        }
         let why = nothing_selected(&store, &sel.0, &args.sides.baseline, "--baseline")?;
         eprintln!("hint: {}", why.escaped());
     }

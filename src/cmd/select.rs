@@ -170,6 +170,37 @@ pub fn parse_sides(sides: &Sides) -> Result<(Selector, Selector)> {
     ))
 }
 
+/// The `tag.KEY` terms of `sel` whose key no stored run carries, with the keys stored:
+/// a misspelt key (`tag.brnach=main`) that could never select a run, whatever is ingested
+/// under the keys in use. Empty when the database holds no runs.
+pub fn unknown_tag_keys(store: &Db, sel: &Selector) -> Result<(Vec<String>, Vec<String>)> {
+    let wanted: Vec<&str> = sel
+        .terms
+        .iter()
+        .filter_map(|t| match t {
+            Term::Tag(k, _) => Some(k.as_str()),
+            _ => None,
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let all = select_heads(store, &Selector::all())?;
+    let stored: std::collections::BTreeSet<&str> = all
+        .iter()
+        .flat_map(|r| r.run.tags.keys().map(String::as_str))
+        .collect();
+    if all.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let unknown = wanted
+        .into_iter()
+        .filter(|k| !stored.contains(k))
+        .map(str::to_string)
+        .collect();
+    Ok((unknown, stored.into_iter().map(str::to_string).collect()))
+}
+
 /// The message for a selector that selects no run: a line, then one for each term that
 /// matches nothing on its own, indented when shown.
 pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> Result<Lines> {
