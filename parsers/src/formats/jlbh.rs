@@ -105,6 +105,7 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
         reader: Lines::new(r),
         machine: Machine::default(),
         done: false,
+        held: None,
     })
 }
 
@@ -113,6 +114,10 @@ struct Parser<R> {
     reader: Lines<R>,
     machine: Machine,
     done: bool,
+    /// A summary row that did not read, held until the next line: where the input ends
+    /// there (a log cut mid-write, `99.0:     2.17  2.1`) the row is the cut, left out with
+    /// a warning and the table's rows before it kept; any other line makes it the error.
+    held: Option<ParseError>,
 }
 
 impl<R: BufRead> Iterator for Parser<R> {
@@ -128,12 +133,29 @@ impl<R: BufRead> Iterator for Parser<R> {
             }
             let step = match self.reader.next_numbered() {
                 Err(e) => Err(e),
+                Ok(Some((_, line))) if self.held.is_some() && line.trim().is_empty() => Ok(()),
+                Ok(Some(_)) if self.held.is_some() => Err(self.held.take().expect("held")),
                 Ok(Some((n, line))) => {
                     self.machine.number = n;
-                    self.machine.line(line)
+                    match self.machine.line(line) {
+                        Err(e) if matches!(self.machine.state, State::Table(_)) => {
+                            self.held = Some(e);
+                            Ok(())
+                        }
+                        step => step,
+                    }
                 }
                 Ok(None) => {
                     self.done = true;
+                    if let Some(e) = self.held.take() {
+                        self.machine.out.push_back(Ok(Parsed::Warning {
+                            line: e.line,
+                            message: format!(
+                                "the input ends inside this summary row ({}): left out",
+                                e.message
+                            ),
+                        }));
+                    }
                     self.machine.eof()
                 }
             };

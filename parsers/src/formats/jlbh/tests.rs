@@ -1134,3 +1134,32 @@ fn the_chosen_load_is_config_and_the_run_time_is_not() {
         blocks[0].runs[2].config_params()
     );
 }
+
+/// A log cut mid-write inside a summary row (chronicle-queue-demo-2019-throughput-test.txt
+/// cut inside its second table's `99:` row, after `3.22  2.39`): the rows before it are
+/// stored, the cut row is left out with a warning; the same row followed by another line
+/// is an error naming it.
+#[test]
+fn a_summary_row_the_input_ends_inside_is_left_out_with_a_warning() {
+    let text = String::from_utf8(fixture(
+        "real/jlbh/chronicle-queue-demo-2019-throughput-test.txt",
+    ))
+    .unwrap();
+    let row = text
+        .find("99:             3.22         2.39")
+        .expect("the row");
+    let cut = &text[..row + "99:             3.22         2.39".len()];
+    let (blocks, warnings) = blocks_and_warnings(cut.as_bytes());
+    assert_eq!(blocks.len(), 2);
+    assert_eq!(value(&blocks[1], 5, "end_to_end", 90.0), Some(0.66));
+    assert_eq!(percentiles(&blocks[1], 5, "end_to_end"), vec![50.0, 90.0]);
+    assert!(
+        warnings.iter().any(|(line, m)| *line == 14
+            && m.contains("the input ends inside this summary row")
+            && m.contains("has 2 values, expected 6")),
+        "{warnings:?}"
+    );
+    let garbled = format!("{cut}\n99.7:  45.42  14.04  1554.94  4156.42  6834.18  99.69\n");
+    let e = parse_err(garbled.as_bytes());
+    assert_eq!(e.line, 14, "{e}");
+}
