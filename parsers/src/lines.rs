@@ -262,6 +262,7 @@ pub struct LineReader<R> {
     line: String,
     number: u64,
     unwrap: Unwrapper,
+    unterminated: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -272,6 +273,17 @@ impl<R: BufRead> LineReader<R> {
             line: String::with_capacity(256),
             number: 0,
             unwrap: Unwrapper::new(),
+            unterminated: false,
+        }
+    }
+
+    /// As [`next_numbered`](Self::next_numbered), and whether the line ended the input
+    /// without a newline: the last line of a log cut mid-write ends so, and may be cut
+    /// short inside a number or a unit.
+    pub fn next_with_end(&mut self) -> Result<Option<(u64, &str, bool)>, ParseError> {
+        match self.next_line()? {
+            Some(_) => Ok(Some((self.number, &self.line, self.unterminated))),
+            None => Ok(None),
         }
     }
 
@@ -315,7 +327,8 @@ impl<R: BufRead> LineReader<R> {
             return Ok(false);
         }
         self.number += 1;
-        if self.bytes.last() == Some(&b'\n') {
+        self.unterminated = self.bytes.last() != Some(&b'\n');
+        if !self.unterminated {
             self.bytes.pop();
         }
         self.line.clear();

@@ -482,7 +482,7 @@ impl<R: BufRead> Iterator for Parser<R> {
         }
         let err = loop {
             let last = self.reader.line_number();
-            let (n, line) = match self.reader.next_numbered() {
+            let (n, line, unterminated) = match self.reader.next_with_end() {
                 Err(e) => break e,
                 Ok(None) => match self.open.take() {
                     None => {
@@ -511,6 +511,20 @@ impl<R: BufRead> Iterator for Parser<R> {
                 },
                 Ok(Some(l)) => l,
             };
+            if self.open.is_some() && unterminated && !transfer_whole(line) {
+                // The input ends inside the output, on a line without its newline: a
+                // log cut mid-write, whose last value may be cut short (`3.02m` of
+                // `3.02ms` would read as minutes).
+                let shown: String = line.trim().chars().take(60).collect();
+                self.ready.push_back(Parsed::Warning {
+                    line: n,
+                    message: format!(
+                        "the input ends inside the wrk output, on a line without its newline \
+                         that may be cut short (`{shown}`): left out"
+                    ),
+                });
+                continue;
+            }
             if let Some(c) = RUNNING.captures(line) {
                 if let Some(open) = &self.open {
                     break ParseError::new(
@@ -563,6 +577,14 @@ impl<R: BufRead> Iterator for Parser<R> {
         self.done = true;
         Some(Err(err))
     }
+}
+
+/// Whether `line` is a `Transfer/sec:` line whose value ends in its unit (`7.53MB`): the
+/// last line of a whole output, complete even where the file ends without a newline.
+fn transfer_whole(line: &str) -> bool {
+    TRANSFER
+        .captures(line)
+        .is_some_and(|c| c[1].trim_end().ends_with('B'))
 }
 
 /// Parses every wrk/wrk2 output of the input, one block each.
@@ -891,6 +913,49 @@ mod tests {
         (FORMAT.parse)(Box::new(bytes))
             .map(|r| r.expect("parses"))
             .collect()
+    }
+
+    /// perfkitbenchmarker-wrk2_output_all_error.txt cut inside the unit of its
+    /// ` 99.000%    3.17ms` line: `3.17m` would read as minutes, `3.17` as microseconds.
+    /// The line is left out with a warning, the rows before it are kept; the same line
+    /// with its newline is read.
+    #[test]
+    fn a_last_line_without_its_newline_inside_an_output_is_left_out() {
+        let bytes = fixture("real/wrk/perfkitbenchmarker-wrk2_output_all_error.txt");
+        let text = String::from_utf8(bytes).unwrap();
+        let at = text.find(" 99.000%    3.17ms").unwrap() + " 99.000%    3.17".len();
+        for cut in [&text[..at + 1], &text[..at]] {
+            let got = items(cut.as_bytes());
+            assert!(
+                got.iter()
+                    .any(|p| matches!(p, Parsed::Warning { line: 11, message }
+                    if message.contains("may be cut short") && message.contains("99.000%"))),
+                "{got:?}"
+            );
+            let run = got
+                .iter()
+                .find_map(|p| match p {
+                    Parsed::Block(b) => Some(&b.runs[0]),
+                    _ => None,
+                })
+                .unwrap();
+            let (points, _) = ladder(run, "latency");
+            assert_eq!(points.last().map(|p| p.percentile), Some(90.0));
+        }
+        let whole = format!("{}s\n", &text[..at + 1]);
+        let got = items(whole.as_bytes());
+        let run = got
+            .iter()
+            .find_map(|p| match p {
+                Parsed::Block(b) => Some(&b.runs[0]),
+                _ => None,
+            })
+            .unwrap();
+        let (points, _) = ladder(run, "latency");
+        assert_eq!(
+            points.last().map(|p| (p.percentile, p.value)),
+            Some((99.0, Some(3170.0)))
+        );
     }
 
     #[test]
