@@ -465,3 +465,51 @@ fn every_input_damaged_ingests_without_a_panic_and_the_database_reads_back() {
         assert_eq!(code, 0, "{args:?}: {err}");
     }
 }
+
+/// A named pipe in an ingested folder is skipped with what it is (reading it would wait
+/// for a writer forever), as is a link to a folder (a loop when it points up); the files
+/// beside them are stored.
+#[test]
+fn a_fifo_and_a_folder_link_in_a_walked_folder_are_skipped_not_waited_on() {
+    let env = Env::new();
+    let dir = env.dir.path().join("logs");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::copy(
+        fixture("real/go-bench/bench-count3.txt"),
+        dir.join("bench.txt"),
+    )
+    .unwrap();
+    let fifo = dir.join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::os::unix::fs::symlink("..", dir.join("up")).unwrap();
+    // Bounded: a walk that opens the pipe would wait for ever.
+    let out = env
+        .cmd(&["ingest", "--no-git", "--json", &dir.display().to_string()])
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "timed out or failed");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status = |name: &str| {
+        let f = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("{name} in {v}"));
+        (f["status"].clone(), f["reason"].clone())
+    };
+    assert_eq!(
+        status("pipe"),
+        ("skipped".into(), "a named pipe (FIFO), not a file".into())
+    );
+    assert_eq!(
+        status("up"),
+        ("skipped".into(), "a link to a folder, not followed".into())
+    );
+    assert_eq!(status("bench.txt").0, "ingested");
+}

@@ -7,7 +7,16 @@ use std::path::{Path, PathBuf};
 pub(super) enum Input {
     Stdin,
     File(PathBuf),
-    Unreadable { path: String, error: String },
+    Unreadable {
+        path: String,
+        error: String,
+    },
+    /// An entry of a walked folder that is no file to read (a FIFO, a socket, a device,
+    /// a link to a folder): skipped, with what it is. A FIFO would block the walk.
+    NotAFile {
+        path: String,
+        what: &'static str,
+    },
 }
 
 impl Input {
@@ -120,7 +129,13 @@ pub(super) fn collect_inputs(paths: &[PathBuf], db: &Path) -> Vec<Input> {
                     match entry {
                         Ok(entry) if entry.file_type().is_dir() => {}
                         Ok(entry) if is_own_file(entry.path(), db) => {}
-                        Ok(entry) => walked.push(entry.into_path()),
+                        Ok(entry) => match not_a_file(&entry) {
+                            Some(what) => out.push(Input::NotAFile {
+                                path: shown_path(entry.path()),
+                                what,
+                            }),
+                            None => walked.push(entry.into_path()),
+                        },
                         Err(e) => out.push(Input::Unreadable {
                             path: e.path().map_or_else(|| shown_path(p), shown_path),
                             error: e
@@ -140,6 +155,33 @@ pub(super) fn collect_inputs(paths: &[PathBuf], db: &Path) -> Vec<Input> {
         }
     }
     out
+}
+
+/// What a walked entry is when it is no regular file (nor a link to one); `None` for a
+/// file, and for a link that cannot be followed (reading it names the error).
+fn not_a_file(entry: &walkdir::DirEntry) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = entry.file_type();
+    let t = if t.is_symlink() {
+        match std::fs::metadata(entry.path()) {
+            Ok(m) if m.is_dir() => return Some("a link to a folder, not followed"),
+            Ok(m) => m.file_type(),
+            Err(_) => return None,
+        }
+    } else {
+        t
+    };
+    if t.is_file() {
+        None
+    } else if t.is_fifo() {
+        Some("a named pipe (FIFO), not a file")
+    } else if t.is_socket() {
+        Some("a socket, not a file")
+    } else if t.is_block_device() || t.is_char_device() {
+        Some("a device, not a file")
+    } else {
+        Some("not a regular file")
+    }
 }
 
 #[cfg(test)]

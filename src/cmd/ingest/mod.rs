@@ -94,6 +94,7 @@ pub fn run(db: &Target, args: &IngestArgs) -> Result<u8> {
                 Input::Unreadable { path, error } => {
                     FileOutcome::failed(path, format!("{path}: {error}"))
                 }
+                Input::NotAFile { path, what } => FileOutcome::skipped(path, what),
                 Input::Stdin | Input::File(_) => {
                     match next_outcome(&mut store, db, forced, &jobs) {
                         Some(outcome) => outcome,

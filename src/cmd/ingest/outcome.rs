@@ -44,6 +44,14 @@ impl FileOutcome {
         }
     }
 
+    pub(super) fn skipped(path: &str, reason: &str) -> Self {
+        FileOutcome {
+            status: Status::Skipped,
+            reason: Some(reason.to_string()),
+            ..FileOutcome::new(path)
+        }
+    }
+
     pub(super) fn failed(path: &str, error: String) -> Self {
         FileOutcome {
             error: Some(error),

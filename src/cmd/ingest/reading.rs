@@ -99,7 +99,7 @@ impl Reading<'_> {
         };
         for input in inputs {
             let path = match input {
-                Input::Unreadable { .. } => continue,
+                Input::Unreadable { .. } | Input::NotAFile { .. } => continue,
                 Input::Stdin => None,
                 Input::File(path) => Some(path.as_path()),
             };
