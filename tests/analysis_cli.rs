@@ -1059,12 +1059,21 @@ fn a_curve_of_several_wrk_servers_says_so() {
         servers.contains(&Value::from("http://127.0.0.1:9000/")),
         "{servers:?}"
     );
+    // A knee across servers would bend over several benchmarks' points: none is called.
+    assert_eq!(several[0]["knee"], Value::Null, "{curve}");
     let text = env.ok(&["curve"]);
     assert!(
         text.contains(&format!(
             "note: its runs measured {} servers (",
             servers.len()
         )) && text.contains("select one with param.url="),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "knee: none: its runs measured {} servers, not one benchmark",
+            servers.len()
+        )),
         "{text}"
     );
 }

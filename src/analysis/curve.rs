@@ -603,7 +603,12 @@ impl CurveBuilder {
             }
         }
         let knee_percentile = knee_percentile(&points, &percentiles);
-        let knee = knee(&series_at(&points, knee_percentile));
+        // Runs against several servers may be several benchmarks: no knee across them.
+        let knee = if servers.len() > 1 {
+            None
+        } else {
+            knee(&series_at(&points, knee_percentile))
+        };
         if let Some(t) = slo.first()
             && points.iter().all(|p| p.percentile.is_none())
         {

@@ -81,6 +81,10 @@ fn curve_text(c: &Curve) -> String {
             num(Some(k)),
             percentile(c.knee_percentile)
         )),
+        None if !c.servers.is_empty() => out.push_str(&format!(
+            "knee: none: its runs measured {} servers, not one benchmark\n",
+            c.servers.len()
+        )),
         None => {
             let mut rates: Vec<f64> = c.points.iter().map(|p| p.throughput).collect();
             rates.sort_by(f64::total_cmp);
