@@ -423,6 +423,45 @@ fn a_misspelt_baseline_tag_key_is_an_error_not_a_first_run() {
     assert_ne!(gate("tag.branch=main;latest=10").0, Some(2));
 }
 
+/// A pull request that renames a benchmark (`BenchmarkJoin` to `BenchmarkJoinStrings` in
+/// bench-count3-b.txt) is told of on both commands: the renamed one is in no cell, so
+/// without a note it would leave the comparison unseen.
+#[test]
+fn benchmarks_only_one_side_holds_are_named() {
+    let env = Env::new();
+    let text = std::fs::read_to_string(fixture("real/go-bench/bench-count3-b.txt")).unwrap();
+    let renamed = env.write(
+        "renamed.txt",
+        text.replace("BenchmarkJoin-", "BenchmarkJoinStrings-")
+            .as_bytes(),
+    );
+    let base = fixture("real/go-bench/bench-count3.txt");
+    env.ok(&["ingest", "--no-git", "--label", "base", &base]);
+    env.ok(&["ingest", "--no-git", "--label", "pr", &renamed]);
+    for command in ["compare", "gate"] {
+        let out = env
+            .cmd(&[
+                command,
+                "--baseline",
+                "label=base",
+                "--candidate",
+                "label=pr",
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("note: only in the baseline, not compared (dropped or renamed?): 1 benchmark (go-bench / BenchmarkJoin ["),
+            "{command}: {err}"
+        );
+        assert!(
+            err.contains("note: only in the candidate, not compared (new or renamed?): 1 benchmark (go-bench / BenchmarkJoinStrings ["),
+            "{command}: {err}"
+        );
+        assert!(!err.contains("SortCopy"), "{command}: {err}");
+    }
+}
+
 #[test]
 fn empty_database_and_bad_slo_are_errors() {
     let env = Env::new();

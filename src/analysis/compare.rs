@@ -526,6 +526,42 @@ pub fn unpaired(
         .collect()
 }
 
+/// The benchmarks (identities: suite, bench, configuration, label) of which one side
+/// holds cells and the other none, of any metric: a benchmark renamed, added or dropped
+/// (benchstat lists them too). Empty when no cell pairs at all ([`unpaired`] says why).
+#[derive(Debug, Default, PartialEq)]
+pub struct OneSided {
+    pub baseline: Vec<Identity>,
+    pub candidate: Vec<Identity>,
+}
+
+/// See [`OneSided`].
+pub fn one_sided(
+    baseline: &[StoredRun],
+    candidate: &[StoredRun],
+    metrics: &[String],
+    opts: &CompareOptions,
+) -> OneSided {
+    let baseline = super::warmup::measured(baseline, opts.include_first);
+    let candidate = super::warmup::measured(candidate, opts.include_first);
+    let axis = opts.axis.widened(&baseline, &candidate);
+    let (base, cand) = (
+        gather(&baseline, metrics, &axis),
+        gather(&candidate, metrics, &axis),
+    );
+    if !base.keys().any(|k| cand.contains_key(k)) {
+        return OneSided::default();
+    }
+    let ids = |cells: &BTreeMap<CellKey, SideCell>| -> BTreeSet<Identity> {
+        cells.keys().map(|k| k.identity.clone()).collect()
+    };
+    let (b, c) = (ids(&base), ids(&cand));
+    OneSided {
+        baseline: b.difference(&c).cloned().collect(),
+        candidate: c.difference(&b).cloned().collect(),
+    }
+}
+
 /// Gathers both sides' cells with their central values, deltas and intervals.
 pub fn prepare(
     baseline: &[StoredRun],

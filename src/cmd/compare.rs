@@ -3,7 +3,7 @@
 use super::select::{
     check_metrics, compare_options, count_copies_once, parse_sides, select_some, warn_shared_runs,
 };
-use crate::analysis::compare::{compare, unpaired};
+use crate::analysis::compare::{compare, one_sided, unpaired};
 use crate::cli::{CompareArgs, CompareFormat};
 use crate::output;
 use crate::store::Db;
@@ -22,6 +22,9 @@ pub fn run(db: &Target, args: &CompareArgs) -> Result<u8> {
     count_copies_once(&store, &mut base, &mut cand)?;
     let opts = compare_options(&store, &sel, &args.warm_up, &base, &cand)?;
     let cells = compare(&base, &cand, &args.metric, &opts);
+    for line in output::compare::one_sided_text(&one_sided(&base, &cand, &args.metric, &opts)) {
+        eprintln!("note: {line}");
+    }
     let missing: Vec<&String> = args
         .metric
         .iter()

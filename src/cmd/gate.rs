@@ -54,6 +54,10 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     super::select::count_copies_once(&store, &mut base, &mut cand)?;
     let opts = compare_options(&store, &sel, &args.warm_up, &base, &cand)?;
     let report = gate(&base, &cand, &policy, &opts)?;
+    let one_sided = crate::analysis::compare::one_sided(&base, &cand, &[], &opts);
+    for line in output::compare::one_sided_text(&one_sided) {
+        eprintln!("note: {line}");
+    }
     if report.cells.is_empty() && !base.is_empty() {
         // Why nothing paired, as `compare` says it: the configurations each side holds.
         for u in crate::analysis::compare::unpaired(&base, &cand, &[], &opts) {

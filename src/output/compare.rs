@@ -2,7 +2,9 @@
 
 use super::table::Cell as T;
 use super::{json_num, md_cell, num, p, pct, percentile};
-use crate::analysis::compare::{Cell, Replicates, SERIES_MIN_ESS, TestMethod, Unpaired, Verdict};
+use crate::analysis::compare::{
+    Cell, OneSided, Replicates, SERIES_MIN_ESS, TestMethod, Unpaired, Verdict,
+};
 use crate::analysis::printed::Headline;
 use crate::analysis::samples::{Identity, identity_text};
 use crate::numfmt::plural;
@@ -51,6 +53,44 @@ fn verdict_note(cells: &[Cell]) -> Option<String> {
         );
     }
     (!notes.is_empty()).then(|| notes.join("\n"))
+}
+
+/// The benchmarks only one side holds, one line a side (none when both sides hold the
+/// same): `only in the baseline, not compared: go-bench / BenchmarkJoin [pkg=…]`.
+pub fn one_sided_text(o: &OneSided) -> Vec<String> {
+    let names = |ids: &[Identity]| -> String {
+        let names: Vec<String> = ids
+            .iter()
+            .map(|i| {
+                let t = identity_text(
+                    i.bench.as_deref(),
+                    i.config.iter().map(|(k, v)| (k, v)),
+                    i.label.as_deref(),
+                );
+                let name = if t.is_empty() {
+                    i.suite.clone()
+                } else {
+                    format!("{} / {t}", i.suite)
+                };
+                super::escape::text(&name).into_owned()
+            })
+            .collect();
+        crate::numfmt::first_names(&names, 3).replace(", ", "; ")
+    };
+    let mut out = Vec::new();
+    for (side, ids, hint) in [
+        ("baseline", &o.baseline, "dropped or renamed?"),
+        ("candidate", &o.candidate, "new or renamed?"),
+    ] {
+        if !ids.is_empty() {
+            out.push(format!(
+                "only in the {side}, not compared ({hint}): {} ({})",
+                plural(ids.len(), "benchmark"),
+                names(ids)
+            ));
+        }
+    }
+    out
 }
 
 /// Why a metric both sides hold gave no row, as one line: each side's configurations
