@@ -114,9 +114,10 @@ struct Parser<R> {
     reader: Lines<R>,
     machine: Machine,
     done: bool,
-    /// A summary row that did not read, held until the next line: where the input ends
-    /// there (a log cut mid-write, `99.0:     2.17  2.1`) the row is the cut, left out with
-    /// a warning and the table's rows before it kept; any other line makes it the error.
+    /// A summary row with fewer values than its header, held until the next line: where
+    /// the input ends there (a log cut mid-write, `99.0:     2.17  2.1`) the row is the
+    /// cut, left out with a warning and the table's rows before it kept; any other line
+    /// makes it the error.
     held: Option<ParseError>,
 }
 
@@ -138,7 +139,10 @@ impl<R: BufRead> Iterator for Parser<R> {
                 Ok(Some((n, line))) => {
                     self.machine.number = n;
                     match self.machine.line(line) {
-                        Err(e) if matches!(self.machine.state, State::Table(_)) => {
+                        Err(e)
+                            if matches!(self.machine.state, State::Table(_))
+                                && e.message.contains(lines::TOO_FEW_VALUES) =>
+                        {
                             self.held = Some(e);
                             Ok(())
                         }

@@ -8,6 +8,10 @@
 
 use super::numbers::{Decimal, parse_cell, parse_count, parse_number, plain_cell, plain_decimal};
 
+/// The words of a summary row with fewer values than its header: what a row cut short
+/// by the end of the input gives.
+pub const TOO_FEW_VALUES: &str = "values, expected";
+
 /// Most percentiles a probe line prints (`50/90 99/99.9 99.99/99.999 99.9999/worst`).
 pub const MAX_PROBE_VALUES: usize = 8;
 
@@ -640,7 +644,7 @@ pub fn row<'a>(
             None if cells.len() >= min => break,
             None => {
                 return Err(format!(
-                    "summary row '{label}:' has {} values, expected {min}",
+                    "summary row '{label}:' has {} {TOO_FEW_VALUES} {min}",
                     cells.len()
                 ));
             }
