@@ -363,3 +363,45 @@ fn an_error_in_a_criterion_folder_names_its_file() {
     assert_eq!(runs.as_array().unwrap().len(), 100);
     assert!(runs[0]["bench"].as_str().unwrap().ends_with("fib 15"));
 }
+
+/// A file saved with a UTF-8 byte order mark (Windows editors, PowerShell's `Out-File
+/// -Encoding utf8`) is read as without it: the same format and the same points, for
+/// formats whose first line is their header (HdrHistogram's, JMH's, tsar's). Its bytes,
+/// BOM and all, are what a re-ingest recognises.
+#[test]
+fn a_byte_order_mark_is_read_past() {
+    for f in [
+        "real/hdr-percentiles/hdrhistogram-GoogleChartsExample-example1.txt",
+        "real/jmh/jmh-playground-branch-prediction.txt",
+        "real/tsar/alibaba-tsar-info.md.txt",
+    ] {
+        let env = Env::new();
+        let bytes = std::fs::read(fixture(f)).unwrap();
+        let plain = env.write("plain.txt", &bytes);
+        let marked = env.write("marked.txt", &[&b"\xEF\xBB\xBF"[..], &bytes].concat());
+        env.ok(&["ingest", "--no-git", "--label", "x", &plain]);
+        let before = env.ok(&["export", "--format", "json"]);
+        env.ok(&["rm", "label=x"]);
+        let out = env.ok(&["ingest", "--no-git", "--label", "x", &marked]);
+        assert!(out.contains("ingested"), "{f}: {out}");
+        let after = env.ok(&["export", "--format", "json"]);
+        let points = |s: &str| -> Vec<(Value, Value, Value)> {
+            let v: Value = serde_json::from_str(s).unwrap();
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|p| {
+                    (
+                        p["metric"].clone(),
+                        p["percentile"].clone(),
+                        p["value"].clone(),
+                    )
+                })
+                .collect()
+        };
+        assert!(!points(&before).is_empty(), "{f}");
+        assert_eq!(points(&before), points(&after), "{f}");
+        let again = env.ok(&["ingest", "--no-git", "--label", "x", &marked]);
+        assert!(again.contains("unchanged"), "{f}: {again}");
+    }
+}

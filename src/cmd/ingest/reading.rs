@@ -189,7 +189,7 @@ impl Reading<'_> {
         let (head, complete) = read_head(&mut source).map_err(io)?;
         let format = self
             .forced
-            .or_else(|| sniff(&file_name, &head, complete))
+            .or_else(|| sniff(&file_name, without_bom(&head), complete))
             .ok_or(Unopened::Skipped)?;
         Ok(Some(Opened {
             shown,
@@ -330,8 +330,24 @@ type Source = Box<dyn Read + Send>;
 /// The stream the parser reads, `head` again and then the rest of `source`, and the hash
 /// of both as they are read: on the parsing thread, as the parser reads them.
 fn reread(head: Vec<u8>, source: Source) -> (BufReader<Hashed<Source>>, Hashed<Source>) {
+    let bom = head.len() - without_bom(&head).len();
     let hashed = Hashed::new(Box::new(Cursor::new(head).chain(source)) as Source);
-    (BufReader::with_capacity(1 << 16, hashed.clone()), hashed)
+    let mut stream = BufReader::with_capacity(1 << 16, hashed.clone());
+    if bom > 0 {
+        // Hashed with the file, not seen by the parser: the buffer's first fill is the
+        // head, in memory.
+        use std::io::BufRead;
+        if stream.fill_buf().is_ok_and(|b| b.len() >= bom) {
+            stream.consume(bom);
+        }
+    }
+    (stream, hashed)
+}
+
+/// `bytes` without a leading UTF-8 byte order mark (`EF BB BF`, which Windows editors and
+/// PowerShell's `Out-File -Encoding utf8` write): no format's first line starts with it.
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// The first [`HEAD_BYTES`] of a stream, and whether that is all of it.
