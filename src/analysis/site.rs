@@ -1400,11 +1400,14 @@ mod tests {
             .into_iter()
             .enumerate()
             .map(|(i, mut r)| {
-                // 120 groups of 50 runs; one commit per source, every fifth on a branch.
+                // 120 groups of 50 runs; one commit per source, every fifth on a branch,
+                // the first three sources without a commit (drawn over ingests).
                 in_block_of_50(i, &mut r);
                 let c = i / 100;
                 let tags = &mut r.run.tags;
-                tags.insert("commit".into(), format!("c{c:03}"));
+                if c >= 3 {
+                    tags.insert("commit".into(), format!("c{c:03}"));
+                }
                 let branch = if c % 5 == 4 { "fix" } else { "main" };
                 tags.insert("branch".into(), branch.into());
                 tags.insert(

@@ -1,7 +1,7 @@
 //! What a history over ingests draws: for each label, benchmark and configuration (the
-//! target rate among it), branch and metric of a suite whose runs come from several
-//! sources, the value at each percentile run after run in
-//! ingest order, with its noise band.
+//! target rate among it), branch and metric of a suite whose runs without commits come
+//! from several sources (JLBH's warm-up runs left out), the value at each percentile run
+//! after run in ingest order, with its noise band.
 
 use crate::analysis::samples::config_text;
 use crate::dataset::StoredRun;
@@ -35,7 +35,8 @@ pub struct HistoryInput {
 }
 
 /// The noise band of a value's history: median ± 2 · 1.4826 · MAD (Hampel 1974; the
-/// factor makes MAD estimate σ under normality, and ±2σ holds about 95% of the runs).
+/// factor makes MAD estimate σ under normality, and ±2σ holds about 95% of the runs),
+/// not below zero for values that never are.
 pub fn noise_band(values: &[f64]) -> Option<(f64, f64)> {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     if v.len() < 3 {
@@ -44,7 +45,13 @@ pub fn noise_band(values: &[f64]) -> Option<(f64, f64)> {
     let med = median_in_place(&mut v)?;
     let mut dev: Vec<f64> = v.iter().map(|x| (x - med).abs()).collect();
     let sigma = 1.4826 * median_in_place(&mut dev)?;
-    Some((med - 2.0 * sigma, med + 2.0 * sigma))
+    // Values that are never negative (latencies, rates) have no band below zero.
+    let floor = if v.iter().all(|x| *x >= 0.0) {
+        0.0
+    } else {
+        f64::NEG_INFINITY
+    };
+    Some(((med - 2.0 * sigma).max(floor), med + 2.0 * sigma))
 }
 
 /// One history per metric of the runs (one suite's), for metrics whose runs come
@@ -128,6 +135,11 @@ fn intern<K: std::hash::Hash + Eq + Clone>(
 impl Histories {
     /// Keeps what the histories need of one run.
     pub fn add(&mut self, r: &StoredRun) {
+        // Over ingests: the runs without a commit (those with one are followed over
+        // commits), less JLBH's warm-up runs, as every other chart leaves them out.
+        if r.run.tags.contains_key("commit") || crate::analysis::warmup::is_warmup(r) {
+            return;
+        }
         let mut series = Vec::with_capacity(r.run.series.len());
         let mut values: Vec<(u32, [Option<f64>; PERCENTILES.len() + 1])> = Vec::new();
         for (i, s) in r.run.series.iter().enumerate() {
@@ -380,5 +392,37 @@ mod tests {
             "{lo} {hi}"
         );
         assert_eq!(noise_band(&[1.0, 2.0]), None);
+        // Latencies never go below zero: neither does their band.
+        let (lo, _) = noise_band(&[1.0, 1.0, 50.0, 60.0, 70.0]).unwrap();
+        assert_eq!(lo, 0.0);
+    }
+
+    /// Two sources of JLBH-like runs (demo::many: 100 runs each, run 1 the warm-up): the
+    /// history over ingests follows 99 runs a source and rate group, not the warm-up runs;
+    /// with commits on their runs the sources are followed over commits only.
+    #[test]
+    fn the_history_over_ingests_leaves_out_warm_ups_and_runs_with_commits() {
+        let runs = crate::analysis::demo::many(200);
+        let all: Vec<&StoredRun> = runs.iter().collect();
+        let drawn = from_runs(&all);
+        let counted: usize = drawn.iter().map(|h| h.runs.len()).sum();
+        assert_eq!(
+            counted,
+            200 - 2,
+            "{:?}",
+            drawn.iter().map(|h| &h.title).collect::<Vec<_>>()
+        );
+        let with_commits: Vec<StoredRun> = runs
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.run
+                    .tags
+                    .insert("commit".into(), format!("c{}", r.source_id));
+                r
+            })
+            .collect();
+        let all: Vec<&StoredRun> = with_commits.iter().collect();
+        assert!(from_runs(&all).is_empty());
     }
 }
