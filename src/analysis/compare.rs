@@ -443,6 +443,38 @@ pub struct Unpaired {
     pub keys: Vec<(String, Vec<String>)>,
 }
 
+/// Both sides as a comparison reads them: the measured runs (JLBH's warm-up left out
+/// unless kept), the axis widened to them, and each side's cells.
+struct Sides {
+    baseline: Vec<StoredRun>,
+    candidate: Vec<StoredRun>,
+    axis: Axis,
+    base: BTreeMap<CellKey, SideCell>,
+    cand: BTreeMap<CellKey, SideCell>,
+}
+
+impl Sides {
+    fn of(
+        baseline: &[StoredRun],
+        candidate: &[StoredRun],
+        metrics: &[String],
+        opts: &CompareOptions,
+    ) -> Sides {
+        let baseline = super::warmup::measured(baseline, opts.include_first);
+        let candidate = super::warmup::measured(candidate, opts.include_first);
+        let axis = opts.axis.widened(&baseline, &candidate);
+        let base = gather(&baseline, metrics, &axis);
+        let cand = gather(&candidate, metrics, &axis);
+        Sides {
+            baseline,
+            candidate,
+            axis,
+            base,
+            cand,
+        }
+    }
+}
+
 /// The metrics (only the given `metrics` when not empty) held by both sides of which no
 /// cell pairs: a side of several configurations is not pooled into one, so they pair only
 /// with the same configuration on the other side ([`super::samples::Axis::widened`]).
@@ -452,13 +484,7 @@ pub fn unpaired(
     metrics: &[String],
     opts: &CompareOptions,
 ) -> Vec<Unpaired> {
-    let baseline = super::warmup::measured(baseline, opts.include_first);
-    let candidate = super::warmup::measured(candidate, opts.include_first);
-    let axis = opts.axis.widened(&baseline, &candidate);
-    let (base, cand) = (
-        gather(&baseline, metrics, &axis),
-        gather(&candidate, metrics, &axis),
-    );
+    let Sides { base, cand, .. } = Sides::of(baseline, candidate, metrics, opts);
     let held = |cells: &BTreeMap<CellKey, SideCell>, metric: &str| {
         let mut ids: Vec<Identity> = cells
             .keys()
@@ -542,13 +568,7 @@ pub fn one_sided(
     metrics: &[String],
     opts: &CompareOptions,
 ) -> OneSided {
-    let baseline = super::warmup::measured(baseline, opts.include_first);
-    let candidate = super::warmup::measured(candidate, opts.include_first);
-    let axis = opts.axis.widened(&baseline, &candidate);
-    let (base, cand) = (
-        gather(&baseline, metrics, &axis),
-        gather(&candidate, metrics, &axis),
-    );
+    let Sides { base, cand, .. } = Sides::of(baseline, candidate, metrics, opts);
     if !base.keys().any(|k| cand.contains_key(k)) {
         return OneSided::default();
     }
@@ -569,11 +589,13 @@ pub fn prepare(
     metrics: &[String],
     opts: &CompareOptions,
 ) -> Comparison {
-    let baseline = super::warmup::measured(baseline, opts.include_first);
-    let candidate = super::warmup::measured(candidate, opts.include_first);
-    let axis = opts.axis.widened(&baseline, &candidate);
-    let base = gather(&baseline, metrics, &axis);
-    let cand = gather(&candidate, metrics, &axis);
+    let Sides {
+        baseline,
+        candidate,
+        axis,
+        base,
+        cand,
+    } = Sides::of(baseline, candidate, metrics, opts);
     let base_runs = gather_per_run(&baseline, metrics, &axis);
     let cand_runs = gather_per_run(&candidate, metrics, &axis);
     let earlier = super::warmup::measured(&opts.earlier, opts.include_first);

@@ -55,6 +55,15 @@ fn verdict_note(cells: &[Cell]) -> Option<String> {
     (!notes.is_empty()).then(|| notes.join("\n"))
 }
 
+/// An identity's benchmark, configuration and label as one line (empty when it has none).
+fn identity_name(i: &Identity) -> String {
+    identity_text(
+        i.bench.as_deref(),
+        i.config.iter().map(|(k, v)| (k, v)),
+        i.label.as_deref(),
+    )
+}
+
 /// The benchmarks only one side holds, one line a side (none when both sides hold the
 /// same): `only in the baseline, not compared: go-bench / BenchmarkJoin [pkg=…]`.
 pub fn one_sided_text(o: &OneSided) -> Vec<String> {
@@ -62,11 +71,7 @@ pub fn one_sided_text(o: &OneSided) -> Vec<String> {
         let names: Vec<String> = ids
             .iter()
             .map(|i| {
-                let t = identity_text(
-                    i.bench.as_deref(),
-                    i.config.iter().map(|(k, v)| (k, v)),
-                    i.label.as_deref(),
-                );
+                let t = identity_name(i);
                 let name = if t.is_empty() {
                     i.suite.clone()
                 } else {
@@ -100,11 +105,7 @@ pub fn unpaired_text(u: &Unpaired) -> String {
         let names: Vec<String> = ids
             .iter()
             .map(|i| {
-                let t = identity_text(
-                    i.bench.as_deref(),
-                    i.config.iter().map(|(k, v)| (k, v)),
-                    i.label.as_deref(),
-                );
+                let t = identity_name(i);
                 if t.is_empty() {
                     "no configuration".to_string()
                 } else {

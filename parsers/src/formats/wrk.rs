@@ -932,30 +932,25 @@ mod tests {
                     if message.contains("may be cut short") && message.contains("99.000%"))),
                 "{got:?}"
             );
-            let run = got
-                .iter()
-                .find_map(|p| match p {
-                    Parsed::Block(b) => Some(&b.runs[0]),
-                    _ => None,
-                })
-                .unwrap();
-            let (points, _) = ladder(run, "latency");
-            assert_eq!(points.last().map(|p| p.percentile), Some(90.0));
+            let last = last_latency(&got);
+            assert_eq!(last.map(|p| p.percentile), Some(90.0));
         }
         let whole = format!("{}s\n", &text[..at + 1]);
         let got = items(whole.as_bytes());
-        let run = got
-            .iter()
-            .find_map(|p| match p {
-                Parsed::Block(b) => Some(&b.runs[0]),
-                _ => None,
-            })
-            .unwrap();
-        let (points, _) = ladder(run, "latency");
+        let last = last_latency(&got);
         assert_eq!(
-            points.last().map(|p| (p.percentile, p.value)),
+            last.map(|p| (p.percentile, p.value)),
             Some((99.0, Some(3170.0)))
         );
+    }
+
+    /// The last point of the first block's `latency` ladder.
+    fn last_latency(items: &[Parsed]) -> Option<LadderPoint> {
+        let run = items.iter().find_map(|p| match p {
+            Parsed::Block(b) => Some(&b.runs[0]),
+            _ => None,
+        })?;
+        ladder(run, "latency").0.last().cloned()
     }
 
     #[test]
