@@ -545,6 +545,11 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
     };
     let mut st = LogState::default();
     let mut table: Option<Vec<String>> = None;
+    // The line a log cut mid-write ends on: the last, without its newline.
+    let cut_line = (!doc.text().ends_with('\n'))
+        .then(|| doc.lines().last().map(|(n, _)| n))
+        .flatten();
+    let mut cut = None;
     for (n, line) in doc.lines() {
         if let Some(h) = TABLE_HEADER.captures(&line) {
             table = Some(
@@ -561,7 +566,18 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
                 table = None;
                 continue;
             }
-            table_row(&mut c, columns, line.trim(), n)?;
+            match table_row(&mut c, columns, line.trim(), n) {
+                Err(e) if Some(n) == cut_line => {
+                    cut = Some(Parsed::Warning {
+                        line: n,
+                        message: format!(
+                            "the input ends inside this table row, without its newline ({}): left out",
+                            e.message
+                        ),
+                    });
+                }
+                done => done?,
+            }
             continue;
         }
         if let Some(v) = VERSION.captures(&line) {
@@ -657,6 +673,7 @@ fn log_and_tables(doc: &Document) -> Result<Vec<Parsed>, ParseError> {
         }
     }
     let mut out = c.warnings();
+    out.extend(cut);
     out.extend(c.benches.iter().filter_map(unfinished));
     out.extend(
         c.benches
@@ -717,6 +734,14 @@ fn table_row(c: &mut Collector, columns: &[String], row: &str, n: u64) -> Result
     let mut t: Vec<&str> = row.split_whitespace().collect();
     let bad = || ParseError::new(n, format!("JMH table row `{row}` has too few cells"));
     let unit = t.pop().ok_or_else(bad)?.to_string();
+    // JMH prints a unit on every row (`ns/op`, `ops/s`, `#`, `%`): a number there is a
+    // score whose unit is missing, as where a log ends mid-row (`avgt   10  1`).
+    if unit.parse::<f64>().is_ok() || decimal_point(&unit).parse::<f64>().is_ok() {
+        return Err(ParseError::new(
+            n,
+            format!("JMH table row `{row}` ends without its unit"),
+        ));
+    }
     // The numbers follow the mode: [count] score [± error], where a score or error may
     // be `≈ 10⁻⁴` (two words) and `±` may have become `?` or U+FFFD in a copy.
     let is_mode = |x: &&str| matches!(*x, "thrpt" | "avgt" | "sample" | "ss");
@@ -1288,6 +1313,46 @@ ClientPb.getUser:·gc.alloc.rate         sample      5  123.000 ±  4.000  MB/se
             .expect("Parse.noop");
         assert_eq!(value(&noop.runs[0].series[0]), None);
         assert_eq!(noop.runs[0].series[0].stats["count"], 5.0);
+    }
+
+    /// jmh-playground-branch-prediction.txt cut inside its third row (`avgt   10   6` of
+    /// `6.749 ± 0.488  ns/op`): the two rows before it are stored, the cut one is left out
+    /// with a warning, not stored as a score of 10 in unit `6`. The same row followed by
+    /// another line is an error naming it.
+    #[test]
+    fn a_table_row_the_input_ends_inside_is_left_out() {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/real/jmh/jmh-playground-branch-prediction.txt");
+        let text = std::fs::read_to_string(p).unwrap();
+        let at = text.find("avgt   10   6.749").unwrap() + "avgt   10   6".len();
+        let items = parse_all(&text.as_bytes()[..at]);
+        let warnings = warnings_of(&items);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].0, 4);
+        assert!(
+            warnings[0].1.contains("ends without its unit"),
+            "{warnings:?}"
+        );
+        let scores: Vec<(Option<f64>, String)> = items
+            .iter()
+            .filter_map(|p| match p {
+                Parsed::Block(b) => Some(&b.runs[0].series[0]),
+                _ => None,
+            })
+            .map(|s| (s.stats.get("score").copied(), s.unit.clone()))
+            .collect();
+        assert_eq!(
+            scores,
+            [
+                (Some(13.507), "ns/op".to_string()),
+                (Some(20.611), "ns/op".to_string())
+            ]
+        );
+        let garbled = format!("{}\n{}", &text[..at], &text[at..]);
+        let e = (FORMAT.parse)(Box::new(garbled.as_bytes()))
+            .find_map(Result::err)
+            .expect("an error");
+        assert_eq!(e.line, 4, "{e}");
     }
 
     #[test]
