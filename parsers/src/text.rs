@@ -71,7 +71,7 @@ pub fn metric_name(display: &str) -> String {
 /// command) directly before the block or standing alone between blank lines; trimmed of
 /// `#`, `=`, `>`, `*` and the colon. Lines of markup only (`----`, fences) are transparent.
 /// Feed it every line that is not part of a block ([`observe`](Self::observe)); ask it at a
-/// block's start ([`label`](Self::label)).
+/// block's start ([`take_for_block`](Self::take_for_block), or [`label`](Self::label)).
 #[derive(Debug, Default, Clone)]
 pub struct LabelTracker {
     label: Option<String>,
@@ -125,9 +125,11 @@ impl LabelTracker {
         }
     }
 
-    /// The label for a block starting now. A short line directly before the block
-    /// labels it (the block's first line plays the part of the closing blank line), so
-    /// a host name echoed before an output labels that output, not the next one.
+    /// The label for a block starting now, leaving the tracker as it is: a short line
+    /// directly before the block labels it (the block's first line plays the part of the
+    /// closing blank line) and, standing alone after a blank line, the blocks after it too.
+    /// For formats where one lead line heads a series of outputs (Arthas, JGroups); the
+    /// others ask [`take_for_block`](Self::take_for_block).
     pub fn label(&self) -> Option<String> {
         self.direct
             .clone()

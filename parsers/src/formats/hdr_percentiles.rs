@@ -189,7 +189,7 @@ impl<R: BufRead> Iterator for Parser<R> {
                 }
             }
             if let Some(layout) = header_layout(line) {
-                self.open = Some((TableParser::new(layout, 0), self.labels.label(), n));
+                self.open = Some((TableParser::new(layout, 0), self.labels.take_for_block(), n));
             } else {
                 self.labels.observe(line);
             }

@@ -218,7 +218,7 @@ impl Reader {
         let max = num(&c[4], "interval max", n)?;
         let decoded = decode_base64(&c[5]).map_err(|e| ParseError::new(n, e))?;
         if self.runs.is_empty() {
-            self.label = self.labels.label();
+            self.label = self.labels.take_for_block();
         }
         let base = *self.resolved_base.get_or_insert_with(|| {
             // HistogramLogReader: without a BaseTime, timestamps more than a year before

@@ -173,7 +173,7 @@ impl LineMachine for Machine {
         if HEADER.is_match(t) {
             self.close();
             self.open = Some(Table {
-                label: self.labels.label(),
+                label: self.labels.take_for_block(),
                 first_line: n,
                 last_line: n,
                 rows: Vec::new(),

@@ -408,7 +408,7 @@ impl LineMachine for Machine {
         if is_header(&toks) {
             let header: Vec<String> = toks.iter().map(|s| s.to_string()).collect();
             self.table = Some(Table {
-                label: self.labels.label(),
+                label: self.labels.take_for_block(),
                 first_line: n,
                 last_line: n,
                 metrics: Table::metrics(&header),

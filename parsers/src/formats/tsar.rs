@@ -536,7 +536,7 @@ impl LineMachine for Machine {
                         t.last_line = n;
                     }
                     None => {
-                        let mut t = Table::new(self.labels.label(), first, &columns);
+                        let mut t = Table::new(self.labels.take_for_block(), first, &columns);
                         t.last_line = n;
                         self.table = Some(t);
                     }

@@ -536,7 +536,12 @@ impl<R: BufRead> Iterator for Parser<R> {
                         ),
                     );
                 }
-                match start(&c, n, self.labels.label(), self.pending_rate.take()) {
+                match start(
+                    &c,
+                    n,
+                    self.labels.take_for_block(),
+                    self.pending_rate.take(),
+                ) {
                     Ok(out) => self.open = Some(out),
                     Err(e) => break e,
                 }
@@ -546,7 +551,7 @@ impl<R: BufRead> Iterator for Parser<R> {
                 // An excerpt trimmed of its `Running` and threads lines.
                 let mut out = Output {
                     first_line: n,
-                    label: self.labels.label(),
+                    label: self.labels.take_for_block(),
                     ..Output::default()
                 };
                 if let Some(rate) = self.pending_rate.take() {
@@ -790,6 +795,31 @@ mod tests {
         assert_eq!(series(run, "latency_uncorrected").stats["mean"], 2757.0);
         assert_eq!(value(run, "requests_per_sec").0, 2000.67);
         assert_eq!(value(run, "bytes_read").0, 19.82 * MB);
+    }
+
+    #[test]
+    fn a_line_directly_above_an_output_labels_that_output_only() {
+        // The first output of the fixture under a heading, then one with the short line
+        // `-R 2000` directly above it, then one with no lead line of its own.
+        let text = String::from_utf8(fixture("wrk/wrk-latency.txt")).unwrap();
+        let first: String = text.lines().take(17).map(|l| format!("{l}\n")).collect();
+        let output: String = text
+            .lines()
+            .skip(3)
+            .take(14)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let input = format!("{first}\n-R 2000\n{output}\n{output}");
+        let blocks = parse_ok(&FORMAT, input.as_bytes());
+        let labels: Vec<_> = blocks.iter().map(|b| b.label.as_deref()).collect();
+        assert_eq!(
+            labels,
+            [
+                Some("Baseline (nginx 1.25, keep-alive)"),
+                Some("-R 2000"),
+                Some("Baseline (nginx 1.25, keep-alive)")
+            ]
+        );
     }
 
     #[test]

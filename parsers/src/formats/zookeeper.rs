@@ -434,7 +434,7 @@ impl Parser<'_> {
         }
         // Does a new block start here?
         if version_line(t).is_some() || t.starts_with("Latency min/avg/max:") {
-            let mut s = Srvr::new(self.labels.label(), line);
+            let mut s = Srvr::new(self.labels.take_for_block(), line);
             match s.take(t, line) {
                 Ok(_) => self.state = State::Srvr(s),
                 Err(e) => {
@@ -444,7 +444,7 @@ impl Parser<'_> {
             }
         } else if let Some(c) = MNTR_LINE.captures(t) {
             let mut m = Mntr {
-                label: self.labels.label(),
+                label: self.labels.take_for_block(),
                 first_line: line,
                 last_line: line,
                 keys: BTreeSet::new(),
