@@ -156,7 +156,10 @@ fn seed_003_tsar_before_after_and_gate() {
         assert_eq!(code, 1, "{format}: {out}");
         assert!(out.contains("ts.rt"), "{format}: {out}");
     }
-    assert_eq!(gate(MASTER_003, MASTER_003, "text").0, 0);
+    // The same runs on both sides leave the baseline empty: undecided, as a first run
+    // (with its threshold, which used to be an error naming nothing), not a pass.
+    assert_eq!(gate(MASTER_003, MASTER_003, "text").0, 3);
+    assert_eq!(gate("label=nothing-stored", PATCH_003, "text").0, 3);
     // Markdown for a PR comment is a table.
     let md = env.ok(&[
         "compare",
@@ -648,8 +651,8 @@ fn a_metric_whose_configurations_do_not_pair_says_why() {
     assert!(text.contains("target_throughput=2000 → 20000"), "{text}");
 }
 
-/// The same runs on both sides are compared with themselves: `compare` and `gate` warn,
-/// naming how many, and keep their exit codes.
+/// The same runs on both sides: `compare` compares them with themselves and warns, naming
+/// how many; `gate` leaves them out of the baseline, so identical sides cannot pass.
 #[test]
 fn sides_sharing_runs_are_warned_of() {
     let env = jlbh_before_after();
@@ -676,7 +679,36 @@ fn sides_sharing_runs_are_warned_of() {
         .unwrap();
     assert_eq!(gate.status.code(), Some(3));
     let err = String::from_utf8(gate.stderr).unwrap();
-    assert!(err.contains("share 3 runs (of 6 and 3)"), "{err}");
+    assert!(
+        err.contains(
+            "note: baseline: leaves out the 3 runs the candidate also selects (a run is not its \
+             own baseline): 3 baseline runs left"
+        ),
+        "{err}"
+    );
+    // Identical sides used to pass (exit 0) on a run compared with itself.
+    let gate = env
+        .cmd(&[
+            "gate",
+            "--baseline",
+            "label=before",
+            "--candidate",
+            "label=before",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(gate.status.code(), Some(3));
+    let err = String::from_utf8(gate.stderr).unwrap();
+    assert!(
+        err.contains("the baseline selects only the candidate's own runs"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&gate.stdout).unwrap();
+    assert_eq!(
+        (v["outcome"].as_str(), v["baseline_runs"].as_u64()),
+        (Some("undecided"), Some(0))
+    );
     let (_, _, err) = compare_out(
         &env,
         &["--baseline", "label=before", "--candidate", "label=after"],

@@ -22,7 +22,7 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     // reports as undecided (exit 3), with the near matches as a hint.
     let sel = parse_sides(&args.sides)?;
     let mut cand = select_some_series(&store, &sel.1, &args.sides.candidate, "--candidate")?;
-    let base = select_series(&store, &sel.0)?;
+    let mut base = select_series(&store, &sel.0)?;
     if base.is_empty() {
         // A tag key no run carries is a typo, not a first run: undecided (exit 3) would
         // let every later pull request pass unchecked.
@@ -39,7 +39,17 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
         let why = nothing_selected(&store, &sel.0, &args.sides.baseline, "--baseline")?;
         eprintln!("hint: {}", why.escaped());
     }
-    super::select::warn_shared_runs(&base, &cand);
+    // A run is never its own baseline: the candidate's runs leave the baseline (all of
+    // them when both sides select the same runs: a first run, undecided).
+    let cand_ids: std::collections::HashSet<i64> = cand.iter().map(|r| r.id).collect();
+    let selected = base.len();
+    base.retain(|r| !cand_ids.contains(&r.id));
+    if base.len() < selected {
+        eprintln!(
+            "{}",
+            output::gate::shared_runs_note(selected - base.len(), base.len())
+        );
+    }
     // A baseline over several commits: only its most recent segment (after its last
     // change point), whose runs then give the baseline noise.
     let selected = base.len();

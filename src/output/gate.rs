@@ -45,6 +45,30 @@ fn tested_change(c: &GateCell) -> Option<f64> {
 }
 
 /// A value with the cell's unit, for Markdown.
+/// The note on standard error when the baseline selected runs the candidate also selects.
+pub fn shared_runs_note(shared: usize, left: usize) -> String {
+    let what = if left == 0 {
+        "the baseline selects only the candidate's own runs, so there is nothing to compare \
+         against"
+            .to_string()
+    } else {
+        format!("{} left", plural(left, "baseline run"))
+    };
+    format!(
+        "note: baseline: leaves out the {} the candidate also selects (a run is not its own \
+         baseline): {what}",
+        plural(shared, "run")
+    )
+}
+
+/// What the `n` column holds.
+const N_NOTE: &str = "n: the replicates tested, baseline/candidate (runs; invocations when a side's runs come from several; samples of a series with one run a side)";
+
+/// A cell's replicates a side, as `compare` prints them: `5/5`.
+fn replicates(c: &GateCell) -> String {
+    format!("{}/{}", c.cell.n_baseline, c.cell.n_candidate)
+}
+
 fn with_unit(v: Option<f64>, unit: &str) -> String {
     match (v, unit.is_empty()) {
         (Some(_), false) => format!("{} {unit}", num(v)),
@@ -103,6 +127,7 @@ pub fn text(r: &GateReport, color: bool) -> String {
             "status",
             "metric",
             "pct",
+            "n",
             "baseline",
             "candidate",
             "delta",
@@ -123,6 +148,7 @@ pub fn text(r: &GateReport, color: bool) -> String {
             },
             suite_first(c, suites, c.cell.metric_with_bench()).into(),
             percentile(c.cell.percentile).into(),
+            replicates(c).into(),
             num(c.cell.baseline).into(),
             num(c.cell.candidate).into(),
             pct(tested_change(c)).into(),
@@ -136,6 +162,8 @@ pub fn text(r: &GateReport, color: bool) -> String {
         ]);
     }
     out.push_str(&render(rows, color));
+    out.push('\n');
+    out.push_str(N_NOTE);
     out.push('\n');
     out.push_str(DELTA_NOTE);
     out.push('\n');
@@ -315,13 +343,14 @@ pub fn markdown(r: &GateReport, commits: &Commits) -> String {
     let suites = several_suites(r);
     let row = |c: &GateCell| {
         format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             match c.status {
                 Status::Regression => "**regression**".to_string(),
                 s => s.as_str().to_string(),
             },
             md_cell(&suite_first(c, suites, c.cell.metric_with_bench())),
             percentile(c.cell.percentile),
+            replicates(c),
             md_cell(&with_unit(c.cell.baseline, &c.cell.unit)),
             md_cell(&with_unit(c.cell.candidate, &c.cell.unit)),
             pct(tested_change(c)),
@@ -330,14 +359,14 @@ pub fn markdown(r: &GateReport, commits: &Commits) -> String {
             md_cell(&c.reason)
         )
     };
-    const HEAD: &str = "| status | metric | pct | baseline | candidate | delta | allowed | p_adj | reason |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+    const HEAD: &str = "| status | metric | pct | n | baseline | candidate | delta | allowed | p_adj | reason |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     let gated: Vec<&GateCell> = r.gated().collect();
     if !gated.is_empty() {
         out.push_str(HEAD);
         for c in gated {
             out.push_str(&row(c));
         }
-        out.push_str(&format!("\n_{DELTA_NOTE}._\n"));
+        out.push_str(&format!("\n_{N_NOTE}; {DELTA_NOTE}._\n"));
         if let Some(note) = super::compare::replicate_note(r.gated().map(|c| &c.cell)) {
             out.push_str(&format!("\n_{note}_\n"));
         }
@@ -402,12 +431,13 @@ pub fn junit(r: &GateReport) -> String {
             xml(&c.cell.display_name())
         );
         let detail = format!(
-            "{}: baseline {} → candidate {} ({}), allowed {}",
+            "{}: baseline {} → candidate {} ({}), allowed {}, replicates {}",
             c.cell.display_name(),
             num(c.cell.baseline),
             num(c.cell.candidate),
             pct(tested_change(c)),
-            allowed(c)
+            allowed(c),
+            replicates(c)
         );
         match c.status {
             Status::Regression => out.push_str(&format!(
@@ -476,11 +506,12 @@ pub fn github(r: &GateReport) -> String {
             "::{level} title={}::{}\n",
             gh_prop(&format!("bench-db gate: {name} {}", c.status.as_str())),
             gh_data(&format!(
-                "{name}: {} → {} ({}, allowed {}). {}",
+                "{name}: {} → {} ({}, allowed {}, n {}). {}",
                 num(c.cell.baseline),
                 num(c.cell.candidate),
                 pct(tested_change(c)),
                 allowed(c),
+                replicates(c),
                 c.reason
             ))
         ));
@@ -589,9 +620,9 @@ mod tests {
             line.split_whitespace().map(str::to_string).collect()
         };
         let t = text(&r, false);
-        // status, metric, pct, baseline, candidate, delta, allowed
-        assert_eq!(row(&t, "ts.qps")[6], "-5%", "{t}");
-        assert_eq!(row(&t, "ts.rt")[6], "+5%", "{t}");
+        // status, metric, pct, n, baseline, candidate, delta, allowed
+        assert_eq!(row(&t, "ts.qps")[7], "-5%", "{t}");
+        assert_eq!(row(&t, "ts.rt")[7], "+5%", "{t}");
         let md = markdown(&r, &Commits::default());
         assert!(md.contains("% | -5% |"), "{md}");
         // The reason speaks of worsening in magnitudes, so a fall in throughput reads like a
@@ -638,7 +669,7 @@ mod tests {
                     .lines()
                     .find(|l| l.split_whitespace().nth(1) == Some(c.cell.metric.as_str()))
                     .unwrap();
-                let delta = row.split_whitespace().nth(5).unwrap();
+                let delta = row.split_whitespace().nth(6).unwrap();
                 let magnitude = delta.trim_start_matches(['+', '-']);
                 let said = c
                     .reason
