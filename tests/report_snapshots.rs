@@ -29,6 +29,9 @@ fn spectrum_snapshot() {
         .collect();
     let input = charts::spectrum::from_runs(&jlbh, "end_to_end", &[(99.0, 800.0)]).unwrap();
     assert_eq!(input.runs.len(), 3);
+    // JLBH's run 1 is its warm-up: drawn apart, outside the band.
+    assert_eq!(input.warm_up, Some(0));
+    assert_eq!(input.runs[0].0, "run 1 (warm-up)");
     insta::assert_snapshot!(spectrum::render(&input).unwrap());
 }
 

@@ -455,6 +455,7 @@ mod tests {
                 ),
             ],
             slo: vec![(99.0, 0.0)],
+            warm_up: Some(1),
         };
         assert!(spectrum::render(&spec).is_ok());
         let ts = timeseries::TimeSeriesInput {

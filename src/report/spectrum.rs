@@ -1,7 +1,7 @@
 //! The percentile spectrum: latency against percentile on a log 1/(1−p) axis (as
 //! HdrHistogram's plotter draws it), one line per run with the min–max band across
 //! runs shaded, or, beyond [`MAX_RUN_LINES`] runs, the median with percentile bands;
-//! an SLO drawn as a step line.
+//! a warm-up run dashed in grey, outside the band; an SLO drawn as a step line.
 
 use super::axis::{PercentileAxis, value_axis};
 use super::chart::{self, Band, Line, LineChart, Note};
@@ -23,6 +23,14 @@ pub fn render(input: &SpectrumInput) -> Result<String> {
 pub fn layout(input: &SpectrumInput) -> LineChart {
     let ladders: Vec<&[(f64, f64)]> = input.runs.iter().map(|r| r.1.as_slice()).collect();
     let per_pct = by_percentile(ladders.iter().copied());
+    // The band and the median leave the warm-up run out; the axes still show it.
+    let measured: Vec<&[(f64, f64)]> = ladders
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != input.warm_up)
+        .map(|(_, l)| *l)
+        .collect();
+    let band_pct = by_percentile(measured.iter().copied());
     let px = PercentileAxis::new(
         per_pct
             .iter()
@@ -46,20 +54,30 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
         true,
     );
     let at = |p: f64, v: f64| y.map(v).map(|yv| (px.map(p), yv));
+    let ladder_points = |ladder: &[(f64, f64)]| {
+        let mut pts: Vec<(f64, f64)> = ladder.iter().filter_map(|(p, v)| at(*p, *v)).collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        pts
+    };
     // The band and the summary lines are taken where every run has the percentile,
     // so a short ladder does not pull the band in.
     let quant = |q: f64| -> Vec<(f64, f64)> {
-        per_pct
+        band_pct
             .iter()
             .filter_map(|(p, v)| quantile_sorted(v, q).and_then(|val| at(*p, val)))
             .collect()
     };
     let mut bands = Vec::new();
     let mut lines = Vec::new();
+    let warm_up_note = if input.warm_up.is_some() {
+        " (warm-up left out)"
+    } else {
+        ""
+    };
     if input.runs.len() > MAX_RUN_LINES {
-        let n = input.runs.len();
+        let n = measured.len();
         bands.push(Band {
-            name: format!("min–max of {n} runs"),
+            name: format!("min–max of {n} runs{warm_up_note}"),
             upper: quant(1.0),
             lower: quant(0.0),
             color: PALETTE[0],
@@ -81,9 +99,9 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
             width: 2,
         });
     } else {
-        if input.runs.len() > 1 {
+        if measured.len() > 1 {
             bands.push(Band {
-                name: "min–max across runs".to_string(),
+                name: format!("min–max across runs{warm_up_note}"),
                 upper: quant(1.0),
                 lower: quant(0.0),
                 color: style::GREY,
@@ -91,10 +109,20 @@ pub fn layout(input: &SpectrumInput) -> LineChart {
             });
         }
         for (i, (name, ladder)) in input.runs.iter().enumerate() {
-            let mut pts: Vec<(f64, f64)> = ladder.iter().filter_map(|(p, v)| at(*p, *v)).collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            lines.push(Line::nth(i, name.clone(), pts));
+            if Some(i) != input.warm_up {
+                lines.push(Line::nth(i, name.clone(), ladder_points(ladder)));
+            }
         }
+    }
+    if let Some((name, ladder)) = input.warm_up.and_then(|i| input.runs.get(i)) {
+        lines.push(Line {
+            name: name.clone(),
+            points: ladder_points(ladder),
+            color: style::GREY,
+            dash: Dash::Dashed(6, 4),
+            marker: Marker::Circle,
+            width: 1,
+        });
     }
     let mut notes = Vec::new();
     if !input.slo.is_empty() {
@@ -166,6 +194,7 @@ mod tests {
             unit: "us".into(),
             runs: vec![("run 1".into(), ladder(1.0)), ("run 2".into(), ladder(1.2))],
             slo: vec![(99.0, 500.0)],
+            warm_up: None,
         };
         let c = layout(&input);
         assert_eq!(c.lines.len(), 3);
@@ -178,6 +207,33 @@ mod tests {
     }
 
     #[test]
+    fn the_warm_up_run_is_drawn_apart_from_the_band() {
+        let input = SpectrumInput {
+            title: "t".into(),
+            unit: "us".into(),
+            runs: vec![
+                ("run 1 (warm-up)".into(), ladder(5.0)),
+                ("run 2".into(), ladder(1.0)),
+                ("run 3".into(), ladder(1.2)),
+            ],
+            slo: vec![],
+            warm_up: Some(0),
+        };
+        let c = layout(&input);
+        // The band spans runs 2 and 3 only: 30 and 36 at the median, not run 1's 150.
+        let at_median = |v: f64| c.y.map(v).unwrap();
+        assert_eq!(c.bands[0].upper[0].1, at_median(36.0));
+        assert_eq!(c.bands[0].lower[0].1, at_median(30.0));
+        assert_eq!(c.bands[0].name, "min–max across runs (warm-up left out)");
+        // Run 1 is still drawn (last, dashed grey), and the axis reaches its 10,000 µs.
+        let warm = c.lines.last().unwrap();
+        assert_eq!(warm.name, "run 1 (warm-up)");
+        assert_eq!(warm.dash, Dash::Dashed(6, 4));
+        assert_eq!(warm.points[4].1, at_median(10_000.0));
+        assert_eq!(c.lines.len(), 3);
+    }
+
+    #[test]
     fn many_runs_get_median_and_bands() {
         let runs = (0..50)
             .map(|i| (format!("run {i}"), ladder(1.0 + i as f64 / 100.0)))
@@ -187,6 +243,7 @@ mod tests {
             unit: "us".into(),
             runs,
             slo: vec![],
+            warm_up: None,
         });
         assert_eq!(c.lines.len(), 1);
         assert_eq!(c.bands.len(), 2);
@@ -195,6 +252,7 @@ mod tests {
             unit: "us".into(),
             runs: (0..50).map(|i| (format!("r{i}"), ladder(1.0))).collect(),
             slo: vec![],
+            warm_up: None,
         })
         .unwrap();
         assert!(svg.contains("median run"));
