@@ -241,6 +241,57 @@ fn jmh_score_error_and_confidence_beside_the_iterations() {
     assert!(md.contains("baseline 12.453 ± 1.823"), "{md}");
 }
 
+/// JMH scores sample mode by its mean (`Score ± Error` of the `sample` row): each
+/// iteration's mean is a replicate of a cell of its own, beside the percentiles.
+#[test]
+fn jmh_sample_mode_mean_is_a_cell_beside_its_percentiles() {
+    let env = Env::new();
+    let before = fixture("real/jmh/dubbo-triple-20240118.md");
+    let after = fixture("real/jmh/dubbo-triple-20240131.md");
+    ingest(&env, &[&before, &after]);
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "source=dubbo-triple-20240118.md",
+        "--candidate",
+        "source=dubbo-triple-20240131.md",
+        "--metric",
+        "sample",
+        "--json",
+    ]);
+    let create = cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["bench"] == "org.apache.dubbo.benchmark.ClientPb.createUser")
+        .collect::<Vec<_>>();
+    // Eight percentile rows (p0.00 … p1.00) and the mean.
+    assert_eq!(create.len(), 9);
+    let mean = create.iter().find(|c| c["percentile"].is_null()).unwrap();
+    assert_eq!(mean["unit"], "ms/op");
+    assert_eq!(
+        (mean["n_baseline"].as_u64(), mean["n_candidate"].as_u64()),
+        (Some(3), Some(3))
+    );
+    // Iterations `2.521`, `2.519`, `2.541 ±(99.9%) … ms/op` and `2.548`, `2.503`, `2.530`:
+    // both means are 2.527, the score JMH printed on each side's `sample` row.
+    let (b, c) = (
+        mean["baseline"].as_f64().unwrap(),
+        mean["candidate"].as_f64().unwrap(),
+    );
+    assert!(
+        (b - 2.527).abs() < 1e-9 && (c - 2.527).abs() < 1e-9,
+        "{b} {c}"
+    );
+    for side in ["printed_baseline", "printed_candidate"] {
+        assert_eq!(mean[side]["name"], "score");
+        assert_eq!(mean[side]["value"].as_f64(), Some(2.527));
+        assert_eq!(mean[side]["error"].as_f64(), Some(0.003));
+    }
+    // Three iterations a side: no rearrangement is more extreme than the observed one.
+    assert_eq!(mean["p_value"].as_f64(), Some(1.0));
+}
+
 #[test]
 fn jmh_score_percentiles_are_exported_points_that_no_analysis_counts() {
     let env = Env::new();

@@ -3,7 +3,8 @@
 //! is the run's suite, bench and configuration, less what the comparison compares
 //! ([`Axis`]), so replicates are only ever pooled within their own benchmark.
 //!
-//! Replicates are: one value per run for a ladder percentile or a single value; every
+//! Replicates are: one value per run for a ladder percentile or a single value (and for
+//! the mean of a JMH sample-mode ladder, JMH's score of that mode); every
 //! sample for a time series (tsar minutes). Values convert to the first unit seen for the
 //! metric when both are time units; values in an incompatible unit are left out.
 //! Histogram series also keep their encoded intervals so percentiles can be read from the
@@ -325,7 +326,14 @@ fn add_run(
         if !wanted(&s.metric) {
             continue;
         }
-        for (key, shape, vals) in replicates(&identity, s) {
+        let mean = sample_mode_mean(run, s).map(|v| {
+            (
+                CellKey::new(&identity, &s.metric, None),
+                Shape::Value,
+                vec![v],
+            )
+        });
+        for (key, shape, vals) in replicates(&identity, s).into_iter().chain(mean) {
             let cell = cells.entry(key).or_insert_with(|| SideCell {
                 shape,
                 unit: s.unit.clone(),
@@ -351,6 +359,17 @@ fn add_run(
             add_histograms(cells, &identity, s, intervals, points);
         }
     }
+}
+
+/// The mean of a JMH sample-mode ladder: JMH scores sample mode by it (the `sample` row's
+/// `Score ± Error`), so it is a cell of its own beside the percentiles, as an `avgt`
+/// score is: an iteration's mean, or the score of a table row read alone.
+fn sample_mode_mean(run: &StoredRun, s: &Series) -> Option<f64> {
+    if run.format != "jmh" || s.metric != "sample" || !matches!(s.data, Data::Ladder { .. }) {
+        return None;
+    }
+    let mean = s.stats.get("mean").or_else(|| s.stats.get("score"));
+    mean.copied().filter(|v| v.is_finite())
 }
 
 /// (key, shape, replicate values) contributed by one series of one run.
