@@ -139,10 +139,7 @@ impl<R: BufRead> Iterator for Parser<R> {
                 Ok(Some((n, line))) => {
                     self.machine.number = n;
                     match self.machine.line(line) {
-                        Err(e)
-                            if matches!(self.machine.state, State::Table(_))
-                                && e.message.contains(lines::TOO_FEW_VALUES) =>
-                        {
+                        Err(e) if std::mem::take(&mut self.machine.short_row) => {
                             self.held = Some(e);
                             Ok(())
                         }
@@ -306,6 +303,8 @@ struct Machine {
     /// that size instead of growing.
     last_runs: usize,
     names: Names,
+    /// The error just returned is a summary row with fewer values than its header.
+    short_row: bool,
 }
 
 impl Machine {
@@ -453,7 +452,11 @@ impl Machine {
             let min = t.runs + usize::from(t.variation);
             let max = min + usize::from(t.var_log);
             match lines::row(s, dec, min, max, &mut self.cells) {
-                Err(m) => return Err(self.err(m)),
+                Err(lines::RowError::TooFewValues(m)) => {
+                    self.short_row = true;
+                    return Err(self.err(m));
+                }
+                Err(e) => return Err(self.err(e.message())),
                 Ok(Some((row, rest))) => {
                     self.push_row(&row)?;
                     return Ok(rest);

@@ -8,9 +8,22 @@
 
 use super::numbers::{Decimal, parse_cell, parse_count, parse_number, plain_cell, plain_decimal};
 
-/// The words of a summary row with fewer values than its header: what a row cut short
-/// by the end of the input gives.
-pub const TOO_FEW_VALUES: &str = "values, expected";
+/// Why a summary row does not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowError {
+    /// Fewer values than its header: what a row cut short by the end of the input gives.
+    TooFewValues(String),
+    /// A value that is not a number, or more values than the header.
+    Unreadable(String),
+}
+
+impl RowError {
+    pub fn message(self) -> String {
+        match self {
+            RowError::TooFewValues(m) | RowError::Unreadable(m) => m,
+        }
+    }
+}
 
 /// Most percentiles a probe line prints (`50/90 99/99.9 99.99/99.999 99.9999/worst`).
 pub const MAX_PROBE_VALUES: usize = 8;
@@ -590,7 +603,7 @@ pub fn row<'a>(
     min: usize,
     max: usize,
     cells: &mut Vec<Option<f64>>,
-) -> Result<Option<(Row<'a>, &'a str)>, String> {
+) -> Result<Option<(Row<'a>, &'a str)>, RowError> {
     let Some((first, after)) = token(s) else {
         return Ok(None);
     };
@@ -636,24 +649,26 @@ pub fn row<'a>(
                 }
                 Err(()) if cells.len() >= min => break,
                 Err(()) => {
-                    return Err(format!(
+                    return Err(RowError::Unreadable(format!(
                         "summary row '{label}:' value '{tok}' is not a number"
-                    ));
+                    )));
                 }
             },
             None if cells.len() >= min => break,
             None => {
-                return Err(format!(
-                    "summary row '{label}:' has {} {TOO_FEW_VALUES} {min}",
+                return Err(RowError::TooFewValues(format!(
+                    "summary row '{label}:' has {} values, expected {min}",
                     cells.len()
-                ));
+                )));
             }
         }
     }
     if let Some((tok, _)) = token(r)
         && parse_cell(tok, dec).is_ok()
     {
-        return Err(format!("summary row '{label}:' has more than {max} values"));
+        return Err(RowError::Unreadable(format!(
+            "summary row '{label}:' has more than {max} values"
+        )));
     }
     Ok(Some((
         Row {
@@ -825,9 +840,20 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!((r.cells, rest.trim()), (4, "90: 1"));
-        assert!(row("50: 1 2", Decimal::Unknown, 4, 5, &mut cells).is_err());
-        assert!(row("50: 1 2 x 4", Decimal::Unknown, 4, 5, &mut cells).is_err());
-        assert!(row("50: 1 2 3 4 5 6", Decimal::Unknown, 4, 5, &mut cells).is_err());
+        assert_eq!(
+            row("50: 1 2", Decimal::Unknown, 4, 5, &mut cells),
+            Err(RowError::TooFewValues(
+                "summary row '50:' has 2 values, expected 4".into()
+            ))
+        );
+        assert!(matches!(
+            row("50: 1 2 x 4", Decimal::Unknown, 4, 5, &mut cells),
+            Err(RowError::Unreadable(_))
+        ));
+        assert!(matches!(
+            row("50: 1 2 3 4 5 6", Decimal::Unknown, 4, 5, &mut cells),
+            Err(RowError::Unreadable(_))
+        ));
         assert_eq!(
             row("Note: text", Decimal::Unknown, 4, 5, &mut cells),
             Ok(None)
