@@ -368,6 +368,11 @@ impl Queue {
 pub trait LineMachine {
     /// Takes line `n` (1-based), without its terminator.
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError>;
+    /// Takes line `n`, the input's last, which ended without a newline: a log cut
+    /// mid-write ends so, and its last value may be cut short. By default as any line.
+    fn feed_unterminated(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
+        self.feed(line, n)
+    }
     /// End of input after `last` lines: close what is open, or report what was cut off.
     fn finish(&mut self, last: u64) -> Result<(), ParseError>;
     /// The queue the machine puts its finished blocks and warnings on.
@@ -388,8 +393,9 @@ pub fn drive<'a, M: LineMachine + 'a>(r: Box<dyn BufRead + 'a>, mut machine: M) 
             if done {
                 return None;
             }
-            let step = match reader.next_numbered() {
-                Ok(Some((n, line))) => machine.feed(line, n),
+            let step = match reader.next_with_end() {
+                Ok(Some((n, line, false))) => machine.feed(line, n),
+                Ok(Some((n, line, true))) => machine.feed_unterminated(line, n),
                 Ok(None) => {
                     done = true;
                     machine.finish(reader.line_number())

@@ -243,3 +243,36 @@ pub fn never_panics(format: &Format, inputs: &[Vec<u8>]) {
         run(&random);
     }
 }
+
+/// Each input of `format` (`fixtures/<dir>/`, `fixtures/real/<dir>/`, and
+/// `../shared/samples/<samples>/` files named `<prefix>…` when present) parses to the same
+/// items with its final newline taken off, since a whole output saved without it is whole.
+/// Returns how many files ended with a newline and were compared.
+pub fn final_newline_changes_nothing(
+    format: &crate::format::Format,
+    dir: &str,
+    samples: &str,
+    prefix: &str,
+) -> usize {
+    let fixtures = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let mut files = files_under(&fixtures.join(dir));
+    files.extend(files_under(&fixtures.join("real").join(dir)));
+    if let Some(d) = shared(&format!("samples/{samples}")) {
+        files.extend(files_under(&d).into_iter().filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+        }));
+    }
+    let parse = |b: &[u8]| (format.parse)(Box::new(b)).collect::<Vec<_>>();
+    let mut compared = 0;
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let Some(cut) = bytes.strip_suffix(b"\n") else {
+            continue;
+        };
+        let cut = cut.strip_suffix(b"\r").unwrap_or(cut);
+        assert_eq!(parse(cut), parse(&bytes), "{}", path.display());
+        compared += 1;
+    }
+    compared
+}

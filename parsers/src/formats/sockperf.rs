@@ -45,6 +45,14 @@
 //! A line of sockperf's own shape whose numbers do not parse, or a statistics section
 //! that ends before any number, is an error naming the line.
 //!
+//! A last line without its newline (a log cut mid-write) is read by the form sockperf
+//! prints it in: a ladder or `--full-log` value without its three decimals (`%.3lf`:
+//! `4682.1` of `4682.177`), or an `mps=` without the `.` after it, is cut short and the
+//! line is left out with a warning; a `BandWidth` line without the `)` after its bits keeps
+//! the bytes only. `[Valid Duration]` and `# dropped messages` lines end in a bare count and
+//! are always followed by the ladder, so ending there the output is cut: the line is read,
+//! with a warning that its last count may be cut short.
+//!
 //! Identity: no bench. `config` is the options chosen: `target_throughput` (`--mps`),
 //! `msg_size`, `burst`, `reply_every`, `full_rtt`, `protocol`; run times, warm-up and
 //! `interrupted` are plain params. No timestamp is printed.
@@ -351,6 +359,27 @@ fn option_params(
     Ok(())
 }
 
+/// The value a last line cut mid-write ends in, where sockperf prints a fixed form the
+/// value lacks: a ladder row's or a `--full-log` row's `%.3lf`, the `.` after `mps=N`.
+fn cut_value(line: &str, in_csv: bool) -> Option<&str> {
+    let three_decimals = |v: &str| v.split_once('.').is_some_and(|(_, f)| f.len() == 3);
+    if in_csv {
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        if cells.len() == 4 && cells[0].bytes().all(|b| b.is_ascii_digit()) {
+            return (!three_decimals(cells[3])).then_some(cells[3]);
+        }
+    }
+    if let Some(c) = LADDER_ROW.captures(line) {
+        let v = c.get(3).map_or("", |m| m.as_str());
+        return (!three_decimals(v)).then_some(v);
+    }
+    if let Some(c) = NOTE.captures(line) {
+        let mps = c.get(2).expect("mps");
+        return (!line[mps.end()..].starts_with('.')).then_some(mps.as_str());
+    }
+    None
+}
+
 impl LineMachine for Machine {
     fn feed(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
         let line = line.trim_end();
@@ -549,6 +578,52 @@ impl LineMachine for Machine {
             out.full_rtt = Some(rtt);
             self.run(n);
             return Ok(());
+        }
+        Ok(())
+    }
+
+    fn feed_unterminated(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
+        let line = line.trim_end();
+        let in_csv = self.output.as_ref().is_some_and(|o| o.in_csv);
+        if let Some(value) = cut_value(line, in_csv) {
+            self.out.warning(
+                n,
+                format!(
+                    "the input ends inside this line, without its newline: `{value}` is cut \
+                     short (sockperf prints `%.3lf` values and `mps=N.`): left out"
+                ),
+            );
+            return Ok(());
+        }
+        if let Some(c) = BANDWIDTH.captures(line)
+            && c.get(3).is_none()
+            && let Some(open) = line.find(" (")
+        {
+            self.out.warning(
+                n,
+                format!(
+                    "the input ends inside this line, without its newline: the bits `{}` \
+                     are cut short: left out",
+                    &line[open + 1..]
+                ),
+            );
+            return self.feed(&line[..open], n);
+        }
+        self.feed(line, n)?;
+        let count = VALID
+            .captures(line)
+            .map(|c| c.get(3))
+            .or_else(|| DROPPED.captures(line).map(|c| c.get(3)))
+            .flatten();
+        if let Some(count) = count {
+            self.out.warning(
+                n,
+                format!(
+                    "the input ends on this line, without its newline, before the statistics \
+                     sockperf prints after it: its last count `{}` is stored but may be cut short",
+                    count.as_str()
+                ),
+            );
         }
         Ok(())
     }
@@ -757,6 +832,128 @@ mod tests {
             .unwrap();
         assert_eq!(err.line, 3);
         assert!(err.message.contains("4x.1"), "{}", err.message);
+    }
+
+    /// Items of `text` cut after `upto` (the cut falls inside the line `upto` ends in).
+    fn cut_at<'t>(text: &'t str, line: &str, upto: &str) -> &'t [u8] {
+        assert!(line.starts_with(upto), "{upto} is not a prefix of {line}");
+        &text.as_bytes()[..text.find(line).expect("the line") + upto.len()]
+    }
+
+    fn one_warning(cut: &[u8]) -> (u64, String) {
+        let w = crate::testutil::warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1, "{w:?}");
+        w[0].clone()
+    }
+
+    /// pingpong-tcp-fullrtt-1000.txt cut inside the `%8.3lf` values of its last line
+    /// (`<MIN> observation =   13.590`, line 25) and of its `percentile 99.000 = 4682.177`
+    /// row (line 20): the cut row is left out with a warning, the rows before it are kept.
+    #[test]
+    fn a_ladder_value_cut_short_is_left_out() {
+        let text = String::from_utf8(real("pingpong-tcp-fullrtt-1000.txt")).unwrap();
+        let min_row = "sockperf: ---> <MIN> observation =   13.590";
+        let cut = cut_at(&text, min_row, "sockperf: ---> <MIN> observation =   13.59");
+        let blocks = parse_ok(&FORMAT, cut);
+        let s = &blocks[0].runs[0].series[0];
+        assert_eq!(*ladder(s).last().unwrap(), (100.0, 8610.880));
+        assert_eq!(ladder(s)[0], (25.0, 15.372));
+        assert!(!s.stats.contains_key("min"), "{:?}", s.stats);
+        let (line, message) = one_warning(cut);
+        assert_eq!(line, 25);
+        assert!(message.contains("`13.59`"), "{message}");
+
+        let row = "sockperf: ---> percentile 99.000 = 4682.177";
+        let cut = cut_at(&text, row, "sockperf: ---> percentile 99.000 = 4682.1");
+        let blocks = parse_ok(&FORMAT, cut);
+        let l = ladder(&blocks[0].runs[0].series[0]);
+        assert_eq!(l[0], (99.9, 8012.425));
+        assert!(l.iter().all(|p| p.0 != 99.0), "{l:?}");
+        assert_eq!(one_warning(cut).0, 20);
+    }
+
+    /// The same output cut inside `ReceivedMessages=2547` (line 11, a bare `%lu` that the
+    /// ladder always follows): `254` is stored, with a warning that it may be cut.
+    #[test]
+    fn a_count_the_output_ends_on_is_kept_with_a_warning() {
+        let text = String::from_utf8(real("pingpong-tcp-fullrtt-1000.txt")).unwrap();
+        let valid = "sockperf: [Valid Duration] RunTime=2.546 sec; SentMessages=2547; \
+                     ReceivedMessages=2547";
+        let cut = cut_at(&text, valid, &valid[..valid.len() - 1]);
+        let blocks = parse_ok(&FORMAT, cut);
+        let run = &blocks[0].runs[0];
+        assert_eq!(value(run, "sent_messages"), 2547.0);
+        assert_eq!(value(run, "received_messages"), 254.0);
+        let (line, message) = one_warning(cut);
+        assert_eq!(line, 11);
+        assert!(
+            message.contains("`254` is stored but may be cut"),
+            "{message}"
+        );
+    }
+
+    /// throughput-tcp-5000.txt cut inside its NOTE's `mps=5000.` (line 10: `mps=50` would
+    /// read as 50 msg/s) and inside its last line's `(0.534 Mbps)` (line 12).
+    #[test]
+    fn a_throughput_line_cut_short_keeps_only_whole_values() {
+        let text = String::from_utf8(real("throughput-tcp-5000.txt")).unwrap();
+        let note = "sockperf: \x1b[2;35mNOTE: test was performed, using msg-size=14, mps=5000.";
+        let cut = cut_at(
+            &text,
+            note,
+            "sockperf: \x1b[2;35mNOTE: test was performed, using msg-size=14, mps=50",
+        );
+        let blocks = parse_ok(&FORMAT, cut);
+        let run = &blocks[0].runs[0];
+        assert_eq!(value(run, "sent_messages"), 10003.0);
+        assert!(
+            !run.params.contains_key("target_throughput"),
+            "{:?}",
+            run.params
+        );
+        assert_eq!(one_warning(cut).0, 10);
+
+        let bw = "sockperf: Summary: BandWidth is 0.067 MBps (0.534 Mbps)";
+        let cut = cut_at(
+            &text,
+            bw,
+            "sockperf: Summary: BandWidth is 0.067 MBps (0.53",
+        );
+        let blocks = parse_ok(&FORMAT, cut);
+        let run = &blocks[0].runs[0];
+        assert_eq!(value(run, "bandwidth"), 0.067);
+        assert_eq!(value(run, "message_rate"), 5000.0);
+        assert!(run.series.iter().all(|s| s.metric != "bandwidth_bits"));
+        let (line, message) = one_warning(cut);
+        assert_eq!(line, 12);
+        assert!(message.contains("`(0.53`"), "{message}");
+    }
+
+    /// fulllog-tcp-fullrtt-1000.csv cut inside its last row's rtt (`1548, …, 31.297`,
+    /// line 1570): 1548 samples are kept, the last `1547, …, 20.480`.
+    #[test]
+    fn a_full_log_row_cut_short_is_left_out() {
+        let text = String::from_utf8(real("fulllog-tcp-fullrtt-1000.csv")).unwrap();
+        let row = "1548, 3.959230012, 3.959261309, 31.297";
+        let cut = cut_at(&text, row, "1548, 3.959230012, 3.959261309, 31.2");
+        let blocks = parse_ok(&FORMAT, cut);
+        let samples = blocks[0].runs[0]
+            .series
+            .iter()
+            .find(|s| s.metric == "end_to_end_samples")
+            .unwrap();
+        let Data::TimeSeries { points } = &samples.data else {
+            panic!()
+        };
+        assert_eq!(points.len(), 1548);
+        assert_eq!(points[1547].value, Some(20.48));
+        assert_eq!(one_warning(cut).0, 1570);
+    }
+
+    #[test]
+    fn a_whole_file_without_its_final_newline_reads_the_same() {
+        let n = crate::testutil::final_newline_changes_nothing(&FORMAT, "sockperf", "sockperf", "");
+        assert!(n >= 8, "{n}");
     }
 
     #[test]

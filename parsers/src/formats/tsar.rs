@@ -16,6 +16,8 @@
 //!
 //! A row with fewer values than its header is an error, unless the input ends inside it: a
 //! row cut by the end of input is left out with a warning and the rows before it are kept.
+//! So is a last row without its newline whose last value lacks the form tsar prints
+//! (`3.3` of `3.38`, `96.3` of `96.3K`, `---` of `------`).
 //!
 //! Identity: no bench, no config. The run's tag `time` is its first row's time in RFC 3339
 //! (`2013-04-14T00:21:00Z`): tsar prints local time without a zone, written as-is with `Z`.
@@ -123,6 +125,21 @@ fn parse_time(tok: &str) -> Option<f64> {
     let t =
         NaiveDate::from_ymd_opt(year, num(3)?, num(0)?)?.and_hms_opt(num(9)?, num(12)?, seconds)?;
     Some(t.and_utc().timestamp() as f64)
+}
+
+/// Whether a cell is whole as `printf_result` prints it: `%6.2f` (`0.20`, `198.75`),
+/// `%5.1f` and a K/M/G/T suffix (`96.3K`), or six dashes; no prefix of one is another.
+fn printed_whole(tok: &str) -> bool {
+    let decimals = |t: &str, n: usize| {
+        t.split_once('.').is_some_and(|(i, f)| {
+            !i.is_empty() && f.len() == n && i.bytes().chain(f.bytes()).all(|b| b.is_ascii_digit())
+        })
+    };
+    tok == "------"
+        || decimals(tok, 2)
+        || tok
+            .strip_suffix(['K', 'M', 'G', 'T'])
+            .is_some_and(|t| decimals(t, 1))
 }
 
 /// Whether a token has the shape of a tsar cell (number, suffixed number or `------`).
@@ -508,6 +525,20 @@ impl Machine {
         )
     }
 
+    /// Whether the line carries the cells of a row: it continues an open one, or starts a
+    /// sample or tail row of the open table.
+    fn row_line(&self, toks: &[&str]) -> bool {
+        let Some(table) = self.table.as_ref().filter(|_| self.header.is_none()) else {
+            return false;
+        };
+        if self.row.is_some() {
+            return self.continues_row(toks);
+        }
+        toks.len() > 1
+            && ((is_timestamp(toks[0]) && !table.tail_seen)
+                || (TAIL.contains(&toks[0]) && table.rows > 0))
+    }
+
     fn end_table(&mut self) {
         let Some(table) = self.table.take() else {
             return;
@@ -559,6 +590,25 @@ impl LineMachine for Machine {
             self.labels.observe(line);
         }
         Ok(())
+    }
+
+    fn feed_unterminated(&mut self, line: &str, n: u64) -> Result<(), ParseError> {
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        if let Some(last) = toks.last().filter(|t| is_cell(t) && !printed_whole(t))
+            && self.row_line(&toks)
+        {
+            self.row = None;
+            self.out.warning(
+                n,
+                format!(
+                    "the input ends inside this row, without its newline: its last value \
+                     `{last}` is cut short (tsar prints `%6.2f`, or one decimal and K/M/G/T); \
+                     the row is left out"
+                ),
+            );
+            return Ok(());
+        }
+        self.feed(line, n)
     }
 
     /// End of input: close what is open, or report what was cut off.
@@ -1170,6 +1220,68 @@ mod tests {
         followed.extend_from_slice(b"\n28/01/14-16:25   3.5K    1.2K   87.3M   60.01    2.80\n");
         let e = error_of(&followed);
         assert_eq!(e.line, 5);
+    }
+
+    /// tsar-php-fpm-README.md.txt cut inside the last value of its last row (line 69,
+    /// `… 1.00    0.00` cut to `0.0`): the row is left out with a warning, the two rows
+    /// before it (12:52:53 and 12:52:54) are kept.
+    #[test]
+    fn a_last_row_whose_last_value_is_cut_is_left_out() {
+        let text = String::from_utf8(fixture("real/tsar/tsar-php-fpm-README.md.txt")).unwrap();
+        let row = "20/12/16-12:52:55   1.00    0.00    6.00  128.00    9.00    1.00   10.00   \
+                   21.00    0.00    1.00    0.00";
+        let at = text.find(row).unwrap() + row.len() - 1;
+        let cut = &text.as_bytes()[..at];
+        let blocks = parse_ok(&FORMAT, cut);
+        assert_eq!(blocks.len(), 1);
+        let t: Vec<f64> = points(&blocks[0], "php_fpm.sreq")
+            .iter()
+            .map(|p| p.t)
+            .collect();
+        // 20/12/16-12:52:53 and :54, read as UTC.
+        assert_eq!(t, [1482238373.0, 1482238374.0]);
+        assert_eq!(
+            values(&blocks[0], "php_fpm.qlen"),
+            [Some(128.0), Some(128.0)]
+        );
+        let w = crate::testutil::warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].0, 69);
+        assert!(w[0].1.contains("`0.0` is cut short"), "{}", w[0].1);
+    }
+
+    /// history-tail.txt cut inside its MIN row's last value (`4.98` → `4.9`, line 11): the
+    /// MIN row is left out, so `ts.rpc` keeps MAX 5.00 and MEAN 4.99 and no MIN of 4.9.
+    #[test]
+    fn a_tail_row_whose_last_value_is_cut_is_left_out() {
+        let text = String::from_utf8(fixture("tsar/history-tail.txt")).unwrap();
+        let at = text.rfind("4.98").unwrap() + "4.9".len();
+        let cut = &text.as_bytes()[..at];
+        let blocks = parse_ok(&FORMAT, cut);
+        assert_eq!(stats(&blocks[0], "ts.rpc"), [("MAX", 5.0), ("MEAN", 4.99)]);
+        assert_eq!(
+            values(&blocks[0], "ts.rpc"),
+            [Some(5.0), Some(5.0), Some(4.98)]
+        );
+        let w = crate::testutil::warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].0, 11);
+    }
+
+    #[test]
+    fn a_whole_file_without_its_final_newline_reads_the_same() {
+        let n = crate::testutil::final_newline_changes_nothing(&FORMAT, "tsar", "tsar", "");
+        assert!(n >= 5, "{n}");
+    }
+
+    #[test]
+    fn printed_forms() {
+        for whole in ["0.20", "198.75", "1000.00", "96.3K", "4.3T", "------"] {
+            assert!(printed_whole(whole), "{whole}");
+        }
+        for cut in ["0.2", "0.", "198", "96.3", "96.", "---", "4.30K"] {
+            assert!(!printed_whole(cut), "{cut}");
+        }
     }
 
     #[test]

@@ -16,7 +16,10 @@
 //! least one of these. Each file is one block with one run. Lines that do not start
 //! with a number are ignored; a line that does must be exactly two numbers. A timings file
 //! cut inside its last number breaks the shape on that line alone: the line is left out with
-//! a warning.
+//! a warning. `Double.toString` always prints a decimal point with a digit after it
+//! (`342.0`, `1.0E7`), so a last line without its newline whose numbers lack that form
+//! (`2.602615462 34` of `342.7321527224524`) is cut short: left out with a warning. A cut
+//! that still has the form (`342.7`) cannot be told from a whole number and is read.
 //! Fixtures: `fixtures/zk-benchmark/READ.dat`, `fixtures/zk-benchmark/0-READ_timings.dat`.
 //!
 //! Identity: no bench, no config; no timestamp.
@@ -121,8 +124,24 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
 fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Vec<Parsed>, ParseError> {
     let mut rows: Vec<Row> = Vec::new();
     let (mut first_line, mut last_line, mut before_last) = (0, 0, 0);
-    while let Some((n, l)) = reader.next_numbered()? {
-        match pair(l.trim()) {
+    let mut out = Vec::new();
+    while let Some((n, l, unterminated)) = reader.next_with_end()? {
+        let t = l.trim();
+        let row = pair(t);
+        // Cutting can shorten the last number or drop the second, never add a field.
+        let fields = t.split_whitespace().count();
+        let cut = fields < 2 || !t.split_whitespace().all(java_form);
+        if unterminated && row.is_some() && fields <= 2 && cut {
+            out.push(Parsed::Warning {
+                line: n,
+                message: format!(
+                    "the input ends inside this line, without its newline (`{t}`): a number \
+                     is cut short or missing (Java prints each with a decimal point): left out"
+                ),
+            });
+            continue;
+        }
+        match row {
             None => continue,
             Some(Err(msg)) => return Err(ParseError::new(n, msg)),
             Some(Ok(p)) => rows.push(p),
@@ -134,9 +153,8 @@ fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Vec<Parsed>, Parse
         last_line = n;
     }
     if rows.is_empty() {
-        return Ok(Vec::new());
+        return Ok(out);
     }
-    let mut out = Vec::new();
     // A file cut inside its last number (`3.506` of `3.506717391`) breaks the timings
     // shape on that line alone: the requests before it are whole.
     let cut = rows.len() > 2 && !is_timings(&rows) && is_timings(&rows[..rows.len() - 1]);
@@ -173,6 +191,24 @@ fn read_all<R: BufRead>(reader: &mut LineReader<R>) -> Result<Vec<Parsed>, Parse
         printed: Vec::new(),
     }));
     Ok(out)
+}
+
+/// Whether `s` is a whole Java `Double.toString` number: `NaN`, `Infinity`, or digits, a
+/// point, digits and an optional exponent (`-2.5`, `342.0`, `5.12E-4`, `1.0E7`).
+fn java_form(s: &str) -> bool {
+    if matches!(s, "NaN" | "Infinity" | "-Infinity") {
+        return true;
+    }
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let s = s.strip_prefix('-').unwrap_or(s);
+    let (mantissa, exponent) = match s.split_once('E') {
+        Some((m, e)) => (m, Some(e.strip_prefix('-').unwrap_or(e))),
+        None => (s, None),
+    };
+    mantissa
+        .split_once('.')
+        .is_some_and(|(i, f)| digits(i) && digits(f))
+        && exponent.is_none_or(digits)
 }
 
 /// Whether the rows are `<submit> <complete>` pairs (see the module doc).
@@ -349,6 +385,84 @@ mod tests {
         let w = crate::testutil::warnings(&FORMAT, cut);
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].0, 40);
+    }
+
+    /// epyeh-MIXREADWRITE-0.5.dat.txt cut inside its last rate, `18119.44644836319`
+    /// (line 16): `18119` has no decimal point, so the line is left out with a warning and
+    /// the 15 samples before it are kept, the last `5.602601827 23190.726644954884`. Cut
+    /// after `18119.4` the rate has Java's form and is read as printed so far.
+    #[test]
+    fn a_rate_cut_without_its_decimal_point_is_left_out() {
+        let text =
+            String::from_utf8(fixture("real/zk-benchmark/epyeh-MIXREADWRITE-0.5.dat.txt")).unwrap();
+        let last = text.find("5.802773505 18119.").unwrap();
+        let at = last + "5.802773505 18119".len();
+        let cut = &text.as_bytes()[..at];
+        let blocks = parse_ok(&FORMAT, cut);
+        let points = time_points(only_series(&blocks));
+        assert_eq!(points.len(), 15);
+        let l = points[14];
+        assert_eq!((l.t, l.value), (5.602601827, Some(23190.726644954884)));
+        assert!(points.iter().all(|p| p.value != Some(18119.0)));
+        assert_eq!(blocks[0].last_line, 15);
+        let w = crate::testutil::warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].0, 16);
+        assert!(w[0].1.contains("`5.802773505 18119`"), "{}", w[0].1);
+        // Only the second number: the line is left out too.
+        let cut = &text.as_bytes()[..last + "5.802773505".len()];
+        assert_eq!(time_points(only_series(&parse_ok(&FORMAT, cut))).len(), 15);
+        assert_eq!(crate::testutil::warnings(&FORMAT, cut).len(), 1);
+        let cut = &text.as_bytes()[..at + ".4".len()];
+        let blocks = parse_ok(&FORMAT, cut);
+        assert_eq!(time_points(only_series(&blocks))[15].value, Some(18119.4));
+    }
+
+    /// epyeh-2-SETSINGLE_timings.dat.txt cut after `4.215276974 6` of its last request
+    /// (line 8458, complete `6.463602753`): left out with a warning, 8457 requests kept.
+    #[test]
+    fn a_timing_cut_without_its_decimal_point_is_left_out() {
+        let text = String::from_utf8(fixture(
+            "real/zk-benchmark/epyeh-2-SETSINGLE_timings.dat.txt",
+        ))
+        .unwrap();
+        let at = text.find("4.215276974 6.463602753").unwrap() + "4.215276974 6".len();
+        let cut = &text.as_bytes()[..at];
+        let blocks = parse_ok(&FORMAT, cut);
+        let (count, _) = ladder(only_series(&blocks));
+        assert_eq!(count, Some(8457));
+        assert_eq!(blocks[0].last_line, 8457);
+        let w = crate::testutil::warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].0, 8458);
+    }
+
+    #[test]
+    fn a_whole_file_without_its_final_newline_reads_the_same() {
+        let n = crate::testutil::final_newline_changes_nothing(
+            &FORMAT,
+            "zk-benchmark",
+            "zookeeper",
+            "zk-benchmark-",
+        );
+        assert!(n >= 4, "{n}");
+    }
+
+    #[test]
+    fn java_number_forms() {
+        for whole in [
+            "342.0",
+            "342.7321527224524",
+            "5.12E-4",
+            "1.0E7",
+            "-2.5",
+            "NaN",
+        ] {
+            assert!(java_form(whole), "{whole}");
+        }
+        for cut in ["342", "342.", "1.0E", "1.0E-", "-", "", "Infin", "3.4.5"] {
+            assert!(!java_form(cut), "{cut}");
+        }
     }
 
     #[test]

@@ -21,6 +21,14 @@
 //!
 //! Fewer than three `zk_` lines are a fragment (a test's broken sample), skipped with a warning.
 //!
+//! The input's last line without its newline (a log cut mid-write) is read by the form
+//! ZooKeeper prints: a `Proposal sizes` line that is not three whole numbers (`-1/-1/-`), or
+//! a `mntr` value that is not a whole number (`0.` of `0.7561`, `7` of a 3.6+ `zk_avg_`
+//! double, printed as `7.0`), is cut short and left out with a warning. A bare count cannot
+//! tell; it is stored with a warning where a line that always follows is missing: `Node
+//! count` of a 3.4.10+ leader (`Proposal sizes` follows), a 3.4 `mntr` key before the
+//! ones 3.4 always prints after it (`zk_packets_received`, then `zk_packets_sent`, …).
+//!
 //! Several outputs in one file are separate blocks, labelled by their lead lines. Other
 //! lines are ignored. Fixtures: `fixtures/zookeeper/srvr-3.9.txt`, `fixtures/zookeeper/mntr-3.4.txt`.
 //!
@@ -245,6 +253,17 @@ impl Srvr {
         Ok(true)
     }
 
+    /// Whether a `Proposal sizes` line must follow `Node count`: a 3.4.10+ ZooKeeper
+    /// leader prints one.
+    fn proposal_sizes_follow(&self) -> bool {
+        let version = match self.params.get("version") {
+            Some(Param::Text(v)) if !self.params.contains_key("server") => zk_version(v),
+            _ => None,
+        };
+        matches!(self.params.get("mode"), Some(Param::Text(m)) if m == "leader")
+            && version.is_some_and(|v| v >= (3, 4, 10))
+    }
+
     /// The finished block, or why the output is incomplete.
     fn finish(mut self, ended_by_eof: bool) -> Result<Parsed, ParseError> {
         if !self.latency_seen {
@@ -464,6 +483,129 @@ impl Parser<'_> {
             self.labels.observe(t);
         }
     }
+
+    /// Handles the input's last line, ended without a newline: a value lacking the form
+    /// ZooKeeper prints it in is cut short and left out; a bare count where the output
+    /// visibly goes on is stored with a warning (see the module doc).
+    fn step_last(&mut self, t: &str, line: u64) {
+        let cut = match &self.state {
+            State::Srvr(_) => t
+                .strip_prefix("Proposal sizes last/min/max:")
+                .is_some_and(|v| !proposal_sizes_whole(v)),
+            State::Mntr(m) => MNTR_LINE.captures(t).is_some_and(|c| {
+                !m.keys.contains(&c[1])
+                    && !mntr_whole(&c[1], mntr_value(&c[3]), mntr_version(&m.params))
+            }),
+            State::Idle => false,
+        };
+        if cut {
+            self.out.push_back(Ok(Parsed::Warning {
+                line,
+                message: format!(
+                    "the input ends inside this line, without its newline: `{t}` is cut \
+                     short: left out"
+                ),
+            }));
+            return;
+        }
+        self.step(t, line);
+        let missing = match &self.state {
+            State::Srvr(s) if s.last_line == line && t.starts_with("Node count:") => s
+                .proposal_sizes_follow()
+                .then_some("Proposal sizes last/min/max:"),
+            State::Mntr(m)
+                if m.last_line == line
+                    && mntr_version(&m.params).is_some_and(|v| (v.0, v.1) == (3, 4)) =>
+            {
+                MNTR_LINE.captures(t).and_then(|c| {
+                    MNTR_3_4_NEXT
+                        .iter()
+                        .find(|(k, _)| *k == &c[1])
+                        .map(|(_, next)| *next)
+                })
+            }
+            _ => None,
+        };
+        if let Some(next) = missing {
+            self.out.push_back(Ok(Parsed::Warning {
+                line,
+                message: format!(
+                    "the input ends on this line, without its newline, before the `{next}` \
+                     line that always follows it: `{t}` is stored but its value may be cut short"
+                ),
+            }));
+        }
+    }
+}
+
+/// `mntr` keys a 3.4 server always prints right after the key (`MonitorCommand`): the
+/// output cannot end there.
+const MNTR_3_4_NEXT: &[(&str, &str)] = &[
+    ("zk_version", "zk_avg_latency"),
+    ("zk_avg_latency", "zk_max_latency"),
+    ("zk_max_latency", "zk_min_latency"),
+    ("zk_min_latency", "zk_packets_received"),
+    ("zk_packets_received", "zk_packets_sent"),
+    ("zk_packets_sent", "zk_num_alive_connections"),
+    ("zk_num_alive_connections", "zk_outstanding_requests"),
+    ("zk_outstanding_requests", "zk_server_state"),
+    ("zk_server_state", "zk_znode_count"),
+    ("zk_znode_count", "zk_watch_count"),
+    ("zk_watch_count", "zk_ephemerals_count"),
+    ("zk_ephemerals_count", "zk_approximate_data_size"),
+    (
+        "zk_open_file_descriptor_count",
+        "zk_max_file_descriptor_count",
+    ),
+    ("zk_followers", "zk_synced_followers"),
+    ("zk_synced_followers", "zk_pending_syncs"),
+    ("zk_last_proposal_size", "zk_max_proposal_size"),
+    ("zk_max_proposal_size", "zk_min_proposal_size"),
+];
+
+/// `major.minor.patch` of a ZooKeeper version text (`3.4.6-1569965, built on …`).
+fn zk_version(text: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = text
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|p| p.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??, parts.next()??))
+}
+
+/// The version a `mntr` output printed as its `zk_version`.
+fn mntr_version(params: &BTreeMap<String, Param>) -> Option<(u32, u32, u32)> {
+    match params.get("zk_version") {
+        Some(Param::Text(v)) => zk_version(v),
+        _ => None,
+    }
+}
+
+/// Whether `v` is three whole integers `a/b/c`, as `Proposal sizes` prints them.
+fn proposal_sizes_whole(v: &str) -> bool {
+    let parts: Vec<&str> = v.trim().split('/').collect();
+    parts.len() == 3 && parts.iter().all(|p| whole_integer(p))
+}
+
+fn whole_integer(s: &str) -> bool {
+    let d = s.strip_prefix('-').unwrap_or(s);
+    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether a `mntr` value is whole as printed: text, an integer, or a Java double with
+/// digits after its point (`0.7561`, `1.0E-4`); a 3.6+ `zk_avg_` value is always a double.
+fn mntr_whole(key: &str, v: &str, version: Option<(u32, u32, u32)>) -> bool {
+    // A value of number characters only; anything else (`follower`, a version) is text.
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit() || b"-.E".contains(&b)) {
+        return !v.is_empty();
+    }
+    let double = |s: &str| {
+        let (m, e) = s.split_once('E').map_or((s, None), |(m, e)| (m, Some(e)));
+        m.split_once('.').is_some_and(|(i, f)| {
+            whole_integer(i) && !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit())
+        }) && e.is_none_or(whole_integer)
+    };
+    let always_double = key.starts_with("zk_avg_") && version.is_some_and(|v| v >= (3, 6, 0));
+    double(v) || (!always_double && whole_integer(v))
 }
 
 impl Iterator for Parser<'_> {
@@ -477,11 +619,14 @@ impl Iterator for Parser<'_> {
             if self.done {
                 return None;
             }
-            match self.reader.next_line() {
-                Ok(Some(l)) => {
+            match self.reader.next_with_end() {
+                Ok(Some((n, l, unterminated))) => {
                     let t = l.trim().to_string();
-                    let n = self.reader.line_number();
-                    self.step(&t, n);
+                    if unterminated {
+                        self.step_last(&t, n);
+                    } else {
+                        self.step(&t, n);
+                    }
                 }
                 Ok(None) => {
                     self.close(true);
@@ -876,6 +1021,135 @@ mod tests {
         let input = b"This ZooKeeper instance is not currently serving requests\n";
         assert!(parse_ok(&FORMAT, input).is_empty());
         assert_eq!(warnings(&FORMAT, input)[0].0, 1);
+    }
+
+    /// `text` cut after `upto`, a prefix of `line` (the cut falls inside that line).
+    fn cut_at<'t>(text: &'t str, line: &str, upto: &str) -> &'t [u8] {
+        assert!(line.starts_with(upto), "{upto} is not a prefix of {line}");
+        &text.as_bytes()[..text.find(line).expect("the line") + upto.len()]
+    }
+
+    fn real(name: &str) -> String {
+        String::from_utf8(fixture(&format!("real/zookeeper/{name}"))).unwrap()
+    }
+
+    /// zookeeper-in-docker-swarm-3-servers.md.txt cut inside the 3.4.13 leader's last line
+    /// (line 108, `Proposal sizes last/min/max: -1/-1/-1` cut to `-1/-1/-`): the line is
+    /// left out with a warning, the output before it is stored (`Received: 12`, `Node
+    /// count: 4`).
+    #[test]
+    fn proposal_sizes_cut_short_are_left_out() {
+        let text = real("zookeeper-in-docker-swarm-3-servers.md.txt");
+        let line = "Proposal sizes last/min/max: -1/-1/-1";
+        let cut = cut_at(&text, line, &line[..line.len() - 1]);
+        let blocks = parse_ok(&FORMAT, cut);
+        let run = &blocks[2].runs[0];
+        assert_eq!(crate::testutil::text(run, "mode"), "leader");
+        assert_eq!(value(run, "received"), Some(Some(12.0)));
+        assert_eq!(value(run, "node_count"), Some(Some(4.0)));
+        assert_eq!(blocks[2].last_line, 107);
+        let w = warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].0, 108);
+        assert!(
+            w[0].1.contains("`Proposal sizes last/min/max: -1/-1/-`"),
+            "{}",
+            w[0].1
+        );
+    }
+
+    /// srvr-3.9.txt (a leader) cut inside `Node count: 42` (line 10) and inside its last
+    /// line `Proposal sizes last/min/max: 92/36/311`: the bare `4` is stored with a warning
+    /// (a 3.9 leader prints `Proposal sizes` after it); `92/36/` is left out.
+    #[test]
+    fn a_leaders_node_count_the_input_ends_on_is_kept_with_a_warning() {
+        let text = String::from_utf8(fixture("zookeeper/srvr-3.9.txt")).unwrap();
+        let cut = cut_at(&text, "Node count: 42", "Node count: 4");
+        let blocks = parse_ok(&FORMAT, cut);
+        assert_eq!(value(&blocks[0].runs[0], "node_count"), Some(Some(4.0)));
+        let w = warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].1.contains("`Proposal sizes last/min/max:`"),
+            "{}",
+            w[0].1
+        );
+
+        let line = "Proposal sizes last/min/max: 92/36/311";
+        let cut = cut_at(&text, line, "Proposal sizes last/min/max: 92/36/");
+        let blocks = parse_ok(&FORMAT, cut);
+        let run = &blocks[0].runs[0];
+        assert_eq!(value(run, "node_count"), Some(Some(42.0)));
+        assert_eq!(value(run, "proposal_size_last"), None);
+        assert_eq!(warnings(&FORMAT, cut).len(), 1);
+    }
+
+    /// zookeeper-contrib-monitoring-README.txt (a 3.4.0 mntr) cut inside
+    /// `zk_packets_received 385466` (line 27): `3854` is stored with a warning, since 3.4
+    /// always prints `zk_packets_sent` next; the keys before it are whole.
+    #[test]
+    fn a_3_4_mntr_count_the_input_ends_on_is_kept_with_a_warning() {
+        let text = real("zookeeper-contrib-monitoring-README.txt");
+        let cut = cut_at(
+            &text,
+            "zk_packets_received 385466",
+            "zk_packets_received 3854",
+        );
+        let blocks = parse_ok(&FORMAT, cut);
+        let run = &blocks[0].runs[0];
+        assert_eq!(value(run, "zk_max_latency"), Some(Some(1788.0)));
+        assert_eq!(value(run, "zk_packets_received"), Some(Some(3854.0)));
+        let w = warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].0, 27);
+        assert!(w[0].1.contains("`zk_packets_sent`"), "{}", w[0].1);
+    }
+
+    /// The 3.6.1 mntr sample cut inside `zk_avg_latency\t0.0` (line 5) after its `0`: a 3.6
+    /// `zk_avg_` value is a double, so `0` is cut short and left out; the four keys before it
+    /// are stored.
+    #[test]
+    fn a_3_6_average_without_its_point_is_left_out() {
+        let Some(dir) = shared("samples/zookeeper") else {
+            return;
+        };
+        let text = std::fs::read_to_string(dir.join("mntr-3.6.1-standalone.txt")).unwrap();
+        let cut = cut_at(&text, "zk_avg_latency\t0.0", "zk_avg_latency\t0");
+        let blocks = parse_ok(&FORMAT, cut);
+        let run = &blocks[0].runs[0];
+        assert_eq!(value(run, "zk_min_latency"), Some(Some(0.0)));
+        assert_eq!(value(run, "zk_avg_latency"), None);
+        assert_eq!(blocks[0].last_line, 4);
+        let w = warnings(&FORMAT, cut);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].0, 5);
+    }
+
+    #[test]
+    fn a_whole_file_without_its_final_newline_reads_the_same() {
+        let n =
+            crate::testutil::final_newline_changes_nothing(&FORMAT, "zookeeper", "zookeeper", "");
+        assert!(n >= 10, "{n}");
+    }
+
+    #[test]
+    fn printed_forms() {
+        let v36 = Some((3, 6, 1));
+        assert!(mntr_whole("zk_avg_latency", "0.7561", v36));
+        assert!(mntr_whole("zk_avg_latency", "1.0E-4", v36));
+        assert!(mntr_whole("zk_avg_latency", "7", Some((3, 4, 6))));
+        assert!(mntr_whole("zk_server_state", "follower", v36));
+        assert!(!mntr_whole("zk_avg_latency", "7", v36));
+        assert!(!mntr_whole("zk_avg_latency", "0.", v36));
+        assert!(!mntr_whole("zk_avg_latency", "1.0E-", v36));
+        assert!(!mntr_whole("zk_packets_sent", "-", v36));
+        assert!(proposal_sizes_whole(" -1/-1/-1"));
+        assert!(!proposal_sizes_whole(" 92/36/"));
+        assert_eq!(
+            zk_version("3.4.6-1569965, built on 02/20/2014"),
+            Some((3, 4, 6))
+        );
+        assert_eq!(zk_version("v21.11.1.1-prestable"), None);
     }
 
     #[test]
