@@ -174,7 +174,8 @@ fn calibrate_reports_alarm_rates_and_detectable_shifts() {
     }
     let text = env.ok(&["calibrate", "--trials", "5"]);
     assert!(text.contains("A/A split"), "{text}");
-    // A threshold naming nothing is an error (exit 2), as for `gate`.
+    // A threshold naming nothing is an error (exit 2), as for `gate`, which names that
+    // term (not a good one beside it) and what the runs hold.
     assert_eq!(
         code_out(
             &env,
@@ -183,6 +184,25 @@ fn calibrate_reports_alarm_rates_and_detectable_shifts() {
         .0,
         2
     );
+    let out = env
+        .cmd(&[
+            "calibrate",
+            "--trials",
+            "5",
+            "--max",
+            "end_to_end=+5%",
+            "--max",
+            "end_to_edn=+5%",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("threshold \"end_to_edn\" names nothing") && err.contains("end_to_end"),
+        "{err}"
+    );
+    assert!(!err.contains("threshold \"end_to_end\""), "{err}");
 }
 
 /// The README's CI layout (per commit, three logs of one suite, each its own output): the

@@ -23,7 +23,7 @@
 //! 100%, or the cell is not gated.
 
 use super::compare::{CompareOptions, centre};
-use super::gate::{GateError, Outcome, Policy, Status, Target, gate};
+use super::gate::{GateError, Outcome, Policy, Status, gate};
 use super::polarity::Polarity;
 use super::samples::{Axis, CellKey, Identity, gather_per_run};
 use crate::dataset::StoredRun;
@@ -222,6 +222,11 @@ pub fn calibrate(
     let (mut total, mut alarms) = (0usize, 0usize);
     let mut cells: Vec<CellRate> = Vec::new();
     let mut skipped = Vec::new();
+    // The terms that named something in some group, and the metrics the groups hold.
+    let (mut named, mut present) = (
+        std::collections::HashSet::new(),
+        std::collections::BTreeSet::new(),
+    );
     for group in groups(runs) {
         let measured = super::warmup::measured(&group, include_first);
         let first = &group[0];
@@ -256,6 +261,9 @@ pub fn calibrate(
             SplitBy::Commits => units.len() - 1,
             _ => units.len() / 2,
         };
+        // The terms naming something in this group: a term naming nothing here may name
+        // something in another group, and leaves this group's other terms to apply.
+        let mut group_policy = policy.clone();
         for _ in 0..trials {
             order.shuffle(&mut rng);
             let pick = |ix: &[usize]| {
@@ -264,12 +272,24 @@ pub fn calibrate(
                     .collect::<Vec<_>>()
             };
             let (base, cand) = (pick(&order[..n1]), pick(&order[n1..]));
-            let report = match gate(&base, &cand, policy, &opts) {
-                Ok(r) => r,
-                // A term naming nothing in this group: other groups may have it.
-                Err(GateError::UnknownTarget { .. }) => break,
-                Err(e) => return Err(e),
+            let report = loop {
+                match gate(&base, &cand, &group_policy, &opts) {
+                    Ok(r) => break Some(r),
+                    Err(GateError::UnknownTarget { term, .. }) => {
+                        group_policy.terms.retain(|t| t.text != term);
+                        // With none left the policy would gate by its defaults instead.
+                        if group_policy.terms.is_empty() {
+                            break None;
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
             };
+            let Some(report) = report else { break };
+            if judged == 0 {
+                named.extend(group_policy.terms.iter().map(|t| t.text.clone()));
+                present.extend(report.cells.iter().map(|c| c.cell.metric.clone()));
+            }
             judged += 1;
             if report.outcome == Outcome::Regression {
                 alarms += 1;
@@ -338,26 +358,15 @@ pub fn calibrate(
             });
         }
     }
-    for t in &policy.terms {
-        let named = cells.iter().any(|c| match &t.target {
-            Target::Metric(m) => c.metric == *m,
-            Target::MetricAt(m, q) => {
-                c.metric == *m && c.percentile.is_some_and(|x| (x - q).abs() < 1e-9)
-            }
-            Target::Percentile(q) => c.percentile.is_some_and(|x| (x - q).abs() < 1e-9),
+    if let Some(t) = policy.terms.iter().find(|t| !named.contains(&t.text)) {
+        return Err(GateError::UnknownTarget {
+            term: t.text.clone(),
+            present: if present.is_empty() {
+                "nothing in any group that could be split".to_string()
+            } else {
+                present.into_iter().collect::<Vec<_>>().join(", ")
+            },
         });
-        if !named {
-            let mut present: Vec<String> = cells.iter().map(|c| c.metric.clone()).collect();
-            present.dedup();
-            return Err(GateError::UnknownTarget {
-                term: t.text.clone(),
-                present: if present.is_empty() {
-                    "nothing gated in any group that could be split".to_string()
-                } else {
-                    present.join(", ")
-                },
-            });
-        }
     }
     let (lo, hi) = wilson(alarms, total);
     Ok(Calibration {
