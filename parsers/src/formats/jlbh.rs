@@ -1246,6 +1246,9 @@ fn merge_table(b: &mut Builder, t: &Table, names: &mut Names) {
             for k in 0..t.rows.len() {
                 from = refine(points, from, row_p(k), t.cells[k * w + i]);
             }
+            if from.is_some() {
+                settle_rounded(points);
+            }
         }
     }
     b.printed.reserve(2 * t.rows.len());
@@ -1291,6 +1294,27 @@ fn mislabelled_ladder(b: &Builder, t: &Table, metric: &str) -> Option<Vec<f64>> 
         .zip(points)
         .all(|(r, q)| (r.0 - q.percentile).abs() < 1e-9);
     same_prefix.then(|| points[..n].iter().map(|q| q.percentile).collect())
+}
+
+/// A probe line prints 4 significant digits, so a percentile the table has no row for
+/// keeps the line's rounding and can read above the table's precise next row (`99.99`
+/// printed `2,049` beside a `worst` of 2048.60). No percentile lies above a higher one:
+/// such a point takes the next one's value (its upper bound; the printing moves to
+/// `line_value`) when the excess is within the printing's half unit.
+fn settle_rounded(points: &mut [LadderPoint]) {
+    for i in (0..points.len().saturating_sub(1)).rev() {
+        let (Some(v), Some(next)) = (points[i].value, points[i + 1].value) else {
+            continue;
+        };
+        if v <= next || points[i].line_value.is_some() || v <= 0.0 {
+            continue;
+        }
+        let half_unit = 0.5 * 10f64.powi(v.log10().floor() as i32 - 3);
+        if v - next <= half_unit * (1.0 + 1e-9) {
+            points[i].line_value = Some(v);
+            points[i].value = Some(next);
+        }
+    }
 }
 
 /// Two percentiles closer than this are the same row.

@@ -1163,3 +1163,28 @@ fn a_summary_row_the_input_ends_inside_is_left_out_with_a_warning() {
     let e = parse_err(garbled.as_bytes());
     assert_eq!(e.line, 14, "{e}");
 }
+
+/// A percentile only the probe line prints keeps its 4 significant digits, which can read
+/// above the table's precise worst: v10-current.txt's run 3 with its 99.99 printed `2,049`
+/// (the line's worst) and its table's worst 2048.60. No percentile lies above the worst:
+/// 99.99 takes 2048.60, its printing kept as `line_value`.
+#[test]
+fn a_rounded_line_value_never_lies_above_the_tables_next_row() {
+    let text = String::from_utf8(fixture("jlbh/v10-current.txt")).unwrap();
+    let text = text
+        .replace("12.50  13.00 - 2,049\n", "12.50  2,049 - 2,049\n")
+        .replace(
+            "worst:          14.02        15.30      2049.02",
+            "worst:          14.02        15.30      2048.60",
+        );
+    let blocks = parse_ok(&FORMAT, text.as_bytes());
+    let b = &blocks[0];
+    let p = point(b, 3, "end_to_end", 99.99);
+    assert_eq!((p.value, p.line_value), (Some(2048.6), Some(2049.0)));
+    assert_eq!(value(b, 3, "end_to_end", 100.0), Some(2048.6));
+    // The rows below keep the table's values (99.9: 12.50).
+    assert_eq!(value(b, 3, "end_to_end", 99.9), Some(12.50));
+    // The fixture itself keeps its line values (13.00 lies below 2049.02).
+    let blocks = parse_ok(&FORMAT, &fixture("jlbh/v10-current.txt"));
+    assert_eq!(value(&blocks[0], 3, "end_to_end", 99.99), Some(13.0));
+}
