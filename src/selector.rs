@@ -128,6 +128,10 @@ pub enum SelectorError {
     UnknownKey(String),
     #[error("run ids must be whole numbers joined by '+' or a range A..B, got {0:?}")]
     BadRunIds(String),
+    #[error(
+        "run={0}..{1} selects nothing: a range runs from the lower id to the higher (run={1}..{0})"
+    )]
+    ReversedRange(i64, i64),
     #[error("latest=N needs a whole number N ≥ 1, got {0:?}")]
     BadLatest(String),
     #[error("time terms need an RFC 3339 time like 2024-05-01T00:00:00Z, got {0:?}")]
@@ -285,7 +289,11 @@ fn post_term(raw: &str) -> Result<Option<PostTerm>, SelectorError> {
                 .parse::<i64>()
                 .map_err(|_| SelectorError::BadRunIds(v.to_string()))
         };
-        return Ok(Some(PostTerm::RunRange(id(a)?, id(b)?)));
+        let (a, b) = (id(a)?, id(b)?);
+        if a > b {
+            return Err(SelectorError::ReversedRange(a, b));
+        }
+        return Ok(Some(PostTerm::RunRange(a, b)));
     }
     Ok(None)
 }
@@ -638,6 +646,11 @@ mod tests {
             Selector::parse("run=3..x"),
             Err(SelectorError::BadRunIds(_))
         ));
+        assert_eq!(
+            Selector::parse("run=5..3").unwrap_err().to_string(),
+            "run=5..3 selects nothing: a range runs from the lower id to the higher (run=3..5)"
+        );
+        assert!(Selector::parse("run=3..3").is_ok());
     }
 
     fn run(id: i64, commit: Option<&str>, time: &str) -> StoredRun {

@@ -205,6 +205,17 @@ fn migrate_and_copy_print_json_with_a_schema() {
     assert!(m["to"].as_i64().unwrap() >= 1);
     let other = env.dir.path().join("other.db").display().to_string();
     let db = env.db().display().to_string();
+    // A selector that selects nothing is an error, and creates no target.
+    let none = env
+        .cmd(&["copy", "--from", &db, "--to", &other, "label=nosuch"])
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("selects no run"),
+        "{none:?}"
+    );
+    assert!(!std::path::Path::new(&other).exists());
     let c = env.json(&["copy", "--from", &db, "--to", &other, "--json"]);
     assert_eq!(c["schema"], 1);
     assert_eq!(

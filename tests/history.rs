@@ -300,6 +300,16 @@ fn backfilled_history_has_per_commit_medians_and_otavas_change_points() {
     // The human table marks the change points; selectors narrow the history.
     let text = env.ok(&["history", "--percentile", "50"]);
     assert!(text.contains("100 points, 3 change points"), "{text}");
+    // A percentile no series has: nothing to show (exit 0), and standard error says why.
+    let none = env
+        .cmd(&["history", "--percentile", "99.5"])
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("--percentile 99.5: no selected series"),
+        "{none:?}"
+    );
     assert_eq!(text.matches("<< ").count(), 3);
     let recent = env.json(&["history", "latest=10", "--json", "--percentile", "50"]);
     let pts = recent[0]["points"].as_array().unwrap();

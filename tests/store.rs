@@ -636,3 +636,26 @@ fn a_folder_given_as_the_database_is_refused_as_a_folder() {
         );
     }
 }
+
+/// An empty file is no database: `migrate` refuses it as the read commands do (exit 2),
+/// and leaves it empty, as it creates nothing for a missing one.
+#[test]
+fn migrate_refuses_an_empty_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("e.db");
+    std::fs::write(&db, b"").unwrap();
+    for args in [&["runs"][..], &["migrate"]] {
+        let out = Command::cargo_bin("bench-db")
+            .unwrap()
+            .env_remove("BENCH_DB")
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("(the file is empty)"), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::metadata(&db).unwrap().len(), 0);
+}

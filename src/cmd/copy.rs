@@ -31,6 +31,13 @@ pub fn run(args: &CopyArgs) -> Result<u8> {
     let json = args.output.json();
     let sel = Selector::parse_opt(args.selector.as_deref())?;
     let source = Db::open_read(&from)?;
+    // A selector that selects nothing is a mistake, as for the other commands taking one:
+    // exit 2 before the target is opened, which would create it.
+    if let Some(text) = args.selector.as_deref()
+        && source.select_ids(&sel)?.is_empty()
+    {
+        return Err(super::select::nothing_selected(&source, &sel, text, "the selector")?.into());
+    }
     let mut target = Db::open(&to)?;
     let mut copied = Vec::new();
     let mut present = Vec::new();

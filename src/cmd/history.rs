@@ -32,6 +32,14 @@ pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
         Ok(())
     })?;
     let mut series = builder.finish().context("change points")?;
+    if series.is_empty() && !args.percentile.is_empty() {
+        let asked: Vec<String> = args.percentile.iter().map(|p| p.to_string()).collect();
+        eprintln!(
+            "note: --percentile {}: no selected series has it (`history` without \
+             --percentile lists the series and their percentiles)",
+            asked.join(", ")
+        );
+    }
     let left_out = leave_out_one_commit_branches(&mut series);
     if let Some(note) = output::one_commit_branches_note(&left_out, "series") {
         eprintln!("note: {note}");

@@ -538,7 +538,7 @@ mod tests {
                 format!("latest={n}"),
                 format!("tag.branch=main;latest={n}"),
                 format!("time>=2026-01-0{}T00:00:00Z;latest={n}", from + 1),
-                format!("run=2..{};latest={n}", runs.len().max(2) - 1),
+                format!("run=2..{};latest={n}", runs.len().max(3) - 1),
                 format!("time<2026-01-0{}T00:00:00Z", from + 1),
             ] {
                 let sel = Selector::parse(&text).unwrap();

@@ -148,6 +148,12 @@ impl SqliteStore {
         let (conn, found) = open_read_only(path)
             .map_err(|e| corrupt_file(&path.display().to_string(), e))
             .with_context(|| format!("cannot use database {}", path.display()))?;
+        if found.empty {
+            bail!(
+                "no database at {} (the file is empty); run `bench-db ingest` first",
+                path.display()
+            );
+        }
         drop(conn);
         let store = SqliteStore::open(path)?;
         Ok((found.version, store.version()?))
