@@ -242,6 +242,37 @@ fn migrate_and_copy_print_json_with_a_schema() {
         text.contains("0 sources copied (0 runs), 1 already present"),
         "{text}"
     );
+    assert_eq!(again["other_label"], 0);
+    // Relabelled here after the copy: still present, and said to be labelled otherwise
+    // there, where the labels are kept.
+    env.ok(&["label", "--all", "relabelled"]);
+    let out = env
+        .cmd(&["copy", "--from", &db, "--to", &other, "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["present"].as_u64(), v["other_label"].as_u64()),
+        (Some(1), Some(6))
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("note: 6 selected runs the target holds already carry another label there (as \"relabelled\" here"),
+        "{err}"
+    );
+    let there = std::process::Command::new(env!("CARGO_BIN_EXE_bench-db"))
+        .args(["--db", &other, "runs", "--json"])
+        .output()
+        .unwrap();
+    let there: serde_json::Value = serde_json::from_slice(&there.stdout).unwrap();
+    let labels: Vec<&serde_json::Value> = there
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["label"])
+        .collect();
+    assert_eq!(labels.len(), 6);
+    assert!(labels.iter().all(|l| *l != "relabelled"), "{labels:?}");
 }
 
 #[test]

@@ -71,6 +71,7 @@ pub fn run(args: &CopyArgs) -> Result<u8> {
             "completed": done.completed,
             "copied": copied,
             "already_present": present,
+            "other_label": done.other_label,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
@@ -83,6 +84,16 @@ pub fn run(args: &CopyArgs) -> Result<u8> {
             plural(done.sources, "source"),
             plural(done.runs, "run"),
             done.present
+        );
+    }
+    if let Some((here, there)) = &done.other_label_example {
+        eprintln!(
+            "note: {} the target holds already carry another label there (as {} here, {} \
+             there); copy keeps the target's labels: `bench-db --db {to} label SELECTOR \
+             LABEL` changes them",
+            plural(done.other_label, "selected run"),
+            esc(&format!("{here:?}")),
+            esc(&format!("{there:?}")),
         );
     }
     Ok(crate::exit::OK)

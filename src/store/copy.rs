@@ -32,6 +32,10 @@ pub struct Copied {
     pub present: usize,
     /// Runs written to the target.
     pub runs: usize,
+    /// Selected runs the target holds under another label (relabelled in one store after
+    /// the copy): how many, and the first one's label here and there.
+    pub other_label: usize,
+    pub other_label_example: Option<(String, String)>,
 }
 
 /// What a copy did with one source.
@@ -49,11 +53,12 @@ pub enum SourceCopied {
 const CHUNK: usize = 1_000;
 
 /// A selected run of the source store: its id, and where it stands in its source.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Selected {
     id: i64,
     block_idx: i64,
     run_index: i64,
+    label: String,
 }
 
 /// Copies the runs `sel` picks in `from` into `to`; `each` hears about every source.
@@ -79,6 +84,7 @@ pub fn copy(
             id: r.id,
             block_idx: i64::from(r.block_index),
             run_index: i64::from(r.run.index),
+            label: r.label.clone(),
         });
         Ok(())
     })?;
@@ -88,7 +94,7 @@ pub fn copy(
         let (record, blocks) = from.store.source_blocks(sid)?;
         let stored = to.store.stored_source(&record.sha256, &record.identity)?;
         let joined = match &stored {
-            Some(stored) => lacking(&mut runs, stored),
+            Some(stored) => lacking(&mut runs, stored, &mut done),
             None => HashMap::new(),
         };
         if runs.is_empty() {
@@ -143,21 +149,32 @@ pub fn copy(
 }
 
 /// Keeps the selected runs that the target's copy of their source lacks: a run there at
-/// the same block index and run index stands for one selected run each. Returns the
-/// target's blocks by index, which the kept runs of those blocks join.
-fn lacking(runs: &mut Vec<Selected>, stored: &StoredSource) -> HashMap<i64, i64> {
-    let mut held: HashMap<(i64, i64), usize> = HashMap::new();
+/// the same block index and run index stands for one selected run each (and is counted
+/// in `done` when its label there differs). Returns the target's blocks by index, which
+/// the kept runs of those blocks join.
+fn lacking(
+    runs: &mut Vec<Selected>,
+    stored: &StoredSource,
+    done: &mut Copied,
+) -> HashMap<i64, i64> {
+    let mut held: HashMap<(i64, i64), Vec<&str>> = HashMap::new();
     let mut blocks = HashMap::new();
     for k in &stored.runs {
-        *held.entry((k.block_idx, k.run_index)).or_default() += 1;
+        held.entry((k.block_idx, k.run_index))
+            .or_default()
+            .push(&k.label);
         blocks.insert(k.block_idx, k.block_id);
     }
-    runs.retain(|r| match held.get_mut(&(r.block_idx, r.run_index)) {
-        Some(n) if *n > 0 => {
-            *n -= 1;
-            false
+    runs.retain(|r| {
+        let Some(there) = held.get_mut(&(r.block_idx, r.run_index)).and_then(Vec::pop) else {
+            return true;
+        };
+        if there != r.label {
+            done.other_label += 1;
+            done.other_label_example
+                .get_or_insert_with(|| (r.label.clone(), there.to_string()));
         }
-        _ => true,
+        false
     });
     blocks
 }
@@ -345,7 +362,8 @@ mod tests {
                 sources: 2,
                 completed: 0,
                 present: 0,
-                runs: 1214
+                runs: 1214,
+                ..Copied::default()
             }
         );
         assert_eq!(
@@ -417,7 +435,8 @@ mod tests {
                 sources: 2,
                 completed: 1,
                 present: 0,
-                runs: 13
+                runs: 13,
+                ..Copied::default()
             }
         );
         assert_eq!(

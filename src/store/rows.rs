@@ -253,12 +253,14 @@ pub struct StoredSource {
     pub runs: Vec<StoredRunKey>,
 }
 
-/// Where a stored run stands in its source: what identifies it across stores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a stored run stands in its source: what identifies it across stores; and its
+/// label, which a relabel may have changed in one store and not the other.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredRunKey {
     pub block_idx: i64,
     pub block_id: i64,
     pub run_index: i64,
+    pub label: String,
 }
 
 /// What writing one source did.

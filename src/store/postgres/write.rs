@@ -80,7 +80,7 @@ impl PgStore {
             .client
             .borrow_mut()
             .query(
-                "SELECT s.id, b.idx, b.id, r.run_index FROM source s
+                "SELECT s.id, b.idx, b.id, r.run_index, r.label FROM source s
                  LEFT JOIN block b ON b.source_id = s.id LEFT JOIN run r ON r.block_id = b.id
                  WHERE s.sha256 = $1::text AND s.identity = $2::text",
                 &[&sha256, &identity],
@@ -92,13 +92,14 @@ impl PgStore {
                 id: r.get(0),
                 runs: Vec::new(),
             });
-            if let (Some(block_idx), Some(block_id), Some(run_index)) =
-                (r.get(1), r.get(2), r.get(3))
+            if let (Some(block_idx), Some(block_id), Some(run_index), Some(label)) =
+                (r.get(1), r.get(2), r.get(3), r.get(4))
             {
                 source.runs.push(StoredRunKey {
                     block_idx,
                     block_id,
                     run_index,
+                    label,
                 });
             }
         }

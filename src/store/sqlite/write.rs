@@ -48,13 +48,14 @@ impl SqliteStore {
                 id: r.get(0)?,
                 runs: Vec::new(),
             });
-            if let (Some(block_idx), Some(block_id), Some(run_index)) =
-                (r.get(1)?, r.get(2)?, r.get(3)?)
+            if let (Some(block_idx), Some(block_id), Some(run_index), Some(label)) =
+                (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)
             {
                 source.runs.push(StoredRunKey {
                     block_idx,
                     block_id,
                     run_index,
+                    label,
                 });
             }
         }
@@ -303,7 +304,7 @@ fn delete_tags(tx: &Transaction, table: &str, column: &str, ids: &[i64]) -> rusq
 
 /// A stored source's runs, each with its block ([`StoredSource`]); the source row alone
 /// when it has none.
-const STORED_SOURCE_SQL: &str = "SELECT s.id, b.idx, b.id, r.run_index FROM source s
+const STORED_SOURCE_SQL: &str = "SELECT s.id, b.idx, b.id, r.run_index, r.label FROM source s
      LEFT JOIN block b ON b.source_id = s.id LEFT JOIN run r ON r.block_id = b.id
      WHERE s.sha256 = ?1 AND s.identity = ?2";
 
