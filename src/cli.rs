@@ -664,7 +664,8 @@ pub struct HistoryArgs {
     /// in 0–100 (0: HdrHistogram's minimum row; 100: the maximum, JLBH's `worst`).
     #[arg(long, value_parser = parse_percentile)]
     pub percentile: Vec<f64>,
-    /// One series per label instead of across labels.
+    /// Also split series by the labels a log gives its outputs (lead lines, file names); a
+    /// label given with `ingest --label` always makes series of its own.
     #[arg(long, value_parser = ["label"])]
     pub by: Option<String>,
     /// Change-point sliding window, in points (Apache Otava's default).

@@ -37,7 +37,8 @@ pub struct HistoryOptions {
     pub metrics: Vec<String>,
     /// Only these percentiles (all the ladders have when empty).
     pub percentiles: Vec<f64>,
-    /// One series per label instead of across labels.
+    /// Also split by the labels a log gives (lead lines, file names); given labels always
+    /// split.
     pub by_label: bool,
     pub change_points: Options,
 }
