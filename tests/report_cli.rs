@@ -738,3 +738,42 @@ fn the_page_names_the_one_commit_branches_it_leaves_out() {
     assert_eq!(commits.matches("pr-7").count(), 2, "{commits}");
     assert!(commits.contains("/ branch main / ns_op</h3>"), "{commits}");
 }
+
+/// The report judges its sides as the gate does: the candidate's runs leave a baseline
+/// that also selects them, so `suite=jmh` against `label=b` compares the dubbo log of
+/// 2024-01-18 (`a`) with that of 2024-01-31 (`b`), not both against `b`.
+#[test]
+fn report_sides_leave_the_candidates_runs_out_of_the_baseline() {
+    let env = Env::new();
+    for (file, label) in [
+        ("real/jmh/dubbo-triple-20240118.md", "a"),
+        ("real/jmh/dubbo-triple-20240131.md", "b"),
+    ] {
+        env.ok(&["ingest", &fixture(file), "--label", label, "--no-git"]);
+    }
+    let out = env
+        .cmd(&[
+            "report",
+            "--out",
+            "r",
+            "--baseline",
+            "suite=jmh",
+            "--candidate",
+            "label=b",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("leaves out the 36 runs the candidate also selects"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &v["comparisons"][0];
+    assert_eq!(
+        (c["baseline"].as_str(), c["candidate"].as_str()),
+        (Some("a"), Some("b"))
+    );
+}

@@ -39,17 +39,7 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
         let why = nothing_selected(&store, &sel.0, &args.sides.baseline, "--baseline")?;
         eprintln!("hint: {}", why.escaped());
     }
-    // A run is never its own baseline: the candidate's runs leave the baseline (all of
-    // them when both sides select the same runs: a first run, undecided).
-    let cand_ids: std::collections::HashSet<i64> = cand.iter().map(|r| r.id).collect();
-    let selected = base.len();
-    base.retain(|r| !cand_ids.contains(&r.id));
-    if base.len() < selected {
-        eprintln!(
-            "{}",
-            output::gate::shared_runs_note(selected - base.len(), base.len())
-        );
-    }
+    super::select::leave_out_candidate_runs(&mut base, &cand);
     // A baseline over several commits: only its most recent segment (after its last
     // change point), whose runs then give the baseline noise.
     let selected = base.len();

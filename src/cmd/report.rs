@@ -43,7 +43,7 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
         }) => {
             let mut base = select_some(&store, &Selector::parse(b)?, b, "--baseline")?;
             let mut cand = select_some(&store, &Selector::parse(c)?, c, "--candidate")?;
-            super::select::warn_shared_runs(&base, &cand);
+            super::select::leave_out_candidate_runs(&mut base, &cand);
             super::select::count_copies_once(&store, &mut base, &mut cand)?;
             let (bn, cn) = pairing::side_names(&refs(&base), &refs(&cand));
             let comparison = pairing::compare(&bn, &refs(&base), &cn, &refs(&cand));

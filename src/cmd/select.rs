@@ -116,6 +116,21 @@ fn with_printed(store: &Db, runs: &mut [StoredRun]) -> Result<()> {
     Ok(())
 }
 
+/// Leaves the candidate's runs out of the baseline, with a note on standard error: a run
+/// is never its own baseline, and a baseline of only the candidate's runs is a first run
+/// (the gate's and the report's judgement; `compare` warns instead).
+pub fn leave_out_candidate_runs(baseline: &mut Vec<StoredRun>, candidate: &[StoredRun]) {
+    let ids: HashSet<i64> = candidate.iter().map(|r| r.id).collect();
+    let selected = baseline.len();
+    baseline.retain(|r| !ids.contains(&r.id));
+    if baseline.len() < selected {
+        eprintln!(
+            "{}",
+            crate::output::gate::shared_runs_note(selected - baseline.len(), baseline.len())
+        );
+    }
+}
+
 /// A warning (on standard error) when the baseline and candidate selections share runs:
 /// those runs are compared with themselves, which shows no change whatever they hold.
 pub fn warn_shared_runs(baseline: &[StoredRun], candidate: &[StoredRun]) {
