@@ -446,6 +446,65 @@ fn two_criterion_folders_compare_sample_by_sample() {
     assert_eq!(rows[0]["values"].as_array().unwrap().len(), 100);
 }
 
+/// A Criterion run kept as its terminal output beside its folder is one measurement: the
+/// terminal's time (the folder's summary) counts once, as the folder, but its `thrpt`,
+/// which the folder does not hold, stays a cell (run2: `159.73 Kelem/s`, run3: `130.67
+/// Kelem/s` for fib 15). The untestable thrpt cells (one run a side) add nothing to the
+/// Bonferroni count: fib 10's time p 0.079 is doubled over the two benchmarks tested, not
+/// multiplied by four.
+#[test]
+fn a_terminal_beside_its_folder_keeps_what_the_folder_lacks() {
+    let env = Env::new();
+    let dir = fixture("real/criterion");
+    ingest(
+        &env,
+        &[
+            &format!("{dir}/run2/criterion"),
+            &format!("{dir}/run2-terminal.txt"),
+        ],
+        "run2",
+    );
+    ingest(
+        &env,
+        &[
+            &format!("{dir}/run3/criterion"),
+            &format!("{dir}/run3-terminal.txt"),
+        ],
+        "run3",
+    );
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "label=run2",
+        "--candidate",
+        "label=run3",
+        "--json",
+    ]);
+    let cell = |bench: &str, metric: &str| {
+        cells
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["bench"] == bench && c["metric"] == metric)
+            .unwrap_or_else(|| panic!("no {bench} {metric}: {cells}"))
+            .clone()
+    };
+    let thrpt = cell("fib/fib 15", "thrpt");
+    assert_eq!(thrpt["baseline"].as_f64(), Some(159730.0));
+    assert_eq!(thrpt["candidate"].as_f64(), Some(130670.0));
+    assert_eq!(thrpt["verdict"], "insufficient");
+    let time = cell("fib/fib 10", "time");
+    assert_eq!(
+        (time["n_baseline"].as_u64(), time["n_candidate"].as_u64()),
+        (Some(100), Some(100))
+    );
+    let (p, p_adj) = (
+        time["p_value"].as_f64().unwrap(),
+        time["p_adjusted"].as_f64().unwrap(),
+    );
+    assert!((p_adj - 2.0 * p).abs() < 1e-12, "{p} {p_adj}");
+}
+
 /// One estimate per cell on real pairs (two Criterion runs, two saved Criterion
 /// baselines, two JMH result files): `delta_pct` lies inside its own interval, and the
 /// gate's reason quotes that same number.

@@ -744,20 +744,76 @@ fn a_branch_commit_is_not_a_point_of_mains_history() {
 }
 
 /// Without commits a point is one invocation, not one run: Criterion's folders of
-/// fixtures/real/criterion/baselines (`after`, `before`, `new`: three `cargo bench`
-/// processes of 100 samples each) are three points of fib 10 at the medians their
-/// estimates.json print (437.54, 430.15, 437.54 ns), not 300 points with two change
-/// points at p = 0 between copies of one number.
+/// fixtures/real/criterion/baselines holds two `cargo bench` processes of 100 samples
+/// each in three folders (`before`, `after`, and `new`, which Criterion writes as a copy
+/// of `after`): two points of fib 10 at the medians their estimates.json print (430.15,
+/// 437.54 ns), not 300 points with two change points at p = 0 between copies of one
+/// number, nor the copy `new` as a third point.
 #[test]
 fn without_commits_a_point_is_one_invocation() {
     let env = Env::new();
     env.ok(&["ingest", &fixture("real/criterion/baselines"), "--no-git"]);
-    let h = env.json(&["history", "--json"]);
+    let out = env.cmd(&["history", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let h: Value = serde_json::from_slice(&out.stdout).unwrap();
     let fib10 = series(&h, Some("fib/fib 10"), "time");
     let mut values: Vec<f64> = values_2dp(fib10);
     values.sort_by(f64::total_cmp);
-    assert_eq!(values, [430.15, 437.54, 437.54]);
+    assert_eq!(values, [430.15, 437.54]);
     assert!(fib10["change_points"].as_array().unwrap().is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("note: history: 2 invocations repeat the values of")
+            && err.contains("fib 10/after in every run"),
+        "{err}"
+    );
+}
+
+/// fixtures/real/hyperfine holds two runs of `sleep 0.01` (two-commands.json and
+/// two-commands-b.json, 10 times each), the first also as CSV, Markdown and terminal
+/// output, and the terminal output of a scan whose parameter it does not print. Without
+/// commits that is three points (11.50, 12.29 and 12.65 ms: the means the runs printed),
+/// not six; under one commit one point of 21 runs, not 24: the exports add no runs.
+#[test]
+fn exports_of_one_run_are_one_point() {
+    let env = Env::new();
+    env.ok(&["ingest", &fixture("real/hyperfine"), "--no-git"]);
+    let h = env.json(&["history", "--json"]);
+    let sleep = h
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["bench"] == "sleep 0.01" && s["config"] == serde_json::json!({}))
+        .unwrap();
+    assert_eq!(sleep["statistic"], "mean");
+    let mut points: Vec<(u64, f64)> = sleep["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let v = p["value"].as_f64().unwrap();
+            (p["runs"].as_u64().unwrap(), (v * 100.0).round() / 100.0)
+        })
+        .collect();
+    points.sort_by(|a, b| a.1.total_cmp(&b.1));
+    assert_eq!(points, [(1, 11.5), (10, 12.29), (10, 12.65)]);
+
+    let env = Env::new();
+    env.ingest_commit(&fixture("real/hyperfine"), 1);
+    let out = env.cmd(&["history", "--json"]).output().unwrap();
+    let h: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sleep = h
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["bench"] == "sleep 0.01" && s["config"] == serde_json::json!({}))
+        .unwrap();
+    assert_eq!(sleep["points"][0]["runs"], 21);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("outputs print the summary of another output beside them"),
+        "{err}"
+    );
 }
 
 /// A time series counts as its run's mean, as in `compare`: three commits of tsar's

@@ -1178,20 +1178,30 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
         .into_iter()
         .filter(|(cells, _, _)| cells.iter().any(|&k| fam[k].member))
         .collect();
-    let g = tested.len().max(1) as f64;
+    // A group too small to test (one run a side) is no comparison: Bonferroni counts the
+    // groups tested.
+    let results: Vec<_> = tested
+        .iter()
+        .filter_map(|(cells, positions, n_base)| {
+            let sub: Vec<FamilyCell> = cells
+                .iter()
+                .map(|&k| FamilyCell {
+                    values: positions.iter().map(|&p| fam[k].values[p]).collect(),
+                    worse_sign: fam[k].worse_sign,
+                    member: fam[k].member,
+                })
+                .collect();
+            let f = family_test(&sub, *n_base, plan)?;
+            f.cells
+                .iter()
+                .any(Option::is_some)
+                .then_some((cells, (positions.len(), *n_base), f))
+        })
+        .collect();
+    let g = results.len().max(1) as f64;
+    let sizes: Vec<(usize, usize)> = results.iter().map(|r| r.1).collect();
     let (mut total_rearrangements, mut exact_all) = (0u64, true);
-    for (cells, positions, n_base) in &tested {
-        let sub: Vec<FamilyCell> = cells
-            .iter()
-            .map(|&k| FamilyCell {
-                values: positions.iter().map(|&p| fam[k].values[p]).collect(),
-                worse_sign: fam[k].worse_sign,
-                member: fam[k].member,
-            })
-            .collect();
-        let Some(f) = family_test(&sub, *n_base, plan) else {
-            continue;
-        };
+    for (cells, _, f) in results {
         total_rearrangements += f.rearrangements;
         exact_all &= f.method == Method::ExactPermutation;
         for (&k, t) in cells.iter().zip(&f.cells) {
@@ -1213,7 +1223,7 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
         }
     }
     if run_members > 0 {
-        let within = if tested.len() == 1 {
+        let within = if let [(n, n_base)] = sizes[..] {
             format!(
                 "{} {} of {} baseline and {} candidate runs",
                 total_rearrangements,
@@ -1222,13 +1232,13 @@ pub fn test_family(cmp: &mut Comparison, members: &[bool], plan: &Plan) -> Strin
                 } else {
                     "sampled rearrangements"
                 },
-                tested[0].2,
-                tested[0].1.len() - tested[0].2
+                n_base,
+                n - n_base
             )
         } else {
             format!(
                 "each benchmark's runs rearranged among themselves ({} groups, Bonferroni across them)",
-                tested.len()
+                sizes.len()
             )
         };
         description.push(format!(

@@ -14,8 +14,8 @@
 
 use crate::dataset::StoredRun;
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::Hasher;
 
 /// One content held by several invocations (blocks) of a side: the first (lowest block
 /// id, the first stored) counts, the others are left out.
@@ -38,38 +38,153 @@ pub enum Shared {
     Summary,
 }
 
-/// The copies among `runs`' blocks: the blocks to leave out, and each content held by
-/// more than one block, in the order of the block that counts. A block's content is what
-/// its selected runs measured: each run's suite, given label, place, benchmark,
-/// parameters and every value of every series; tags and paths are not content.
-/// Then, among the blocks left, those printing one summary ([`Shared::Summary`]): the one
-/// with the most runs counts (a JSON export's every time over a Markdown row).
-pub fn find<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> (HashSet<i64>, Vec<Copies>) {
-    let runs: Vec<&StoredRun> = runs.into_iter().collect();
-    let (mut left_out, mut groups) = same_values(runs.iter().copied());
-    let (exports, summaries) = same_summary(
-        runs.iter()
-            .copied()
-            .filter(|r| !left_out.contains(&r.block_id)),
-    );
-    left_out.extend(exports);
-    groups.extend(summaries);
-    (left_out, groups)
+/// What copies leave out: whole blocks, and of a block printing the summary of another
+/// only the metrics that one holds too (Criterion's terminal `thrpt`, which its folder
+/// does not hold, stays).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct LeftOut {
+    blocks: HashSet<i64>,
+    metrics: HashMap<i64, BTreeSet<String>>,
 }
 
-fn same_values<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> (HashSet<i64>, Vec<Copies>) {
-    let blocks = contents(runs);
-    let mut by_content: HashMap<u64, BTreeMap<i64, &str>> = HashMap::new();
-    for (block, (content, path)) in &blocks {
-        by_content.entry(*content).or_default().insert(*block, path);
+impl LeftOut {
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty() && self.metrics.is_empty()
+    }
+
+    /// Whether the block's series of `metric` is left out.
+    pub fn series(&self, block: i64, metric: &str) -> bool {
+        self.blocks.contains(&block) || self.metrics.get(&block).is_some_and(|m| m.contains(metric))
+    }
+
+    /// Leaves out of `runs` what it names: the runs of whole blocks, the series of others
+    /// (and a run left with none).
+    pub fn apply(&self, runs: &mut Vec<StoredRun>) {
+        if self.is_empty() {
+            return;
+        }
+        runs.retain_mut(|r| {
+            if self.blocks.contains(&r.block_id) {
+                return false;
+            }
+            if let Some(m) = self.metrics.get(&r.block_id) {
+                r.run.series.retain(|s| !m.contains(&s.metric));
+                return !r.run.series.is_empty();
+            }
+            true
+        });
+    }
+
+    /// [`Self::apply`] on borrowed runs: the runs kept whole, and copies of the runs that
+    /// lose series (without them).
+    pub fn split<'a>(
+        &self,
+        runs: impl IntoIterator<Item = &'a StoredRun>,
+    ) -> (Vec<&'a StoredRun>, Vec<StoredRun>) {
+        let mut whole = Vec::new();
+        let mut trimmed = Vec::new();
+        for r in runs {
+            if self.blocks.contains(&r.block_id) {
+                continue;
+            }
+            match self.metrics.get(&r.block_id) {
+                None => whole.push(r),
+                Some(m) => {
+                    let mut r = r.clone();
+                    r.run.series.retain(|s| !m.contains(&s.metric));
+                    if !r.run.series.is_empty() {
+                        trimmed.push(r);
+                    }
+                }
+            }
+        }
+        (whole, trimmed)
+    }
+
+    pub fn extend(&mut self, other: LeftOut) {
+        self.blocks.extend(other.blocks);
+        self.metrics.extend(other.metrics);
+    }
+}
+
+/// The copies among `runs`' blocks: what to leave out, and each content held by more than
+/// one block, in the order of the block that counts (see [`Blocks::find`]).
+pub fn find<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> (LeftOut, Vec<Copies>) {
+    let mut blocks = Blocks::default();
+    for r in runs {
+        blocks.add(r);
+    }
+    blocks.find()
+}
+
+/// The blocks of runs met one at a time (a stream need not keep them): each block's
+/// content so far and, for a summary format, its printed summary.
+#[derive(Default)]
+pub struct Blocks {
+    /// Each block's content hash so far and source path.
+    contents: BTreeMap<i64, (Content, String)>,
+    summaries: BTreeMap<i64, Summary>,
+}
+
+impl Blocks {
+    /// Adds a run; a block's runs come in their order (by run id), its first carrying the
+    /// block's printed numbers.
+    pub fn add(&mut self, r: &StoredRun) {
+        self.contents
+            .entry(r.block_id)
+            .or_insert_with(|| (Content::default(), r.source.clone()))
+            .0
+            .add(r);
+        if SUMMARY_FORMATS.contains(&r.format.as_str()) {
+            self.summaries
+                .entry(r.block_id)
+                .or_insert_with(|| Summary::of(r))
+                .runs += 1;
+        }
+    }
+
+    /// What to leave out, and each content held by more than one block, in the order of
+    /// the block that counts. A block's content is what its runs measured: each run's
+    /// suite, given label, place, benchmark, parameters and every value of every series;
+    /// tags and paths are not content. Then, among the blocks left, those printing one
+    /// summary ([`Shared::Summary`]): the one with the most runs counts (a JSON export's
+    /// every time over a Markdown row), and the others lose the metrics it holds.
+    pub fn find(self) -> (LeftOut, Vec<Copies>) {
+        let (blocks, mut groups) = same_values(
+            self.contents
+                .into_iter()
+                .map(|(block, (content, path))| (block, content.0.finish(), path)),
+        );
+        let (exports, summaries) = same_summary(
+            self.summaries
+                .into_values()
+                .filter(|s| !blocks.contains(&s.block)),
+        );
+        let mut left_out = LeftOut {
+            blocks,
+            metrics: HashMap::new(),
+        };
+        left_out.extend(exports);
+        groups.extend(summaries);
+        (left_out, groups)
+    }
+}
+
+/// Blocks holding one content: the first (lowest id) counts. `blocks` come in block order.
+fn same_values(
+    blocks: impl IntoIterator<Item = (i64, u64, String)>,
+) -> (HashSet<i64>, Vec<Copies>) {
+    let mut by_content: HashMap<u64, Vec<(i64, String)>> = HashMap::new();
+    for (block, content, path) in blocks {
+        by_content.entry(content).or_default().push((block, path));
     }
     let mut left_out = HashSet::new();
     let mut groups: Vec<Copies> = by_content
         .into_values()
         .filter(|blocks| blocks.len() > 1)
-        .map(|blocks| {
-            let path = blocks.values().next().map_or("", |p| *p).to_string();
-            let ids: Vec<i64> = blocks.into_keys().collect();
+        .map(|mut blocks| {
+            let path = std::mem::take(&mut blocks[0].1);
+            let ids: Vec<i64> = blocks.into_iter().map(|(id, _)| id).collect();
             left_out.extend(&ids[1..]);
             Copies {
                 path,
@@ -90,24 +205,35 @@ pub fn across<'a>(
 ) -> Vec<(i64, i64)> {
     let cand: HashMap<u64, i64> = contents(candidate)
         .into_iter()
-        .map(|(block, (content, _))| (content, block))
+        .map(|(block, content)| (content, block))
         .collect();
     contents(baseline)
         .into_iter()
-        .filter_map(|(b, (content, _))| {
+        .filter_map(|(b, content)| {
             let c = *cand.get(&content)?;
             (c != b).then_some((b, c))
         })
         .collect()
 }
 
-/// Each block's content hash and source path, by block id.
-fn contents<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> BTreeMap<i64, (u64, &'a str)> {
-    let mut hashers: BTreeMap<i64, (DefaultHasher, &str)> = BTreeMap::new();
+/// Each block's content hash, by block id.
+fn contents<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> BTreeMap<i64, u64> {
+    let mut hashers: BTreeMap<i64, Content> = BTreeMap::new();
     for r in runs {
-        let (h, _) = hashers
-            .entry(r.block_id)
-            .or_insert_with(|| (DefaultHasher::new(), &r.source));
+        hashers.entry(r.block_id).or_default().add(r);
+    }
+    hashers
+        .into_iter()
+        .map(|(block, h)| (block, h.0.finish()))
+        .collect()
+}
+
+/// A block's content hash, fed its runs in order.
+#[derive(Default)]
+struct Content(DefaultHasher);
+
+impl Content {
+    fn add(&mut self, r: &StoredRun) {
         // Serialized, floats and all: two runs hash alike only when every value is equal.
         // The suite and a given label are part of what was measured: the same output
         // ingested as two suites is two benchmarks, never pooled.
@@ -119,25 +245,60 @@ fn contents<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> BTreeMap<i64, 
             &r.run.params,
             &r.run.series,
         );
-        serde_json::to_vec(&measured).unwrap_or_default().hash(h);
+        // Straight into the hasher: no buffer a run.
+        let _ = serde_json::to_writer(HashWriter(&mut self.0), &measured);
     }
-    hashers
-        .into_iter()
-        .map(|(block, (h, path))| (block, (h.finish(), path)))
-        .collect()
+}
+
+/// Bytes written into a hasher.
+struct HashWriter<'h>(&'h mut DefaultHasher);
+
+impl std::io::Write for HashWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Formats whose outputs of one run print one summary in several forms.
 pub const SUMMARY_FORMATS: [&str; 2] = ["hyperfine", "criterion"];
 
 /// A block's printed summary: what it measured (suite, benchmark, configuration), its run
-/// count, and per metric its unit and the tuples it printed.
-struct Summary<'a> {
+/// count, its metrics, and per metric printing a summary its unit and the tuples printed.
+struct Summary {
     block: i64,
-    path: &'a str,
-    what: (&'a str, Option<&'a str>, String),
+    path: String,
+    what: (String, Option<String>, String),
     runs: usize,
-    metrics: BTreeMap<&'a str, (&'a str, Vec<Vec<f64>>)>,
+    all: BTreeSet<String>,
+    metrics: BTreeMap<String, (String, Vec<Vec<f64>>)>,
+}
+
+impl Summary {
+    /// The summary of `r`'s block, read from `r` (its printed numbers), no run counted yet.
+    fn of(r: &StoredRun) -> Summary {
+        Summary {
+            block: r.block_id,
+            path: r.source.clone(),
+            what: (
+                r.suite.clone(),
+                r.run.bench.clone(),
+                format!("{:?}", r.run.config_params()),
+            ),
+            runs: 0,
+            all: r.run.series.iter().map(|s| s.metric.clone()).collect(),
+            metrics: r
+                .run
+                .series
+                .iter()
+                .map(|s| (s.metric.clone(), (s.unit.clone(), printed_tuples(r, s))))
+                .filter(|(_, (_, t))| !t.is_empty())
+                .collect(),
+        }
+    }
 }
 
 /// The summaries a series printed: hyperfine's (mean, σ); Criterion's folder (slope, its
@@ -208,59 +369,47 @@ fn same_summary_of(a: &Summary, b: &Summary) -> bool {
     shared > 0
 }
 
-/// Blocks of summary formats ([`SUMMARY_FORMATS`]) that print one summary: the blocks to
-/// leave out and the groups, the one that counts first.
-fn same_summary<'a>(runs: impl IntoIterator<Item = &'a StoredRun>) -> (HashSet<i64>, Vec<Copies>) {
-    let mut blocks: BTreeMap<i64, Summary> = BTreeMap::new();
-    for r in runs {
-        if !SUMMARY_FORMATS.contains(&r.format.as_str()) {
-            continue;
-        }
-        let b = blocks.entry(r.block_id).or_insert_with(|| Summary {
-            block: r.block_id,
-            path: &r.source,
-            what: (
-                r.suite.as_str(),
-                r.run.bench.as_deref(),
-                format!("{:?}", r.run.config_params()),
-            ),
-            runs: 0,
-            metrics: r
-                .run
-                .series
-                .iter()
-                .map(|s| (s.metric.as_str(), (s.unit.as_str(), printed_tuples(r, s))))
-                .filter(|(_, (_, t))| !t.is_empty())
-                .collect(),
-        });
-        b.runs += 1;
-    }
+/// Blocks of summary formats ([`SUMMARY_FORMATS`]) that print one summary: what to leave
+/// out (of each block but the one that counts, the metrics that one holds) and the groups,
+/// the one that counts first.
+fn same_summary(blocks: impl IntoIterator<Item = Summary>) -> (LeftOut, Vec<Copies>) {
     let mut order: Vec<Summary> = blocks
-        .into_values()
+        .into_iter()
         .filter(|b| !b.metrics.is_empty())
         .collect();
     order.sort_by_key(|b| (std::cmp::Reverse(b.runs), b.block));
+    // Only blocks that measured the same thing can print one summary: each is looked for
+    // among those kept for what it measured.
     let mut kept: Vec<(Summary, Vec<i64>)> = Vec::new();
+    let mut left_out = LeftOut::default();
+    let mut by_what: HashMap<(String, Option<String>, String), Vec<usize>> = HashMap::new();
     for b in order {
-        match kept.iter_mut().find(|(k, _)| same_summary_of(k, &b)) {
-            Some((_, ids)) => ids.push(b.block),
+        let alike = by_what.entry(b.what.clone()).or_default();
+        match alike.iter().find(|&&k| same_summary_of(&kept[k].0, &b)) {
+            Some(&k) => {
+                let (counts, ids) = &mut kept[k];
+                ids.push(b.block);
+                if b.all.is_subset(&counts.all) {
+                    left_out.blocks.insert(b.block);
+                } else {
+                    let shared = b.all.intersection(&counts.all).cloned().collect();
+                    left_out.metrics.insert(b.block, shared);
+                }
+            }
             None => {
+                alike.push(kept.len());
                 let id = b.block;
                 kept.push((b, vec![id]));
             }
         }
     }
-    let mut left_out = HashSet::new();
     let mut groups: Vec<Copies> = kept
         .into_iter()
         .filter(|(_, ids)| ids.len() > 1)
-        .map(|(k, ids)| {
-            left_out.extend(&ids[1..]);
-            Copies {
-                path: k.path.to_string(),
-                blocks: ids,
-                kind: Shared::Summary,
-            }
+        .map(|(k, ids)| Copies {
+            path: k.path,
+            blocks: ids,
+            kind: Shared::Summary,
         })
         .collect();
     groups.sort_by_key(|g| g.blocks[0]);
@@ -302,7 +451,7 @@ mod tests {
             run(9, 9, 2, "a.txt", 1289.0),
         ];
         let (left_out, groups) = find(&runs);
-        assert_eq!(left_out, HashSet::from([7, 9]));
+        assert_eq!(left_out.blocks, HashSet::from([7, 9]));
         assert_eq!(
             groups,
             [Copies {
@@ -392,7 +541,7 @@ mod tests {
             &[("mean", 12.7), ("stddev", 2.4)],
         ));
         let (left_out, groups) = find(&runs);
-        assert_eq!(left_out, HashSet::from([3]));
+        assert_eq!(left_out.blocks, HashSet::from([3]));
         assert_eq!(groups.len(), 1);
         assert_eq!(groups[0].blocks, [5, 3]);
         assert_eq!(groups[0].kind, Shared::Summary);
@@ -443,8 +592,25 @@ mod tests {
             &[("low", 5.7477 * 1000.0), ("high", 6.7758 * 1000.0)],
         ));
         let (left_out, groups) = find(&runs);
-        assert_eq!(left_out, HashSet::from([7]));
+        assert_eq!(left_out.blocks, HashSet::from([7]));
         assert_eq!(groups[0].blocks, [2, 7]);
+        // The terminal's `thrpt: [147.58 Kelem/s 159.73 Kelem/s 173.98 Kelem/s]`, which the
+        // folder does not hold, stays: only its time is the folder's.
+        let thrpt = Series::value("thrpt", "Kelem/s", Some(159.73));
+        for r in runs.iter_mut().filter(|r| r.block_id == 7) {
+            r.run.series.push(thrpt.clone());
+        }
+        let (left_out, groups) = find(&runs);
+        assert!(left_out.blocks.is_empty());
+        assert!(left_out.series(7, "time") && !left_out.series(7, "thrpt"));
+        assert!(!left_out.series(2, "time"));
+        assert_eq!(groups[0].blocks, [2, 7]);
+        let mut kept = runs.clone();
+        left_out.apply(&mut kept);
+        assert_eq!(kept.len(), 4);
+        assert_eq!(kept[3].run.series, [thrpt]);
+        let (whole, trimmed) = left_out.split(&runs);
+        assert_eq!((whole.len(), trimmed.len()), (3, 1));
         assert_eq!(decimals(6.2606 * 1000.0), 1);
         assert_eq!(decimals(12.7), 1);
         assert!(decimals(0.012654691440000001) > 10);

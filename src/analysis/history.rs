@@ -10,6 +10,12 @@
 //! one follows means throughout: each run counts as its block's printed mean, or as its
 //! own value where none was printed, and [`History::statistic`] says `mean`.
 //!
+//! Copies count once ([`super::copies`]), as in `compare`: within one commit, or among
+//! the runs without a commit, a block repeating another's values or printing the summary
+//! of another output of one run (hyperfine's exports, Criterion's `new` folder beside the
+//! baseline it copies) adds no point and no value; equal values under two commits are two
+//! measurements that agree.
+//!
 //! Warm-up rule: the one `variation` and `compare` share ([`super::warmup`]): run 1 of a
 //! JLBH-layout block (`jlbh`, `loopback`) is left out when the block has later runs; a
 //! block of one run keeps it, and other formats' runs all count.
@@ -19,6 +25,7 @@
 //! (s) and its Markdown (ms) are one series. A metric printed in a unit that does not
 //! convert (`%` beside `ms`) is followed as a series of its own.
 
+use super::copies::{self, Copies};
 use super::samples::{Axis, Identity};
 use super::warmup::is_warmup;
 use crate::dataset::StoredRun;
@@ -231,6 +238,10 @@ pub struct HistoryBuilder<'o> {
     opts: &'o HistoryOptions,
     /// (benchmark identity, label, branch) → its commits and metrics.
     groups: BTreeMap<(Identity, Option<String>, Option<String>), Group>,
+    /// The blocks added by commit (`None`: runs without one), to count copies of one
+    /// measurement once ([`copies`]) within a commit; equal values under two commits are
+    /// two measurements that agree.
+    copies: HashMap<Option<String>, copies::Blocks>,
 }
 
 /// One group's commits, each looked up once a run for all its series, and per metric
@@ -272,23 +283,30 @@ struct Followed {
     cells: Vec<Points>,
 }
 
-/// A group's commits (or runs without a commit) in first-seen order: the slots its
-/// series' points are kept in.
+/// A group's slots in first-seen order, which its series' points are kept in: one per
+/// commit and block, or without a commit one per invocation. A point is the slots of one
+/// commit (or one invocation) whose blocks are no copy of another ([`copies`]).
 #[derive(Default)]
 struct Commits {
-    /// `commit:C` or `run:ID` → slot.
-    slots: HashMap<String, usize>,
+    slots: HashMap<SlotKey, usize>,
     /// Each slot's commit.
     commits: Vec<Option<String>>,
+    /// Each slot's block.
+    blocks: Vec<i64>,
 }
 
+/// A slot: its commit, block and fork (0 with a commit: the forks of one commit are one
+/// point).
+type SlotKey = (Option<String>, i64, u32);
+
 impl Commits {
-    fn slot(&mut self, r: &StoredRun, key: &str) -> usize {
-        if let Some(&i) = self.slots.get(key) {
+    fn slot(&mut self, key: SlotKey) -> usize {
+        if let Some(&i) = self.slots.get(&key) {
             return i;
         }
-        self.commits.push(r.run.tags.get("commit").cloned());
-        self.slots.insert(key.to_string(), self.commits.len() - 1);
+        self.commits.push(key.0.clone());
+        self.blocks.push(key.1);
+        self.slots.insert(key, self.commits.len() - 1);
         self.commits.len() - 1
     }
 }
@@ -349,6 +367,7 @@ impl<'o> HistoryBuilder<'o> {
         HistoryBuilder {
             opts,
             groups: BTreeMap::new(),
+            copies: HashMap::new(),
         }
     }
 
@@ -376,6 +395,10 @@ impl<'o> HistoryBuilder<'o> {
     /// Adds one run that counts, with its block's printed numbers.
     fn add_with(&mut self, r: &StoredRun, printed: &[PrintedStat]) {
         let opts = self.opts;
+        self.copies
+            .entry(r.run.tags.get("commit").cloned())
+            .or_default()
+            .add(r);
         // A series is one cell: its given label is part of it; `--by label` splits by
         // every label, the log file names too.
         let label = if opts.by_label {
@@ -448,7 +471,7 @@ impl<'o> HistoryBuilder<'o> {
         // run's first series of the metric, whose percentiles were all recorded above.
         // The run's commit slot and time are worked out once, not once per cell.
         let at = RunAt::of(r);
-        let slot = group.commits.slot(r, &at.key);
+        let slot = group.commits.slot(at.key);
         for s in seen {
             let Some(e) = metrics.get_mut(&(s.metric.clone(), UnitKind::of(&s.unit))) else {
                 continue;
@@ -472,15 +495,41 @@ impl<'o> HistoryBuilder<'o> {
     /// Every series, sorted by suite, label, metric and percentile, with its change
     /// points.
     pub fn finish(self) -> Result<Vec<History>, ChangePointError> {
+        Ok(self.finish_with_copies()?.0)
+    }
+
+    /// [`Self::finish`], and the copies counted once: blocks repeating another's values,
+    /// or printing the summary of another (exports of one run), add no point of their own
+    /// and no value to their commit's point.
+    pub fn finish_with_copies(self) -> Result<(Vec<History>, Vec<Copies>), ChangePointError> {
+        let mut left_out = copies::LeftOut::default();
+        let mut copies = Vec::new();
+        for blocks in self.copies.into_values() {
+            let (l, c) = blocks.find();
+            left_out.extend(l);
+            copies.extend(c);
+        }
+        copies.sort_by_key(|c| c.blocks[0]);
         let mut out = Vec::new();
         for ((identity, label, branch), group) in self.groups {
             for ((metric, _), f) in group.metrics {
+                // Whether each slot's block counts for this metric.
+                let kept: Vec<bool> = group
+                    .commits
+                    .blocks
+                    .iter()
+                    .map(|&b| !left_out.series(b, &metric))
+                    .collect();
                 let mut cells: Vec<(Option<f64>, Points)> =
                     f.percentiles.into_iter().zip(f.cells).collect();
                 cells.sort_by(|a, b| a.0.unwrap_or(-1.0).total_cmp(&b.0.unwrap_or(-1.0)));
                 for (p, cell) in cells {
-                    let means = cell.accs.iter().flatten().any(|a| a.mean_only);
-                    let points = cell.points(&group.commits.commits, means);
+                    let means = cell
+                        .accs
+                        .iter()
+                        .zip(&kept)
+                        .any(|(a, &k)| k && a.as_ref().is_some_and(|a| a.mean_only));
+                    let points = cell.points(&group.commits.commits, &kept, means);
                     if points.is_empty() {
                         continue;
                     }
@@ -502,27 +551,27 @@ impl<'o> HistoryBuilder<'o> {
                 }
             }
         }
-        Ok(out)
+        Ok((out, copies))
     }
 }
 
-/// Where a run's values go in a series: its commit's key (`commit:C`; without a commit,
-/// its invocation's, `invocation:BLOCK:FORK`: one process's runs, such as Criterion's
-/// samples of one `cargo bench`, are one point, not one each) and its time.
+/// Where a run's values go in a series: its commit's and block's slot (without a commit,
+/// its invocation's: one process's runs, such as Criterion's samples of one `cargo bench`,
+/// are one point, not one each) and its time.
 struct RunAt {
-    key: String,
+    key: SlotKey,
     time: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl RunAt {
     fn of(r: &StoredRun) -> RunAt {
-        let key = r.run.tags.get("commit").map_or_else(
-            || {
+        let key = match r.run.tags.get("commit") {
+            Some(c) => (Some(c.clone()), r.block_id, 0),
+            None => {
                 let (block, fork) = r.invocation();
-                format!("invocation:{block}:{fork}")
-            },
-            |c| format!("commit:{c}"),
-        );
+                (None, block, fork)
+            }
+        };
         RunAt {
             key,
             time: run_time(r),
@@ -562,14 +611,28 @@ impl Points {
     }
 
     /// The points in time order (then run id), each the median of its commit's runs
-    /// (of their `means` when asked); `commits` are the group's commits by slot.
-    fn points(self, commits: &[Option<String>], means: bool) -> Vec<Point> {
-        let mut accs: Vec<(usize, Acc)> = self
-            .accs
-            .into_iter()
-            .enumerate()
-            .filter_map(|(slot, a)| Some((slot, a?)))
-            .collect();
+    /// (of their `means` when asked); `commits` are the group's commits by slot, `kept`
+    /// whether a slot's block counts (no copy).
+    fn points(self, commits: &[Option<String>], kept: &[bool], means: bool) -> Vec<Point> {
+        // One point a commit: its blocks' slots merged, in first-seen order.
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        let mut accs: Vec<(usize, Acc)> = Vec::new();
+        for (slot, a) in self.accs.into_iter().enumerate() {
+            let Some(a) = a.filter(|_| kept[slot]) else {
+                continue;
+            };
+            let Some(c) = commits[slot].as_deref() else {
+                accs.push((slot, a));
+                continue;
+            };
+            match at.get(c) {
+                Some(&i) => accs[i].1.merge(a),
+                None => {
+                    at.insert(c, accs.len());
+                    accs.push((slot, a));
+                }
+            }
+        }
         accs.sort_by_key(|(_, a)| (a.time, a.first_id));
         accs.into_iter()
             .map(|(slot, mut a)| Point {
@@ -583,6 +646,21 @@ impl Points {
                 run_ids: a.ids,
             })
             .collect()
+    }
+}
+
+impl Acc {
+    /// Adds another slot's runs of the same commit and branch.
+    fn merge(&mut self, other: Acc) {
+        self.time = match (self.time, other.time) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        self.first_id = self.first_id.min(other.first_id);
+        self.values.extend(other.values);
+        self.means.extend(other.means);
+        self.mean_only |= other.mean_only;
+        self.ids.extend(other.ids);
     }
 }
 

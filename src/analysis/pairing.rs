@@ -375,10 +375,9 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
         let base_runs = super::history::last_segment_runs(&recent, &Default::default());
         // Copies of one output count once, as the gate counts them.
         let (copies, base_copies) = super::copies::find(&base_runs);
-        let base: Vec<&StoredRun> = base_runs
-            .iter()
-            .filter(|r| !copies.contains(&r.block_id))
-            .collect();
+        let (mut base, base_trimmed) = copies.split(&base_runs);
+        base.extend(&base_trimmed);
+        base.sort_by_key(|r| r.id);
         // Each other branch's latest commit, when it shares a metric with the baseline.
         let mut candidates: Vec<(&str, &str, &[&StoredRun])> = branches
             .iter()
@@ -403,11 +402,9 @@ pub fn branch_pairs(runs: &[StoredRun]) -> BranchPairs {
         }
         for (_, _, cand) in candidates {
             let (copies, cand_copies) = super::copies::find(cand.iter().copied());
-            let cand: Vec<&StoredRun> = cand
-                .iter()
-                .copied()
-                .filter(|r| !copies.contains(&r.block_id))
-                .collect();
+            let (mut cand, cand_trimmed) = copies.split(cand.iter().copied());
+            cand.extend(&cand_trimmed);
+            cand.sort_by_key(|r| r.id);
             let cand = &cand[..];
             let (bn, cn) = side_names(&base, cand);
             let deltas = gate_cells(&base, cand);

@@ -31,7 +31,10 @@ pub fn run(db: &Target, args: &HistoryArgs) -> Result<u8> {
         builder.add_blocks(runs);
         Ok(())
     })?;
-    let mut series = builder.finish().context("change points")?;
+    let (mut series, copies) = builder.finish_with_copies().context("change points")?;
+    for note in output::copies_notes("history", &copies) {
+        eprintln!("note: {note}");
+    }
     if series.is_empty() && !args.percentile.is_empty() {
         let asked: Vec<String> = args.percentile.iter().map(|p| p.to_string()).collect();
         eprintln!(

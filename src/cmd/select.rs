@@ -49,31 +49,10 @@ pub fn count_copies_once(
     for (side, runs) in [("baseline", &mut *baseline), ("candidate", &mut *candidate)] {
         with_printed(store, runs)?;
         let (left_out, groups) = copies::find(runs.iter());
-        // One note per source: its benchmarks' copies say the same; a history's outputs
-        // printing one summary, one note for all.
-        let (summaries, values): (Vec<_>, Vec<_>) = groups
-            .iter()
-            .partition(|g| g.kind == copies::Shared::Summary);
-        let mut notes: BTreeSet<(i64, String)> = values
-            .iter()
-            .map(|g| (g.blocks[0], crate::output::copies_note(side, g)))
-            .collect();
-        if summaries.len() > 2 {
-            notes.insert((i64::MAX, crate::output::summaries_note(side, &summaries)));
-        } else {
-            notes.extend(
-                summaries
-                    .iter()
-                    .map(|g| (g.blocks[0], crate::output::copies_note(side, g))),
-            );
+        for note in crate::output::copies_notes(side, &groups) {
+            eprintln!("note: {note}");
         }
-        let mut said = HashSet::new();
-        for (_, note) in notes {
-            if said.insert(note.clone()) {
-                eprintln!("note: {note}");
-            }
-        }
-        runs.retain(|r| !left_out.contains(&r.block_id));
+        left_out.apply(runs);
     }
     let across = copies::across(baseline.iter(), candidate.iter());
     if let Some(w) = crate::output::copies_across_warning(&across) {
@@ -405,6 +384,6 @@ fn earlier_invocations(
         }));
     }
     let (left_out, _) = copies::find(out.iter());
-    out.retain(|r| !left_out.contains(&r.block_id));
+    left_out.apply(&mut out);
     Ok(out)
 }

@@ -47,14 +47,45 @@ pub fn copies_note(side: &str, c: &crate::analysis::copies::Copies) -> String {
     }
 }
 
+/// The notes on what a side counts once ([`crate::analysis::copies::find`]'s groups), in
+/// the order of the blocks that count: one per source (its benchmarks' copies say the
+/// same), and one for all outputs printing another's summary when more than two do.
+pub fn copies_notes(side: &str, groups: &[crate::analysis::copies::Copies]) -> Vec<String> {
+    use crate::analysis::copies::Shared;
+    let (summaries, values): (Vec<_>, Vec<_>) =
+        groups.iter().partition(|g| g.kind == Shared::Summary);
+    let mut notes: std::collections::BTreeSet<(i64, String)> = values
+        .iter()
+        .map(|g| (g.blocks[0], copies_note(side, g)))
+        .collect();
+    if summaries.len() > 2 {
+        notes.insert((i64::MAX, summaries_note(side, &summaries)));
+    } else {
+        notes.extend(
+            summaries
+                .iter()
+                .map(|g| (g.blocks[0], copies_note(side, g))),
+        );
+    }
+    let mut said = std::collections::HashSet::new();
+    notes
+        .into_iter()
+        .filter(|(_, n)| said.insert(n.clone()))
+        .map(|(_, n)| n)
+        .collect()
+}
+
 /// One note for many outputs of a side that each print the summary of another
 /// ([`crate::analysis::copies::Shared::Summary`]), naming the first three kept.
 pub fn summaries_note(side: &str, groups: &[&crate::analysis::copies::Copies]) -> String {
     let left_out: usize = groups.iter().map(|g| g.blocks.len() - 1).sum();
-    let kept: Vec<String> = groups
-        .iter()
-        .map(|g| escape::text(&g.path).into_owned())
-        .collect();
+    let mut kept: Vec<String> = Vec::new();
+    for g in groups {
+        let path = escape::text(&g.path).into_owned();
+        if !kept.contains(&path) {
+            kept.push(path);
+        }
+    }
     format!(
         "{side}: {} print the summary of another output beside them (exports, or the terminal output of one run beside its files): one measurement each, counted once as {}",
         crate::numfmt::plural(left_out, "output"),
