@@ -446,6 +446,27 @@ fn two_criterion_folders_compare_sample_by_sample() {
     assert_eq!(rows[0]["values"].as_array().unwrap().len(), 100);
 }
 
+/// `variation` shows what the tool printed for the same runs: Criterion's run2 folder for
+/// fib 10, `slope` 470.7916 ns in [447.1593, 496.7155] (estimates.json), and hyperfine's
+/// two-commands.json for `sleep 0.01`, mean 0.01265469144 s ± σ 0.0024002142 s.
+#[test]
+fn variation_shows_what_the_tool_printed() {
+    let env = Env::new();
+    ingest(&env, &[&fixture("real/criterion/run2/criterion")], "run2");
+    ingest(&env, &[&fixture("real/hyperfine/two-commands.json")], "hf");
+    let text = env.ok(&["variation", "label=run2;bench=fib/fib 10"]);
+    assert!(
+        text.contains("  Criterion printed: 470.79 [447.16, 496.72] ns (slope)"),
+        "{text}"
+    );
+    let rows = env.json(&["variation", "label=hf;bench=sleep 0.01", "--json"]);
+    let printed = &rows[0]["printed"];
+    assert_eq!(printed["name"], "mean");
+    assert_eq!(printed["value"].as_f64(), Some(0.012654691440000001));
+    assert_eq!(printed["error"].as_f64(), Some(0.0024002142030061027));
+    assert_eq!(printed["unit"], "s");
+}
+
 /// A Criterion run kept as its terminal output beside its folder is one measurement: the
 /// terminal's time (the folder's summary) counts once, as the folder, but its `thrpt`,
 /// which the folder does not hold, stays a cell (run2: `159.73 Kelem/s`, run3: `130.67

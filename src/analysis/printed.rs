@@ -153,6 +153,22 @@ pub fn side(runs: &[&StoredRun], metric: &str, percentile: Option<f64>) -> Side 
     }
 }
 
+/// What a variation table shows beside a group's values (the runs of one block): the
+/// tool's [`headline`] for the cell, unless the table holds it already (JLBH's `% Variation`
+/// has a column; k6 prints a run's own values, which are the table's).
+pub fn beside_variation(
+    runs: &[&StoredRun],
+    metric: &str,
+    percentile: Option<f64>,
+) -> Option<Headline> {
+    let first = runs.first()?;
+    let own_value = first.format == "k6";
+    match side(runs, metric, percentile) {
+        Side::One(h) if h.name != "variation_pct" && !own_value => Some(h),
+        _ => None,
+    }
+}
+
 /// The tool's headline number for `metric` (at `percentile`) in `run`'s block: JMH's score
 /// ± error with `scoreConfidence`, hyperfine's mean ± σ, Criterion's typical estimate with
 /// its interval as its terminal prints it (`time:`: the slope, else the mean), and for a

@@ -27,6 +27,10 @@ pub struct VariationRow {
     pub variation_pct: Option<f64>,
     /// The `% Variation` the source printed for this row, if any.
     pub printed_variation_pct: Option<f64>,
+    /// The tool's own summary of the row (JMH's score ± error, hyperfine's mean ± σ,
+    /// Criterion's estimate and interval, a printed percentile), when it printed one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub printed: Option<super::printed::Headline>,
     /// Robust CV over the included runs: `100·1.4826·MAD/median`.
     pub spread: Option<f64>,
     pub unit: String,
@@ -72,6 +76,7 @@ pub fn variation<R: Borrow<StoredRun>>(
                     values: c.values,
                     variation_pct: c.variation_pct,
                     printed_variation_pct: c.printed_variation_pct,
+                    printed: super::printed::beside_variation(&members, &m.metric, c.percentile),
                     spread: c.spread,
                     unit: m.unit.clone(),
                     display: m.display.clone(),

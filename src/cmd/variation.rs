@@ -188,6 +188,20 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
                 opt(r.spread)
             );
         }
+        for r in &rows[i..end] {
+            if let Some(h) = &r.printed {
+                let at = r.percentile.map_or(String::new(), |p| {
+                    format!(" at {}", percentile_label(Some(p)).trim_end_matches(':'))
+                });
+                let _ = writeln!(
+                    out,
+                    "  {} printed{at}: {} ({})",
+                    h.tool,
+                    h.text(|v| crate::numfmt::sig(v, 5)),
+                    h.name
+                );
+            }
+        }
         out.push('\n');
         i = end;
     }
