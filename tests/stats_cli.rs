@@ -519,3 +519,47 @@ fn calibrate_reports_a_throughputs_detectable_worsening_as_a_fall() {
     let line = text.lines().find(|l| l.contains(" mb_s ")).unwrap();
     assert!(line.ends_with(" -96.9%"), "{text}");
 }
+
+/// A push to main gated against `latest=3` of main: the candidate's own commit is the
+/// newest of main, so leaving its runs out used to leave 2 commits of baseline; the
+/// baseline is the 3 commits before it (m1, m2, m3), with a note.
+#[test]
+fn latest_n_counts_n_commits_besides_the_candidates() {
+    let env = Env::new();
+    for i in 0..5u64 {
+        ingest_commit(
+            &env,
+            &format!("main{i}.jlbh"),
+            &jlbh_log(6, 1.0, 1.0, i),
+            "main",
+            &format!("m{i}"),
+        );
+    }
+    let out = env
+        .cmd(&[
+            "gate",
+            "--baseline",
+            "tag.branch=main;latest=3",
+            "--candidate",
+            "tag.commit=m4",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("1 commit held only the candidate's: selected as latest=4"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // 3 commits of 6 runs, less each one's warm-up run (the candidate's left out of the 4
+    // commits selected); 2 commits before.
+    assert_eq!(v["baseline_runs"], 15, "{v}");
+    let p99 = v["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == "end_to_end" && c["percentile"] == 99.0)
+        .unwrap();
+    assert_eq!(p99["invocations_baseline"], 3, "{p99}");
+}

@@ -22,7 +22,7 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
     // reports as undecided (exit 3), with the near matches as a hint.
     let sel = parse_sides(&args.sides)?;
     let mut cand = select_some_series(&store, &sel.1, &args.sides.candidate, "--candidate")?;
-    let mut base = select_series(&store, &sel.0)?;
+    let base = select_series(&store, &sel.0)?;
     if base.is_empty() {
         // A tag key no run carries is a typo, not a first run: undecided (exit 3) would
         // let every later pull request pass unchecked.
@@ -39,7 +39,9 @@ pub fn run(db: &Target, args: &GateArgs) -> Result<u8> {
         let why = nothing_selected(&store, &sel.0, &args.sides.baseline, "--baseline")?;
         eprintln!("hint: {}", why.escaped());
     }
-    super::select::leave_out_candidate_runs(&mut base, &cand);
+    let base = super::select::baseline_without_candidate(&sel.0, base, &cand, |wider| {
+        select_series(&store, wider)
+    })?;
     // A baseline over several commits: only its most recent segment (after its last
     // change point), whose runs then give the baseline noise.
     let selected = base.len();

@@ -41,9 +41,13 @@ pub fn run(db: &Target, args: &ReportArgs) -> Result<u8> {
             baseline: b,
             candidate: c,
         }) => {
-            let mut base = select_some(&store, &Selector::parse(b)?, b, "--baseline")?;
+            let base_sel = Selector::parse(b)?;
+            let base = select_some(&store, &base_sel, b, "--baseline")?;
             let mut cand = select_some(&store, &Selector::parse(c)?, c, "--candidate")?;
-            super::select::leave_out_candidate_runs(&mut base, &cand);
+            let mut base =
+                super::select::baseline_without_candidate(&base_sel, base, &cand, |wider| {
+                    super::select::select(&store, wider)
+                })?;
             super::select::count_copies_once(&store, &mut base, &mut cand)?;
             let (bn, cn) = pairing::side_names(&refs(&base), &refs(&cand));
             let comparison = pairing::compare(&bn, &refs(&base), &cn, &refs(&cand));

@@ -8,7 +8,7 @@ use crate::analysis::samples::Axis;
 use crate::cli::{Sides, WarmUp};
 use crate::dataset::{GroupKey, StoredRun};
 use crate::output::escape::Lines;
-use crate::selector::{Contrast, Selector, Term, near_matches, nearest_first};
+use crate::selector::{Contrast, PostTerm, Selector, Term, near_matches, nearest_first};
 use crate::store::{Db, Detail};
 use anyhow::{Context, Result, bail};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -93,6 +93,70 @@ fn with_printed(store: &Db, runs: &mut [StoredRun]) -> Result<()> {
         Ok(())
     })?;
     Ok(())
+}
+
+/// The baseline without the candidate's runs ([`leave_out_candidate_runs`]). A baseline of
+/// the `latest=N` commits still holds N: the commits (or runs without one) made up only of
+/// the candidate's runs are replaced by the next older ones, the baseline being selected
+/// again (`reselect`) with N raised by as many, with a note.
+pub fn baseline_without_candidate(
+    sel: &Selector,
+    mut baseline: Vec<StoredRun>,
+    candidate: &[StoredRun],
+    reselect: impl Fn(&Selector) -> Result<Vec<StoredRun>>,
+) -> Result<Vec<StoredRun>> {
+    let ids: HashSet<i64> = candidate.iter().map(|r| r.id).collect();
+    let latest: Vec<usize> = sel
+        .post
+        .iter()
+        .filter_map(|p| match p {
+            PostTerm::Latest(n) => Some(*n),
+            _ => None,
+        })
+        .collect();
+    if let [n] = latest[..] {
+        let mut reach = n;
+        // Each wider selection may meet more of the candidate's commits; a few rounds
+        // reach the fixed point (the candidate's commits are few).
+        for _ in 0..8 {
+            let emptied = emptied_units(&baseline, &ids);
+            if n + emptied == reach {
+                break;
+            }
+            reach = n + emptied;
+            let mut wider = sel.clone();
+            for p in &mut wider.post {
+                if let PostTerm::Latest(m) = p {
+                    *m = reach;
+                }
+            }
+            baseline = reselect(&wider)?;
+        }
+        if reach > n {
+            let k = reach - n;
+            eprintln!(
+                "note: baseline: latest={n} takes the {n} most recent commits that hold more \
+                 than the candidate's runs; {} only the candidate's: selected as latest={reach}",
+                if k == 1 {
+                    "1 commit held".to_string()
+                } else {
+                    format!("{k} commits held")
+                },
+            );
+        }
+    }
+    leave_out_candidate_runs(&mut baseline, candidate);
+    Ok(baseline)
+}
+
+/// How many of `runs`' commits (a run without a commit is its own) hold only runs of `ids`.
+fn emptied_units(runs: &[StoredRun], ids: &HashSet<i64>) -> usize {
+    let mut units: HashMap<Result<&str, i64>, bool> = HashMap::new();
+    for r in runs {
+        let unit = r.run.tags.get("commit").map(String::as_str).ok_or(r.id);
+        *units.entry(unit).or_insert(true) &= ids.contains(&r.id);
+    }
+    units.values().filter(|&&only| only).count()
 }
 
 /// Leaves the candidate's runs out of the baseline, with a note on standard error: a run
