@@ -43,10 +43,11 @@ fn tiny_run_gives_two_runs_with_monotone_ladders() {
         );
         for s in &run.series {
             let l = s.ladder().unwrap();
-            // 2,000 samples: 50, 90, 99, worst.
+            // 2,000 samples: the table's 50, 90, 99, worst, and the probe line's 99.9 and
+            // 99.99.
             assert_eq!(
                 l.iter().map(|p| p.percentile).collect::<Vec<_>>(),
-                [50.0, 90.0, 99.0, 100.0]
+                [50.0, 90.0, 99.0, 99.9, 99.99, 100.0]
             );
             assert!(
                 l.windows(2).all(|w| w[0].value <= w[1].value),
@@ -95,6 +96,12 @@ fn printed_text_parses_back_to_the_same_numbers() {
                     .iter()
                     .find(|t| t.metric == s.metric)
                     .unwrap_or_else(|| panic!("run {} lacks {}", b.index, s.metric));
+                let percentiles = |s: &Series| -> Vec<f64> {
+                    s.ladder().unwrap().iter().map(|p| p.percentile).collect()
+                };
+                // The line's percentiles the table lacks are stored too (99.9 and 99.99
+                // of a short run), as the parser stores them.
+                assert_eq!(percentiles(s), percentiles(t), "{}", s.metric);
                 for p in s.ladder().unwrap() {
                     let q = t
                         .ladder()

@@ -163,23 +163,44 @@ pub fn value_ns(h: &Histogram<u64>, percentile: f64) -> u64 {
     }
 }
 
-/// The ladder of a run's histogram in µs at the summary percentiles for `rows_count`
-/// (`value` = the summary table's 2-decimal number) with the probe line's printing as
-/// `line_value` where the probe line shows the same percentile.
+/// The ladder of a run's histogram in µs, as its printed output reads: at the summary
+/// percentiles for `rows_count` the table's 2-decimal number (`value`) with the probe
+/// line's printing as `line_value` where the line shows the same percentile, and at the
+/// percentiles only the line shows (99.9 and 99.99 of a short run) the line's printing,
+/// settled against the table's rows as the parser settles it
+/// ([`bench_db_parsers::jlbh::settle_rounded`]).
 pub fn ladder_points(h: &Histogram<u64>, rows_count: u64) -> Vec<LadderPoint> {
     let line = probe_line_percentiles(h.len());
-    ladder_percentiles(rows_count)
-        .into_iter()
-        .map(|p| {
-            let us = value_ns(h, p) as f64 / 1e3;
-            let line_value = line.contains(&p).then(|| parse_p(&micros_p(us))).flatten();
-            LadderPoint {
+    let table = ladder_percentiles(rows_count);
+    let us = |p: f64| value_ns(h, p) as f64 / 1e3;
+    let mut points: Vec<(LadderPoint, bool)> = table
+        .iter()
+        .map(|&p| {
+            let line_value = line
+                .contains(&p)
+                .then(|| parse_p(&micros_p(us(p))))
+                .flatten();
+            let point = LadderPoint {
                 percentile: p,
-                value: Some(round2(us)),
+                value: Some(round2(us(p))),
                 line_value,
-            }
+            };
+            (point, true)
         })
-        .collect()
+        .collect();
+    for &p in line.iter().filter(|p| !table.contains(p)) {
+        let point = LadderPoint {
+            percentile: p,
+            value: parse_p(&micros_p(us(p))),
+            line_value: None,
+        };
+        points.push((point, false));
+    }
+    points.sort_by(|a, b| a.0.percentile.total_cmp(&b.0.percentile));
+    let precise: Vec<bool> = points.iter().map(|(_, t)| *t).collect();
+    let mut points: Vec<LadderPoint> = points.into_iter().map(|(p, _)| p).collect();
+    bench_db_parsers::jlbh::settle_rounded(&mut points, &precise);
+    points
 }
 
 /// Reads back a `micros_p` string (`20,450` → 20450).
@@ -259,12 +280,17 @@ mod tests {
             h.record(v * 10).unwrap();
         }
         let pts = ladder_points(&h, 20_000);
-        assert_eq!(pts.len(), 5);
+        let ps: Vec<f64> = pts.iter().map(|p| p.percentile).collect();
+        assert_eq!(ps, [50.0, 90.0, 99.0, 99.7, 99.9, 99.99, 100.0]);
         assert!(pts.windows(2).all(|w| w[0].value <= w[1].value));
         assert_eq!(pts[0].line_value, Some(100.0));
         assert_eq!(pts[0].value, Some(100.03));
         assert_eq!(pts[3].line_value, None, "99.7 is not on the probe line");
-        assert_eq!(pts[4].percentile, 100.0);
-        assert_eq!(pts[4].value, Some(200.06));
+        // 99.9 is on the probe line only: its printing, one decimal above 25.6 µs.
+        let us = value_ns(&h, 99.9) as f64 / 1e3;
+        assert_eq!(pts[4].value, parse_p(&micros_p(us)));
+        assert_eq!(pts[4].line_value, None);
+        assert_eq!(pts[6].percentile, 100.0);
+        assert_eq!(pts[6].value, Some(200.06));
     }
 }

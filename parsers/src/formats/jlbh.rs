@@ -1247,7 +1247,17 @@ fn merge_table(b: &mut Builder, t: &Table, names: &mut Names) {
                 from = refine(points, from, row_p(k), t.cells[k * w + i]);
             }
             if from.is_some() {
-                settle_rounded(points);
+                // The points the table gave a value: its rows, where its cell was read.
+                let precise: Vec<bool> = points
+                    .iter()
+                    .map(|q| {
+                        (0..t.rows.len()).any(|k| {
+                            (row_p(k) - q.percentile).abs() < SAME_PERCENTILE
+                                && t.cells[k * w + i].is_some()
+                        })
+                    })
+                    .collect();
+                settle_rounded(points, &precise);
             }
         }
     }
@@ -1296,25 +1306,58 @@ fn mislabelled_ladder(b: &Builder, t: &Table, metric: &str) -> Option<Vec<f64>> 
     same_prefix.then(|| points[..n].iter().map(|q| q.percentile).collect())
 }
 
-/// A probe line prints 4 significant digits, so a percentile the table has no row for
-/// keeps the line's rounding and can read above the table's precise next row (`99.99`
-/// printed `2,049` beside a `worst` of 2048.60). No percentile lies above a higher one:
-/// such a point takes the next one's value (its upper bound; the printing moves to
-/// `line_value`) when the excess is within the printing's half unit.
-fn settle_rounded(points: &mut [LadderPoint]) {
+/// A probe line rounds, so a percentile the table has no row for keeps the line's
+/// rounding and can read above the table's precise next row (`99.99` printed `2,049`
+/// beside a `worst` of 2048.60) or below its precise previous one (`99.9` printed `34.8`
+/// beside a `99.7` of 34.82). No percentile lies above a higher one: such a point takes
+/// the neighbour's value (the bound its printing allows; the printing moves to
+/// `line_value`) when the gap is within the printing's half unit ([`line_half_unit`]).
+/// Points holding a table's precise value (`precise`, one flag a point) are never moved.
+pub fn settle_rounded(points: &mut [LadderPoint], precise: &[bool]) {
+    let rounded = |i: usize| !precise.get(i).copied().unwrap_or(false);
     for i in (0..points.len().saturating_sub(1)).rev() {
         let (Some(v), Some(next)) = (points[i].value, points[i + 1].value) else {
             continue;
         };
-        if v <= next || points[i].line_value.is_some() || v <= 0.0 {
+        if v <= next || !rounded(i) || v <= 0.0 {
             continue;
         }
-        let half_unit = 0.5 * 10f64.powi(v.log10().floor() as i32 - 3);
-        if v - next <= half_unit * (1.0 + 1e-9) {
+        if v - next <= line_half_unit(v) * (1.0 + 1e-9) {
             points[i].line_value = Some(v);
             points[i].value = Some(next);
         }
     }
+    for i in 1..points.len() {
+        let (Some(prev), Some(v)) = (points[i - 1].value, points[i].value) else {
+            continue;
+        };
+        if v >= prev || !rounded(i) || v <= 0.0 {
+            continue;
+        }
+        if prev - v <= line_half_unit(v) * (1.0 + 1e-9) {
+            points[i].line_value = Some(v);
+            points[i].value = Some(prev);
+        }
+    }
+}
+
+/// Half a unit of the last digit a probe line prints `v` (µs) with, the coarser of its two
+/// printings: Chronicle's `Histogram.p` (3 decimals below 2.56, 2 below 25.6, 1 below 256,
+/// whole below 2,560, tens above) and 4 significant digits.
+fn line_half_unit(v: f64) -> f64 {
+    const T: f64 = 2.56;
+    let p: f64 = if v < T {
+        0.0005
+    } else if v < 10.0 * T {
+        0.005
+    } else if v < 100.0 * T {
+        0.05
+    } else if v < 1000.0 * T {
+        0.5
+    } else {
+        5.0
+    };
+    p.max(0.5 * 10f64.powi(v.log10().floor() as i32 - 3))
 }
 
 /// Two percentiles closer than this are the same row.

@@ -1188,3 +1188,31 @@ fn a_rounded_line_value_never_lies_above_the_tables_next_row() {
     let blocks = parse_ok(&FORMAT, &fixture("jlbh/v10-current.txt"));
     assert_eq!(value(&blocks[0], 3, "end_to_end", 99.99), Some(13.0));
 }
+
+/// A line-only point printed with one decimal (`Histogram.p` between 25.6 and 256 µs) can
+/// read below the table's precise previous row: the loopback runner's 99.9 printed `34.8`
+/// beside a 99.7 row of 34.82. It takes 34.82 (its printing kept as `line_value`); a gap
+/// wider than the printing's half unit (34.7) is left as printed.
+#[test]
+fn a_rounded_line_value_never_lies_below_the_tables_previous_row() {
+    let pt = |percentile: f64, value: f64, line_value: Option<f64>| LadderPoint {
+        percentile,
+        value: Some(value),
+        line_value,
+    };
+    let mut points = vec![
+        pt(99.0, 30.12, Some(30.1)),
+        pt(99.7, 34.82, None),
+        pt(99.9, 34.8, None),
+        pt(100.0, 40.02, Some(40.0)),
+    ];
+    settle_rounded(&mut points, &[true, true, false, true]);
+    assert_eq!(
+        (points[2].value, points[2].line_value),
+        (Some(34.82), Some(34.8))
+    );
+    assert_eq!(points[1].value, Some(34.82));
+    let mut wide = vec![pt(99.7, 34.82, None), pt(99.9, 34.7, None)];
+    settle_rounded(&mut wide, &[true, false]);
+    assert_eq!((wide[1].value, wide[1].line_value), (Some(34.7), None));
+}
