@@ -705,3 +705,31 @@ fn help_lists_the_json_fields_and_every_selector_term() {
         }
     }
 }
+
+/// On a database without runs the listing commands list nothing (exit 0), and the
+/// commands that need runs say what to do first (exit 2); a selector that selects
+/// nothing names its near matches, in `calibrate` too.
+#[test]
+fn an_empty_database_says_to_ingest_first() {
+    let env = Env::new();
+    let logs = env.dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    env.ok(&["ingest", logs.to_str().unwrap()]);
+    for args in [&["runs"][..], &["variation"], &["history"], &["export"]] {
+        env.ok(args);
+    }
+    for args in [&["curve"][..], &["calibrate"]] {
+        let out = env.cmd(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("the database holds no runs: `bench-db ingest PATH` first"),
+            "{args:?}: {err}"
+        );
+    }
+    env.ok(&["ingest", &crate::common::fixture("jlbh/v10-current.txt")]);
+    let out = env.cmd(&["calibrate", "suite=jlbx"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("near matches: suite=jlbh"), "{err}");
+}

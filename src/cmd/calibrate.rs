@@ -12,7 +12,7 @@ use crate::output::percentile;
 use crate::selector::Selector;
 use crate::store::Db;
 use crate::store::url::Target;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -20,9 +20,14 @@ use std::io::Write;
 pub fn run(db: &Target, args: &CalibrateArgs) -> Result<u8> {
     let policy = super::gate::load_policy(args.policy.as_deref(), &args.max)?;
     let store = Db::open_read(db)?;
-    let runs = store.select(&Selector::parse_opt(args.selector.as_deref())?)?;
+    let sel = Selector::parse_opt(args.selector.as_deref())?;
+    let runs = store.select(&sel)?;
     if runs.is_empty() {
-        bail!("the selection holds no run");
+        return Err(super::select::nothing_to_read(
+            &store,
+            &sel,
+            args.selector.as_deref(),
+        )?);
     }
     let c = calibrate(
         &runs,

@@ -1,7 +1,7 @@
 //! `bench-db curve`: throughput versus latency of the selected runs, less JLBH's warm-up
 //! runs ([`crate::analysis::warmup`]) unless `--include-first`.
 
-use super::select::{check_metric_names, nothing_selected};
+use super::select::check_metric_names;
 use crate::analysis::curve::{
     CurveError, CurvesBuilder, MetricChooser, missed_schedule, parse_slo,
 };
@@ -40,8 +40,12 @@ pub fn run(db: &Target, args: &CurveArgs) -> Result<u8> {
         chooser.see(&r);
         Ok(())
     })?;
-    if let (0, Some(text)) = (selected, args.selector.as_deref()) {
-        return Err(nothing_selected(&store, &sel, text, "selector")?.into());
+    if selected == 0 {
+        return Err(super::select::nothing_to_read(
+            &store,
+            &sel,
+            args.selector.as_deref(),
+        )?);
     }
     if late > 0 {
         eprintln!(

@@ -259,6 +259,15 @@ pub fn unknown_tag_keys(store: &Db, sel: &Selector) -> Result<(Vec<String>, Vec<
     Ok((unknown, stored.into_iter().map(str::to_string).collect()))
 }
 
+/// The error of a command that needs runs and selected none: the selector's
+/// ([`nothing_selected`]), or without one, that the database holds no runs.
+pub fn nothing_to_read(store: &Db, sel: &Selector, text: Option<&str>) -> Result<anyhow::Error> {
+    Ok(match text {
+        Some(text) => nothing_selected(store, sel, text, "selector")?.into(),
+        None => anyhow::anyhow!("the database holds no runs: `bench-db ingest PATH` first"),
+    })
+}
+
 /// The message for a selector that selects no run: a line, then one for each term that
 /// matches nothing on its own, indented when shown.
 pub fn nothing_selected(store: &Db, sel: &Selector, text: &str, what: &str) -> Result<Lines> {
