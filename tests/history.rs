@@ -779,12 +779,16 @@ fn exports_of_one_run_are_one_point() {
     let env = Env::new();
     env.ok(&["ingest", &fixture("real/hyperfine"), "--no-git"]);
     let h = env.json(&["history", "--json"]);
-    let sleep = h
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["bench"] == "sleep 0.01" && s["config"] == serde_json::json!({}))
-        .unwrap();
+    // The series of `sleep 0.01` without a parameter (the scan's are `n=1`, `n=2`, …).
+    let unscanned = |h: &Value| -> Value {
+        h.as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["bench"] == "sleep 0.01" && s["config"] == serde_json::json!({}))
+            .unwrap()
+            .clone()
+    };
+    let sleep = unscanned(&h);
     assert_eq!(sleep["statistic"], "mean");
     let mut points: Vec<(u64, f64)> = sleep["points"]
         .as_array()
@@ -802,13 +806,7 @@ fn exports_of_one_run_are_one_point() {
     env.ingest_commit(&fixture("real/hyperfine"), 1);
     let out = env.cmd(&["history", "--json"]).output().unwrap();
     let h: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let sleep = h
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["bench"] == "sleep 0.01" && s["config"] == serde_json::json!({}))
-        .unwrap();
-    assert_eq!(sleep["points"][0]["runs"], 21);
+    assert_eq!(unscanned(&h)["points"][0]["runs"], 21);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("outputs print the summary of another output beside them"),
