@@ -763,8 +763,8 @@ fn without_commits_a_point_is_one_invocation() {
     assert!(fib10["change_points"].as_array().unwrap().is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("note: history: 2 invocations repeat the values of")
-            && err.contains("fib 10/after in every run"),
+        err.contains("note: history: Criterion's `new` folder repeats the values of")
+            && err.contains("fib 10/after (the baseline saved beside it, from the same run)"),
         "{err}"
     );
 }

@@ -25,6 +25,8 @@ pub struct Copies {
     pub path: String,
     /// Every block with this content, the one that counts first.
     pub blocks: Vec<i64>,
+    /// The sources of the other blocks, in the order of `blocks`.
+    pub others: Vec<String>,
     /// What the blocks share.
     pub kind: Shared,
 }
@@ -182,13 +184,14 @@ fn same_values(
     let mut groups: Vec<Copies> = by_content
         .into_values()
         .filter(|blocks| blocks.len() > 1)
-        .map(|mut blocks| {
-            let path = std::mem::take(&mut blocks[0].1);
-            let ids: Vec<i64> = blocks.into_iter().map(|(id, _)| id).collect();
+        .map(|blocks| {
+            let (ids, mut paths): (Vec<i64>, Vec<String>) = blocks.into_iter().unzip();
             left_out.extend(&ids[1..]);
+            let others = paths.split_off(1);
             Copies {
-                path,
+                path: paths.remove(0),
                 blocks: ids,
+                others,
                 kind: Shared::Values,
             }
         })
@@ -380,15 +383,16 @@ fn same_summary(blocks: impl IntoIterator<Item = Summary>) -> (LeftOut, Vec<Copi
     order.sort_by_key(|b| (std::cmp::Reverse(b.runs), b.block));
     // Only blocks that measured the same thing can print one summary: each is looked for
     // among those kept for what it measured.
-    let mut kept: Vec<(Summary, Vec<i64>)> = Vec::new();
+    let mut kept: Vec<(Summary, Vec<i64>, Vec<String>)> = Vec::new();
     let mut left_out = LeftOut::default();
     let mut by_what: HashMap<(String, Option<String>, String), Vec<usize>> = HashMap::new();
     for b in order {
         let alike = by_what.entry(b.what.clone()).or_default();
         match alike.iter().find(|&&k| same_summary_of(&kept[k].0, &b)) {
             Some(&k) => {
-                let (counts, ids) = &mut kept[k];
+                let (counts, ids, others) = &mut kept[k];
                 ids.push(b.block);
+                others.push(b.path.clone());
                 if b.all.is_subset(&counts.all) {
                     left_out.blocks.insert(b.block);
                 } else {
@@ -399,16 +403,17 @@ fn same_summary(blocks: impl IntoIterator<Item = Summary>) -> (LeftOut, Vec<Copi
             None => {
                 alike.push(kept.len());
                 let id = b.block;
-                kept.push((b, vec![id]));
+                kept.push((b, vec![id], Vec::new()));
             }
         }
     }
     let mut groups: Vec<Copies> = kept
         .into_iter()
-        .filter(|(_, ids)| ids.len() > 1)
-        .map(|(k, ids)| Copies {
+        .filter(|(_, ids, _)| ids.len() > 1)
+        .map(|(k, ids, others)| Copies {
             path: k.path,
             blocks: ids,
+            others,
             kind: Shared::Summary,
         })
         .collect();
@@ -457,6 +462,7 @@ mod tests {
             [Copies {
                 path: "a.txt".into(),
                 blocks: vec![2, 7, 9],
+                others: vec!["again/a.txt".into(), "a.txt".into()],
                 kind: Shared::Values,
             }]
         );

@@ -33,6 +33,10 @@ pub fn md_cell(s: &str) -> String {
 pub fn copies_note(side: &str, c: &crate::analysis::copies::Copies) -> String {
     let n = c.blocks.len();
     match c.kind {
+        crate::analysis::copies::Shared::Values if criterion_new_beside_its_baseline(c) => format!(
+            "{side}: Criterion's `new` folder repeats the values of {} (the baseline saved beside it, from the same run): counted once",
+            escape::text(&c.path),
+        ),
         crate::analysis::copies::Shared::Values => format!(
             "{side}: {n} invocations repeat the values of {} in every run (copies of one output, ingested {n} times?): counted once, as a copy is no new measurement",
             escape::text(&c.path),
@@ -73,6 +77,17 @@ pub fn copies_notes(side: &str, groups: &[crate::analysis::copies::Copies]) -> V
         .filter(|(_, n)| said.insert(n.clone()))
         .map(|(_, n)| n)
         .collect()
+}
+
+/// Whether copies are Criterion's `new` folder beside a baseline it saved
+/// (`--save-baseline`): sibling folders, the others named `new`.
+fn criterion_new_beside_its_baseline(c: &crate::analysis::copies::Copies) -> bool {
+    let parent = |p: &str| std::path::Path::new(p).parent().map(|d| d.to_path_buf());
+    !c.others.is_empty()
+        && c.others.iter().all(|o| {
+            std::path::Path::new(o).file_name() == Some(std::ffi::OsStr::new("new"))
+                && parent(o) == parent(&c.path)
+        })
 }
 
 /// One note for many outputs of a side that each print the summary of another
