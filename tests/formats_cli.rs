@@ -446,6 +446,44 @@ fn two_criterion_folders_compare_sample_by_sample() {
     assert_eq!(rows[0]["values"].as_array().unwrap().len(), 100);
 }
 
+/// Criterion's own change of run 3 against run 2 (run3's `change/estimates.json`: mean
+/// +3.8274% in [−16.6226%, +36.4071%], median −2.7285%) is shown beside the row, since run
+/// 3's base is run 2: 506.8147 ns / 1.038274 is run 2's mean 488.1318 ns. The other way
+/// round (run 3 as the baseline) run 2's change is against another base and is not shown.
+#[test]
+fn criterions_own_change_is_shown_against_the_base_it_ran_against() {
+    let env = Env::new();
+    ingest(&env, &[&fixture("real/criterion/run2/criterion")], "run2");
+    ingest(&env, &[&fixture("real/criterion/run3/criterion")], "run3");
+    let sides = ["--baseline", "label=run2", "--candidate", "label=run3"];
+    let text = env.ok(&[&["compare"][..], &sides].concat());
+    assert!(
+        text.contains("Criterion's own change against this baseline: mean +3.83% [-16.62%, +36.41%], median -2.73% [-18.22%, +5.47%]"),
+        "{text}"
+    );
+    let cells = env.json(&[&["compare", "--json"][..], &sides].concat());
+    let fib10 = cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["bench"] == "fib/fib 10")
+        .unwrap();
+    let mean = &fib10["printed_change"][0];
+    assert_eq!(mean["name"], "mean");
+    assert_eq!(mean["pct"].as_f64(), Some(3.8274463912684187));
+    let reversed = env.json(&[
+        "compare",
+        "--json",
+        "--baseline",
+        "label=run3",
+        "--candidate",
+        "label=run2",
+    ]);
+    for c in reversed.as_array().unwrap() {
+        assert_eq!(c["printed_change"], serde_json::json!([]), "{c}");
+    }
+}
+
 /// `variation` shows what the tool printed for the same runs: Criterion's run2 folder for
 /// fib 10, `slope` 470.7916 ns in [447.1593, 496.7155] (estimates.json), and hyperfine's
 /// two-commands.json for `sleep 0.01`, mean 0.01265469144 s ± σ 0.0024002142 s.

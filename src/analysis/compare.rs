@@ -286,6 +286,9 @@ pub struct Cell {
     pub printed_candidate: Option<Headline>,
     /// Why a side's printed summary is not shown: it pools several invocations.
     pub printed_note: Option<String>,
+    /// The change the tool itself printed between these two sides (Criterion's change of
+    /// the candidate against the base it ran against, when that is the baseline).
+    pub printed_change: Vec<printed::PrintedChange>,
 }
 
 impl Cell {
@@ -910,6 +913,7 @@ fn cell(
         printed_baseline: None,
         printed_candidate: None,
         printed_note: None,
+        printed_change: Vec::new(),
     }
 }
 
@@ -1119,14 +1123,18 @@ fn add_printed(
     baseline: (&SideCell, &[StoredRun]),
     candidate: (&SideCell, &[StoredRun]),
 ) {
-    let side = |(s, runs): (&SideCell, &[StoredRun])| {
-        let held: Vec<&StoredRun> = runs.iter().filter(|r| s.run_ids.contains(&r.id)).collect();
-        printed::side(&held, &key.metric, key.percentile())
-    };
+    fn held<'r>((s, runs): (&SideCell, &'r [StoredRun])) -> Vec<&'r StoredRun> {
+        runs.iter().filter(|r| s.run_ids.contains(&r.id)).collect()
+    }
+    let (held_b, held_c) = (held(baseline), held(candidate));
+    let side = |runs: &[&StoredRun]| printed::side(runs, &key.metric, key.percentile());
+    if key.percentile().is_none() {
+        cell.printed_change = printed::change(&held_b, &held_c, &key.metric);
+    }
     let mut notes = Vec::new();
     for (name, sd, slot) in [
-        ("baseline", side(baseline), &mut cell.printed_baseline),
-        ("candidate", side(candidate), &mut cell.printed_candidate),
+        ("baseline", side(&held_b), &mut cell.printed_baseline),
+        ("candidate", side(&held_c), &mut cell.printed_candidate),
     ] {
         match sd {
             Side::One(h) => *slot = Some(h),

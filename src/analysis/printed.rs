@@ -123,6 +123,63 @@ impl Headline {
     }
 }
 
+/// A change the tool itself printed between the two sides of a cell, in percent, with its
+/// interval: Criterion's change of an estimate (`mean`, `median`) of the candidate against
+/// the base it ran against.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PrintedChange {
+    /// The estimate that changed (`mean`, `median`).
+    pub name: String,
+    pub pct: f64,
+    pub low_pct: f64,
+    pub high_pct: f64,
+    #[serde(skip)]
+    pub tool: &'static str,
+}
+
+/// The change the candidate's block printed against its own base, when that base is the
+/// baseline's block: a Criterion folder's `change/` compares `new/` with the `base/` it ran
+/// against, which is the baseline when the candidate's mean over (1 + its mean change)
+/// gives the baseline's mean (to 1e-9: the same numbers, not a close run). Each side's
+/// runs must come from one block; empty otherwise.
+pub fn change(
+    baseline: &[&StoredRun],
+    candidate: &[&StoredRun],
+    metric: &str,
+) -> Vec<PrintedChange> {
+    let one_block = |runs: &[&StoredRun]| runs.windows(2).all(|w| w[0].block_id == w[1].block_id);
+    let (Some(b), Some(c)) = (baseline.first(), candidate.first()) else {
+        return Vec::new();
+    };
+    if !one_block(baseline) || !one_block(candidate) || c.format != "criterion" {
+        return Vec::new();
+    }
+    let (bs, cs) = (stats(b, metric), stats(c, metric));
+    let against_baseline = match (bs.get("mean"), cs.get("mean"), cs.get("change_mean_pct")) {
+        (Some(&base), Some(&new), Some(&pct)) => {
+            let implied = new / (1.0 + pct / 100.0);
+            (implied - base).abs() <= 1e-9 * base.abs()
+        }
+        _ => false,
+    };
+    if !against_baseline {
+        return Vec::new();
+    }
+    ["mean", "median"]
+        .into_iter()
+        .filter_map(|name| {
+            let get = |suffix: &str| cs.get(&format!("change_{name}{suffix}_pct")).copied();
+            Some(PrintedChange {
+                name: name.to_string(),
+                pct: get("")?,
+                low_pct: get("_low")?,
+                high_pct: get("_high")?,
+                tool: tool_name(&c.format),
+            })
+        })
+        .collect()
+}
+
 /// What one side of a cell printed: the headline of its one block, or why there is none
 /// to show when its runs come from several blocks (several invocations pooled).
 #[derive(Debug, Clone, PartialEq)]

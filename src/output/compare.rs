@@ -452,6 +452,26 @@ pub fn printed_line(c: &Cell) -> Option<String> {
     if let Some(note) = notes.first() {
         line.push_str(&format!("; {note}"));
     }
+    if let Some(first) = c.printed_change.first() {
+        let changes: Vec<String> = c
+            .printed_change
+            .iter()
+            .map(|ch| {
+                format!(
+                    "{} {:+.2}% [{:+.2}%, {:+.2}%]",
+                    ch.name, ch.pct, ch.low_pct, ch.high_pct
+                )
+            })
+            .collect();
+        if !line.is_empty() {
+            line.push_str("; ");
+        }
+        line.push_str(&format!(
+            "{}'s own change against this baseline: {}",
+            first.tool,
+            changes.join(", ")
+        ));
+    }
     if let Some(note) = &c.printed_note {
         if !line.is_empty() {
             line.push_str("; ");
@@ -528,6 +548,8 @@ struct JsonCell<'a> {
     printed_baseline: Option<&'a Headline>,
     printed_candidate: Option<&'a Headline>,
     printed_note: Option<&'a str>,
+    /// The change the tool itself printed between the two sides (see `compare --help`).
+    printed_change: &'a [crate::analysis::printed::PrintedChange],
     /// The label someone gave the runs (`null` when none, or when it is the axis).
     label: Option<&'a str>,
     /// The configuration keys no selector names in which the paired sides differ, each
@@ -577,6 +599,7 @@ pub fn json(cells: &[Cell]) -> String {
             printed_baseline: c.printed_baseline.as_ref(),
             printed_candidate: c.printed_candidate.as_ref(),
             printed_note: c.printed_note.as_deref(),
+            printed_change: &c.printed_change,
             label: c.label.as_deref(),
             config_baseline: pairs(&c.config_baseline),
             config_candidate: pairs(&c.config_candidate),
@@ -734,7 +757,12 @@ mod tests {
         ]);
         // What the tool printed for the cell on each side (null for tsar, which prints
         // no per-cell summary).
-        want.extend(["printed_baseline", "printed_candidate", "printed_note"]);
+        want.extend([
+            "printed_baseline",
+            "printed_candidate",
+            "printed_note",
+            "printed_change",
+        ]);
         want.push("label");
         // The configuration keys the sides were paired across.
         want.extend(["config_baseline", "config_candidate"]);
