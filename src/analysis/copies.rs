@@ -65,15 +65,10 @@ impl LeftOut {
         if self.is_empty() {
             return;
         }
-        runs.retain_mut(|r| {
-            if self.blocks.contains(&r.block_id) {
-                return false;
-            }
-            if let Some(m) = self.metrics.get(&r.block_id) {
-                r.run.series.retain(|s| !m.contains(&s.metric));
-                return !r.run.series.is_empty();
-            }
-            true
+        runs.retain_mut(|r| match self.of_block(r.block_id) {
+            None => false,
+            Some(None) => true,
+            Some(Some(m)) => trim(r, m),
         });
     }
 
@@ -86,15 +81,12 @@ impl LeftOut {
         let mut whole = Vec::new();
         let mut trimmed = Vec::new();
         for r in runs {
-            if self.blocks.contains(&r.block_id) {
-                continue;
-            }
-            match self.metrics.get(&r.block_id) {
-                None => whole.push(r),
-                Some(m) => {
+            match self.of_block(r.block_id) {
+                None => {}
+                Some(None) => whole.push(r),
+                Some(Some(m)) => {
                     let mut r = r.clone();
-                    r.run.series.retain(|s| !m.contains(&s.metric));
-                    if !r.run.series.is_empty() {
+                    if trim(&mut r, m) {
                         trimmed.push(r);
                     }
                 }
@@ -103,10 +95,25 @@ impl LeftOut {
         (whole, trimmed)
     }
 
+    /// What a block keeps: nothing (`None`), all (`Some(None)`), or all but the series of
+    /// these metrics.
+    fn of_block(&self, block: i64) -> Option<Option<&BTreeSet<String>>> {
+        if self.blocks.contains(&block) {
+            return None;
+        }
+        Some(self.metrics.get(&block))
+    }
+
     pub fn extend(&mut self, other: LeftOut) {
         self.blocks.extend(other.blocks);
         self.metrics.extend(other.metrics);
     }
+}
+
+/// Drops the run's series of `metrics`; whether it keeps any.
+fn trim(r: &mut StoredRun, metrics: &BTreeSet<String>) -> bool {
+    r.run.series.retain(|s| !metrics.contains(&s.metric));
+    !r.run.series.is_empty()
 }
 
 /// The copies among `runs`' blocks: what to leave out, and each content held by more than

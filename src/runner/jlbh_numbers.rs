@@ -176,13 +176,11 @@ pub fn ladder_points(h: &Histogram<u64>, rows_count: u64) -> Vec<LadderPoint> {
     let mut points: Vec<(LadderPoint, bool)> = table
         .iter()
         .map(|&p| {
-            let line_value = line
-                .contains(&p)
-                .then(|| parse_p(&micros_p(us(p))))
-                .flatten();
+            let v = us(p);
+            let line_value = line.contains(&p).then(|| parse_p(&micros_p(v))).flatten();
             let point = LadderPoint {
                 percentile: p,
-                value: Some(round2(us(p))),
+                value: Some(round2(v)),
                 line_value,
             };
             (point, true)
