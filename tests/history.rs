@@ -769,28 +769,31 @@ fn without_commits_a_point_is_one_invocation() {
     );
 }
 
-/// fixtures/real/hyperfine holds two runs of `sleep 0.01` (two-commands.json and
-/// two-commands-b.json, 10 times each), the first also as CSV, Markdown and terminal
-/// output, and the terminal output of a scan whose parameter it does not print. Without
-/// commits that is three points (11.50, 12.29 and 12.65 ms: the means the runs printed),
-/// not six; under one commit one point of 21 runs, not 24: the exports add no runs.
+/// fixtures/real/hyperfine holds three runs of `sleep 0.01`: two-commands.json and
+/// two-commands-b.json (10 times each, the first also as CSV, Markdown and terminal
+/// output) and step n=1 of a parameter scan (scan.json, 5 times, also as CSV and terminal
+/// output, which prints no parameter: the command names the step). Without commits that
+/// is three points, the medians of the runs' times (13.55, 9.99 and 10.62 ms), not eight;
+/// under one commit one point of 25 runs, not 31: the exports add no runs.
 #[test]
 fn exports_of_one_run_are_one_point() {
     let env = Env::new();
     env.ok(&["ingest", &fixture("real/hyperfine"), "--no-git"]);
     let h = env.json(&["history", "--json"]);
-    // The series of `sleep 0.01` without a parameter (the scan's are `n=1`, `n=2`, …).
-    let unscanned = |h: &Value| -> Value {
-        h.as_array()
+    let sleep = |h: &Value| -> Value {
+        let mut found = h
+            .as_array()
             .unwrap()
             .iter()
-            .find(|s| s["bench"] == "sleep 0.01" && s["config"] == serde_json::json!({}))
-            .unwrap()
-            .clone()
+            .filter(|s| s["bench"] == "sleep 0.01" && s["metric"] == "time");
+        let one = found.next().unwrap().clone();
+        assert!(found.next().is_none(), "one series of `sleep 0.01`");
+        one
     };
-    let sleep = unscanned(&h);
-    assert_eq!(sleep["statistic"], "mean");
-    let mut points: Vec<(u64, f64)> = sleep["points"]
+    let s = sleep(&h);
+    assert_eq!(s["config"], serde_json::json!({}));
+    assert_eq!(s["statistic"], "median");
+    let mut points: Vec<(u64, f64)> = s["points"]
         .as_array()
         .unwrap()
         .iter()
@@ -800,13 +803,13 @@ fn exports_of_one_run_are_one_point() {
         })
         .collect();
     points.sort_by(|a, b| a.1.total_cmp(&b.1));
-    assert_eq!(points, [(1, 11.5), (10, 12.29), (10, 12.65)]);
+    assert_eq!(points, [(10, 9.99), (5, 10.62), (10, 13.55)]);
 
     let env = Env::new();
     env.ingest_commit(&fixture("real/hyperfine"), 1);
     let out = env.cmd(&["history", "--json"]).output().unwrap();
     let h: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(unscanned(&h)["points"][0]["runs"], 21);
+    assert_eq!(sleep(&h)["points"][0]["runs"], 25);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("outputs print the summary of another output beside them"),

@@ -120,6 +120,58 @@ fn hyperfine_summary_in_runs_export_and_compare() {
     );
 }
 
+/// A parameter scan's terminal output prints the rewritten command without the parameter
+/// (`Benchmark 1: sleep 0.01`); its JSON export has `parameters: {n: "1"}` beside the same
+/// command. They are one benchmark: the terminal output against the JSON gives three
+/// cells, each with the mean hyperfine printed on each side (scan-terminal.txt: 11.5,
+/// 22.4, 32.7 ms; scan.json: 0.011487, 0.022358, 0.032714 s).
+#[test]
+fn a_scans_terminal_output_and_its_json_are_one_benchmark() {
+    let env = Env::new();
+    for (file, side) in [("scan-terminal.txt", "t"), ("scan.json", "j")] {
+        env.ok(&[
+            "ingest",
+            &fixture(&format!("real/hyperfine/{file}")),
+            "--tag",
+            &format!("side={side}"),
+        ]);
+    }
+    let cells = env.json(&[
+        "compare",
+        "--baseline",
+        "tag.side=t",
+        "--candidate",
+        "tag.side=j",
+        "--json",
+    ]);
+    let rows: Vec<(String, f64, f64)> = cells
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["bench"].as_str().unwrap().to_string(),
+                c["printed_baseline"]["value"].as_f64().unwrap(),
+                c["printed_candidate"]["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("sleep 0.01".to_string(), 11.5, 0.011486889760000002),
+            ("sleep 0.02".to_string(), 22.4, 0.022357553960000002),
+            ("sleep 0.03".to_string(), 32.7, 0.03271382896),
+        ]
+    );
+    // The step's parameter is kept with its runs.
+    let run = &runs_of(&env, "sleep 0.02")
+        .into_iter()
+        .find(|r| r["source"].as_str().unwrap().ends_with("scan.json"))
+        .unwrap();
+    assert_eq!(run["params"]["n"], 2.0);
+}
+
 #[test]
 fn a_side_pooling_several_invocations_shows_no_printed_summary() {
     let env = Env::new();

@@ -13,9 +13,10 @@
 //! Every benchmarked command is one block; its metric is `time`, lower is better.
 //!
 //! Identity: `bench` is the command as hyperfine printed it (with `-n NAME` the name, in a
-//! parameter scan the rewritten command). `config` is the parameter-scan values (JSON
-//! `parameters`, CSV `parameter_*` columns); a run's `exit_code` and the terminal's `runs`
-//! count are plain params. The timing runs of a command are its replicates. A block is one
+//! parameter scan the rewritten command). The parameter-scan values (JSON `parameters`,
+//! CSV `parameter_*` columns) are params, and `config` only where the command does not
+//! already tell the steps apart (see `implied_parameters`); a run's `exit_code` and the
+//! terminal's `runs` count are plain params. The timing runs of a command are its replicates. A block is one
 //! command of an invocation rather than the whole invocation, as the summary hyperfine
 //! printed (`mean`, `relative`, …) belongs to one command and block stats name no bench.
 //! No label (exports have no lead line) and no timestamp (hyperfine exports none).
@@ -44,7 +45,7 @@ use crate::text::{clean_line, re};
 use crate::units::scaled_decimal;
 use regex::Regex;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 use std::sync::LazyLock;
 
@@ -112,9 +113,9 @@ pub fn parse<'a>(r: Box<dyn BufRead + 'a>) -> ParseIter<'a> {
         let text = doc.text();
         let first = text.lines().next().unwrap_or("").trim();
         if text.trim_start().starts_with('{') {
-            json(text)
+            json(text).map(implied_parameters)
         } else if first.starts_with("command,") {
-            csv(doc)
+            csv(doc).map(implied_parameters)
         } else if MD_HEADER.is_match(first) {
             markdown(doc)
         } else {
@@ -291,6 +292,29 @@ fn summary_run(
         run.set_config(k, v);
     }
     run
+}
+
+/// A scan's parameter values are configuration only where the command does not already
+/// tell them apart: hyperfine rewrites `sleep 0.0{n}` into `sleep 0.01`, `sleep 0.02`, …,
+/// so the command alone names each step, as it does in the terminal and markdown outputs
+/// of the same invocation, which print no parameters. When every command of the export
+/// has one set of parameter values, they stay params but leave the configuration (the
+/// JSON export and its terminal output are then one benchmark); when one command ran
+/// with two sets (a `--command-name` without the parameter), they stay configuration.
+fn implied_parameters(mut blocks: Vec<Block>) -> Vec<Block> {
+    let mut sets: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for run in blocks.iter().flat_map(|b| &b.runs) {
+        let values = format!("{:?}", run.config_params());
+        sets.entry(run.bench.as_deref().unwrap_or(""))
+            .or_default()
+            .insert(values);
+    }
+    if sets.values().all(|s| s.len() == 1) {
+        for run in blocks.iter_mut().flat_map(|b| &mut b.runs) {
+            run.config.clear();
+        }
+    }
+    blocks
 }
 
 /// Splits one CSV record, honouring double quotes (commands may hold commas).
@@ -673,15 +697,29 @@ mod tests {
         assert_eq!(blocks[2].runs[0].bench.as_deref(), Some("sleep 0.03"));
         assert_eq!(blocks[0].runs.len(), 5);
         assert_eq!(blocks[0].runs[1].params["n"], Param::Num(1.0));
-        let config: Vec<&str> = blocks[0].runs[1]
-            .config
-            .iter()
-            .map(String::as_str)
-            .collect();
-        assert_eq!(config, ["n"]);
+        // `sleep 0.0{n}` became `sleep 0.01`: the command names the step, as the
+        // terminal output of the same invocation does without parameters.
+        assert!(blocks[0].runs[1].config.is_empty());
         assert_eq!(value(&blocks[0].runs[1]), 0.014171563960000001);
         assert_eq!(blocks[2].runs[0].params["n"], Param::Num(3.0));
         assert_eq!(printed(&blocks[2], "mean"), Some(0.03271382896));
+    }
+
+    /// `--command-name run` with `-P n 1 2`: one name for both steps, so the parameter is
+    /// what tells them apart.
+    #[test]
+    fn a_parameter_the_name_does_not_tell_stays_configuration() {
+        let result = |n: u32| {
+            format!(
+                r#"{{"command": "run", "mean": 0.{n}, "times": [0.{n}], "parameters": {{"n": "{n}"}}}}"#
+            )
+        };
+        let text = format!(r#"{{"results": [{}, {}]}}"#, result(1), result(2));
+        let blocks = json(&text).map(implied_parameters).unwrap();
+        for (b, n) in blocks.iter().zip([1.0, 2.0]) {
+            assert!(b.runs[0].config.contains("n"));
+            assert_eq!(b.runs[0].params["n"], Param::Num(n));
+        }
     }
 
     #[test]
@@ -693,7 +731,7 @@ mod tests {
         assert_eq!(r.series[0].stats["stddev"], 0.003698794957475948);
         assert_eq!(r.series[0].stats["system"], 0.0);
         assert_eq!(r.params["n"], Param::Num(2.0));
-        assert!(r.config.contains("n"));
+        assert!(r.config.is_empty());
         assert_eq!(r.bench.as_deref(), Some("sleep 0.02"));
         let blocks = real("two-commands.csv");
         assert_eq!(value(&blocks[0].runs[0]), 0.012654691440000001);
