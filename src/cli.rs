@@ -172,7 +172,7 @@ pub enum Command {
     Curve(CurveArgs),
     /// CI gate: exit 1 on a percentile regression, 3 when it cannot decide.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db gate --baseline 'tag.branch=main' --candidate 'tag.commit=abc123'\n  bench-db gate --baseline 'label=before' --candidate 'label=after' --max 'p99=+10%' --format junit --out gate.xml\n  bench-db gate --baseline 'tag.branch=main' --candidate 'tag.branch=fix' --policy gate.toml --json\n\nJSON: {\"schema\": 1, outcome, exit_code, summary, cells: [...]}."
+        after_help = "EXAMPLES:\n  bench-db gate --baseline 'tag.branch=main' --candidate 'tag.commit=abc123'\n  bench-db gate --baseline 'label=before' --candidate 'label=after' --max 'p99=+10%' --format junit --out gate.xml\n  bench-db gate --baseline 'tag.branch=main' --candidate 'tag.branch=fix' --policy gate.toml --json\n\nJSON: {\"schema\": 1, outcome, exit_code, summary, cells: [...]}; each cell carries printed_baseline, printed_candidate, printed_note and printed_change as compare --json gives them: what the tool printed, shown under the row in text and listed in Markdown; it takes no part in the verdict."
     )]
     Gate(GateArgs),
     /// Values over commits per suite, metric and percentile, with change points.

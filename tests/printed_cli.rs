@@ -172,6 +172,67 @@ fn a_scans_terminal_output_and_its_json_are_one_benchmark() {
     assert_eq!(run["params"]["n"], 2.0);
 }
 
+/// The gate shows what the tool printed beside each cell, as `compare` does: hyperfine's
+/// mean ± σ of `sleep 0.01` in two-commands.json (0.012654691440000001 ±
+/// 0.0024002…) and two-commands-b.json (0.012292608679999997), in the text under the
+/// row, in the Markdown's list and in `--format json`.
+#[test]
+fn the_gate_shows_what_the_tool_printed() {
+    let env = Env::new();
+    for (file, commit) in [("two-commands.json", "a"), ("two-commands-b.json", "b")] {
+        env.ok(&[
+            "ingest",
+            &fixture(&format!("real/hyperfine/{file}")),
+            "--tag",
+            &format!("commit={commit}"),
+        ]);
+    }
+    let gate = |format: &str| {
+        let out = env
+            .cmd(&[
+                "gate",
+                "--baseline",
+                "tag.commit=a",
+                "--candidate",
+                "tag.commit=b",
+                "--format",
+                format,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let line = "hyperfine printed: baseline 0.012655 ± 0.0024002 s (mean), candidate 0.012293 ± 0.0039664 s (mean)";
+    let text = gate("text");
+    let under: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("pass    sleep 0.01 time"))
+        .take(2)
+        .collect();
+    assert_eq!(under[1], format!("  {line}"), "{text}");
+    assert!(
+        gate("markdown").contains(&format!("- sleep 0.01 time: {line}\n")),
+        "{}",
+        gate("markdown")
+    );
+    let json: Value = serde_json::from_str(&gate("json")).unwrap();
+    let cell = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["bench"] == "sleep 0.01")
+        .unwrap();
+    assert_eq!(
+        cell["printed_baseline"]["value"].as_f64(),
+        Some(0.012654691440000001)
+    );
+    assert_eq!(
+        cell["printed_candidate"]["value"].as_f64(),
+        Some(0.012292608679999997)
+    );
+}
+
 #[test]
 fn a_side_pooling_several_invocations_shows_no_printed_summary() {
     let env = Env::new();

@@ -332,17 +332,8 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
         }
         rows.push(row);
     }
-    let mut out = String::new();
-    let mut layout = super::table::Layout::new(&[]);
-    for row in &rows {
-        layout.measure(row);
-    }
-    for (i, row) in rows.iter().enumerate() {
-        layout.write_row(row, color, &mut out);
-        if let Some(line) = i.checked_sub(1).and_then(|k| printed_line(&cells[k])) {
-            out.push_str(&format!("  {line}\n"));
-        }
-    }
+    let under: Vec<Option<String>> = cells.iter().map(printed_line).collect();
+    let mut out = super::table::render_with_lines(rows, &under, color);
     out.push_str(&format!(
         "\nn = replicates baseline/candidate: runs{}",
         warm_up.note()
@@ -422,6 +413,25 @@ pub fn replicate_note<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> Option<S
         ));
     }
     (!notes.is_empty()).then(|| notes.join(" "))
+}
+
+/// The Markdown list of what the tools printed for `cells` (one item per cell that has a
+/// [`printed_line`]), after a blank line and a heading; empty when none has one.
+pub fn printed_list<'c>(cells: impl Iterator<Item = &'c Cell>) -> String {
+    let items: String = cells
+        .filter_map(|c| {
+            let line = printed_line(c)?;
+            Some(format!(
+                "- {}: {}\n",
+                md_cell(&c.display_name()),
+                md_cell(&line)
+            ))
+        })
+        .collect();
+    if items.is_empty() {
+        return items;
+    }
+    format!("\nWhat the tool printed:\n\n{items}")
 }
 
 /// What the tool printed for a cell, as one line (`JMH printed: baseline 12.453 ± 1.823
@@ -661,21 +671,7 @@ pub fn markdown(cells: &[Cell]) -> String {
     if let Some(note) = replicate_note(cells) {
         out.push_str(&format!("\n_{note}_\n"));
     }
-    let printed: Vec<String> = cells
-        .iter()
-        .filter_map(|c| {
-            let line = printed_line(c)?;
-            Some(format!(
-                "- {}: {}\n",
-                md_cell(&c.display_name()),
-                md_cell(&line)
-            ))
-        })
-        .collect();
-    if !printed.is_empty() {
-        out.push_str("\nWhat the tool printed:\n\n");
-        out.extend(printed);
-    }
+    out.push_str(&printed_list(cells.iter()));
     if has_concurrency(cells) {
         out.push_str(&format!("\n{LITTLE}\n"));
     }

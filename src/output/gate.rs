@@ -3,11 +3,12 @@
 //! cell is the one its verdict was decided on, so the table and the reason's "worse by" or
 //! "better by" state one number.
 
-use super::table::{Cell as T, render};
+use super::table::{Cell as T, render_with_lines};
 use super::{json_num, md_cell, num, p, pct, percentile, plural};
 use crate::analysis::compare::{Replicates, TestMethod};
 use crate::analysis::gate::{GateCell, GateReport, Outcome, Status};
 use crate::analysis::polarity::Polarity;
+use crate::analysis::printed::{Headline, PrintedChange};
 use crate::dataset::StoredRun;
 use serde::Serialize;
 
@@ -161,7 +162,12 @@ pub fn text(r: &GateReport, color: bool) -> String {
             c.reason.as_str().into(),
         ]);
     }
-    out.push_str(&render(rows, color));
+    let under: Vec<Option<String>> = r
+        .cells
+        .iter()
+        .map(|c| super::compare::printed_line(&c.cell))
+        .collect();
+    out.push_str(&render_with_lines(rows, &under, color));
     out.push('\n');
     out.push_str(N_NOTE);
     out.push('\n');
@@ -219,6 +225,11 @@ struct JsonCell<'a> {
     /// when they agree), as `compare --json` gives them.
     config_baseline: std::collections::BTreeMap<&'a str, &'a str>,
     config_candidate: std::collections::BTreeMap<&'a str, &'a str>,
+    /// What the tool printed for the cell on each side, as `compare --json` gives it.
+    printed_baseline: Option<&'a Headline>,
+    printed_candidate: Option<&'a Headline>,
+    printed_note: Option<&'a str>,
+    printed_change: &'a [PrintedChange],
 }
 
 #[derive(Serialize)]
@@ -297,6 +308,10 @@ pub fn json(r: &GateReport) -> String {
                 label: c.cell.label.as_deref(),
                 config_baseline: super::compare::pairs(&c.cell.config_baseline),
                 config_candidate: super::compare::pairs(&c.cell.config_candidate),
+                printed_baseline: c.cell.printed_baseline.as_ref(),
+                printed_candidate: c.cell.printed_candidate.as_ref(),
+                printed_note: c.cell.printed_note.as_deref(),
+                printed_change: &c.cell.printed_change,
             })
             .collect(),
     };
@@ -386,6 +401,9 @@ pub fn markdown(r: &GateReport, commits: &Commits) -> String {
         }
         out.push_str("\n</details>\n");
     }
+    out.push_str(&super::compare::printed_list(
+        r.cells.iter().map(|c| &c.cell),
+    ));
     out
 }
 

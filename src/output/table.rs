@@ -30,6 +30,25 @@ pub fn render(rows: Vec<Vec<Cell>>, color: bool) -> String {
     render_wrapped(rows, &[], color)
 }
 
+/// [`render`] with a line of text under data row `k` where `under[k]` holds one (the row
+/// after the header is row 0), indented by two spaces and escaped as cells are.
+pub fn render_with_lines(rows: Vec<Vec<Cell>>, under: &[Option<String>], color: bool) -> String {
+    let mut layout = Layout::new(&[]);
+    for row in &rows {
+        layout.measure(row);
+    }
+    let mut out = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        layout.write_row(row, color, &mut out);
+        if let Some(Some(line)) = i.checked_sub(1).and_then(|k| under.get(k)) {
+            out.push_str("  ");
+            out.push_str(&super::escape::text(line));
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// [`render`] with a width limit per column (`0` or absent: none); longer cells wrap,
 /// at spaces where they can, and the row takes as many lines as its tallest cell.
 pub fn render_wrapped(rows: Vec<Vec<Cell>>, limits: &[usize], color: bool) -> String {
