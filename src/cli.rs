@@ -147,7 +147,7 @@ pub enum Command {
     Label(LabelArgs),
     /// Remove the selected runs, and the sources left with none; asks nothing.
     #[command(
-        after_help = "EXAMPLES:\n  bench-db rm 'source=logs/mistake.txt' --dry-run\n  bench-db rm 'run=12+13'\n  bench-db rm 'tag.commit=abc123;suite=jmh' --json\n\nAn empty selector is refused (it would remove every run). A source whose runs are all removed is removed with them, so ingesting it again stores it again.\n\nJSON: {\"schema\": 1, \"dry_run\", \"runs\": N, \"run_ids\": [...], \"sources_removed\": [path]}."
+        after_help = "EXAMPLES:\n  bench-db rm 'source=logs/mistake.txt' --dry-run\n  bench-db rm 'run=12+13'\n  bench-db rm 'tag.commit=abc123;suite=jmh' --json\n\nAn empty selector is refused (it would remove every run). A source whose runs are all removed is removed with them, so ingesting it again stores it again. Runs removed from a source that keeps others stay removed: ingesting it again finds its content unchanged and stores nothing, so a CI job re-ingesting its logs does not bring back the runs you removed; to store the whole file again, remove its source (rm 'source=PATH') and ingest it.\n\nJSON: {\"schema\": 1, \"dry_run\", \"runs\": N, \"run_ids\": [...], \"sources_removed\": [path]}."
     )]
     Rm(RmArgs),
     /// Run-to-run variation per percentile (JLBH's % Variation and a robust spread).

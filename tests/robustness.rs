@@ -445,6 +445,11 @@ fn rm_removes_the_selected_runs_and_the_sources_left_without_any() {
             "[{}]",
             s.name()
         );
+        // Ingesting it again stores nothing: the removed run stays removed.
+        let again = s.json(&["ingest", "--no-git", &jmh, "--json"]);
+        assert_eq!(again["ingested"], 0, "[{}] {again}", s.name());
+        assert_eq!(again["unchanged"], 1, "[{}] {again}", s.name());
+        assert_eq!(s.json(&["runs", "--json"]).as_array().unwrap().len(), 3);
         let all = s.json(&["rm", "source=gc-profiler-and-single-shot.txt", "--json"]);
         assert_eq!(
             all,
