@@ -1388,6 +1388,17 @@ fn verdict(c: &Cell, opts: &CompareOptions) -> Verdict {
     if c.baseline == Some(0.0) && c.candidate == Some(0.0) {
         return Verdict::Same;
     }
+    // Every replicate of both sides is one and the same value (a count such as Go's
+    // allocs/op): nothing varies and nothing changed, as benchstat's `~ (all equal)`.
+    // The permutation test alone could not say so: 3 runs a side never reach p < 0.05.
+    if let Some(first) = c.baseline_values.first()
+        && c.baseline_values
+            .iter()
+            .chain(&c.candidate_values)
+            .all(|v| v == first)
+    {
+        return Verdict::Same;
+    }
     let Some(p) = c.p_adjusted else {
         return Verdict::Inconclusive;
     };
@@ -1581,6 +1592,43 @@ mod tests {
         assert!((c.p_value.unwrap() - 2.0 / 70.0).abs() < 1e-12, "{c:?}");
         assert_eq!(c.p_floor, Some(1.0 / 70.0));
         assert_eq!(c.verdict, Verdict::Better);
+    }
+
+    /// Go's allocs/op in fixtures/real/go-bench/bench-count3.txt and bench-count3-b.txt:
+    /// BenchmarkJoin 7 in all 3 runs of each file. The test cannot reject with 3 runs a
+    /// side, so its interval is unbounded, yet nothing varied: the same, as benchstat's
+    /// `~ (all equal)`. A side that varies, even once, keeps the test's verdict.
+    #[test]
+    fn replicates_all_equal_on_both_sides_are_the_same() {
+        let side = |first: i64, values: [f64; 3]| -> Vec<StoredRun> {
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    stored(
+                        first + i as i64,
+                        "go-bench",
+                        "z",
+                        vec![Series::value("allocs_op", "allocs/op", Some(*v))],
+                    )
+                })
+                .collect()
+        };
+        let cells = compare(
+            &side(1, [7.0; 3]),
+            &side(10, [7.0; 3]),
+            &[],
+            &CompareOptions::default(),
+        );
+        assert_eq!(cells[0].verdict, Verdict::Same, "{:?}", cells[0]);
+        assert_eq!(cells[0].delta_pct, Some(0.0));
+        let cells = compare(
+            &side(1, [7.0; 3]),
+            &side(10, [7.0, 7.0, 8.0]),
+            &[],
+            &CompareOptions::default(),
+        );
+        assert_eq!(cells[0].verdict, Verdict::Inconclusive, "{:?}", cells[0]);
     }
 
     #[test]

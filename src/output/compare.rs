@@ -348,7 +348,8 @@ pub fn text(cells: &[Cell], warm_up: WarmUpRuns, color: bool) -> String {
          the same runs (one benchmark's metrics and percentiles), Bonferroni across those groups; \
          Holm across the series tested on samples, and apart across the rows of one invocation \
          against several; Bonferroni over those kinds when more than one is present. same = not \
-         significant and the CI within ±10%; inconclusive = neither.\n",
+         significant and the CI within ±10%, or every replicate of both sides one value; \
+         inconclusive = neither.\n",
     );
     if let Some(note) = paired_note(cells) {
         out.push_str(&note);
