@@ -11,6 +11,18 @@ fn ingest(env: &Env, files: &[&str]) {
     env.ok(&args);
 }
 
+/// Ingests each file of `fixtures/real/hyperfine` under its one tag (`KEY=VALUE`).
+fn ingest_tagged(env: &Env, files: &[(&str, &str)]) {
+    for (file, tag) in files {
+        env.ok(&[
+            "ingest",
+            &fixture(&format!("real/hyperfine/{file}")),
+            "--tag",
+            tag,
+        ]);
+    }
+}
+
 /// The runs of `bench` in `runs --json`.
 fn runs_of(env: &Env, bench: &str) -> Vec<Value> {
     let runs = env.json(&["runs", "--json"]);
@@ -128,14 +140,10 @@ fn hyperfine_summary_in_runs_export_and_compare() {
 #[test]
 fn a_scans_terminal_output_and_its_json_are_one_benchmark() {
     let env = Env::new();
-    for (file, side) in [("scan-terminal.txt", "t"), ("scan.json", "j")] {
-        env.ok(&[
-            "ingest",
-            &fixture(&format!("real/hyperfine/{file}")),
-            "--tag",
-            &format!("side={side}"),
-        ]);
-    }
+    ingest_tagged(
+        &env,
+        &[("scan-terminal.txt", "side=t"), ("scan.json", "side=j")],
+    );
     let cells = env.json(&[
         "compare",
         "--baseline",
@@ -179,14 +187,13 @@ fn a_scans_terminal_output_and_its_json_are_one_benchmark() {
 #[test]
 fn the_gate_shows_what_the_tool_printed() {
     let env = Env::new();
-    for (file, commit) in [("two-commands.json", "a"), ("two-commands-b.json", "b")] {
-        env.ok(&[
-            "ingest",
-            &fixture(&format!("real/hyperfine/{file}")),
-            "--tag",
-            &format!("commit={commit}"),
-        ]);
-    }
+    ingest_tagged(
+        &env,
+        &[
+            ("two-commands.json", "commit=a"),
+            ("two-commands-b.json", "commit=b"),
+        ],
+    );
     let gate = |format: &str| {
         let out = env
             .cmd(&[

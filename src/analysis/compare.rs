@@ -1546,22 +1546,32 @@ mod tests {
         );
     }
 
+    /// One run per value, ids from `first` on, each holding `metric` as a single value.
+    fn single_values(
+        first: i64,
+        suite: &str,
+        metric: &str,
+        unit: &str,
+        values: &[f64],
+    ) -> Vec<StoredRun> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                stored(
+                    first + i as i64,
+                    suite,
+                    "z",
+                    vec![Series::value(metric, unit, Some(*v))],
+                )
+            })
+            .collect()
+    }
+
     #[test]
     fn a_significant_change_of_unknown_direction_is_changed() {
-        let side = |first: i64, values: [f64; 5]| -> Vec<StoredRun> {
-            values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    stored(
-                        first + i as i64,
-                        "arthas",
-                        "z",
-                        vec![Series::value("ts.cons", "", Some(*v))],
-                    )
-                })
-                .collect()
-        };
+        let side =
+            |first: i64, values: [f64; 5]| single_values(first, "arthas", "ts.cons", "", &values);
         let base = side(1, [10.0, 10.2, 9.9, 10.1, 10.0]);
         let cand = side(10, [13.0, 13.1, 12.9, 13.2, 13.0]);
         let cells = compare(&base, &cand, &[], &CompareOptions::default());
@@ -1600,19 +1610,8 @@ mod tests {
     /// `~ (all equal)`. A side that varies, even once, keeps the test's verdict.
     #[test]
     fn replicates_all_equal_on_both_sides_are_the_same() {
-        let side = |first: i64, values: [f64; 3]| -> Vec<StoredRun> {
-            values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    stored(
-                        first + i as i64,
-                        "go-bench",
-                        "z",
-                        vec![Series::value("allocs_op", "allocs/op", Some(*v))],
-                    )
-                })
-                .collect()
+        let side = |first: i64, values: [f64; 3]| {
+            single_values(first, "go-bench", "allocs_op", "allocs/op", &values)
         };
         let cells = compare(
             &side(1, [7.0; 3]),
