@@ -16,6 +16,17 @@ pub fn sig3(v: f64) -> String {
 /// A number with `digits` significant digits at most (all digits left of the point are
 /// kept), without trailing zeros, with a true minus sign.
 pub fn sig(v: f64, digits: usize) -> String {
+    let s = sig_plain(v, digits);
+    // A true minus sign reads better than a hyphen in charts and pages.
+    match s.strip_prefix('-') {
+        Some(rest) => format!("−{rest}"),
+        None => s,
+    }
+}
+
+/// [`sig`] with an ASCII hyphen-minus, as terminal tables and Markdown print numbers: a
+/// number copied from them reads back as a number.
+pub fn sig_plain(v: f64, digits: usize) -> String {
     if !v.is_finite() {
         return "–".to_string();
     }
@@ -27,15 +38,10 @@ pub fn sig(v: f64, digits: usize) -> String {
         let decimals = (digits as i64 - 1 - mag).max(0) as usize;
         format!("{v:.decimals$}")
     };
-    let s = if s.contains('.') {
+    if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         s
-    };
-    // A true minus sign reads better than a hyphen in tables and axes.
-    match s.strip_prefix('-') {
-        Some(rest) => format!("−{rest}"),
-        None => s,
     }
 }
 

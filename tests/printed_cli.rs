@@ -11,15 +11,10 @@ fn ingest(env: &Env, files: &[&str]) {
     env.ok(&args);
 }
 
-/// Ingests each file of `fixtures/real/hyperfine` under its one tag (`KEY=VALUE`).
+/// Ingests each file (a path under `fixtures/real`) under its one tag (`KEY=VALUE`).
 fn ingest_tagged(env: &Env, files: &[(&str, &str)]) {
     for (file, tag) in files {
-        env.ok(&[
-            "ingest",
-            &fixture(&format!("real/hyperfine/{file}")),
-            "--tag",
-            tag,
-        ]);
+        env.ok(&["ingest", &fixture(&format!("real/{file}")), "--tag", tag]);
     }
 }
 
@@ -142,7 +137,10 @@ fn a_scans_terminal_output_and_its_json_are_one_benchmark() {
     let env = Env::new();
     ingest_tagged(
         &env,
-        &[("scan-terminal.txt", "side=t"), ("scan.json", "side=j")],
+        &[
+            ("hyperfine/scan-terminal.txt", "side=t"),
+            ("hyperfine/scan.json", "side=j"),
+        ],
     );
     let cells = env.json(&[
         "compare",
@@ -190,8 +188,8 @@ fn the_gate_shows_what_the_tool_printed() {
     ingest_tagged(
         &env,
         &[
-            ("two-commands.json", "commit=a"),
-            ("two-commands-b.json", "commit=b"),
+            ("hyperfine/two-commands.json", "commit=a"),
+            ("hyperfine/two-commands-b.json", "commit=b"),
         ],
     );
     let gate = |format: &str| {
@@ -238,6 +236,41 @@ fn the_gate_shows_what_the_tool_printed() {
         cell["printed_candidate"]["value"].as_f64(),
         Some(0.012292608679999997)
     );
+}
+
+/// A printed interval below zero: jcasbin-jmh-result-0b7774d.json's
+/// `enforce [dataScale=large modelType=rbac useCache=false]` scored 0.31402111011524303
+/// ± 0.8027072385503304 ops/ms, scoreConfidence [-0.4886861284350874,
+/// 1.1167283486655735]. The line under the row writes its minus as the table does, so
+/// the bound copies back as a number.
+#[test]
+fn a_printed_interval_below_zero_keeps_a_plain_minus() {
+    let env = Env::new();
+    ingest_tagged(
+        &env,
+        &[
+            ("jmh/jcasbin-jmh-result-0b7774d.json", "commit=a"),
+            ("jmh/jcasbin-jmh-result-9fbceef.json", "commit=b"),
+        ],
+    );
+    let out = env
+        .cmd(&[
+            "compare",
+            "--baseline",
+            "tag.commit=a",
+            "--candidate",
+            "tag.commit=b",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "JMH printed: baseline 0.31402 ± 0.80271 [-0.48869, 1.1167] ops/ms (score), "
+        ),
+        "{text}"
+    );
+    assert!(!text.contains('\u{2212}'), "{text}");
 }
 
 #[test]

@@ -197,7 +197,7 @@ pub fn render_tables(rows: &[VariationRow]) -> String {
                     out,
                     "  {} printed{at}: {} ({})",
                     h.tool,
-                    h.text(|v| crate::numfmt::sig(v, 5)),
+                    h.text(|v| crate::numfmt::sig_plain(v, 5)),
                     h.name
                 );
             }

@@ -445,7 +445,11 @@ pub fn printed_line(c: &Cell) -> Option<String> {
         .map(|h| h.tool);
     let side = |h: &Option<Headline>| {
         h.as_ref().map_or("-".to_string(), |h| {
-            format!("{} ({})", h.text(|v| crate::numfmt::sig(v, 5)), h.name)
+            format!(
+                "{} ({})",
+                h.text(|v| crate::numfmt::sig_plain(v, 5)),
+                h.name
+            )
         })
     };
     let mut line = match tool {
