@@ -309,6 +309,23 @@ fn comparison_rows_name_their_own_cell() {
     assert!(names.contains(
         "org.casbin.jcasbin.main.benchmark.BenchmarkEnforce.enforce [dataScale=large modelType=rbac useCache=false] thrpt"
     ));
+    // Under that row, what JMH printed for it on each side: 9fbceef scored
+    // 0.2970826885984748 ± 0.3341766860827693 [-0.03709399748429448, 0.631259374681244]
+    // ops/ms, 0b7774d 0.31402111011524303 ± 0.8027072385503304 [-0.4886861284350874,
+    // 1.1167283486655735].
+    let page = std::fs::read_to_string(out.join("suite-jmh.html")).unwrap();
+    let row = page
+        .find("enforce [dataScale=large modelType=rbac useCache=false] thrpt</th>")
+        .unwrap();
+    let next = &page[row..page[row..].find("</tr>\n<tr>").unwrap() + row + 200];
+    assert!(
+        next.contains(
+            "<tr class=\"printed\"><td colspan=\"6\">JMH printed: baseline 0.29708 ± 0.33418 \
+             [-0.037094, 0.63126] ops/ms (score), candidate 0.31402 ± 0.80271 [-0.48869, \
+             1.1167] ops/ms (score)</td></tr>"
+        ),
+        "{next}"
+    );
 }
 
 /// Main's JLBH runs against a branch's far slower ones: the gate cannot decide a single

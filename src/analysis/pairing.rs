@@ -10,6 +10,7 @@ use super::charts::timeseries::TimeSeriesInput;
 use super::compare::{self as analysis, Cell, CompareOptions};
 use super::gate::{GateCell, Policy, Status};
 use super::polarity::Polarity;
+use super::printed::{Headline, PrintedChange};
 use crate::dataset::StoredRun;
 use crate::numfmt::{self as fmt, Prefixes, prefixes_of};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -48,6 +49,12 @@ pub struct Delta {
     pub direction: Option<bool>,
     /// K/M/G as the tool printed the values.
     pub prefixes: fmt::Prefixes,
+    /// What the tool printed for the cell on each side, its own change, and why a side
+    /// shows none ([`Cell`]'s `printed_*`).
+    pub printed_baseline: Option<Headline>,
+    pub printed_candidate: Option<Headline>,
+    pub printed_change: Vec<PrintedChange>,
+    pub printed_note: Option<String>,
 }
 
 impl Delta {
@@ -98,6 +105,10 @@ impl Delta {
             prefixes: runs
                 .first()
                 .map_or(Prefixes::Decimal, |r| prefixes_of(&r.format)),
+            printed_baseline: cell.printed_baseline.clone(),
+            printed_candidate: cell.printed_candidate.clone(),
+            printed_change: cell.printed_change.clone(),
+            printed_note: cell.printed_note.clone(),
         }
     }
 }

@@ -5,7 +5,7 @@ use super::{json_num, md_cell, num, p, pct, percentile};
 use crate::analysis::compare::{
     Cell, OneSided, Replicates, SERIES_MIN_ESS, TestMethod, Unpaired, Verdict,
 };
-use crate::analysis::printed::Headline;
+use crate::analysis::printed::{Headline, PrintedChange};
 use crate::analysis::samples::{Identity, identity_text};
 use crate::numfmt::plural;
 use serde::Serialize;
@@ -438,13 +438,25 @@ pub fn printed_list<'c>(cells: impl Iterator<Item = &'c Cell>) -> String {
 /// What the tool printed for a cell, as one line (`JMH printed: baseline 12.453 ± 1.823
 /// ops/ms, candidate 12.661 ± 1.11 ops/ms`); `None` when neither side printed one.
 pub fn printed_line(c: &Cell) -> Option<String> {
-    let tool = c
-        .printed_baseline
-        .as_ref()
-        .or(c.printed_candidate.as_ref())
-        .map(|h| h.tool);
-    let side = |h: &Option<Headline>| {
-        h.as_ref().map_or("-".to_string(), |h| {
+    printed_text(
+        c.printed_baseline.as_ref(),
+        c.printed_candidate.as_ref(),
+        &c.printed_change,
+        c.printed_note.as_deref(),
+    )
+}
+
+/// [`printed_line`] of a cell's printed parts: each side's headline, the tool's own change
+/// and why a side shows none (also what the report shows under a compared cell).
+pub fn printed_text(
+    baseline: Option<&Headline>,
+    candidate: Option<&Headline>,
+    change: &[PrintedChange],
+    not_printed: Option<&str>,
+) -> Option<String> {
+    let tool = baseline.or(candidate).map(|h| h.tool);
+    let side = |h: Option<&Headline>| {
+        h.map_or("-".to_string(), |h| {
             format!(
                 "{} ({})",
                 h.text(|v| crate::numfmt::sig_plain(v, 5)),
@@ -455,21 +467,20 @@ pub fn printed_line(c: &Cell) -> Option<String> {
     let mut line = match tool {
         Some(tool) => format!(
             "{tool} printed: baseline {}, candidate {}",
-            side(&c.printed_baseline),
-            side(&c.printed_candidate)
+            side(baseline),
+            side(candidate)
         ),
         None => String::new(),
     };
-    let notes: Vec<&str> = [&c.printed_baseline, &c.printed_candidate]
+    let notes: Vec<&str> = [baseline, candidate]
         .into_iter()
-        .filter_map(|h| h.as_ref()?.note.as_deref())
+        .filter_map(|h| h?.note.as_deref())
         .collect();
     if let Some(note) = notes.first() {
         line.push_str(&format!("; {note}"));
     }
-    if let Some(first) = c.printed_change.first() {
-        let changes: Vec<String> = c
-            .printed_change
+    if let Some(first) = change.first() {
+        let changes: Vec<String> = change
             .iter()
             .map(|ch| {
                 format!(
@@ -487,7 +498,7 @@ pub fn printed_line(c: &Cell) -> Option<String> {
             changes.join(", ")
         ));
     }
-    if let Some(note) = &c.printed_note {
+    if let Some(note) = not_printed {
         if !line.is_empty() {
             line.push_str("; ");
         }

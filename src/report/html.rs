@@ -811,6 +811,19 @@ fn comparison_section(c: &Comparison) -> String {
             ci,
             verdict_cell(&d.verdict)
         ));
+        // What the tool printed for the same cell, on a row of its own below it.
+        if let Some(line) = crate::output::compare::printed_text(
+            d.printed_baseline.as_ref(),
+            d.printed_candidate.as_ref(),
+            &d.printed_change,
+            d.printed_note.as_deref(),
+        ) {
+            h.push_str(&format!(
+                "<tr class=\"printed\"><td colspan=\"{}\">{}</td></tr>\n",
+                if gated { 7 } else { 6 },
+                escape(&line)
+            ));
+        }
     }
     h.push_str("</table></div>\n");
     let opposed = c
