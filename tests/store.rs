@@ -373,7 +373,7 @@ fn a_version_1_database_is_upgraded_in_place_and_reads_the_same() {
     assert_eq!(got, want);
     assert!(
         env.ok(&["migrate"])
-            .contains("schema version 8, up to date")
+            .contains("schema version 9, up to date")
     );
     // A fresh copy, upgraded by the command.
     std::fs::remove_file(env.db()).unwrap();
@@ -383,7 +383,7 @@ fn a_version_1_database_is_upgraded_in_place_and_reads_the_same() {
     std::fs::copy(fixture("store/v1.db"), env.db()).unwrap();
     assert!(
         env.ok(&["migrate"])
-            .contains("schema version 1 upgraded to 8")
+            .contains("schema version 1 upgraded to 9")
     );
     let c = rusqlite::Connection::open(env.db()).unwrap();
     let point: bool = c
@@ -417,7 +417,7 @@ fn a_version_3_database_gets_bench_and_metric_names_and_lists_what_to_reingest()
     c.pragma_update(None, "user_version", 3).unwrap();
     drop(c);
     let migrate = env.json(&["migrate", "--json"]);
-    assert_eq!(migrate["to"], 8, "{migrate}");
+    assert_eq!(migrate["to"], 9, "{migrate}");
     crate::common::assert_version_3_upgraded(&migrate, |sel| {
         let mut args = vec!["runs", "--json"];
         args.extend((!sel.is_empty()).then_some(sel));

@@ -928,7 +928,7 @@ fn tls_require_pgpass_socket_and_newer_schema() {
         assert!(
             err.starts_with(&format!(
                 "error: cannot use database {masked}: the database has schema version 99, \
-                 newer than this bench-db understands (8); use a newer bench-db"
+                 newer than this bench-db understands (9); use a newer bench-db"
             )),
             "{args:?}: {err}"
         );
@@ -1039,7 +1039,7 @@ fn a_version_3_postgres_schema_gets_bench_and_metric_names() {
         c.batch_execute(sql).unwrap();
     }
     let migrate: serde_json::Value = serde_json::from_str(&s.ok(&["migrate", "--json"])).unwrap();
-    assert_eq!(migrate["to"], 8, "{migrate}");
+    assert_eq!(migrate["to"], 9, "{migrate}");
     crate::common::assert_version_3_upgraded(&migrate, |sel| {
         let mut args = vec!["runs", "--json"];
         args.extend((!sel.is_empty()).then_some(sel));
@@ -1114,7 +1114,7 @@ fn a_version_1_postgres_schema_is_upgraded_in_place() {
         .query_one("SELECT version FROM bench_db_schema", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 8);
+    assert_eq!(version, 9);
     let gone: bool = c
         .query_one(
             "SELECT to_regclass('point') IS NULL AND to_regclass('printed_stat') IS NULL",
@@ -1426,5 +1426,83 @@ fn content_identity_includes_the_metadata_given() {
         let v: serde_json::Value =
             serde_json::from_str(&s.ok(&["runs", "--json", "tag.commit=bbb;label=x"])).unwrap();
         assert_eq!(v.as_array().unwrap().len(), one, "[{}]", s.name());
+    }
+}
+
+/// A hyperfine scan stored before schema 9 kept its values as configuration
+/// (`sleep 0.01 [n=1]`, apart from the terminal output's `sleep 0.01`). The upgrade leaves
+/// them params where each command ran with one set of values (fixtures/real/hyperfine/
+/// scan.json), and keeps them where one name ran with two (`--command-name run` over
+/// `-P n 1 2`, written here), on both stores.
+#[test]
+fn a_scan_stored_before_version_9_becomes_one_benchmark_per_command() {
+    for s in Store::both() {
+        let named = s.env().dir.path().join("named.json");
+        let result = |n: u32| {
+            format!(
+                r#"{{"command": "run", "mean": 0.{n}, "times": [0.{n}, 0.{n}], "exit_codes": [0, 0], "parameters": {{"n": "{n}"}}}}"#
+            )
+        };
+        std::fs::write(
+            &named,
+            format!(r#"{{"results": [{}, {}]}}"#, result(1), result(2)),
+        )
+        .unwrap();
+        s.ok(&[
+            "ingest",
+            &fixture("real/hyperfine/scan.json"),
+            named.to_str().unwrap(),
+        ]);
+        // What an earlier build stored, at the version it stored it under.
+        let before = "UPDATE run SET config = '[\"n\"]' WHERE bench LIKE 'sleep%'";
+        match &s {
+            Store::Sqlite(env) => {
+                let c = rusqlite::Connection::open(env.db()).unwrap();
+                c.execute_batch(before).unwrap();
+                c.pragma_update(None, "user_version", 8).unwrap();
+            }
+            Store::Postgres { schema, .. } => {
+                schema.sql(&format!("{before}; UPDATE bench_db_schema SET version = 8"));
+            }
+        }
+        let configs = |s: &Store| -> Vec<(String, serde_json::Value)> {
+            let runs: serde_json::Value = serde_json::from_str(&s.ok(&["runs", "--json"])).unwrap();
+            let mut v: Vec<(String, serde_json::Value)> = runs
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    (
+                        r["bench"].as_str().unwrap().to_string(),
+                        r["config"].clone(),
+                    )
+                })
+                .collect();
+            v.dedup();
+            v
+        };
+        let migrate: serde_json::Value =
+            serde_json::from_str(&s.ok(&["migrate", "--json"])).unwrap();
+        assert_eq!(
+            (&migrate["from"], &migrate["to"]),
+            (&8.into(), &9.into()),
+            "{migrate}"
+        );
+        let empty = serde_json::json!({});
+        assert_eq!(
+            configs(&s),
+            [
+                ("sleep 0.01".to_string(), empty.clone()),
+                ("sleep 0.02".to_string(), empty.clone()),
+                ("sleep 0.03".to_string(), empty),
+                ("run".to_string(), serde_json::json!({"n": 1.0})),
+                ("run".to_string(), serde_json::json!({"n": 2.0})),
+            ],
+            "[{}]",
+            s.name()
+        );
+        // The values stay with the runs.
+        let runs: serde_json::Value = serde_json::from_str(&s.ok(&["runs", "--json"])).unwrap();
+        assert_eq!(runs[5]["params"]["n"], 2.0, "[{}]", s.name());
     }
 }

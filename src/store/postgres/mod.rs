@@ -73,6 +73,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/postgres/0008_run_ids_kept.sql"),
         then: None,
     },
+    Migration {
+        sql: include_str!("../../../migrations/postgres/0009_scan_parameters.sql"),
+        then: None,
+    },
 ];
 
 /// The schema version this binary writes on PostgreSQL.

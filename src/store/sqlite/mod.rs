@@ -73,6 +73,10 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/0008_run_ids_kept.sql"),
         then: Some(check_run_children),
     },
+    Migration {
+        sql: include_str!("../../../migrations/0009_scan_parameters.sql"),
+        then: None,
+    },
 ];
 
 /// Page size of the databases this binary creates.
