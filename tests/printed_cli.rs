@@ -670,3 +670,49 @@ fn criterion_folders_show_the_estimate_criterion_printed() {
         "{out}"
     );
 }
+
+/// JMH printed `Parse.noop … avgt 5 ≈ 10⁻⁴ us/op` (fixtures/jmh/gc-profiler-and-single-shot.txt
+/// line 7): below its printed precision, no number. Against the same output it makes no
+/// cell, and `compare` says so rather than dropping it silently; against an output where
+/// it printed 0.001 us/op, it is not "new or renamed": the baseline printed it without a
+/// number.
+#[test]
+fn a_cell_printed_without_a_number_is_named_not_dropped() {
+    let env = Env::new();
+    let file = fixture("jmh/gc-profiler-and-single-shot.txt");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let numbered = env.dir.path().join("numbered.txt");
+    std::fs::write(&numbered, text.replace("≈ 10⁻⁴", "0.001")).unwrap();
+    for (path, side) in [(file.as_str(), "a"), (file.as_str(), "b")] {
+        env.ok(&["ingest", path, "--tag", &format!("side={side}")]);
+    }
+    env.ok(&["ingest", numbered.to_str().unwrap(), "--tag", "side=n"]);
+    let note = |candidate: &str| {
+        let out = env
+            .cmd(&[
+                "compare",
+                "--baseline",
+                "tag.side=a",
+                "--candidate",
+                candidate,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let both = note("tag.side=b");
+    assert!(
+        both.contains(
+            "note: not compared, printed without a number (such as JMH's `≈ 10⁻⁴` or `NaN`): \
+             1 cell (jmh / Parse.noop avgt on both sides)"
+        ),
+        "{both}"
+    );
+    let one = note("tag.side=n");
+    assert!(
+        one.contains("1 cell (jmh / Parse.noop avgt on the baseline)"),
+        "{one}"
+    );
+    assert!(!one.contains("only in the candidate"), "{one}");
+}

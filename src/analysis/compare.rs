@@ -43,7 +43,9 @@
 
 use super::polarity::{Kind, Polarity, kind, known_polarity};
 use super::printed::{self, Headline, Side};
-use super::samples::{Axis, CellKey, Identity, Shape, SideCell, gather, gather_per_run};
+use super::samples::{
+    Axis, CellKey, Identity, Shape, SideCell, gather, gather_per_run, unnumbered,
+};
 use crate::dataset::StoredRun;
 use crate::numfmt::percentile_number;
 use crate::stats::autocorr::series_test;
@@ -558,10 +560,24 @@ pub fn unpaired(
 /// The benchmarks (identities: suite, bench, configuration, label) of which one side
 /// holds cells and the other none, of any metric: a benchmark renamed, added or dropped
 /// (benchstat lists them too). Empty when no cell pairs at all ([`unpaired`] says why).
+/// Beside them, the (benchmark, metric) pairs that make no cell because a side's output
+/// printed no number for them (JMH's `≈ 10⁻⁴`), with the sides that printed none: such a
+/// benchmark is neither new nor dropped.
 #[derive(Debug, Default, PartialEq)]
 pub struct OneSided {
     pub baseline: Vec<Identity>,
     pub candidate: Vec<Identity>,
+    pub unnumbered: Vec<Unnumbered>,
+}
+
+/// A benchmark's metric that one side or both printed without a number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unnumbered {
+    pub identity: Identity,
+    pub metric: String,
+    /// Which sides printed no number for it.
+    pub baseline: bool,
+    pub candidate: bool,
 }
 
 /// See [`OneSided`].
@@ -571,17 +587,59 @@ pub fn one_sided(
     metrics: &[String],
     opts: &CompareOptions,
 ) -> OneSided {
-    let Sides { base, cand, .. } = Sides::of(baseline, candidate, metrics, opts);
+    let Sides {
+        baseline: base_runs,
+        candidate: cand_runs,
+        axis,
+        base,
+        cand,
+    } = Sides::of(baseline, candidate, metrics, opts);
+    let (no_b, no_c) = (
+        unnumbered(&base_runs, metrics, &axis),
+        unnumbered(&cand_runs, metrics, &axis),
+    );
+    // A pair makes a cell on a side when that side holds a number for it.
+    let held = |cells: &BTreeMap<CellKey, SideCell>, (id, metric): &(Identity, String)| {
+        cells
+            .keys()
+            .any(|k| &k.identity == id && &k.metric == metric)
+    };
+    let unnumbered: Vec<Unnumbered> = no_b
+        .union(&no_c)
+        .filter(|pair| !(held(&base, pair) && held(&cand, pair)))
+        .map(|pair| Unnumbered {
+            identity: pair.0.clone(),
+            metric: pair.1.clone(),
+            baseline: !held(&base, pair) && no_b.contains(pair),
+            candidate: !held(&cand, pair) && no_c.contains(pair),
+        })
+        .filter(|u| u.baseline || u.candidate)
+        .collect();
     if !base.keys().any(|k| cand.contains_key(k)) {
-        return OneSided::default();
+        return OneSided {
+            unnumbered,
+            ..OneSided::default()
+        };
     }
     let ids = |cells: &BTreeMap<CellKey, SideCell>| -> BTreeSet<Identity> {
         cells.keys().map(|k| k.identity.clone()).collect()
     };
     let (b, c) = (ids(&base), ids(&cand));
+    // A benchmark the other side printed without numbers is not new or dropped.
+    let unprinted =
+        |no: &BTreeSet<(Identity, String)>, id: &Identity| no.iter().any(|p| &p.0 == id);
     OneSided {
-        baseline: b.difference(&c).cloned().collect(),
-        candidate: c.difference(&b).cloned().collect(),
+        baseline: b
+            .difference(&c)
+            .filter(|id| !unprinted(&no_c, id))
+            .cloned()
+            .collect(),
+        candidate: c
+            .difference(&b)
+            .filter(|id| !unprinted(&no_b, id))
+            .cloned()
+            .collect(),
+        unnumbered,
     }
 }
 

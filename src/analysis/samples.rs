@@ -298,6 +298,30 @@ pub fn gather(runs: &[StoredRun], metrics: &[String], axis: &Axis) -> BTreeMap<C
     cells
 }
 
+/// The (benchmark, metric) pairs of `runs` whose series hold no number at all: the tool
+/// printed none (JMH's `≈ 10⁻⁴` below its printed precision, a `NaN` score), so they
+/// make no cell.
+pub fn unnumbered(
+    runs: &[StoredRun],
+    metrics: &[String],
+    axis: &Axis,
+) -> BTreeSet<(Identity, String)> {
+    let wanted = |m: &str| metrics.is_empty() || metrics.iter().any(|w| w == m);
+    let mut out = BTreeSet::new();
+    for run in runs {
+        let identity = axis.identity(run);
+        for s in run.run.series.iter().filter(|s| wanted(&s.metric)) {
+            let numbered = !replicates(&identity, s).is_empty()
+                || sample_mode_mean(run, s).is_some()
+                || matches!(s.data, Data::Histogram { .. });
+            if !numbered {
+                out.insert((identity.clone(), s.metric.clone()));
+            }
+        }
+    }
+    out
+}
+
 /// The cells of each run on its own, in run order.
 pub fn gather_per_run(
     runs: &[StoredRun],

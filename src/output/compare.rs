@@ -95,6 +95,26 @@ pub fn one_sided_text(o: &OneSided) -> Vec<String> {
             ));
         }
     }
+    if !o.unnumbered.is_empty() {
+        let cells: Vec<String> = o
+            .unnumbered
+            .iter()
+            .map(|u| {
+                let sides = match (u.baseline, u.candidate) {
+                    (true, true) => "both sides",
+                    (true, false) => "the baseline",
+                    _ => "the candidate",
+                };
+                let name = names(std::slice::from_ref(&u.identity));
+                format!("{name} {} on {sides}", super::escape::text(&u.metric))
+            })
+            .collect();
+        out.push(format!(
+            "not compared, printed without a number (such as JMH's `≈ 10⁻⁴` or `NaN`): {} ({})",
+            plural(cells.len(), "cell"),
+            crate::numfmt::first_names(&cells, 3).replace(", ", "; ")
+        ));
+    }
     out
 }
 
