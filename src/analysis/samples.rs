@@ -307,15 +307,20 @@ pub fn unnumbered(
     axis: &Axis,
 ) -> BTreeSet<(Identity, String)> {
     let wanted = |m: &str| metrics.is_empty() || metrics.iter().any(|w| w == m);
+    let finite = |v: &Option<f64>| v.is_some_and(f64::is_finite);
+    let numbered = |run: &StoredRun, s: &Series| match &s.data {
+        Data::Histogram { .. } => true,
+        Data::Ladder { points, .. } => {
+            points.iter().any(|p| finite(&p.value)) || sample_mode_mean(run, s).is_some()
+        }
+        Data::TimeSeries { points } => points.iter().any(|p| finite(&p.value)),
+        Data::Value { value } => finite(value),
+    };
     let mut out = BTreeSet::new();
     for run in runs {
-        let identity = axis.identity(run);
         for s in run.run.series.iter().filter(|s| wanted(&s.metric)) {
-            let numbered = !replicates(&identity, s).is_empty()
-                || sample_mode_mean(run, s).is_some()
-                || matches!(s.data, Data::Histogram { .. });
-            if !numbered {
-                out.insert((identity.clone(), s.metric.clone()));
+            if !numbered(run, s) {
+                out.insert((axis.identity(run), s.metric.clone()));
             }
         }
     }
