@@ -32,6 +32,18 @@ fn bench_cell<'a>(
         .unwrap_or_else(|| panic!("no cell {bench} {metric} {percentile:?} in {cells}"))
 }
 
+/// `compare --json` of the runs labelled `run2` (baseline) against `run3`.
+fn run2_against_run3(env: &Env) -> Value {
+    env.json(&[
+        "compare",
+        "--baseline",
+        "label=run2",
+        "--candidate",
+        "label=run3",
+        "--json",
+    ])
+}
+
 /// Ingests `files` with auto-detection and returns the formats detected, in order.
 fn ingest(env: &Env, files: &[&str], label: &str) -> Vec<String> {
     let mut args = vec!["ingest", "--json", "--label", label];
@@ -364,14 +376,7 @@ fn two_criterion_folders_compare_sample_by_sample() {
         200,
         "100 samples a benchmark"
     );
-    let cells = env.json(&[
-        "compare",
-        "--baseline",
-        "label=run2",
-        "--candidate",
-        "label=run3",
-        "--json",
-    ]);
+    let cells = run2_against_run3(&env);
     // Criterion itself reported fib 15 as regressed (+31.224%, p = 0.00) in run 3.
     let c = bench_cell(&cells, "fib/fib 15", "time", None);
     assert!(c["delta_pct"].as_f64().unwrap() > 0.0, "{c}");
@@ -531,14 +536,7 @@ fn a_terminal_beside_its_folder_keeps_what_the_folder_lacks() {
         ],
         "run3",
     );
-    let cells = env.json(&[
-        "compare",
-        "--baseline",
-        "label=run2",
-        "--candidate",
-        "label=run3",
-        "--json",
-    ]);
+    let cells = run2_against_run3(&env);
     let cell = |bench: &str, metric: &str| {
         cells
             .as_array()

@@ -38,6 +38,16 @@ fn jlbh_log(runs: usize, scale: f64, tail: f64, salt: u64) -> String {
     out
 }
 
+/// The gate's `end_to_end` p99 cell in its `--format json` output.
+fn p99_cell(v: &Value) -> &Value {
+    v["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == "end_to_end" && c["percentile"] == 99.0)
+        .unwrap()
+}
+
 /// `(exit code, stdout)`.
 fn code_out(env: &Env, args: &[&str]) -> (i32, String) {
     let out = env.cmd(args).output().unwrap();
@@ -326,12 +336,7 @@ fn a_history_of_invocations_is_tested_on_its_invocations() {
     let (code, out) = gate("tag.commit=same");
     assert_eq!(code, 0, "{out}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    let p99 = v["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["metric"] == "end_to_end" && c["percentile"] == 99.0)
-        .unwrap();
+    let p99 = p99_cell(&v);
     assert_eq!(p99["replicates"], "invocations", "{p99}");
     assert_eq!(p99["method"], "prediction_t", "{p99}");
     assert_eq!(p99["invocations_baseline"], 8);
@@ -555,11 +560,6 @@ fn latest_n_counts_n_commits_besides_the_candidates() {
     // 3 commits of 6 runs, less each one's warm-up run (the candidate's left out of the 4
     // commits selected); 2 commits before.
     assert_eq!(v["baseline_runs"], 15, "{v}");
-    let p99 = v["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["metric"] == "end_to_end" && c["percentile"] == 99.0)
-        .unwrap();
+    let p99 = p99_cell(&v);
     assert_eq!(p99["invocations_baseline"], 3, "{p99}");
 }

@@ -302,9 +302,13 @@ fn summary_run(
 /// JSON export and its terminal output are then one benchmark); when one command ran
 /// with two sets (a `--command-name` without the parameter), they stay configuration.
 fn implied_parameters(mut blocks: Vec<Block>) -> Vec<Block> {
-    let mut sets: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    let mut sets: BTreeMap<&str, BTreeSet<Vec<(String, String)>>> = BTreeMap::new();
     for run in blocks.iter().flat_map(|b| &b.runs) {
-        let values = format!("{:?}", run.config_params());
+        let values = run
+            .config_params()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         sets.entry(run.bench.as_deref().unwrap_or(""))
             .or_default()
             .insert(values);
